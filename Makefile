@@ -1,0 +1,37 @@
+# Two commands on a fresh machine: `make demo` and `make test`. Both are idempotent.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP_DEMO := $(VENV)/.stamp-demo
+STAMP_DEV := $(VENV)/.stamp-dev
+
+.PHONY: demo test lint install install-dev clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+
+$(STAMP_DEMO): pyproject.toml | $(BIN)/python
+	$(BIN)/pip install -q -e ".[local]"
+	touch $@
+
+$(STAMP_DEV): pyproject.toml | $(BIN)/python
+	$(BIN)/pip install -q -e ".[local,dev]"
+	touch $@ $(STAMP_DEMO)
+
+install: $(STAMP_DEMO)
+install-dev: $(STAMP_DEV)
+
+demo: $(STAMP_DEMO)
+	$(BIN)/stockdesk llm ping
+
+test: $(STAMP_DEV)
+	$(BIN)/ruff check src tests benchmarks
+	$(BIN)/python -m pytest
+
+lint: $(STAMP_DEV)
+	$(BIN)/ruff check src tests benchmarks
+	$(BIN)/lint-imports
+
+clean:
+	rm -rf $(VENV) build src/*.egg-info .pytest_cache

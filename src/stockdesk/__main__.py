@@ -1,0 +1,5 @@
+"""Allow `python -m stockdesk`."""
+
+from stockdesk.entrypoints.cli import main
+
+main()

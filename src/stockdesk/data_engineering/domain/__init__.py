@@ -1,0 +1,1 @@
+"""Domain layer: DTOs, ports and exceptions; imports nothing from other layers."""

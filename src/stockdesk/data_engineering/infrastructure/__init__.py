@@ -1,0 +1,1 @@
+"""Infrastructure layer: adapters that implement the domain ports."""

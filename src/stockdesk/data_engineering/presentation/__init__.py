@@ -1,0 +1,1 @@
+"""Presentation layer: REST routes and CLI commands."""

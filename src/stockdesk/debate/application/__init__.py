@@ -1,0 +1,1 @@
+"""Application layer: services and use cases; depends on domain ports only."""

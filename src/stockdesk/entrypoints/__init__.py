@@ -1,0 +1,1 @@
+"""Composition root: wires contexts into the CLI and the REST application."""

@@ -1,0 +1,132 @@
+"""The `stockdesk` command: one Typer app composed of each context's commands.
+
+Expected errors print one line and exit non-zero (2 for bad input, 1 otherwise); anything
+unexpected prints one line pointing at the log file, which holds the traceback.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+
+import click
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from stockdesk import __version__
+from stockdesk.entrypoints.container import AppContainer
+from stockdesk.llm_platform.presentation.cli import build_llm_cli, model_assembly_progress
+from stockdesk.shared.config import get_settings
+from stockdesk.shared.errors import StockdeskError
+from stockdesk.shared.logging import configure_logging
+
+logger = logging.getLogger("stockdesk.cli")
+err_console = Console(stderr=True)
+_container: AppContainer | None = None
+
+
+def container() -> AppContainer:
+    """The process's container, created on first use (so `--help` stays instant)."""
+    global _container
+    if _container is None:
+        _container = AppContainer()
+        _progress, update = model_assembly_progress()
+        _container.model_progress = update
+    return _container
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"stockdesk {__version__}")
+        raise typer.Exit()
+
+
+app = typer.Typer(
+    help="stockdesk: an AI equity-research desk with computed numbers and structured verdicts.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    add_completion=False,
+)
+config_app = typer.Typer(help="Effective configuration.", no_args_is_help=True)
+db_app = typer.Typer(help="Database schema.", no_args_is_help=True)
+app.add_typer(config_app, name="config")
+app.add_typer(db_app, name="db")
+app.add_typer(build_llm_cli(lambda: container().llm_service), name="llm")
+
+
+@app.callback()
+def root(
+    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Print the version."),
+) -> None:
+    """Analyse one stock symbol end to end; see `stockdesk COMMAND --help`."""
+
+
+@config_app.command("show")
+def config_show(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
+    """Print the effective configuration; secrets show only as <set>/<not set>."""
+    data = get_settings().redacted()
+    if as_json:
+        typer.echo(json.dumps(data, indent=2, ensure_ascii=False))
+        return
+    table = Table("setting", "value", title="stockdesk configuration")
+    for key, value in data.items():
+        shown = json.dumps(value, ensure_ascii=False) if isinstance(value, (list, dict)) else str(value)
+        table.add_row(key, shown)
+    Console().print(table)
+
+
+@db_app.command("upgrade")
+def db_upgrade() -> None:
+    """Apply pending migrations (they also run automatically on first use)."""
+    database = container().database
+    revision = database.upgrade()
+    typer.echo(f"database at revision {revision}: {database.url.split('@')[-1]}")
+
+
+@app.command("serve")
+def serve(
+    host: str = typer.Option("127.0.0.1", help="Interface to bind."),
+    port: int = typer.Option(8000, help="Port to listen on."),
+) -> None:
+    """Run the REST API (docs at /api/v1/docs)."""
+    import uvicorn
+
+    from stockdesk.entrypoints.api import create_app
+
+    uvicorn.run(create_app(container()), host=host, port=port)
+
+
+def main() -> None:
+    settings = get_settings()
+    log_file = configure_logging(settings.log_dir, settings.log_level)
+    code = 0
+    try:
+        app(standalone_mode=False)
+    except click.exceptions.Exit as exc:
+        code = exc.exit_code
+    except click.exceptions.Abort:
+        err_console.print("aborted")
+        code = 130
+    except click.ClickException as exc:
+        exc.show()
+        code = exc.exit_code
+    except StockdeskError as exc:
+        logger.info("command failed: %s", exc.message, exc_info=True)
+        err_console.print(f"[red]error:[/] {exc.message}", highlight=False, soft_wrap=True)
+        code = 2 if 400 <= exc.http_status < 500 else 1
+    except KeyboardInterrupt:
+        code = 130
+    except Exception as exc:
+        logger.exception("unexpected error")
+        err_console.print(
+            f"[red]unexpected error:[/] {type(exc).__name__}: {exc} (traceback in {log_file})",
+            highlight=False,
+            soft_wrap=True,
+        )
+        code = 1
+    finally:
+        if _container is not None:
+            _container.close()
+    sys.exit(code)

@@ -1,0 +1,33 @@
+"""Application container: builds each context once, lazily, from the effective settings."""
+
+from __future__ import annotations
+
+from functools import cached_property
+
+from stockdesk.llm_platform.application.llm_service import LLMService
+from stockdesk.llm_platform.container import build_llm_service
+from stockdesk.shared.config import Settings, get_settings
+from stockdesk.shared.db import Database
+
+
+class AppContainer:
+    def __init__(self, settings: Settings | None = None, *, llm_service: LLMService | None = None):
+        self.settings = settings or get_settings()
+        if llm_service is not None:
+            self.__dict__["llm_service"] = llm_service
+        self.model_progress = None
+
+    @cached_property
+    def database(self) -> Database:
+        return Database(self.settings.effective_database_url)
+
+    @cached_property
+    def llm_service(self) -> LLMService:
+        return build_llm_service(self.settings, self.database, model_progress=self.model_progress)
+
+    def close(self) -> None:
+        if "llm_service" in self.__dict__:
+            self.llm_service.close()
+        if "database" in self.__dict__:
+            self.database.dispose()
+

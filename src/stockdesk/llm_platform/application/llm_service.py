@@ -1,0 +1,382 @@
+"""LLMService: the one way any context talks to a language model.
+
+Routing (aliases, priorities, tags), retries with backoff, fail-over, structured output with one
+repair attempt, response cache, token budget and the audit trail all live here, so that a caller
+only says what it wants: `generate(prompt, system_message, response_model=Verdict)`.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import hashlib
+import json
+import logging
+import time
+import uuid
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import BaseModel
+from tenacity import Retrying, retry_if_exception_type, stop_after_attempt, wait_exponential
+
+from stockdesk.llm_platform.application.budget import TokenBudget
+from stockdesk.llm_platform.application.structured_output import (
+    bounded_schema,
+    extract_json_text,
+    parse_structured,
+    repair_prompt,
+)
+from stockdesk.llm_platform.domain.dtos import (
+    ChatMessage,
+    CompletionRequest,
+    CompletionResponse,
+    LLMCallRecord,
+    LLMResult,
+    TokenUsage,
+)
+from stockdesk.llm_platform.domain.exceptions import (
+    LLMOutputParseError,
+    LLMProviderError,
+    LLMTransientError,
+    UnknownAliasError,
+)
+from stockdesk.llm_platform.domain.ports import ILLMCallAuditRepository, ILLMProvider, IResponseCache
+
+logger = logging.getLogger(__name__)
+RAW_LOG_LIMIT = 2000
+
+_run_id: contextvars.ContextVar[str | None] = contextvars.ContextVar("stockdesk_llm_run_id", default=None)
+
+
+def _prompt_hash(request: CompletionRequest) -> str:
+    """Audit rows carry a hash of the messages, never the prompt text."""
+    material = json.dumps([m.model_dump() for m in request.messages], ensure_ascii=False)
+    return hashlib.sha256(material.encode()).hexdigest()[:16]
+
+
+@dataclass(frozen=True)
+class ProviderRoute:
+    """A named provider the router may pick."""
+
+    alias: str
+    provider: ILLMProvider
+    priority: int = 100
+    tags: tuple[str, ...] = ()
+    timeout_seconds: float | None = None
+
+
+@dataclass
+class LLMServiceOptions:
+    default_timeout_seconds: float = 240.0
+    max_retries: int = 2
+    max_output_tokens: int = 1024
+    backoff_seconds: float = 1.0
+    cache_enabled: bool = False
+    default_tags: tuple[str, ...] = field(default_factory=tuple)
+
+
+class LLMService:
+    def __init__(
+        self,
+        routes: Sequence[ProviderRoute],
+        *,
+        audit: ILLMCallAuditRepository | None = None,
+        cache: IResponseCache | None = None,
+        budget: TokenBudget | None = None,
+        options: LLMServiceOptions | None = None,
+    ):
+        if not routes:
+            raise LLMProviderError("no LLM provider is configured")
+        self._routes = sorted(routes, key=lambda r: r.priority)
+        self._audit = audit
+        self._cache = cache
+        self._budget = budget or TokenBudget(None)
+        self._options = options or LLMServiceOptions()
+        self._process_run_id = uuid.uuid4().hex[:12]
+
+    # ---- runs -------------------------------------------------------------------------------
+    @contextmanager
+    def run_scope(self, run_id: str) -> Iterator[str]:
+        """Attribute every call inside the block to `run_id` (audit rows, token budget)."""
+        token = _run_id.set(run_id)
+        try:
+            yield run_id
+        finally:
+            _run_id.reset(token)
+
+    @property
+    def current_run_id(self) -> str:
+        return _run_id.get() or self._process_run_id
+
+    def tokens_used(self, run_id: str | None = None) -> int:
+        return self._budget.used(run_id or self.current_run_id)
+
+    @property
+    def aliases(self) -> list[str]:
+        return [r.alias for r in self._routes]
+
+    def close(self) -> None:
+        for route in self._routes:
+            route.provider.close()
+
+    # ---- the one entry point ------------------------------------------------------------------
+    def generate(
+        self,
+        prompt: str,
+        system_message: str | None = None,
+        *,
+        temperature: float = 0.2,
+        response_model: type[BaseModel] | None = None,
+        json_schema: dict[str, Any] | None = None,
+        alias: str | None = None,
+        tags: Sequence[str] = (),
+        caller: str | None = None,
+        max_tokens: int | None = None,
+        timeout_seconds: float | None = None,
+    ) -> LLMResult:
+        """Send one prompt; with `response_model` (or `json_schema`) return a validated object.
+
+        Raises LLMOutputParseError when the answer stays invalid after one repair attempt,
+        LLMTransientError when every eligible provider failed, UnknownAliasError for a bad alias.
+        """
+        routes = self._select(alias, tags)
+        messages = [ChatMessage(role="user", content=prompt)]
+        if system_message:
+            messages.insert(0, ChatMessage(role="system", content=system_message))
+        schema = bounded_schema(response_model or json_schema) if (response_model or json_schema) else None
+        request = CompletionRequest(
+            messages=messages,
+            temperature=temperature,
+            max_tokens=max_tokens or self._options.max_output_tokens,
+            json_schema=schema,
+            schema_name=response_model.__name__ if response_model else "response",
+            timeout_seconds=timeout_seconds or self._options.default_timeout_seconds,
+        )
+        started = time.perf_counter()
+        response, route, cached = self._complete(routes, request, caller, tags)
+        usage, attempts = response.usage, 1
+        if schema is None:
+            return self._result(response, route, None, usage, started, attempts, cached)
+        try:
+            parsed = self._parse(response, response_model)
+        except LLMOutputParseError as first:
+            logger.warning(
+                "%s: invalid structured output from %s (%s); repairing. raw=%r",
+                caller or "llm",
+                route.alias,
+                "; ".join(first.errors)[:300],
+                first.raw_output[:RAW_LOG_LIMIT],
+            )
+            repair = request.model_copy(
+                update={
+                    "messages": [
+                        *messages,
+                        ChatMessage(role="assistant", content=response.text),
+                        ChatMessage(role="user", content=repair_prompt(first.errors)),
+                    ]
+                }
+            )
+            response, route, cached = self._complete([route], repair, caller, tags)
+            usage, attempts = usage + response.usage, 2
+            try:
+                parsed = self._parse(response, response_model)
+            except LLMOutputParseError as second:
+                logger.error(
+                    "%s: structured output still invalid after repair: %s; raw=%r",
+                    caller or "llm",
+                    "; ".join(second.errors)[:300],
+                    second.raw_output[:RAW_LOG_LIMIT],
+                )
+                self._audit_parse_failure(route, repair, caller, tags, second)
+                raise
+        return self._result(response, route, parsed, usage, started, attempts, cached)
+
+    # ---- internals ----------------------------------------------------------------------------
+    def _select(self, alias: str | None, tags: Sequence[str]) -> list[ProviderRoute]:
+        if alias is not None:
+            chosen = [r for r in self._routes if r.alias == alias]
+            if not chosen:
+                raise UnknownAliasError(
+                    f"unknown LLM alias '{alias}'; configured aliases: {', '.join(self.aliases)}"
+                )
+            return chosen
+        wanted = set(tags)
+        chosen = [r for r in self._routes if wanted <= set(r.tags)] if wanted else list(self._routes)
+        return chosen or list(self._routes)
+
+    @staticmethod
+    def _parse(response: CompletionResponse, response_model: type[BaseModel] | None) -> Any:
+        if response_model is not None:
+            return parse_structured(response.text, response_model, finish_reason=response.finish_reason)
+        try:
+            return json.loads(extract_json_text(response.text))
+        except ValueError as exc:
+            raise LLMOutputParseError(
+                f"model output is not JSON: {exc}", raw_output=response.text, errors=[str(exc)]
+            ) from exc
+
+    def _result(
+        self,
+        response: CompletionResponse,
+        route: ProviderRoute,
+        parsed: Any,
+        usage: TokenUsage,
+        started: float,
+        attempts: int,
+        cached: bool,
+    ) -> LLMResult:
+        return LLMResult(
+            text=response.text,
+            parsed=parsed,
+            usage=usage,
+            latency_seconds=round(time.perf_counter() - started, 3),
+            model=response.model,
+            provider=response.provider,
+            alias=route.alias,
+            attempts=attempts,
+            cached=cached,
+            finish_reason=response.finish_reason,
+        )
+
+    def _complete(
+        self,
+        routes: list[ProviderRoute],
+        request: CompletionRequest,
+        caller: str | None,
+        tags: Sequence[str],
+    ) -> tuple[CompletionResponse, ProviderRoute, bool]:
+        failures: list[str] = []
+        for route in routes:
+            try:
+                response, cached = self._call_with_retries(route, request, caller, tags)
+                return response, route, cached
+            except LLMTransientError as exc:
+                failures.append(f"{route.alias}: {exc.message}")
+                logger.warning("LLM alias %s failed (%s); trying the next one", route.alias, exc.message)
+        raise LLMTransientError("every LLM provider failed: " + " | ".join(failures))
+
+    def _call_with_retries(
+        self, route: ProviderRoute, request: CompletionRequest, caller: str | None, tags: Sequence[str]
+    ) -> tuple[CompletionResponse, bool]:
+        if route.timeout_seconds:
+            request = request.model_copy(update={"timeout_seconds": route.timeout_seconds})
+        retrying = Retrying(
+            stop=stop_after_attempt(self._options.max_retries + 1),
+            wait=wait_exponential(multiplier=self._options.backoff_seconds, max=30),
+            retry=retry_if_exception_type(LLMTransientError),
+            reraise=True,
+        )
+        for attempt in retrying:
+            with attempt:
+                return self._call_once(route, request, caller, tags)
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _cache_key(self, route: ProviderRoute, request: CompletionRequest) -> str:
+        material = {
+            "model": f"{route.provider.name}:{route.provider.model}",
+            "messages": [m.model_dump() for m in request.messages],
+            "schema": request.json_schema,
+            "temperature": request.temperature,
+        }
+        return hashlib.sha256(json.dumps(material, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
+
+    def _call_once(
+        self, route: ProviderRoute, request: CompletionRequest, caller: str | None, tags: Sequence[str]
+    ) -> tuple[CompletionResponse, bool]:
+        run_id = self.current_run_id
+        self._budget.check(run_id)
+        prompt_hash = _prompt_hash(request)
+        key = self._cache_key(route, request) if (self._cache and self._options.cache_enabled) else None
+        if key is not None and self._cache is not None:
+            hit = self._cache.get(key)
+            if hit is not None:
+                self._record(route, run_id, caller, tags, prompt_hash, hit, 0.0, "cached")
+                return hit, True
+        started = time.perf_counter()
+        try:
+            response = route.provider.complete(request)
+        except (LLMProviderError, LLMTransientError) as exc:
+            self._record_error(route, run_id, caller, tags, prompt_hash, exc, time.perf_counter() - started)
+            raise
+        latency = time.perf_counter() - started
+        self._budget.add(run_id, response.usage.total_tokens)
+        self._record(route, run_id, caller, tags, prompt_hash, response, latency, "ok")
+        if key is not None and self._cache is not None and response.finish_reason != "length":
+            self._cache.put(key, response)
+        return response, False
+
+    def _record(
+        self,
+        route: ProviderRoute,
+        run_id: str,
+        caller: str | None,
+        tags: Sequence[str],
+        prompt_hash: str,
+        response: CompletionResponse,
+        latency: float,
+        status: str,
+    ) -> None:
+        self._write_audit(
+            LLMCallRecord(
+                run_id=run_id,
+                caller=caller,
+                alias=route.alias,
+                provider=response.provider,
+                model=response.model,
+                prompt_hash=prompt_hash,
+                prompt_tokens=response.usage.prompt_tokens if status == "ok" else 0,
+                completion_tokens=response.usage.completion_tokens if status == "ok" else 0,
+                latency_seconds=round(latency, 3),
+                status=status,  # type: ignore[arg-type]
+                tags=list(tags),
+            )
+        )
+
+    def _record_error(
+        self,
+        route: ProviderRoute,
+        run_id: str,
+        caller: str | None,
+        tags: Sequence[str],
+        prompt_hash: str,
+        exc: Exception,
+        latency: float,
+        status: str = "error",
+    ) -> None:
+        self._write_audit(
+            LLMCallRecord(
+                run_id=run_id,
+                caller=caller,
+                alias=route.alias,
+                provider=route.provider.name,
+                model=route.provider.model,
+                prompt_hash=prompt_hash,
+                latency_seconds=round(latency, 3),
+                status=status,  # type: ignore[arg-type]
+                error_class=type(exc).__name__,
+                error_message=str(exc)[:500],
+                tags=list(tags),
+            )
+        )
+
+    def _audit_parse_failure(
+        self,
+        route: ProviderRoute,
+        request: CompletionRequest,
+        caller: str | None,
+        tags: Sequence[str],
+        exc: LLMOutputParseError,
+    ) -> None:
+        self._record_error(
+            route, self.current_run_id, caller, tags, _prompt_hash(request), exc, 0.0, status="parse_error"
+        )
+
+    def _write_audit(self, record: LLMCallRecord) -> None:
+        if self._audit is None:
+            return
+        try:
+            self._audit.record(record)
+        except Exception:  # the audit must never break a call
+            logger.exception("could not persist the LLM call audit record")

@@ -1,0 +1,98 @@
+"""Composition root of the LLM platform: settings -> providers -> routes -> LLMService."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+from stockdesk.llm_platform.application.budget import TokenBudget
+from stockdesk.llm_platform.application.llm_service import LLMService, LLMServiceOptions, ProviderRoute
+from stockdesk.llm_platform.domain.ports import ILLMProvider
+from stockdesk.llm_platform.infrastructure.embedded.model_files import ProgressCallback, ensure_model_file
+from stockdesk.llm_platform.infrastructure.embedded.provider import EmbeddedProvider
+from stockdesk.llm_platform.infrastructure.embedded.server import EmbeddedServer
+from stockdesk.llm_platform.infrastructure.openai_compatible import OpenAICompatibleProvider
+from stockdesk.llm_platform.infrastructure.persistence.repositories import (
+    SqlLLMCallAuditRepository,
+    SqlResponseCache,
+)
+from stockdesk.shared.config import LLMAliasConfig, Settings
+from stockdesk.shared.db import Database
+from stockdesk.shared.errors import ConfigurationError
+
+
+def build_provider(
+    alias: LLMAliasConfig, settings: Settings, *, model_progress: ProgressCallback | None = None
+) -> ILLMProvider:
+    if alias.provider == "embedded":
+        server = EmbeddedServer(
+            lambda: ensure_model_file(settings.models_dir, progress=model_progress),
+            n_ctx=settings.local_n_ctx,
+            threads=settings.local_threads,
+            slots=settings.local_parallel_slots,
+        )
+        return EmbeddedProvider(server, slots=settings.local_parallel_slots, name=alias.name)
+    if alias.provider == "openai-compatible":
+        if not alias.model:
+            raise ConfigurationError(
+                f"LLM alias '{alias.name}' has no model: set STOCKDESK_LLM_MODEL or `model` in stockdesk.toml"
+            )
+        key = None
+        if alias.api_key_env:
+            key = os.environ.get(alias.api_key_env)
+            if not key:
+                raise ConfigurationError(
+                    f"LLM alias '{alias.name}' needs an API key in ${alias.api_key_env}, which is not set "
+                    "(export it, or set api_key_env empty for a server without keys)"
+                )
+        return OpenAICompatibleProvider(
+            name=alias.name,
+            base_url=alias.base_url,
+            model=alias.model,
+            api_key=key,
+            supports_json_schema=alias.supports_json_schema,
+        )
+    raise ConfigurationError(
+        f"LLM alias '{alias.name}': provider '{alias.provider}' is for tests and cannot be configured"
+    )
+
+
+def build_llm_service(
+    settings: Settings,
+    database: Database | None,
+    *,
+    model_progress: ProgressCallback | None = None,
+    extra_routes: list[ProviderRoute] | None = None,
+) -> LLMService:
+    routes = [
+        ProviderRoute(
+            alias=a.name,
+            provider=build_provider(a, settings, model_progress=model_progress),
+            priority=a.priority,
+            tags=tuple(a.tags),
+            timeout_seconds=a.timeout_seconds,
+        )
+        for a in settings.resolved_aliases()
+    ]
+    routes.extend(extra_routes or [])
+    return LLMService(
+        routes,
+        audit=SqlLLMCallAuditRepository(database) if database else None,
+        cache=SqlResponseCache(database) if database else None,
+        budget=TokenBudget(settings.max_tokens_per_run),
+        options=LLMServiceOptions(
+            default_timeout_seconds=settings.llm_timeout_seconds,
+            max_retries=settings.llm_max_retries,
+            max_output_tokens=settings.llm_max_output_tokens,
+            cache_enabled=settings.llm_cache,
+        ),
+    )
+
+
+def prepare_local_model(settings: Settings, progress: ProgressCallback | None = None) -> Path:
+    """Assemble and verify the embedded model's weights ahead of the first call."""
+    return ensure_model_file(settings.models_dir, progress=progress)
+
+
+ServiceFactory = Callable[[], LLMService]

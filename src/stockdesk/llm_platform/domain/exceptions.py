@@ -1,0 +1,45 @@
+"""LLM platform errors; each message says what the user can do about it."""
+
+from stockdesk.shared.errors import (
+    BadRequestException,
+    ConfigurationError,
+    LLMOutputParseError,
+    ServiceUnavailableError,
+    StockdeskError,
+)
+
+__all__ = [
+    "LLMOutputParseError",
+    "LLMProviderError",
+    "LLMTransientError",
+    "LocalModelError",
+    "TokenBudgetExceededError",
+    "UnknownAliasError",
+]
+
+
+class UnknownAliasError(BadRequestException):
+    code = "LLM_UNKNOWN_ALIAS"
+
+
+class LLMProviderError(ServiceUnavailableError):
+    """A provider failed in a way retrying will not fix (bad key, bad request, missing model)."""
+
+    code = "LLM_PROVIDER_ERROR"
+
+
+class LLMTransientError(LLMProviderError):
+    """Timeout, connection error or 5xx: worth a retry, then a fail-over to the next alias."""
+
+    code = "LLM_UNAVAILABLE"
+
+
+class LocalModelError(ConfigurationError):
+    """The embedded model's files or runtime are missing or corrupt."""
+
+    code = "LOCAL_MODEL_ERROR"
+
+
+class TokenBudgetExceededError(StockdeskError):
+    code = "LLM_TOKEN_BUDGET_EXCEEDED"
+    http_status = 429

@@ -1,0 +1,52 @@
+"""Embedded provider: the OpenAI-compatible adapter pointed at the local server, one call per slot.
+
+Callers beyond the slot count queue on a semaphore; their timeout starts when their own request
+is sent, so a queued expert waits instead of failing.
+"""
+
+from __future__ import annotations
+
+import threading
+
+from stockdesk.llm_platform.domain.dtos import CompletionRequest, CompletionResponse
+from stockdesk.llm_platform.domain.exceptions import LLMTransientError
+from stockdesk.llm_platform.domain.ports import ILLMProvider
+from stockdesk.llm_platform.infrastructure.embedded.server import EmbeddedServer
+from stockdesk.llm_platform.infrastructure.openai_compatible import OpenAICompatibleProvider
+
+LOCAL_MODEL_NAME = "qwen2.5-coder-1.5b-instruct-q4_k_m"
+
+
+class EmbeddedProvider(ILLMProvider):
+    def __init__(self, server: EmbeddedServer, *, slots: int = 1, name: str = "embedded"):
+        self.name = name
+        self.model = LOCAL_MODEL_NAME
+        self.supports_json_schema = True
+        self._server = server
+        self._slots = threading.BoundedSemaphore(max(1, slots))
+        self._client: OpenAICompatibleProvider | None = None
+        self._client_url: str | None = None
+
+    def _adapter(self) -> OpenAICompatibleProvider:
+        url = self._server.base_url()
+        if self._client is None or self._client_url != url:
+            self._client = OpenAICompatibleProvider(
+                name=self.name, base_url=url, model=LOCAL_MODEL_NAME, api_key=None
+            )
+            self._client_url = url
+        return self._client
+
+    def complete(self, request: CompletionRequest) -> CompletionResponse:
+        with self._slots:  # wait for a free slot; the request timeout starts after this
+            adapter = self._adapter()
+            try:
+                return adapter.complete(request)
+            except LLMTransientError as exc:
+                if self._server.restart_if_dead():
+                    raise LLMTransientError(
+                        "the embedded model server died during the call; it restarts on the next try"
+                    ) from exc
+                raise
+
+    def close(self) -> None:
+        self._server.stop()

@@ -1,0 +1,90 @@
+"""OpenAI-compatible provider on the official `openai` SDK.
+
+Covers OpenAI, DeepSeek, Qwen/DashScope, Moonshot, Ollama, vLLM, llama.cpp servers, and the
+embedded model's own server. Maps SDK errors onto transient (retry, fail over) or permanent.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import openai
+
+from stockdesk.llm_platform.domain.dtos import CompletionRequest, CompletionResponse, TokenUsage
+from stockdesk.llm_platform.domain.exceptions import LLMProviderError, LLMTransientError
+from stockdesk.llm_platform.domain.ports import ILLMProvider
+
+logger = logging.getLogger(__name__)
+
+
+class OpenAICompatibleProvider(ILLMProvider):
+    def __init__(
+        self,
+        *,
+        name: str,
+        base_url: str | None,
+        model: str,
+        api_key: str | None,
+        supports_json_schema: bool = True,
+    ):
+        self.name = name
+        self.model = model
+        self.base_url = base_url
+        self.supports_json_schema = supports_json_schema
+        # max_retries=0: retries and fail-over are the router's job, with its own backoff.
+        self._client = openai.OpenAI(base_url=base_url, api_key=api_key or "not-needed", max_retries=0)
+
+    def complete(self, request: CompletionRequest) -> CompletionResponse:
+        kwargs: dict[str, Any] = {
+            "model": self.model,
+            "messages": [m.model_dump() for m in request.messages],
+            "temperature": request.temperature,
+            "max_tokens": request.max_tokens,
+            "timeout": request.timeout_seconds,
+        }
+        if request.json_schema is not None:
+            if self.supports_json_schema:
+                kwargs["response_format"] = {
+                    "type": "json_schema",
+                    "json_schema": {"name": request.schema_name[:64], "schema": request.json_schema},
+                }
+            else:
+                kwargs["response_format"] = {"type": "json_object"}
+        try:
+            completion = self._client.chat.completions.create(**kwargs)
+        except openai.APITimeoutError as exc:
+            raise LLMTransientError(
+                f"{self.name} did not answer within {request.timeout_seconds:.0f} s"
+            ) from exc
+        except openai.APIConnectionError as exc:
+            raise LLMTransientError(
+                f"cannot reach {self.name} at {self.base_url} ({exc}); check its base_url and that it is up"
+            ) from exc
+        except openai.AuthenticationError as exc:
+            raise LLMProviderError(
+                f"{self.name} rejected the API key (401); check the key's environment variable"
+            ) from exc
+        except openai.RateLimitError as exc:
+            raise LLMTransientError(f"{self.name} is rate limiting (429)") from exc
+        except openai.APIStatusError as exc:
+            if exc.status_code >= 500:
+                raise LLMTransientError(f"{self.name} answered {exc.status_code}") from exc
+            raise LLMProviderError(f"{self.name} refused the request ({exc.status_code}): {exc.message}") from exc
+        if not completion.choices:
+            raise LLMTransientError(f"{self.name} returned no choices")
+        choice = completion.choices[0]
+        usage = completion.usage
+        return CompletionResponse(
+            text=choice.message.content or "",
+            finish_reason=choice.finish_reason,
+            usage=TokenUsage(
+                prompt_tokens=usage.prompt_tokens if usage else 0,
+                completion_tokens=usage.completion_tokens if usage else 0,
+            ),
+            model=self.model,
+            provider=self.name,
+        )
+
+    def close(self) -> None:
+        self._client.close()

@@ -1,0 +1,1 @@
+"""SQLAlchemy persistence of LLM call audits and cached responses."""

@@ -1,0 +1,1 @@
+"""Shared kernel: configuration, database, errors and logging used by every context."""

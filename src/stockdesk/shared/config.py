@@ -1,0 +1,180 @@
+"""Effective configuration: `STOCKDESK_*` environment variables over an optional `stockdesk.toml`.
+
+Secrets (API keys, tokens) are never settings fields: a setting only names the environment
+variable that holds them (`api_key_env`), so nothing secret is persisted or printed.
+"""
+
+from __future__ import annotations
+
+import os
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field, field_validator
+from pydantic_settings import (
+    BaseSettings,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+    TomlConfigSettingsSource,
+)
+
+EMBEDDED_ALIAS = "local"
+
+# Environment variables that hold secrets; `config show` reports only whether each is set.
+SECRET_ENV_VARS = (
+    "OPENAI_API_KEY",
+    "DEEPSEEK_API_KEY",
+    "DASHSCOPE_API_KEY",
+    "MOONSHOT_API_KEY",
+    "TUSHARE_TOKEN",
+    "BOCHA_API_KEY",
+    "TAVILY_API_KEY",
+)
+
+
+class LLMAliasConfig(BaseModel):
+    """One named model endpoint the router may use."""
+
+    name: str
+    provider: Literal["openai-compatible", "embedded", "scripted"] = "openai-compatible"
+    base_url: str | None = None
+    model: str | None = None
+    api_key_env: str | None = Field(
+        default=None, description="Name of the environment variable holding the key (never the key)."
+    )
+    priority: int = Field(default=100, description="Lower is tried first.")
+    tags: list[str] = Field(default_factory=list)
+    timeout_seconds: float | None = None
+    supports_json_schema: bool = True
+
+
+def _config_file() -> Path | None:
+    explicit = os.environ.get("STOCKDESK_CONFIG")
+    if explicit:
+        return Path(explicit)
+    for candidate in (Path.cwd() / "stockdesk.toml", _default_home() / "stockdesk.toml"):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def _default_home() -> Path:
+    return Path(os.environ.get("STOCKDESK_HOME") or Path.home() / ".stockdesk").expanduser()
+
+
+class Settings(BaseSettings):
+    """All knobs in one place; see README "Configuration"."""
+
+    model_config = SettingsConfigDict(env_prefix="STOCKDESK_", extra="ignore")
+
+    home: Path = Field(default_factory=_default_home)
+    database_url: str | None = Field(default=None, description="SQLAlchemy URL; default SQLite in home.")
+    log_level: str = "INFO"
+
+    # A single remote provider, the quick way (becomes alias "default").
+    llm_base_url: str | None = None
+    llm_model: str | None = None
+    llm_api_key_env: str = "OPENAI_API_KEY"
+    # More providers, with priorities and tags (TOML `[[llm_aliases]]` or JSON in the env var).
+    llm_aliases: list[LLMAliasConfig] = Field(default_factory=list)
+    llm_fallback_to_local: bool = Field(
+        default=False, description="Append the embedded model as last resort when remotes are configured."
+    )
+    llm_timeout_seconds: float = 240.0
+    llm_max_retries: int = 2
+    llm_max_output_tokens: int = 1024
+    llm_cache: bool = Field(default=False, description="Opt-in response cache for reproducible reruns.")
+    max_tokens_per_run: int | None = Field(default=None, description="Token budget per run; None = no limit.")
+
+    # Embedded local model (llama.cpp via xllamacpp).
+    local_n_ctx: int = 8192
+    local_threads: int = Field(default_factory=lambda: max(1, os.cpu_count() or 1))
+    local_parallel_slots: int = 1
+
+    @field_validator("home", mode="before")
+    @classmethod
+    def _expand_home(cls, value: Any) -> Any:
+        return Path(value).expanduser() if isinstance(value, (str, Path)) else value
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        sources: list[PydanticBaseSettingsSource] = [init_settings, env_settings]
+        path = _config_file()
+        if path is not None:
+            sources.append(TomlConfigSettingsSource(settings_cls, toml_file=path))
+        return tuple(sources)
+
+    @property
+    def config_file(self) -> Path | None:
+        return _config_file()
+
+    @property
+    def effective_database_url(self) -> str:
+        return self.database_url or f"sqlite:///{self.home / 'stockdesk.db'}"
+
+    @property
+    def models_dir(self) -> Path:
+        return self.home / "models"
+
+    @property
+    def cache_dir(self) -> Path:
+        return self.home / "cache"
+
+    @property
+    def log_dir(self) -> Path:
+        return self.home / "logs"
+
+    def resolved_aliases(self) -> list[LLMAliasConfig]:
+        """The router's aliases: configured remotes first by priority, the embedded model when none."""
+        aliases = list(self.llm_aliases)
+        if self.llm_base_url:
+            aliases.append(
+                LLMAliasConfig(
+                    name="default",
+                    base_url=self.llm_base_url,
+                    model=self.llm_model,
+                    api_key_env=self.llm_api_key_env or None,
+                    priority=0,
+                )
+            )
+        has_remote = any(a.provider != "embedded" for a in aliases)
+        has_local = any(a.provider == "embedded" for a in aliases)
+        if not has_local and (not has_remote or self.llm_fallback_to_local):
+            aliases.append(LLMAliasConfig(name=EMBEDDED_ALIAS, provider="embedded", priority=1000))
+        return sorted(aliases, key=lambda a: a.priority)
+
+    def redacted(self) -> dict[str, Any]:
+        """The effective configuration as plain data, with secrets replaced by set/unset markers."""
+        data = self.model_dump(mode="json")
+        data["database_url"] = _redact_url(self.effective_database_url)
+        data["llm_aliases"] = [a.model_dump(mode="json") for a in self.resolved_aliases()]
+        for alias in data["llm_aliases"]:
+            env = alias.get("api_key_env")
+            alias["api_key"] = None if not env else ("<set>" if os.environ.get(env) else "<not set>")
+        data["config_file"] = str(self.config_file) if self.config_file else None
+        data["secrets"] = {name: ("<set>" if os.environ.get(name) else "<not set>") for name in SECRET_ENV_VARS}
+        return data
+
+
+def _redact_url(url: str) -> str:
+    """Hide a password in a database URL (`postgresql+psycopg://user:***@host/db`)."""
+    if "://" not in url or "@" not in url:
+        return url
+    scheme, rest = url.split("://", 1)
+    creds, host = rest.rsplit("@", 1)
+    user = creds.split(":", 1)[0]
+    return f"{scheme}://{user}:***@{host}"
+
+
+@lru_cache(maxsize=1)
+def get_settings() -> Settings:
+    """Process-wide settings, read once."""
+    return Settings()

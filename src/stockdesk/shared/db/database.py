@@ -1,0 +1,108 @@
+"""Engine, sessions and schema upgrades for SQLite (default) or PostgreSQL (psycopg 3)."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from alembic import command
+from alembic.config import Config
+from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
+from sqlalchemy import Engine, create_engine, event
+from sqlalchemy.exc import OperationalError
+from sqlalchemy.orm import Session, sessionmaker
+
+from stockdesk.shared.errors import ConfigurationError, ServiceUnavailableError
+
+logger = logging.getLogger(__name__)
+MIGRATIONS_DIR = Path(__file__).parent / "migrations"
+
+
+def _sqlite_pragmas(dbapi_connection, _record) -> None:  # type: ignore[no-untyped-def]
+    cursor = dbapi_connection.cursor()
+    cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.execute("PRAGMA foreign_keys=ON")
+    cursor.execute("PRAGMA busy_timeout=30000")
+    cursor.close()
+
+
+class Database:
+    """One engine per URL; `session()` is a unit of work that commits or rolls back as a whole."""
+
+    def __init__(self, url: str):
+        self.url = url
+        self._upgraded = False
+        self._lock = threading.Lock()
+        try:
+            self.engine: Engine = self._create_engine(url)
+        except ModuleNotFoundError as exc:  # e.g. psycopg missing for a postgresql URL
+            raise ConfigurationError(
+                f"database driver for {url.split(':', 1)[0]} is not installed ({exc.name}): "
+                "pip install 'stockdesk[postgres]'"
+            ) from exc
+        self._sessions = sessionmaker(self.engine, expire_on_commit=False)
+
+    @staticmethod
+    def _create_engine(url: str) -> Engine:
+        if url.startswith("sqlite"):
+            path = url.split("///", 1)[-1]
+            if path and path != ":memory:":
+                Path(path).parent.mkdir(parents=True, exist_ok=True)
+            engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30})
+            event.listen(engine, "connect", _sqlite_pragmas)
+            return engine
+        if url.startswith("postgresql://"):
+            url = "postgresql+psycopg://" + url.removeprefix("postgresql://")
+        return create_engine(url, pool_pre_ping=True)
+
+    def _alembic_config(self) -> Config:
+        cfg = Config()
+        cfg.set_main_option("script_location", str(MIGRATIONS_DIR))
+        cfg.attributes["engine"] = self.engine
+        return cfg
+
+    def head_revision(self) -> str | None:
+        return ScriptDirectory.from_config(self._alembic_config()).get_current_head()
+
+    def current_revision(self) -> str | None:
+        with self.engine.connect() as conn:
+            return MigrationContext.configure(conn).get_current_revision()
+
+    def upgrade(self) -> str | None:
+        """Bring the schema to the newest migration; cheap when already there."""
+        with self._lock:
+            try:
+                if self.current_revision() != self.head_revision():
+                    logger.info("upgrading database schema at %s", self.url.split("@")[-1])
+                    command.upgrade(self._alembic_config(), "head")
+            except OperationalError as exc:
+                raise ServiceUnavailableError(
+                    f"cannot open the database ({exc.orig}); check STOCKDESK_DATABASE_URL"
+                ) from exc
+            self._upgraded = True
+            return self.current_revision()
+
+    def ensure_schema(self) -> None:
+        """Run migrations automatically on first use in this process."""
+        if not self._upgraded:
+            self.upgrade()
+
+    @contextmanager
+    def session(self) -> Iterator[Session]:
+        self.ensure_schema()
+        session = self._sessions()
+        try:
+            yield session
+            session.commit()
+        except BaseException:
+            session.rollback()
+            raise
+        finally:
+            session.close()
+
+    def dispose(self) -> None:
+        self.engine.dispose()

@@ -1,0 +1,1 @@
+"""Alembic migrations (one linear history for all contexts)."""

@@ -1,0 +1,66 @@
+"""Exceptions every context raises and every interface (CLI, REST) maps the same way.
+
+Each carries a stable `code` so that clients can tell errors apart, and the HTTP status
+the REST layer answers with.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class StockdeskError(Exception):
+    """Base of all expected errors: the message is meant for the user, one line."""
+
+    code: str = "STOCKDESK_ERROR"
+    http_status: int = 500
+
+    def __init__(self, message: str, *, code: str | None = None, details: dict[str, Any] | None = None):
+        super().__init__(message)
+        self.message = message
+        if code:
+            self.code = code
+        self.details = details or {}
+
+
+class BadRequestException(StockdeskError):
+    """The caller's input is wrong (HTTP 400, CLI exit 2)."""
+
+    code = "BAD_REQUEST"
+    http_status = 400
+
+
+class NotFoundException(StockdeskError):
+    """The thing asked for does not exist (HTTP 404)."""
+
+    code = "NOT_FOUND"
+    http_status = 404
+
+
+class ConfigurationError(StockdeskError):
+    """Settings are missing or inconsistent; the message says which setting to fix."""
+
+    code = "CONFIGURATION_ERROR"
+    http_status = 500
+
+
+class ServiceUnavailableError(StockdeskError):
+    """A dependency (LLM provider, data provider) cannot be reached right now (HTTP 503)."""
+
+    code = "SERVICE_UNAVAILABLE"
+    http_status = 503
+
+
+class LLMOutputParseError(StockdeskError):
+    """The model's answer could not be turned into the expected structure (HTTP 422).
+
+    Carries the raw output so that callers can log or show it; it is never returned as a result.
+    """
+
+    code = "LLM_OUTPUT_PARSE_ERROR"
+    http_status = 422
+
+    def __init__(self, message: str, *, raw_output: str = "", errors: list[str] | None = None):
+        super().__init__(message, details={"errors": errors or []})
+        self.raw_output = raw_output
+        self.errors = errors or []
