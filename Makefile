@@ -27,6 +27,7 @@ demo: $(STAMP_DEMO)
 
 test: $(STAMP_DEV)
 	$(BIN)/ruff check src tests benchmarks
+	$(BIN)/ruff format --check src tests benchmarks
 	$(BIN)/python -m pytest
 
 lint: $(STAMP_DEV)

@@ -1,4 +1,4 @@
-"""stockdesk: an AI equity-research desk whose numbers come from code and whose judgement comes from an LLM."""
+"""stockdesk: an AI equity-research desk; numbers come from code, judgement from an LLM."""
 
 from importlib.metadata import PackageNotFoundError, version
 

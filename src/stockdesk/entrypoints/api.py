@@ -39,7 +39,9 @@ def install_error_handlers(app: FastAPI) -> None:
         rid = _request_id(request)
         if exc.http_status >= 500:
             logger.error("request %s failed: %s", rid, exc.message)
-        return _error(exc.http_status, exc.code, exc.message, rid, **({"details": exc.details} if exc.details else {}))
+        return _error(
+            exc.http_status, exc.code, exc.message, rid, **({"details": exc.details} if exc.details else {})
+        )
 
     @app.exception_handler(RequestValidationError)
     async def validation_error(request: Request, exc: RequestValidationError) -> JSONResponse:

@@ -10,7 +10,6 @@ import json
 import logging
 import sys
 
-import click
 import typer
 from rich.console import Console
 from rich.table import Table
@@ -58,7 +57,9 @@ app.add_typer(build_llm_cli(lambda: container().llm_service), name="llm")
 
 @app.callback()
 def root(
-    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Print the version."),
+    version: bool = typer.Option(
+        False, "--version", callback=_version, is_eager=True, help="Print the version."
+    ),
 ) -> None:
     """Analyse one stock symbol end to end; see `stockdesk COMMAND --help`."""
 
@@ -100,18 +101,14 @@ def serve(
 
 def main() -> None:
     settings = get_settings()
-    log_file = configure_logging(settings.log_dir, settings.log_level)
+    log_file = configure_logging(
+        settings.log_dir, settings.log_level, console_level=settings.console_log_level
+    )
     code = 0
     try:
-        app(standalone_mode=False)
-    except click.exceptions.Exit as exc:
-        code = exc.exit_code
-    except click.exceptions.Abort:
-        err_console.print("aborted")
-        code = 130
-    except click.ClickException as exc:
-        exc.show()
-        code = exc.exit_code
+        app()  # standalone: Typer prints usage errors and exits with their code itself
+    except SystemExit as exc:
+        code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
     except StockdeskError as exc:
         logger.info("command failed: %s", exc.message, exc_info=True)
         err_console.print(f"[red]error:[/] {exc.message}", highlight=False, soft_wrap=True)

@@ -30,4 +30,3 @@ class AppContainer:
             self.llm_service.close()
         if "database" in self.__dict__:
             self.database.dispose()
-

@@ -66,11 +66,12 @@ def _default_home() -> Path:
 class Settings(BaseSettings):
     """All knobs in one place; see README "Configuration"."""
 
-    model_config = SettingsConfigDict(env_prefix="STOCKDESK_", extra="ignore")
+    model_config = SettingsConfigDict(env_prefix="STOCKDESK_", extra="ignore", populate_by_name=True)
 
     home: Path = Field(default_factory=_default_home)
     database_url: str | None = Field(default=None, description="SQLAlchemy URL; default SQLite in home.")
     log_level: str = "INFO"
+    console_log_level: str = Field(default="ERROR", description="What reaches stderr; the log file has all.")
 
     # A single remote provider, the quick way (becomes alias "default").
     llm_base_url: str | None = None
@@ -88,6 +89,9 @@ class Settings(BaseSettings):
     max_tokens_per_run: int | None = Field(default=None, description="Token budget per run; None = no limit.")
 
     # Embedded local model (llama.cpp via xllamacpp).
+    models_dir_override: Path | None = Field(
+        default=None, alias="STOCKDESK_MODELS_DIR", description="Where the assembled weights live."
+    )
     local_n_ctx: int = 8192
     local_threads: int = Field(default_factory=lambda: max(1, os.cpu_count() or 1))
     local_parallel_slots: int = 1
@@ -122,7 +126,7 @@ class Settings(BaseSettings):
 
     @property
     def models_dir(self) -> Path:
-        return self.home / "models"
+        return self.models_dir_override or self.home / "models"
 
     @property
     def cache_dir(self) -> Path:
@@ -160,7 +164,9 @@ class Settings(BaseSettings):
             env = alias.get("api_key_env")
             alias["api_key"] = None if not env else ("<set>" if os.environ.get(env) else "<not set>")
         data["config_file"] = str(self.config_file) if self.config_file else None
-        data["secrets"] = {name: ("<set>" if os.environ.get(name) else "<not set>") for name in SECRET_ENV_VARS}
+        data["secrets"] = {
+            name: ("<set>" if os.environ.get(name) else "<not set>") for name in SECRET_ENV_VARS
+        }
         return data
 
 

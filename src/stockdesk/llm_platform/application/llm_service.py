@@ -183,7 +183,7 @@ class LLMService:
             try:
                 parsed = self._parse(response, response_model)
             except LLMOutputParseError as second:
-                logger.error(
+                logger.warning(
                     "%s: structured output still invalid after repair: %s; raw=%r",
                     caller or "llm",
                     "; ".join(second.errors)[:300],
@@ -254,7 +254,7 @@ class LLMService:
                 return response, route, cached
             except LLMTransientError as exc:
                 failures.append(f"{route.alias}: {exc.message}")
-                logger.warning("LLM alias %s failed (%s); trying the next one", route.alias, exc.message)
+                logger.warning("LLM alias %s failed: %s", route.alias, exc.message)
         raise LLMTransientError("every LLM provider failed: " + " | ".join(failures))
 
     def _call_with_retries(

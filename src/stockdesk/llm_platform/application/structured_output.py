@@ -18,13 +18,17 @@ from stockdesk.shared.errors import LLMOutputParseError
 DEFAULT_MAX_ITEMS = 12
 DEFAULT_MAX_LENGTH = 1200
 
-_THINK = re.compile(r"<think>.*?(</think>|$)", re.DOTALL | re.IGNORECASE)
+_THINK = re.compile(r"<think>.*?</think>", re.DOTALL | re.IGNORECASE)
+_OPEN_THINK = re.compile(r"</?think>", re.IGNORECASE)
 _FENCE = re.compile(r"```(?:json|JSON)?\s*(.*?)```", re.DOTALL)
 
 
 def strip_thinking(text: str) -> str:
-    """Remove reasoning blocks (`<think>...</think>`, also an unterminated one)."""
-    return _THINK.sub("", text).strip()
+    """Remove closed reasoning blocks; of an unterminated `<think>` only the tag is dropped.
+
+    A model cut off inside its reasoning may still have written the JSON after it.
+    """
+    return _OPEN_THINK.sub("", _THINK.sub("", text)).strip()
 
 
 def extract_json_text(text: str) -> str:

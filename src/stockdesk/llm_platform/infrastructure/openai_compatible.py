@@ -55,7 +55,7 @@ class OpenAICompatibleProvider(ILLMProvider):
             completion = self._client.chat.completions.create(**kwargs)
         except openai.APITimeoutError as exc:
             raise LLMTransientError(
-                f"{self.name} did not answer within {request.timeout_seconds:.0f} s"
+                f"{self.name} did not answer within {request.timeout_seconds:g} s"
             ) from exc
         except openai.APIConnectionError as exc:
             raise LLMTransientError(
@@ -68,9 +68,11 @@ class OpenAICompatibleProvider(ILLMProvider):
         except openai.RateLimitError as exc:
             raise LLMTransientError(f"{self.name} is rate limiting (429)") from exc
         except openai.APIStatusError as exc:
-            if exc.status_code >= 500:
+            if exc.status_code >= 500 or exc.status_code == 408:
                 raise LLMTransientError(f"{self.name} answered {exc.status_code}") from exc
-            raise LLMProviderError(f"{self.name} refused the request ({exc.status_code}): {exc.message}") from exc
+            raise LLMProviderError(
+                f"{self.name} refused the request ({exc.status_code}): {exc.message}"
+            ) from exc
         if not completion.choices:
             raise LLMTransientError(f"{self.name} returned no choices")
         choice = completion.choices[0]

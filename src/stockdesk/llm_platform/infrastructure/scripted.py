@@ -5,12 +5,11 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Iterable
-from typing import Union
 
 from stockdesk.llm_platform.domain.dtos import CompletionRequest, CompletionResponse, TokenUsage
 from stockdesk.llm_platform.domain.ports import ILLMProvider
 
-Script = Union[str, Exception, Callable[[CompletionRequest], str]]
+Script = str | Exception | Callable[[CompletionRequest], str]
 
 
 class ScriptedProvider(ILLMProvider):

@@ -38,7 +38,9 @@ def model_assembly_progress() -> tuple[Progress, Callable[[int, int], None]]:
 
 
 def build_llm_cli(get_service: Callable[[], LLMService]) -> typer.Typer:
-    app = typer.Typer(help="Language-model platform: providers, routing, structured output.", no_args_is_help=True)
+    app = typer.Typer(
+        help="Language-model platform: providers, routing, structured output.", no_args_is_help=True
+    )
 
     @app.command("ping")
     def ping(

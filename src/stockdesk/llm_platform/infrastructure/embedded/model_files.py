@@ -11,6 +11,7 @@ import hashlib
 import importlib
 import logging
 import os
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -41,6 +42,7 @@ QWEN_CODER_1_5B = ModelPin(
 
 ProgressCallback = Callable[[int, int], None]
 _CHUNK = 8 * 1024 * 1024
+_ASSEMBLY_LOCK = threading.Lock()  # one assembly per process; other processes use their own temp file
 
 
 def part_paths(pin: ModelPin = QWEN_CODER_1_5B) -> list[Path]:
@@ -73,6 +75,17 @@ def ensure_model_file(
     sources: list[Path] | None = None,
 ) -> Path:
     """Return the verified model path, assembling it first if needed."""
+    with _ASSEMBLY_LOCK:
+        return _ensure_model_file(models_dir, pin, progress=progress, sources=sources)
+
+
+def _ensure_model_file(
+    models_dir: Path,
+    pin: ModelPin,
+    *,
+    progress: ProgressCallback | None,
+    sources: list[Path] | None,
+) -> Path:
     target = models_dir / pin.file_name
     marker = target.with_suffix(target.suffix + ".sha256")
     if target.is_file() and target.stat().st_size == pin.size_bytes and _marker_ok(marker, target, pin):

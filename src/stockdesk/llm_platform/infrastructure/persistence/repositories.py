@@ -20,11 +20,11 @@ class SqlLLMCallAuditRepository(ILLMCallAuditRepository):
 
     def list_for_run(self, run_id: str) -> list[LLMCallRecord]:
         with self._db.session() as session:
-            rows = session.scalars(select(LLMCallRow).where(LLMCallRow.run_id == run_id).order_by(LLMCallRow.id))
+            rows = session.scalars(
+                select(LLMCallRow).where(LLMCallRow.run_id == run_id).order_by(LLMCallRow.id)
+            )
             return [
-                LLMCallRecord.model_validate(
-                    {f: getattr(row, f) for f in LLMCallRecord.model_fields}
-                )
+                LLMCallRecord.model_validate({f: getattr(row, f) for f in LLMCallRecord.model_fields})
                 for row in rows
             ]
 

@@ -1,0 +1,78 @@
+"""Shared fixtures: every test gets its own STOCKDESK_HOME and a real SQLite file."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from stockdesk.llm_platform.application.llm_service import LLMService, LLMServiceOptions, ProviderRoute
+from stockdesk.llm_platform.infrastructure.persistence.repositories import (
+    SqlLLMCallAuditRepository,
+    SqlResponseCache,
+)
+from stockdesk.llm_platform.infrastructure.scripted import ScriptedProvider
+from stockdesk.shared.config import Settings, get_settings
+from stockdesk.shared.db import Database
+
+SECRET_ENV = ("OPENAI_API_KEY", "DEEPSEEK_API_KEY", "TUSHARE_TOKEN")
+
+
+@pytest.fixture(scope="session")
+def models_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One assembled copy of the embedded model for the whole session."""
+    return tmp_path_factory.mktemp("models")
+
+
+@pytest.fixture(autouse=True)
+def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, models_dir: Path) -> Iterator[Path]:
+    """Point STOCKDESK_HOME at a temp dir and clear provider settings from the environment."""
+    home = tmp_path / "home"
+    monkeypatch.setenv("STOCKDESK_HOME", str(home))
+    monkeypatch.setenv("STOCKDESK_MODELS_DIR", str(models_dir))
+    monkeypatch.chdir(tmp_path)
+    for name in (
+        "STOCKDESK_DATABASE_URL",
+        "STOCKDESK_LLM_BASE_URL",
+        "STOCKDESK_LLM_MODEL",
+        "STOCKDESK_CONFIG",
+        "STOCKDESK_LLM_CACHE",
+        "STOCKDESK_MAX_TOKENS_PER_RUN",
+        *SECRET_ENV,
+    ):
+        monkeypatch.delenv(name, raising=False)
+    get_settings.cache_clear()
+    yield home
+    get_settings.cache_clear()
+
+
+@pytest.fixture
+def settings(isolated_home: Path) -> Settings:
+    return Settings()
+
+
+@pytest.fixture
+def database(settings: Settings) -> Iterator[Database]:
+    db = Database(settings.effective_database_url)
+    yield db
+    db.dispose()
+
+
+def scripted_service(
+    *providers: ScriptedProvider | tuple[str, ScriptedProvider],
+    database: Database | None = None,
+    **options: object,
+) -> LLMService:
+    """An LLMService over scripted providers (aliases p0, p1, ... unless named)."""
+    routes = []
+    for index, item in enumerate(providers):
+        alias, provider = item if isinstance(item, tuple) else (f"p{index}", item)
+        routes.append(ProviderRoute(alias=alias, provider=provider, priority=index))
+    opts = LLMServiceOptions(backoff_seconds=0.0, **options)  # type: ignore[arg-type]
+    return LLMService(
+        routes,
+        audit=SqlLLMCallAuditRepository(database) if database else None,
+        cache=SqlResponseCache(database) if database else None,
+        options=opts,
+    )
