@@ -50,6 +50,12 @@ RAW_LOG_LIMIT = 2000
 _run_id: contextvars.ContextVar[str | None] = contextvars.ContextVar("stockdesk_llm_run_id", default=None)
 
 
+def _log_invalid(caller: str | None, what: str, exc: LLMOutputParseError) -> None:
+    """Log a structured-output failure with the raw output, truncated."""
+    errors = "; ".join(exc.errors)[:300]
+    logger.warning("%s: %s (%s); raw=%r", caller or "llm", what, errors, exc.raw_output[:RAW_LOG_LIMIT])
+
+
 def _prompt_hash(request: CompletionRequest) -> str:
     """Audit rows carry a hash of the messages, never the prompt text."""
     material = json.dumps([m.model_dump() for m in request.messages], ensure_ascii=False)
@@ -162,13 +168,7 @@ class LLMService:
         try:
             parsed = self._parse(response, response_model)
         except LLMOutputParseError as first:
-            logger.warning(
-                "%s: invalid structured output from %s (%s); repairing. raw=%r",
-                caller or "llm",
-                route.alias,
-                "; ".join(first.errors)[:300],
-                first.raw_output[:RAW_LOG_LIMIT],
-            )
+            _log_invalid(caller, f"invalid output from {route.alias}; repairing", first)
             repair = request.model_copy(
                 update={
                     "messages": [
@@ -183,12 +183,7 @@ class LLMService:
             try:
                 parsed = self._parse(response, response_model)
             except LLMOutputParseError as second:
-                logger.warning(
-                    "%s: structured output still invalid after repair: %s; raw=%r",
-                    caller or "llm",
-                    "; ".join(second.errors)[:300],
-                    second.raw_output[:RAW_LOG_LIMIT],
-                )
+                _log_invalid(caller, "output still invalid after repair", second)
                 self._audit_parse_failure(route, repair, caller, tags, second)
                 raise
         return self._result(response, route, parsed, usage, started, attempts, cached)
