@@ -86,3 +86,10 @@ def test_invalid_query_parameter_is_a_400_with_the_field(client: TestClient) -> 
     assert response.status_code == 400
     assert response.json()["error"]["code"] == "BAD_REQUEST"
     assert response.json()["error"]["message"].startswith("n:")
+
+
+def test_unknown_route_uses_the_same_error_envelope(client: TestClient) -> None:
+    response = client.get(f"{API_PREFIX}/no-such-route")
+    assert response.status_code == 404
+    assert response.json()["error"]["code"] == "NOT_FOUND"
+    assert response.json()["error"]["request_id"] == response.headers["X-Request-ID"]

@@ -8,6 +8,7 @@ import uuid
 from fastapi import APIRouter, FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from stockdesk import __version__
 from stockdesk.entrypoints.container import AppContainer
@@ -41,6 +42,13 @@ def install_error_handlers(app: FastAPI) -> None:
             logger.error("request %s failed: %s", rid, exc.message)
         return _error(
             exc.http_status, exc.code, exc.message, rid, **({"details": exc.details} if exc.details else {})
+        )
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        codes = {404: "NOT_FOUND", 405: "METHOD_NOT_ALLOWED"}
+        return _error(
+            exc.status_code, codes.get(exc.status_code, "HTTP_ERROR"), str(exc.detail), _request_id(request)
         )
 
     @app.exception_handler(RequestValidationError)
