@@ -15,6 +15,7 @@ from rich.console import Console
 from rich.table import Table
 
 from stockdesk import __version__
+from stockdesk.data_engineering.presentation.cli import build_data_cli
 from stockdesk.entrypoints.container import AppContainer
 from stockdesk.llm_platform.presentation.cli import build_llm_cli, model_assembly_progress
 from stockdesk.shared.config import get_settings
@@ -52,6 +53,7 @@ config_app = typer.Typer(help="Effective configuration.", no_args_is_help=True)
 db_app = typer.Typer(help="Database schema.", no_args_is_help=True)
 app.add_typer(config_app, name="config")
 app.add_typer(db_app, name="db")
+app.add_typer(build_data_cli(lambda: container().data), name="data")
 app.add_typer(build_llm_cli(lambda: container().llm_service), name="llm")
 
 

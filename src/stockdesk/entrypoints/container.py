@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from functools import cached_property
 
+from stockdesk.data_engineering.container import DataEngineeringContainer
 from stockdesk.llm_platform.application.llm_service import LLMService
 from stockdesk.llm_platform.container import build_llm_service
 from stockdesk.shared.config import Settings, get_settings
@@ -20,6 +21,10 @@ class AppContainer:
     @cached_property
     def database(self) -> Database:
         return Database(self.settings.effective_database_url)
+
+    @cached_property
+    def data(self) -> DataEngineeringContainer:
+        return DataEngineeringContainer(self.settings, self.database)
 
     @cached_property
     def llm_service(self) -> LLMService:

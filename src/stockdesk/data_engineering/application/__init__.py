@@ -1,1 +1,40 @@
-"""Application layer: services and use cases; depends on domain ports only."""
+"""Application interface of data_engineering: use cases and the DTOs they return.
+
+Other contexts import from here only (import-linter enforces it).
+"""
+
+from stockdesk.data_engineering.application.use_cases import (
+    GetDailyBarsUseCase,
+    GetFilingsUseCase,
+    GetFinanceForTickerUseCase,
+    GetNewsUseCase,
+    GetStockBasicInfoUseCase,
+    GetStockDataSummaryUseCase,
+    GetValuationDailiesForTickerUseCase,
+)
+from stockdesk.data_engineering.domain.dtos import (
+    DailyBarDTO,
+    DailyValuationDTO,
+    FilingDTO,
+    FinancialReportDTO,
+    NewsItemDTO,
+    SecurityDTO,
+    StockDataSummaryDTO,
+)
+
+__all__ = [
+    "DailyBarDTO",
+    "DailyValuationDTO",
+    "FilingDTO",
+    "FinancialReportDTO",
+    "GetDailyBarsUseCase",
+    "GetFilingsUseCase",
+    "GetFinanceForTickerUseCase",
+    "GetNewsUseCase",
+    "GetStockBasicInfoUseCase",
+    "GetStockDataSummaryUseCase",
+    "GetValuationDailiesForTickerUseCase",
+    "NewsItemDTO",
+    "SecurityDTO",
+    "StockDataSummaryDTO",
+]

@@ -1,0 +1,118 @@
+"""The application interface other contexts call (names from the specs). DTOs in, DTOs out."""
+
+from __future__ import annotations
+
+from datetime import date
+
+from stockdesk.data_engineering.domain.dtos import (
+    DailyBarDTO,
+    DailyValuationDTO,
+    FilingDTO,
+    FinancialReportDTO,
+    NewsItemDTO,
+    RangeSummary,
+    SecurityDTO,
+    StockDataSummaryDTO,
+)
+from stockdesk.data_engineering.domain.exceptions import SymbolNotFoundError
+from stockdesk.data_engineering.domain.ports import IMarketDataRepository
+from stockdesk.data_engineering.domain.symbols import normalize_symbol
+
+
+def _as_of(as_of: date | None) -> date:
+    return as_of or date.today()
+
+
+class GetStockBasicInfoUseCase:
+    def __init__(self, repository: IMarketDataRepository):
+        self._repository = repository
+
+    def execute(self, symbol: str) -> SecurityDTO | None:
+        """The security, or None when the store does not know it."""
+        return self._repository.get_security(normalize_symbol(symbol))
+
+    def require(self, symbol: str) -> SecurityDTO:
+        security = self.execute(symbol)
+        if security is None:
+            raise SymbolNotFoundError(f"该标的不存在: {normalize_symbol(symbol)} is not in the store")
+        return security
+
+
+class GetDailyBarsUseCase:
+    def __init__(self, repository: IMarketDataRepository):
+        self._repository = repository
+
+    def execute(
+        self, symbol: str, as_of: date | None = None, start: date | None = None, end: date | None = None
+    ) -> list[DailyBarDTO]:
+        return self._repository.get_bars(normalize_symbol(symbol), _as_of(as_of), start, end)
+
+
+class GetValuationDailiesForTickerUseCase:
+    def __init__(self, repository: IMarketDataRepository):
+        self._repository = repository
+
+    def execute(
+        self, symbol: str, as_of: date | None = None, start: date | None = None, end: date | None = None
+    ) -> list[DailyValuationDTO]:
+        return self._repository.get_valuations(normalize_symbol(symbol), _as_of(as_of), start, end)
+
+
+class GetFinanceForTickerUseCase:
+    def __init__(self, repository: IMarketDataRepository):
+        self._repository = repository
+
+    def execute(
+        self, symbol: str, as_of: date | None = None, limit: int | None = None
+    ) -> list[FinancialReportDTO]:
+        """Reports announced on or before `as_of`, newest period first (latest version of each)."""
+        return self._repository.get_financials(normalize_symbol(symbol), _as_of(as_of), limit)
+
+
+class GetNewsUseCase:
+    def __init__(self, repository: IMarketDataRepository):
+        self._repository = repository
+
+    def execute(self, symbol: str, as_of: date | None = None, limit: int = 50) -> list[NewsItemDTO]:
+        return self._repository.get_news(normalize_symbol(symbol), _as_of(as_of), limit)
+
+
+class GetFilingsUseCase:
+    def __init__(self, repository: IMarketDataRepository):
+        self._repository = repository
+
+    def execute(
+        self, symbol: str, as_of: date | None = None, forms: list[str] | None = None
+    ) -> list[FilingDTO]:
+        return self._repository.get_filings(normalize_symbol(symbol), _as_of(as_of), forms)
+
+
+class GetStockDataSummaryUseCase:
+    """Coverage and latest values of one symbol as of a date (`data show`)."""
+
+    def __init__(self, repository: IMarketDataRepository):
+        self._repository = repository
+
+    def execute(self, symbol: str, as_of: date | None = None) -> StockDataSummaryDTO:
+        day = _as_of(as_of)
+        security = GetStockBasicInfoUseCase(self._repository).require(symbol)
+        bars = self._repository.get_bars(security.symbol, day)
+        valuations = self._repository.get_valuations(security.symbol, day)
+        financials = self._repository.get_financials(security.symbol, day)
+        return StockDataSummaryDTO(
+            security=security,
+            as_of=day,
+            bars=_range([b.trade_date for b in bars]),
+            valuations=_range([v.trade_date for v in valuations]),
+            derived_valuations=sum(v.is_derived for v in valuations),
+            financial_periods=[
+                f"{f.end_date.isoformat()} ({f.report_type}, ann {f.ann_date})" for f in financials
+            ],
+            latest_bar=bars[-1] if bars else None,
+            latest_valuation=valuations[-1] if valuations else None,
+            latest_financial=financials[0] if financials else None,
+        )
+
+
+def _range(days: list[date]) -> RangeSummary:
+    return RangeSummary(count=len(days), first=min(days) if days else None, last=max(days) if days else None)

@@ -1,0 +1,130 @@
+"""What data_engineering hands to other contexts: plain DTOs, never ORM rows or provider frames."""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+
+class SecurityDTO(BaseModel):
+    symbol: str
+    name: str | None = None
+    industry: str | None = None
+    market: str
+    exchange: str | None = None
+    currency: str | None = None
+    list_date: date | None = None
+    provider_codes: dict[str, str] = Field(default_factory=dict)
+
+
+class DailyBarDTO(BaseModel):
+    symbol: str
+    trade_date: date
+    open: float | None = None
+    high: float | None = None
+    low: float | None = None
+    close: float
+    pre_close: float | None = None
+    pct_chg: float | None = None
+    volume: float | None = Field(default=None, description="shares")
+    amount: float | None = Field(default=None, description="currency units")
+    adj_factor: float | None = None
+
+
+class DailyValuationDTO(BaseModel):
+    symbol: str
+    trade_date: date
+    close: float | None = None
+    total_mv: float | None = Field(default=None, description="currency units")
+    circ_mv: float | None = None
+    pe: float | None = None
+    pe_ttm: float | None = None
+    pb: float | None = None
+    ps: float | None = None
+    ps_ttm: float | None = None
+    dv_ratio: float | None = None
+    dv_ttm: float | None = None
+    turnover_rate: float | None = None
+    is_derived: bool = False
+
+
+class FinancialReportDTO(BaseModel):
+    """One report period as announced on `ann_date` (year-to-date figures, as reported)."""
+
+    symbol: str
+    end_date: date
+    ann_date: date
+    report_type: str
+    eps: float | None = None
+    dt_eps: float | None = None
+    bps: float | None = None
+    roe: float | None = None
+    roe_waa: float | None = None
+    roe_dt: float | None = None
+    roa: float | None = None
+    roic: float | None = None
+    grossprofit_margin: float | None = Field(default=None, description="gross margin in percent")
+    netprofit_margin: float | None = None
+    debt_to_assets: float | None = None
+    profit_dedt: float | None = Field(default=None, description="net profit after non-recurring items")
+    revenue: float | None = None
+    net_profit: float | None = None
+    revenue_ps: float | None = None
+    ocfps: float | None = None
+    cfps: float | None = None
+    current_ratio: float | None = None
+    quick_ratio: float | None = None
+    ar_turn: float | None = None
+    inv_turn: float | None = None
+    arturn_days: float | None = None
+    invturn_days: float | None = None
+    turn_days: float | None = None
+    interestdebt: float | None = None
+    netdebt: float | None = None
+    or_yoy: float | None = None
+    netprofit_yoy: float | None = None
+    dt_netprofit_yoy: float | None = None
+    total_shares: float | None = None
+    extra: dict[str, Any] = Field(default_factory=dict, description="every other reported field")
+
+
+class NewsItemDTO(BaseModel):
+    symbol: str
+    published_at: datetime | None = None
+    title: str
+    summary: str | None = None
+    body: str | None = None
+    url: str
+    source: str | None = None
+
+
+class FilingDTO(BaseModel):
+    symbol: str
+    accession_number: str
+    form: str
+    filed_date: date
+    report_date: date | None = None
+    url: str | None = None
+    document_text: str | None = None
+
+
+class RangeSummary(BaseModel):
+    count: int
+    first: date | None = None
+    last: date | None = None
+
+
+class StockDataSummaryDTO(BaseModel):
+    """What `data show` prints: basic info, coverage, latest values, all as of one date."""
+
+    security: SecurityDTO
+    as_of: date
+    bars: RangeSummary
+    valuations: RangeSummary
+    derived_valuations: int
+    financial_periods: list[str]
+    latest_bar: DailyBarDTO | None = None
+    latest_valuation: DailyValuationDTO | None = None
+    latest_financial: FinancialReportDTO | None = None

@@ -1,0 +1,36 @@
+"""Errors of the data context; codes let REST clients tell them apart."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel
+
+from stockdesk.shared.errors import BadRequestException, NotFoundException, ServiceUnavailableError
+
+
+class RowProblem(BaseModel):
+    row: int | None  # 1-based data row in the file (header excluded); None for file-level problems
+    reason: str
+
+
+class ImportValidationError(BadRequestException):
+    """A file failed validation; nothing of it was written."""
+
+    code = "IMPORT_VALIDATION_FAILED"
+
+    def __init__(self, source: str, problems: list[RowProblem]):
+        shown = "; ".join(f"row {p.row}: {p.reason}" if p.row else p.reason for p in problems[:3])
+        more = f" (+{len(problems) - 3} more)" if len(problems) > 3 else ""
+        super().__init__(
+            f"{source}: rejected, nothing imported: {shown}{more}",
+            details={"problems": [p.model_dump() for p in problems]},
+        )
+        self.source = source
+        self.problems = problems
+
+
+class SymbolNotFoundError(NotFoundException):
+    code = "STOCK_NOT_FOUND"
+
+
+class ProviderUnavailableError(ServiceUnavailableError):
+    code = "DATA_PROVIDER_UNAVAILABLE"

@@ -1,0 +1,113 @@
+"""Ports of the data context: the store, and the market data providers behind `data sync`."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from datetime import date
+
+import pandas as pd
+
+from stockdesk.data_engineering.domain.dtos import (
+    DailyBarDTO,
+    DailyValuationDTO,
+    FilingDTO,
+    FinancialReportDTO,
+    NewsItemDTO,
+    SecurityDTO,
+)
+
+
+class IMarketDataRepository(ABC):
+    """Point-in-time store. Writes are upserts of canonical frames (see `frames.py`)."""
+
+    # writes: one call is one transaction; returns rows written (inserted or changed)
+    @abstractmethod
+    def upsert_securities(self, frame: pd.DataFrame) -> int: ...
+
+    @abstractmethod
+    def upsert_bars(self, frame: pd.DataFrame) -> int: ...
+
+    @abstractmethod
+    def upsert_valuations(self, frame: pd.DataFrame) -> int: ...
+
+    @abstractmethod
+    def upsert_financials(self, frame: pd.DataFrame) -> int: ...
+
+    @abstractmethod
+    def upsert_news(self, frame: pd.DataFrame) -> int: ...
+
+    @abstractmethod
+    def upsert_filings(self, frame: pd.DataFrame) -> int: ...
+
+    @abstractmethod
+    def write_batch(self, frames: dict[str, pd.DataFrame]) -> dict[str, int]:
+        """Several tables in one transaction (all-or-nothing per imported file)."""
+
+    # reads: everything is as of a date; nothing after it is visible
+    @abstractmethod
+    def get_security(self, symbol: str) -> SecurityDTO | None: ...
+
+    @abstractmethod
+    def list_securities(self) -> list[SecurityDTO]: ...
+
+    @abstractmethod
+    def get_bars(
+        self, symbol: str, as_of: date, start: date | None = None, end: date | None = None
+    ) -> list[DailyBarDTO]: ...
+
+    @abstractmethod
+    def get_valuations(
+        self, symbol: str, as_of: date, start: date | None = None, end: date | None = None
+    ) -> list[DailyValuationDTO]: ...
+
+    @abstractmethod
+    def get_financials(self, symbol: str, as_of: date, limit: int | None = None) -> list[FinancialReportDTO]:
+        """Latest announced version of each period with ann_date <= as_of, newest period first."""
+
+    @abstractmethod
+    def get_news(self, symbol: str, as_of: date, limit: int = 50) -> list[NewsItemDTO]: ...
+
+    @abstractmethod
+    def get_filings(self, symbol: str, as_of: date, forms: list[str] | None = None) -> list[FilingDTO]: ...
+
+    @abstractmethod
+    def bars_frame(self, symbols: list[str] | None, as_of: date, start: date | None = None) -> pd.DataFrame:
+        """Bars of many symbols as one canonical frame (for vectorised consumers)."""
+
+    @abstractmethod
+    def counts(self) -> dict[str, int]: ...
+
+
+class IMarketDataProvider(ABC):
+    """A remote source for one or more markets; returns canonical frames."""
+
+    name: str
+    markets: tuple[str, ...]
+
+    @abstractmethod
+    def security(self, symbol: str) -> pd.DataFrame: ...
+
+    @abstractmethod
+    def bars(self, symbol: str, start: date, end: date) -> pd.DataFrame: ...
+
+    @abstractmethod
+    def valuations(self, symbol: str, start: date, end: date) -> pd.DataFrame: ...
+
+    @abstractmethod
+    def financials(self, symbol: str) -> pd.DataFrame: ...
+
+
+class ISyncStateRepository(ABC):
+    """Sync bookkeeping: failures with reasons, and what is already done (for resume)."""
+
+    @abstractmethod
+    def record_failure(self, run_id: str, provider: str, symbol: str, dataset: str, reason: str) -> None: ...
+
+    @abstractmethod
+    def mark_done(self, symbol: str, dataset: str, through: date) -> None: ...
+
+    @abstractmethod
+    def done_through(self, symbol: str, dataset: str) -> date | None: ...
+
+    @abstractmethod
+    def failures(self, run_id: str | None = None) -> list[dict[str, str]]: ...

@@ -1,0 +1,1 @@
+"""SQLAlchemy store of market data (securities, bars, valuations, financials, news, filings)."""

@@ -1,0 +1,146 @@
+"""ORM tables of the market store. Unique keys everywhere: every write is an upsert."""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+
+from sqlalchemy import JSON, Boolean, Date, DateTime, Float, Integer, String, Text, UniqueConstraint
+from sqlalchemy.orm import Mapped, mapped_column
+
+from stockdesk.shared.db import Base
+
+
+class SecurityRow(Base):
+    __tablename__ = "securities"
+
+    symbol: Mapped[str] = mapped_column(String(20), primary_key=True)
+    name: Mapped[str | None] = mapped_column(String(200))
+    industry: Mapped[str | None] = mapped_column(String(200))
+    market: Mapped[str] = mapped_column(String(8))
+    exchange: Mapped[str | None] = mapped_column(String(16))
+    currency: Mapped[str | None] = mapped_column(String(8))
+    list_date: Mapped[date | None] = mapped_column(Date)
+    provider_codes: Mapped[dict | None] = mapped_column(JSON)
+
+
+class DailyBarRow(Base):
+    __tablename__ = "daily_bars"
+
+    symbol: Mapped[str] = mapped_column(String(20), primary_key=True)
+    trade_date: Mapped[date] = mapped_column(Date, primary_key=True)
+    open: Mapped[float | None] = mapped_column(Float)
+    high: Mapped[float | None] = mapped_column(Float)
+    low: Mapped[float | None] = mapped_column(Float)
+    close: Mapped[float] = mapped_column(Float)
+    pre_close: Mapped[float | None] = mapped_column(Float)
+    pct_chg: Mapped[float | None] = mapped_column(Float)
+    volume: Mapped[float | None] = mapped_column(Float)
+    amount: Mapped[float | None] = mapped_column(Float)
+    adj_factor: Mapped[float | None] = mapped_column(Float)
+
+
+class DailyValuationRow(Base):
+    __tablename__ = "daily_valuations"
+
+    symbol: Mapped[str] = mapped_column(String(20), primary_key=True)
+    trade_date: Mapped[date] = mapped_column(Date, primary_key=True)
+    close: Mapped[float | None] = mapped_column(Float)
+    total_mv: Mapped[float | None] = mapped_column(Float)
+    circ_mv: Mapped[float | None] = mapped_column(Float)
+    pe: Mapped[float | None] = mapped_column(Float)
+    pe_ttm: Mapped[float | None] = mapped_column(Float)
+    pb: Mapped[float | None] = mapped_column(Float)
+    ps: Mapped[float | None] = mapped_column(Float)
+    ps_ttm: Mapped[float | None] = mapped_column(Float)
+    dv_ratio: Mapped[float | None] = mapped_column(Float)
+    dv_ttm: Mapped[float | None] = mapped_column(Float)
+    turnover_rate: Mapped[float | None] = mapped_column(Float)
+    is_derived: Mapped[bool] = mapped_column(Boolean, default=False)
+
+
+class FinancialReportRow(Base):
+    """One announced version of a report period; restatements add a row with a later ann_date."""
+
+    __tablename__ = "financial_reports"
+
+    symbol: Mapped[str] = mapped_column(String(20), primary_key=True)
+    end_date: Mapped[date] = mapped_column(Date, primary_key=True)
+    ann_date: Mapped[date] = mapped_column(Date, primary_key=True)
+    report_type: Mapped[str] = mapped_column(String(8))
+    eps: Mapped[float | None] = mapped_column(Float)
+    dt_eps: Mapped[float | None] = mapped_column(Float)
+    bps: Mapped[float | None] = mapped_column(Float)
+    roe: Mapped[float | None] = mapped_column(Float)
+    roe_waa: Mapped[float | None] = mapped_column(Float)
+    roe_dt: Mapped[float | None] = mapped_column(Float)
+    roa: Mapped[float | None] = mapped_column(Float)
+    roic: Mapped[float | None] = mapped_column(Float)
+    grossprofit_margin: Mapped[float | None] = mapped_column(Float)
+    netprofit_margin: Mapped[float | None] = mapped_column(Float)
+    debt_to_assets: Mapped[float | None] = mapped_column(Float)
+    profit_dedt: Mapped[float | None] = mapped_column(Float)
+    revenue: Mapped[float | None] = mapped_column(Float)
+    net_profit: Mapped[float | None] = mapped_column(Float)
+    revenue_ps: Mapped[float | None] = mapped_column(Float)
+    ocfps: Mapped[float | None] = mapped_column(Float)
+    cfps: Mapped[float | None] = mapped_column(Float)
+    current_ratio: Mapped[float | None] = mapped_column(Float)
+    quick_ratio: Mapped[float | None] = mapped_column(Float)
+    ar_turn: Mapped[float | None] = mapped_column(Float)
+    inv_turn: Mapped[float | None] = mapped_column(Float)
+    arturn_days: Mapped[float | None] = mapped_column(Float)
+    invturn_days: Mapped[float | None] = mapped_column(Float)
+    turn_days: Mapped[float | None] = mapped_column(Float)
+    interestdebt: Mapped[float | None] = mapped_column(Float)
+    netdebt: Mapped[float | None] = mapped_column(Float)
+    or_yoy: Mapped[float | None] = mapped_column(Float)
+    netprofit_yoy: Mapped[float | None] = mapped_column(Float)
+    dt_netprofit_yoy: Mapped[float | None] = mapped_column(Float)
+    total_shares: Mapped[float | None] = mapped_column(Float)
+    extra: Mapped[dict | None] = mapped_column(JSON)
+
+
+class NewsItemRow(Base):
+    __tablename__ = "news_items"
+    __table_args__ = (UniqueConstraint("symbol", "url"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    symbol: Mapped[str] = mapped_column(String(20), index=True)
+    published_at: Mapped[datetime | None] = mapped_column(DateTime, index=True)
+    title: Mapped[str] = mapped_column(Text)
+    summary: Mapped[str | None] = mapped_column(Text)
+    body: Mapped[str | None] = mapped_column(Text)
+    url: Mapped[str] = mapped_column(String(1000))
+    source: Mapped[str | None] = mapped_column(String(200))
+
+
+class FilingRow(Base):
+    __tablename__ = "filings"
+
+    symbol: Mapped[str] = mapped_column(String(20), primary_key=True)
+    accession_number: Mapped[str] = mapped_column(String(40), primary_key=True)
+    form: Mapped[str] = mapped_column(String(20))
+    filed_date: Mapped[date] = mapped_column(Date, index=True)
+    report_date: Mapped[date | None] = mapped_column(Date)
+    url: Mapped[str | None] = mapped_column(String(1000))
+    document_text: Mapped[str | None] = mapped_column(Text)
+
+
+class SyncFailureRow(Base):
+    __tablename__ = "sync_failures"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime)
+    run_id: Mapped[str] = mapped_column(String(64), index=True)
+    provider: Mapped[str] = mapped_column(String(40))
+    symbol: Mapped[str] = mapped_column(String(20))
+    dataset: Mapped[str] = mapped_column(String(40))
+    reason: Mapped[str] = mapped_column(Text)
+
+
+class SyncStateRow(Base):
+    __tablename__ = "sync_state"
+
+    symbol: Mapped[str] = mapped_column(String(20), primary_key=True)
+    dataset: Mapped[str] = mapped_column(String(40), primary_key=True)
+    done_through: Mapped[date] = mapped_column(Date)

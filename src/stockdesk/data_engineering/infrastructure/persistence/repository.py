@@ -1,0 +1,220 @@
+"""SQLAlchemy implementation of the point-in-time market store."""
+
+from __future__ import annotations
+
+import math
+from datetime import date
+from typing import Any
+
+import pandas as pd
+from sqlalchemy import Connection, Table, and_, func, select
+
+from stockdesk.data_engineering.domain import frames as F
+from stockdesk.data_engineering.domain.dtos import (
+    DailyBarDTO,
+    DailyValuationDTO,
+    FilingDTO,
+    FinancialReportDTO,
+    NewsItemDTO,
+    SecurityDTO,
+)
+from stockdesk.data_engineering.domain.ports import IMarketDataRepository
+from stockdesk.data_engineering.infrastructure.persistence.models import (
+    DailyBarRow,
+    DailyValuationRow,
+    FilingRow,
+    FinancialReportRow,
+    NewsItemRow,
+    SecurityRow,
+)
+from stockdesk.shared.db import Database
+from stockdesk.shared.db.upsert import upsert_rows
+
+_TABLES: dict[str, tuple[Table, list[str]]] = {
+    "securities": (SecurityRow.__table__, ["symbol"]),  # type: ignore[dict-item]
+    "bars": (DailyBarRow.__table__, F.BAR_KEY),  # type: ignore[dict-item]
+    "valuations": (DailyValuationRow.__table__, F.VALUATION_KEY),  # type: ignore[dict-item]
+    "financials": (FinancialReportRow.__table__, F.FINANCIAL_KEY),  # type: ignore[dict-item]
+    "news": (NewsItemRow.__table__, ["symbol", "url"]),  # type: ignore[dict-item]
+    "filings": (FilingRow.__table__, ["symbol", "accession_number"]),  # type: ignore[dict-item]
+}
+_DATE_COLUMNS = {"trade_date", "end_date", "ann_date", "list_date", "filed_date", "report_date"}
+
+
+def frame_to_rows(frame: pd.DataFrame, columns: list[str]) -> list[dict[str, Any]]:
+    """Canonical frame -> DB rows: python dates, None for NaN/NaT, only the table's columns."""
+    present = [c for c in columns if c in frame.columns]
+    out = frame[present].copy()
+    for column in present:
+        if column in _DATE_COLUMNS:
+            out[column] = pd.to_datetime(out[column]).dt.date
+        elif column == "published_at":
+            out[column] = pd.to_datetime(out[column]).dt.tz_localize(None).dt.to_pydatetime()
+    records = out.astype(object).where(out.notna(), None).to_dict("records")
+    return records
+
+
+def _clean(value: Any) -> Any:
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    return value
+
+
+class SqlMarketDataRepository(IMarketDataRepository):
+    def __init__(self, database: Database):
+        self._db = database
+
+    # ---- writes ----------------------------------------------------------------------------
+    def _write(self, conn: Connection, kind: str, frame: pd.DataFrame) -> int:
+        table, key = _TABLES[kind]
+        rows = frame_to_rows(frame, [c.name for c in table.columns if c.name != "id"])
+        return upsert_rows(conn, table, rows, key)
+
+    def write_batch(self, frames: dict[str, pd.DataFrame]) -> dict[str, int]:
+        self._db.ensure_schema()
+        with self._db.engine.begin() as conn:
+            return {kind: self._write(conn, kind, frame) for kind, frame in frames.items() if len(frame)}
+
+    def upsert_securities(self, frame: pd.DataFrame) -> int:
+        return self.write_batch({"securities": frame}).get("securities", 0)
+
+    def upsert_bars(self, frame: pd.DataFrame) -> int:
+        return self.write_batch({"bars": frame}).get("bars", 0)
+
+    def upsert_valuations(self, frame: pd.DataFrame) -> int:
+        return self.write_batch({"valuations": frame}).get("valuations", 0)
+
+    def upsert_financials(self, frame: pd.DataFrame) -> int:
+        return self.write_batch({"financials": frame}).get("financials", 0)
+
+    def upsert_news(self, frame: pd.DataFrame) -> int:
+        return self.write_batch({"news": frame}).get("news", 0)
+
+    def upsert_filings(self, frame: pd.DataFrame) -> int:
+        return self.write_batch({"filings": frame}).get("filings", 0)
+
+    # ---- reads -----------------------------------------------------------------------------
+    def get_security(self, symbol: str) -> SecurityDTO | None:
+        with self._db.session() as session:
+            row = session.get(SecurityRow, symbol)
+            return _security(row) if row else None
+
+    def list_securities(self) -> list[SecurityDTO]:
+        with self._db.session() as session:
+            return [_security(r) for r in session.scalars(select(SecurityRow).order_by(SecurityRow.symbol))]
+
+    @staticmethod
+    def _window(column: Any, as_of: date, start: date | None, end: date | None) -> list[Any]:
+        last = min(as_of, end) if end else as_of
+        clauses = [column <= last]
+        if start:
+            clauses.append(column >= start)
+        return clauses
+
+    def get_bars(
+        self, symbol: str, as_of: date, start: date | None = None, end: date | None = None
+    ) -> list[DailyBarDTO]:
+        stmt = (
+            select(DailyBarRow)
+            .where(DailyBarRow.symbol == symbol, *self._window(DailyBarRow.trade_date, as_of, start, end))
+            .order_by(DailyBarRow.trade_date)
+        )
+        with self._db.session() as session:
+            return [DailyBarDTO.model_validate(_as_dict(r, F.BAR_COLUMNS)) for r in session.scalars(stmt)]
+
+    def get_valuations(
+        self, symbol: str, as_of: date, start: date | None = None, end: date | None = None
+    ) -> list[DailyValuationDTO]:
+        stmt = (
+            select(DailyValuationRow)
+            .where(
+                DailyValuationRow.symbol == symbol,
+                *self._window(DailyValuationRow.trade_date, as_of, start, end),
+            )
+            .order_by(DailyValuationRow.trade_date)
+        )
+        with self._db.session() as session:
+            return [
+                DailyValuationDTO.model_validate(_as_dict(r, F.VALUATION_COLUMNS))
+                for r in session.scalars(stmt)
+            ]
+
+    def get_financials(self, symbol: str, as_of: date, limit: int | None = None) -> list[FinancialReportDTO]:
+        latest = (
+            select(
+                FinancialReportRow.end_date.label("end_date"),
+                func.max(FinancialReportRow.ann_date).label("ann_date"),
+            )
+            .where(FinancialReportRow.symbol == symbol, FinancialReportRow.ann_date <= as_of)
+            .group_by(FinancialReportRow.end_date)
+            .subquery()
+        )
+        stmt = (
+            select(FinancialReportRow)
+            .join(
+                latest,
+                and_(
+                    FinancialReportRow.end_date == latest.c.end_date,
+                    FinancialReportRow.ann_date == latest.c.ann_date,
+                ),
+            )
+            .where(FinancialReportRow.symbol == symbol)
+            .order_by(FinancialReportRow.end_date.desc())
+        )
+        if limit:
+            stmt = stmt.limit(limit)
+        with self._db.session() as session:
+            return [_financial(r) for r in session.scalars(stmt)]
+
+    def get_news(self, symbol: str, as_of: date, limit: int = 50) -> list[NewsItemDTO]:
+        end = pd.Timestamp(as_of) + pd.Timedelta(days=1)
+        stmt = (
+            select(NewsItemRow)
+            .where(NewsItemRow.symbol == symbol, NewsItemRow.published_at < end.to_pydatetime())
+            .order_by(NewsItemRow.published_at.desc())
+            .limit(limit)
+        )
+        with self._db.session() as session:
+            return [NewsItemDTO.model_validate(_as_dict(r, F.NEWS_COLUMNS)) for r in session.scalars(stmt)]
+
+    def get_filings(self, symbol: str, as_of: date, forms: list[str] | None = None) -> list[FilingDTO]:
+        stmt = select(FilingRow).where(FilingRow.symbol == symbol, FilingRow.filed_date <= as_of)
+        if forms:
+            stmt = stmt.where(FilingRow.form.in_(forms))
+        with self._db.session() as session:
+            rows = session.scalars(stmt.order_by(FilingRow.filed_date.desc()))
+            return [FilingDTO.model_validate(_as_dict(r, F.FILING_COLUMNS)) for r in rows]
+
+    def bars_frame(self, symbols: list[str] | None, as_of: date, start: date | None = None) -> pd.DataFrame:
+        table = DailyBarRow.__table__
+        stmt = select(table).where(*self._window(table.c.trade_date, as_of, start, None))
+        if symbols:
+            stmt = stmt.where(table.c.symbol.in_(symbols))
+        self._db.ensure_schema()
+        with self._db.engine.connect() as conn:
+            frame = pd.read_sql(stmt.order_by(table.c.symbol, table.c.trade_date), conn)
+        frame["trade_date"] = pd.to_datetime(frame["trade_date"])
+        return frame
+
+    def counts(self) -> dict[str, int]:
+        with self._db.session() as session:
+            return {
+                kind: session.scalar(select(func.count()).select_from(table)) or 0
+                for kind, (table, _key) in _TABLES.items()
+            }
+
+
+def _as_dict(row: Any, columns: list[str]) -> dict[str, Any]:
+    return {c: _clean(getattr(row, c)) for c in columns if hasattr(row, c)}
+
+
+def _security(row: SecurityRow) -> SecurityDTO:
+    data = _as_dict(row, F.SECURITY_COLUMNS)
+    data["provider_codes"] = data.get("provider_codes") or {}
+    return SecurityDTO.model_validate(data)
+
+
+def _financial(row: FinancialReportRow) -> FinancialReportDTO:
+    data = _as_dict(row, F.FINANCIAL_COLUMNS)
+    data["extra"] = data.get("extra") or {}
+    return FinancialReportDTO.model_validate(data)
