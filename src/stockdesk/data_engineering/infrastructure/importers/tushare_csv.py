@@ -61,7 +61,7 @@ def collapse_report_versions(frame: pd.DataFrame) -> pd.DataFrame:
             .sort_values("_flag", ascending=False, kind="stable")
             .drop(columns="_flag")
         )
-    collapsed = frame.groupby(key, sort=False, dropna=False).first().reset_index()
+    collapsed = frame.groupby(key, sort=False, dropna=False, as_index=False).first()
     return collapsed[frame.columns]
 
 
