@@ -61,8 +61,11 @@ def collapse_report_versions(frame: pd.DataFrame) -> pd.DataFrame:
             .sort_values("_flag", ascending=False, kind="stable")
             .drop(columns="_flag")
         )
-    collapsed = frame.groupby(key, sort=False, dropna=False, as_index=False).first()
-    return collapsed[frame.columns]
+    # grouping by Series (not names) and rebuilding the key columns with one concat keeps the
+    # 100+ column frame in few blocks (reset_index would insert column by column)
+    values = frame.drop(columns=key).groupby([frame[k] for k in key], sort=False, dropna=False).first()
+    keys = pd.DataFrame(list(values.index), columns=key, index=values.index)
+    return pd.concat([keys, values], axis=1).reset_index(drop=True)[frame.columns]
 
 
 def _require(frame: pd.DataFrame, columns: list[str], path: Path) -> None:
