@@ -35,6 +35,9 @@ FINANCIAL_NUMERIC = [
 ]  # fmt: skip
 FINANCIAL_COLUMNS = [*FINANCIAL_KEY, "report_type", *FINANCIAL_NUMERIC, "extra"]
 
+DIVIDEND_KEY = ["symbol", "ex_date"]
+DIVIDEND_COLUMNS = [*DIVIDEND_KEY, "cash_per_share"]
+
 NEWS_COLUMNS = ["symbol", "published_at", "title", "summary", "body", "url", "source"]
 FILING_COLUMNS = ["symbol", "accession_number", "form", "filed_date", "report_date", "url", "document_text"]
 

@@ -75,6 +75,15 @@ class IMarketDataRepository(ABC):
         """Bars of many symbols as one canonical frame (for vectorised consumers)."""
 
     @abstractmethod
+    def financials_frame(self, symbols: list[str]) -> pd.DataFrame: ...
+
+    @abstractmethod
+    def dividends_frame(self, symbols: list[str]) -> pd.DataFrame: ...
+
+    @abstractmethod
+    def symbols_with_reported_valuations(self, symbols: list[str]) -> set[str]: ...
+
+    @abstractmethod
     def counts(self) -> dict[str, int]: ...
 
 

@@ -100,6 +100,16 @@ class FinancialReportRow(Base):
     extra: Mapped[dict | None] = mapped_column(JSON)
 
 
+class DividendRow(Base):
+    """Cash dividends per share by ex-date (for dividend yields derived in code)."""
+
+    __tablename__ = "dividends"
+
+    symbol: Mapped[str] = mapped_column(String(20), primary_key=True)
+    ex_date: Mapped[date] = mapped_column(Date, primary_key=True)
+    cash_per_share: Mapped[float] = mapped_column(Float)
+
+
 class NewsItemRow(Base):
     __tablename__ = "news_items"
     __table_args__ = (UniqueConstraint("symbol", "url"),)

@@ -22,6 +22,7 @@ from stockdesk.data_engineering.domain.ports import IMarketDataRepository
 from stockdesk.data_engineering.infrastructure.persistence.models import (
     DailyBarRow,
     DailyValuationRow,
+    DividendRow,
     FilingRow,
     FinancialReportRow,
     NewsItemRow,
@@ -35,10 +36,11 @@ _TABLES: dict[str, tuple[Table, list[str]]] = {
     "bars": (DailyBarRow.__table__, F.BAR_KEY),  # type: ignore[dict-item]
     "valuations": (DailyValuationRow.__table__, F.VALUATION_KEY),  # type: ignore[dict-item]
     "financials": (FinancialReportRow.__table__, F.FINANCIAL_KEY),  # type: ignore[dict-item]
+    "dividends": (DividendRow.__table__, F.DIVIDEND_KEY),  # type: ignore[dict-item]
     "news": (NewsItemRow.__table__, ["symbol", "url"]),  # type: ignore[dict-item]
     "filings": (FilingRow.__table__, ["symbol", "accession_number"]),  # type: ignore[dict-item]
 }
-_DATE_COLUMNS = {"trade_date", "end_date", "ann_date", "list_date", "filed_date", "report_date"}
+_DATE_COLUMNS = {"trade_date", "end_date", "ann_date", "list_date", "filed_date", "report_date", "ex_date"}
 
 
 def frame_to_rows(frame: pd.DataFrame, columns: list[str]) -> list[dict[str, Any]]:
@@ -195,6 +197,30 @@ class SqlMarketDataRepository(IMarketDataRepository):
             frame = pd.read_sql(stmt.order_by(table.c.symbol, table.c.trade_date), conn)
         frame["trade_date"] = pd.to_datetime(frame["trade_date"])
         return frame
+
+    def financials_frame(self, symbols: list[str]) -> pd.DataFrame:
+        """Every stored version of every report of `symbols` (canonical columns)."""
+        table = FinancialReportRow.__table__
+        return self._frame(select(table).where(table.c.symbol.in_(symbols)))
+
+    def dividends_frame(self, symbols: list[str]) -> pd.DataFrame:
+        table = DividendRow.__table__
+        return self._frame(select(table).where(table.c.symbol.in_(symbols)))
+
+    def symbols_with_reported_valuations(self, symbols: list[str]) -> set[str]:
+        table = DailyValuationRow.__table__
+        stmt = (
+            select(table.c.symbol)
+            .where(table.c.symbol.in_(symbols), table.c.is_derived.is_(False))
+            .distinct()
+        )
+        with self._db.session() as session:
+            return set(session.scalars(stmt))
+
+    def _frame(self, stmt: Any) -> pd.DataFrame:
+        self._db.ensure_schema()
+        with self._db.engine.connect() as conn:
+            return pd.read_sql(stmt, conn)
 
     def counts(self) -> dict[str, int]:
         with self._db.session() as session:

@@ -96,6 +96,12 @@ def upgrade() -> None:
         sa.Column("extra", sa.JSON()),
     )
     op.create_table(
+        "dividends",
+        sa.Column("symbol", sa.String(20), primary_key=True),
+        sa.Column("ex_date", sa.Date(), primary_key=True),
+        sa.Column("cash_per_share", sa.Float(), nullable=False),
+    )
+    op.create_table(
         "news_items",
         sa.Column("id", sa.Integer(), primary_key=True, autoincrement=True),
         sa.Column("symbol", sa.String(20), nullable=False),
@@ -107,8 +113,8 @@ def upgrade() -> None:
         sa.Column("source", sa.String(200)),
         sa.UniqueConstraint("symbol", "url", name="uq_news_items_symbol_url"),
     )
-    op.create_index("ix_news_items_symbol", "news_items", ["symbol"])
     op.create_index("ix_news_items_published_at", "news_items", ["published_at"])
+    op.create_index("ix_news_items_symbol", "news_items", ["symbol"])
     op.create_table(
         "filings",
         sa.Column("symbol", sa.String(20), primary_key=True),
@@ -144,6 +150,7 @@ def downgrade() -> None:
     op.drop_table("sync_failures")
     op.drop_table("filings")
     op.drop_table("news_items")
+    op.drop_table("dividends")
     op.drop_table("financial_reports")
     op.drop_table("daily_valuations")
     op.drop_table("daily_bars")
