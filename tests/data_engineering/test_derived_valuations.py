@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from stockdesk.data_engineering.application.derived_valuations import derive_valuations
-from stockdesk.data_engineering.domain.ttm import ttm
+from stockdesk.shared.finance import ttm
 
 REPORTS = pd.DataFrame(
     {

@@ -16,7 +16,7 @@ import pandas as pd
 
 from stockdesk.data_engineering.domain import frames as F
 from stockdesk.data_engineering.domain.ports import IMarketDataRepository
-from stockdesk.data_engineering.domain.ttm import ttm
+from stockdesk.shared.finance import ttm
 
 
 def _latest_versions(financials: pd.DataFrame) -> pd.DataFrame:

@@ -1,13 +1,22 @@
-"""Trailing-twelve-month figures from year-to-date reports (how A-share and SEC reports are stated).
+"""Finance arithmetic shared by every context (the data store and the experts compute alike).
 
+TTM figures from year-to-date reports (how A-share and SEC reports are stated):
 TTM = latest YTD + last annual - same-period-last-year YTD; an annual report is its own TTM.
 Vectorised: one merge per term, no loops over rows.
 """
 
 from __future__ import annotations
 
+from decimal import ROUND_HALF_UP, Decimal
+
 import numpy as np
 import pandas as pd
+
+
+def round_half_up(value: float, digits: int = 0) -> float:
+    """Commercial rounding (2.5 -> 3), unlike Python's round() which rounds half to even."""
+    quantum = Decimal(1).scaleb(-digits)
+    return float(Decimal(repr(value)).quantize(quantum, rounding=ROUND_HALF_UP))
 
 
 def ttm(reports: pd.DataFrame, value: str) -> pd.Series:
