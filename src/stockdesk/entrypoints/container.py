@@ -7,6 +7,7 @@ from functools import cached_property
 from stockdesk.data_engineering.container import DataEngineeringContainer
 from stockdesk.llm_platform.application.llm_service import LLMService
 from stockdesk.llm_platform.container import build_llm_service
+from stockdesk.research.container import ResearchContainer
 from stockdesk.shared.config import Settings, get_settings
 from stockdesk.shared.db import Database
 
@@ -25,6 +26,16 @@ class AppContainer:
     @cached_property
     def data(self) -> DataEngineeringContainer:
         return DataEngineeringContainer(self.settings, self.database)
+
+    @cached_property
+    def research(self) -> ResearchContainer:
+        data = self.data
+        return ResearchContainer(
+            basic_info=data.stock_basic_info,
+            valuations=data.valuations,
+            finance=data.finance,
+            llm_service=lambda: self.llm_service,
+        )
 
     @cached_property
     def llm_service(self) -> LLMService:

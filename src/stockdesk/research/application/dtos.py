@@ -1,0 +1,32 @@
+"""Results research hands to callers (Coordinator, REST, CLI): parsed fields plus the audit trail."""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from stockdesk.research.domain.dtos.expert import GroundingReport, GuardReport
+from stockdesk.research.domain.dtos.valuation import IntrinsicValueRange
+
+
+class ExpertTrace(BaseModel):
+    """Put in by code, not by the model: what was sent, what came back, what the guards found."""
+
+    symbol: str
+    as_of: date
+    input: str = Field(description="the user prompt sent to the model")
+    output: str = Field(description="the model's raw answer")
+    grounding: GroundingReport
+    guards: GuardReport
+
+
+class ValuationModelerResultDTO(ExpertTrace):
+    valuation_verdict: str
+    confidence_score: float
+    estimated_intrinsic_value_range: IntrinsicValueRange
+    key_evidence: list[str]
+    risk_factors: list[str]
+    reasoning_summary: str
+    valuation_indicators: dict[str, Any]

@@ -1,0 +1,99 @@
+"""Guards no other research desk has: grounding of quoted numbers, and no trade instructions.
+
+Every number an expert writes in its evidence or reasoning must be one the snapshot gave it
+(allowing rounding and percent formatting); research experts must not tell anyone to buy or sell.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from typing import Any
+
+from stockdesk.research.domain.dtos.expert import GroundingReport
+
+_NUMBER = re.compile(r"(?<![\w.])[-+]?\d{1,3}(?:,\d{3})+(?:\.\d+)?|(?<![\w.])[-+]?\d+(?:\.\d+)?")
+_DATE = re.compile(r"\d{4}[-/年.]\d{1,2}(?:[-/月.]\d{1,2}日?)?|\d{4}\s?[Qq][1-4]|[Qq][1-4]|\d{8}")
+_YEAR = re.compile(r"^(19|20)\d{2}$")
+SMALL_INTEGER_LIMIT = 12  # "4 个季度", "3 年": counts and ordinals are not data claims ...
+_MEASURE_AFTER = re.compile(r"\s*(?:%|％|分位|倍|pp|个百分点)")  # ... but "5%" and "5 分位" are
+
+TRADE_INSTRUCTION_PATTERNS = [
+    r"建议(?:买入|卖出|增持|减持|加仓|减仓|清仓|持有)",
+    r"立即(?:建仓|买入|卖出|清仓|加仓)",
+    r"(?:逢低|逢高)(?:买入|卖出|吸纳)",
+    r"(?:满仓|清仓|重仓)",
+    r"买入评级|卖出评级",
+    r"\b(?:buy|sell) now\b",
+    r"\bstrong (?:buy|sell)\b",
+    r"\b(?:we |i )?recommend (?:buying|selling)\b",
+    r"\bshould (?:buy|sell)\b",
+]
+_TRADE = re.compile("|".join(TRADE_INSTRUCTION_PATTERNS), re.IGNORECASE)
+
+
+def _decimals(token: str) -> int:
+    return len(token.split(".", 1)[1]) if "." in token else 0
+
+
+def numbers_in_text(text: str) -> list[str]:
+    """Numeric tokens a reader would take as data claims (dates, years, small counts excluded)."""
+    cleaned = _DATE.sub(" ", text)
+    tokens = []
+    for match in _NUMBER.finditer(cleaned):
+        plain = match.group(0).replace(",", "").lstrip("+")
+        if _YEAR.match(plain):
+            continue
+        is_measure = bool(_MEASURE_AFTER.match(cleaned, match.end()))
+        if "." not in plain and abs(int(plain)) <= SMALL_INTEGER_LIMIT and not is_measure:
+            continue
+        tokens.append(plain)
+    return tokens
+
+
+def snapshot_numbers(snapshot: Any) -> list[float]:
+    """Every number in a snapshot (nested dicts/lists; numbers inside strings like '同比上升 2.2%')."""
+    found: list[float] = []
+
+    def visit(value: Any) -> None:
+        if isinstance(value, bool):
+            return
+        if isinstance(value, (int, float)):
+            found.append(float(value))
+        elif isinstance(value, str):
+            found.extend(float(t.replace(",", "")) for t in _NUMBER.findall(value))
+        elif isinstance(value, dict):
+            for item in value.values():
+                visit(item)
+        elif isinstance(value, (list, tuple)):
+            for item in value:
+                visit(item)
+
+    visit(snapshot)
+    return found
+
+
+def is_grounded(token: str, known: Iterable[float]) -> bool:
+    value = float(token)
+    tolerance = 0.5 * 10 ** (-_decimals(token)) + 1e-9
+    for number in known:
+        for candidate in (number, number * 100, number / 100, abs(number)):
+            if abs(candidate - value) <= tolerance or abs(round(candidate, _decimals(token)) - value) <= 1e-9:
+                return True
+    return False
+
+
+def check_grounding(texts: Iterable[str], snapshot: Any) -> GroundingReport:
+    known = snapshot_numbers(snapshot)
+    checked = 0
+    ungrounded: list[str] = []
+    for text in texts:
+        for token in numbers_in_text(text):
+            checked += 1
+            if not is_grounded(token, known) and token not in ungrounded:
+                ungrounded.append(token)
+    return GroundingReport(numbers_checked=checked, ungrounded=ungrounded)
+
+
+def trade_instructions(texts: Iterable[str]) -> list[str]:
+    return sorted({m.group(0) for text in texts for m in _TRADE.finditer(text)})

@@ -1,0 +1,72 @@
+"""ValuationModelerService: the valuation expert's own application entry point (spec requirement 1)."""
+
+from __future__ import annotations
+
+from datetime import date
+
+from stockdesk.research.application.dtos import ValuationModelerResultDTO
+from stockdesk.research.application.expert_runner import run_guarded
+from stockdesk.research.domain.dtos.valuation import ValuationModelOutput, ValuationSnapshotDTO
+from stockdesk.research.domain.ports.valuation import (
+    IValuationDataPort,
+    IValuationModelerAgentPort,
+    IValuationSnapshotBuilder,
+)
+from stockdesk.shared.errors import BadRequestException, NotFoundException
+
+
+def require_symbol(symbol: str | None) -> str:
+    if symbol is None or not symbol.strip():
+        raise BadRequestException("symbol is required (e.g. 600519.SH)", code="SYMBOL_REQUIRED")
+    return symbol.strip()
+
+
+def valuation_texts(output: ValuationModelOutput) -> list[str]:
+    """The fields whose numbers must be grounded and which must carry no trade instruction."""
+    return [*output.key_evidence, *output.risk_factors, output.reasoning_summary]
+
+
+class ValuationModelerService:
+    def __init__(
+        self,
+        data: IValuationDataPort,
+        snapshot_builder: IValuationSnapshotBuilder,
+        agent: IValuationModelerAgentPort,
+    ):
+        self._data = data
+        self._builder = snapshot_builder
+        self._agent = agent
+
+    def build_snapshot(self, symbol: str, as_of: date | None = None) -> ValuationSnapshotDTO:
+        """Input checks, then the snapshot (no LLM call): used by `run` and by `--snapshot-only`."""
+        symbol = require_symbol(symbol)
+        day = as_of or date.today()
+        overview = self._data.get_stock_overview(symbol, day)
+        if overview is None:
+            raise NotFoundException(f"该标的不存在: {symbol}", code="STOCK_NOT_FOUND")
+        finance = self._data.get_finance_records(overview.symbol, day)
+        if not finance:
+            raise BadRequestException(
+                f"该标的无财务数据，请先同步: {overview.symbol}", code="NO_FINANCIAL_DATA"
+            )
+        dailies = self._data.get_valuation_dailies(overview.symbol, day)
+        return self._builder.build(overview, dailies, finance, day)
+
+    def run(self, symbol: str, as_of: date | None = None) -> ValuationModelerResultDTO:
+        snapshot = self.build_snapshot(symbol, as_of)
+        answer, guards = run_guarded(
+            lambda feedback: self._agent.analyze(snapshot, feedback),
+            valuation_texts,
+            snapshot.model_dump(mode="json"),
+            expert="valuation_modeler",
+        )
+        return ValuationModelerResultDTO(
+            **answer.parsed.model_dump(),
+            symbol=snapshot.symbol,
+            as_of=snapshot.as_of,
+            input=answer.input,
+            output=answer.output,
+            valuation_indicators=snapshot.model_dump(mode="json"),
+            grounding=guards.grounding,
+            guards=guards,
+        )

@@ -1,0 +1,1 @@
+"""Research DTOs: expert inputs, snapshots (numbers computed in code) and expert results."""

@@ -1,0 +1,36 @@
+"""What every research expert shares: the agent's answer, guard reports, the symmetric result."""
+
+from __future__ import annotations
+
+from typing import Generic, TypeVar
+
+from pydantic import BaseModel, Field
+
+T = TypeVar("T", bound=BaseModel)
+
+
+class AgentAnswer(BaseModel, Generic[T]):
+    """One LLM round: the prompt sent, the raw text back, and the parsed object."""
+
+    input: str
+    output: str
+    parsed: T
+    tokens: int = 0
+
+
+class GroundingReport(BaseModel):
+    """Numbers quoted in the expert's text, checked against the snapshot it was given."""
+
+    numbers_checked: int = 0
+    ungrounded: list[str] = Field(default_factory=list)
+
+    @property
+    def passed(self) -> bool:
+        return not self.ungrounded
+
+
+class GuardReport(BaseModel):
+    grounding: GroundingReport = Field(default_factory=GroundingReport)
+    trade_instructions: list[str] = Field(default_factory=list, description="phrases that were detected")
+    retried: bool = False
+    flagged: bool = Field(default=False, description="a guard still failed after the one retry")

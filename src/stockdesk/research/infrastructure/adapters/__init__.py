@@ -1,0 +1,1 @@
+"""Adapters: research ports implemented over other contexts' application interfaces."""

@@ -1,0 +1,82 @@
+"""IValuationDataPort over data_engineering's use cases; converts their DTOs into research inputs."""
+
+from __future__ import annotations
+
+from datetime import date, timedelta
+
+from stockdesk.data_engineering.application import (
+    GetFinanceForTickerUseCase,
+    GetStockBasicInfoUseCase,
+    GetValuationDailiesForTickerUseCase,
+)
+from stockdesk.research.domain.dtos.valuation import (
+    FinanceRecordInput,
+    StockOverviewInput,
+    ValuationDailyInput,
+)
+from stockdesk.research.domain.ports.valuation import IValuationDataPort
+
+HISTORY_DAYS = 3 * 366 + 7  # a little more than the 3-year percentile window
+
+
+class ValuationDataAdapter(IValuationDataPort):
+    def __init__(
+        self,
+        basic_info: GetStockBasicInfoUseCase,
+        valuations: GetValuationDailiesForTickerUseCase,
+        finance: GetFinanceForTickerUseCase,
+    ):
+        self._basic_info = basic_info
+        self._valuations = valuations
+        self._finance = finance
+
+    def get_stock_overview(self, symbol: str, as_of: date) -> StockOverviewInput | None:
+        security = self._basic_info.execute(symbol)
+        if security is None:
+            return None
+        latest = self._valuations.execute(security.symbol, as_of=as_of, start=_history_start(as_of))
+        last = latest[-1] if latest else None
+        return StockOverviewInput(
+            symbol=security.symbol,
+            stock_name=security.name or security.symbol,
+            industry=security.industry,
+            third_code=(security.provider_codes or {}).get("tushare"),
+            currency=security.currency,
+            trade_date=last.trade_date if last else None,
+            close=last.close if last else None,
+            total_mv=last.total_mv if last else None,
+            pe_ttm=last.pe_ttm if last else None,
+            pb=last.pb if last else None,
+            ps_ttm=last.ps_ttm if last else None,
+            dv_ratio=(last.dv_ratio if last.dv_ratio is not None else last.dv_ttm) if last else None,
+        )
+
+    def get_valuation_dailies(self, symbol: str, as_of: date) -> list[ValuationDailyInput]:
+        rows = self._valuations.execute(symbol, as_of=as_of, start=_history_start(as_of))
+        return [
+            ValuationDailyInput(
+                trade_date=r.trade_date, close=r.close, pe_ttm=r.pe_ttm, pb=r.pb, ps_ttm=r.ps_ttm
+            )
+            for r in rows
+        ]
+
+    def get_finance_records(self, symbol: str, as_of: date) -> list[FinanceRecordInput]:
+        reports = self._finance.execute(symbol, as_of=as_of, limit=12)
+        return [
+            FinanceRecordInput(
+                end_date=r.end_date,
+                ann_date=r.ann_date,
+                eps=r.eps,
+                bps=r.bps,
+                roe=r.roe,
+                grossprofit_margin=r.grossprofit_margin,
+                netprofit_margin=r.netprofit_margin,
+                debt_to_assets=r.debt_to_assets,
+                profit_dedt=r.profit_dedt,
+            )
+            for r in reports
+        ]
+
+
+def _history_start(as_of: date) -> date:
+    return as_of - timedelta(days=HISTORY_DAYS)

@@ -1,0 +1,1 @@
+"""Valuation modeler agent (spec: research-valuation-modeler)."""

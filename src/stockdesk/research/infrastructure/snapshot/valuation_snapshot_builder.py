@@ -1,0 +1,193 @@
+"""Valuation snapshot: percentiles, PEG, Graham number, margins, computed in code (vectorised).
+
+Definitions (issue #4, fixing the spec's looser wording):
+- percentile window: trading days in (as_of - 3 calendar years, as_of]; valid = present and > 0;
+  fewer than 60 valid -> N/A; rank = count(valid <= current); percentile = round-half-up(rank / n * 100).
+- growth_rate_avg: mean of the 4 most recent YoY growths of profit_dedt (each period against the same
+  period a year earlier, year-to-date vs year-to-date), skipping a missing or zero prior.
+- PEG = pe_ttm / growth_rate_avg; N/A when growth <= 0 or pe_ttm <= 0.
+- Graham = sqrt(22.5 x EPS_TTM x BPS) with EPS_TTM = latest YTD + last annual - same period last year.
+- gross margin trend: latest period vs the same period a year earlier, in percentage points.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from datetime import date
+
+import numpy as np
+import pandas as pd
+
+from stockdesk.research.domain.dtos.valuation import (
+    NA,
+    FinanceRecordInput,
+    Num,
+    StockOverviewInput,
+    ValuationDailyInput,
+    ValuationSnapshotDTO,
+)
+from stockdesk.research.domain.ports.valuation import IValuationSnapshotBuilder
+from stockdesk.shared.finance import round_half_up, ttm
+
+logger = logging.getLogger(__name__)
+
+MIN_HISTORY = 60
+HISTORY_YEARS = 3
+GROWTH_PERIODS = 4
+YI = 1e8  # 亿
+
+# Sanity bounds: a value outside becomes N/A with a WARNING naming field, value and symbol.
+BOUNDS: dict[str, tuple[float, float]] = {
+    "current_price": (0.0, 1e6),
+    "total_mv": (0.0, 1e15),
+    "pe_ttm": (0.0, 5000.0),
+    "pb": (0.0, 500.0),
+    "ps_ttm": (0.0, 1000.0),
+    "dv_ratio": (0.0, 100.0),
+    "gross_margin": (-1000.0, 100.0),
+    "net_margin": (-1000.0, 100.0),
+    "roe": (-1000.0, 1000.0),
+    "debt_to_assets": (0.0, 1000.0),
+}
+
+
+def bounded(field: str, value: float | None, symbol: str, digits: int = 2) -> Num:
+    """Rounded value, or N/A when missing or outside its sanity bounds (logged)."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return NA
+    low, high = BOUNDS[field]
+    if not low < value <= high:
+        logger.warning(
+            "valuation snapshot: %s=%r out of range (%s, %s] for %s -> N/A", field, value, low, high, symbol
+        )
+        return NA
+    return round_half_up(value, digits)
+
+
+def percentile(series: pd.Series, current: float | None) -> Num:
+    """Percentile rank of `current` within the valid (positive) values of `series`."""
+    values = pd.to_numeric(series, errors="coerce").to_numpy(dtype="float64")
+    valid = values[np.isfinite(values) & (values > 0)]
+    if len(valid) < MIN_HISTORY or current is None or not np.isfinite(current) or current <= 0:
+        return NA
+    rank = int(np.count_nonzero(valid <= current))
+    return int(round_half_up(rank / len(valid) * 100))
+
+
+def _finance_frame(finance: list[FinanceRecordInput]) -> pd.DataFrame:
+    columns = list(FinanceRecordInput.model_fields)
+    frame = pd.DataFrame([f.model_dump() for f in finance], columns=columns)
+    frame["end_date"] = pd.to_datetime(frame["end_date"])
+    frame = frame.sort_values("end_date").drop_duplicates("end_date", keep="last").reset_index(drop=True)
+    frame["symbol"] = "_"
+    return frame
+
+
+def yoy_growth(frame: pd.DataFrame, column: str) -> pd.Series:
+    """(cur - prior) / |prior| x 100 against the same period a year earlier; NaN where no valid prior."""
+    prior = frame[["end_date", column]].copy()
+    prior["end_date"] = prior["end_date"] + pd.DateOffset(years=1)
+    merged = frame[["end_date", column]].merge(prior, on="end_date", how="left", suffixes=("", "_prior"))
+    cur, before = merged[column].astype("float64"), merged[f"{column}_prior"].astype("float64")
+    growth = (cur - before) / before.abs() * 100
+    return growth.where(before.notna() & (before != 0)).set_axis(frame.index)
+
+
+def gross_margin_trend(frame: pd.DataFrame) -> str:
+    """ "同比上升 x%" / "同比下降 x%" / "持平" (percentage points), N/A without a year-earlier margin."""
+    if frame.empty:
+        return NA
+    latest = frame.iloc[-1]
+    prior_date = latest["end_date"] - pd.DateOffset(years=1)
+    prior = frame.loc[frame["end_date"] == prior_date, "grossprofit_margin"]
+    if pd.isna(latest["grossprofit_margin"]) or prior.empty or pd.isna(prior.iloc[0]):
+        return NA
+    change = round_half_up(float(latest["grossprofit_margin"]) - float(prior.iloc[0]), 1)
+    if change > 0:
+        return f"同比上升 {change:.1f}%"
+    if change < 0:
+        return f"同比下降 {abs(change):.1f}%"
+    return "持平"
+
+
+class ValuationSnapshotBuilder(IValuationSnapshotBuilder):
+    def build(
+        self,
+        overview: StockOverviewInput,
+        dailies: list[ValuationDailyInput],
+        finance: list[FinanceRecordInput],
+        as_of: date,
+    ) -> ValuationSnapshotDTO:
+        symbol = overview.symbol
+        history = pd.DataFrame(
+            [d.model_dump() for d in dailies], columns=list(ValuationDailyInput.model_fields)
+        )
+        history["trade_date"] = pd.to_datetime(history["trade_date"])
+        end = pd.Timestamp(as_of)
+        window = history[
+            (history["trade_date"] > end - pd.DateOffset(years=HISTORY_YEARS))
+            & (history["trade_date"] <= end)
+        ]
+
+        fin = _finance_frame(finance)
+        latest = fin.iloc[-1] if not fin.empty else None
+        growth = yoy_growth(fin, "profit_dedt").dropna() if not fin.empty else pd.Series(dtype="float64")
+        recent = growth.iloc[-GROWTH_PERIODS:]
+        growth = float(recent.mean()) if len(recent) else float("nan")
+        growth_avg: Num = round_half_up(growth, 2) if len(recent) else NA
+
+        pe_ttm = bounded("pe_ttm", overview.pe_ttm, symbol)
+        peg: Num = NA
+        if len(recent) and growth > 0 and isinstance(pe_ttm, float) and pe_ttm > 0 and overview.pe_ttm:
+            peg = round_half_up(overview.pe_ttm / growth, 2)  # from unrounded inputs
+
+        eps_ttm = float(ttm(fin, "eps").iloc[-1]) if latest is not None else float("nan")
+        bps = float(latest["bps"]) if latest is not None and pd.notna(latest["bps"]) else float("nan")
+        price = bounded("current_price", overview.close, symbol)
+        graham: Num = NA
+        margin: Num = NA
+        if np.isfinite(eps_ttm) and np.isfinite(bps) and eps_ttm > 0 and bps > 0:
+            graham_value = math.sqrt(22.5 * eps_ttm * bps)
+            graham = round_half_up(graham_value, 2)
+            if isinstance(price, float) and price > 0:
+                margin = round_half_up((graham_value - price) / price * 100, 1)
+
+        total_mv = bounded("total_mv", overview.total_mv, symbol)
+        return ValuationSnapshotDTO(
+            symbol=symbol,
+            stock_name=overview.stock_name,
+            industry=overview.industry or NA,
+            as_of=as_of,
+            trade_date=overview.trade_date.isoformat() if overview.trade_date else NA,
+            current_price=price,
+            total_mv=round_half_up(total_mv / YI, 2) if isinstance(total_mv, float) else NA,
+            currency=overview.currency or NA,
+            pe_ttm=pe_ttm,
+            pb=bounded("pb", overview.pb, symbol),
+            ps_ttm=bounded("ps_ttm", overview.ps_ttm, symbol),
+            dv_ratio=bounded("dv_ratio", overview.dv_ratio, symbol),
+            pe_percentile=percentile(window["pe_ttm"], overview.pe_ttm),
+            pb_percentile=percentile(window["pb"], overview.pb),
+            ps_percentile=percentile(window["ps_ttm"], overview.ps_ttm),
+            history_days=len(window),
+            growth_rate_avg=growth_avg,
+            growth_periods=len(recent),
+            peg_ratio=peg,
+            eps_ttm=round_half_up(eps_ttm, 4) if np.isfinite(eps_ttm) else NA,
+            bps=round_half_up(bps, 4) if np.isfinite(bps) else NA,
+            graham_intrinsic_val=graham,
+            graham_safety_margin=margin,
+            gross_margin=bounded("gross_margin", _get(latest, "grossprofit_margin"), symbol),
+            gross_margin_trend=gross_margin_trend(fin),
+            roe=bounded("roe", _get(latest, "roe"), symbol),
+            net_margin=bounded("net_margin", _get(latest, "netprofit_margin"), symbol),
+            debt_to_assets=bounded("debt_to_assets", _get(latest, "debt_to_assets"), symbol),
+            latest_report_period=latest["end_date"].date().isoformat() if latest is not None else NA,
+        )
+
+
+def _get(row: pd.Series | None, column: str) -> float | None:
+    if row is None or pd.isna(row[column]):
+        return None
+    return float(row[column])

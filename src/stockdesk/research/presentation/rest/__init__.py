@@ -1,0 +1,1 @@
+"""REST routes of the research experts (symmetric responses: input, output, <expert>_indicators)."""

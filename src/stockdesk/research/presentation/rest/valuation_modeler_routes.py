@@ -1,0 +1,37 @@
+"""GET /api/v1/research/valuation-model: the valuation modeler over HTTP, ports injected by FastAPI."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import date
+
+from fastapi import APIRouter, Depends, Query
+
+from stockdesk.research.application.dtos import ValuationModelerResultDTO
+from stockdesk.research.application.valuation_modeler_service import ValuationModelerService
+from stockdesk.research.domain.ports.valuation import (
+    IValuationDataPort,
+    IValuationModelerAgentPort,
+    IValuationSnapshotBuilder,
+)
+
+
+def build_valuation_router(
+    get_data_port: Callable[[], IValuationDataPort],
+    get_snapshot_builder: Callable[[], IValuationSnapshotBuilder],
+    get_agent: Callable[[], IValuationModelerAgentPort],
+) -> APIRouter:
+    router = APIRouter(tags=["research"])
+
+    @router.get("/research/valuation-model", response_model=ValuationModelerResultDTO)
+    def valuation_model(
+        symbol: str = Query("", description="e.g. 600519.SH"),
+        as_of: date | None = Query(None, description="analysis date; default today"),
+        data: IValuationDataPort = Depends(get_data_port),
+        builder: IValuationSnapshotBuilder = Depends(get_snapshot_builder),
+        agent: IValuationModelerAgentPort = Depends(get_agent),
+    ) -> ValuationModelerResultDTO:
+        """Valuation verdict plus `input` (prompt), `output` (raw model text), `valuation_indicators`."""
+        return ValuationModelerService(data, builder, agent).run(symbol, as_of)
+
+    return router

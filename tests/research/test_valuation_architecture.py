@@ -1,0 +1,97 @@
+"""How the valuation modeler is wired: ports, prompt resources, application interfaces."""
+
+from __future__ import annotations
+
+import ast
+import inspect
+from datetime import date
+from importlib import resources
+from pathlib import Path
+
+import stockdesk.research.application.valuation_modeler_service as service_module
+from stockdesk.llm_platform.infrastructure.scripted import ScriptedProvider
+from stockdesk.research.application.valuation_modeler_service import ValuationModelerService
+from stockdesk.research.domain.dtos.valuation import ValuationSnapshotDTO
+from stockdesk.research.domain.ports.valuation import IValuationSnapshotBuilder
+from stockdesk.research.infrastructure.adapters.llm_adapter import LLMAdapter
+from stockdesk.research.infrastructure.agents.valuation_modeler.agent import ValuationModelerAgent
+from stockdesk.research.infrastructure.snapshot.valuation_snapshot_builder import ValuationSnapshotBuilder
+from tests.conftest import scripted_service
+from tests.research.support import AS_OF, overview, valuation_answer
+from tests.research.test_valuation_service import InMemoryValuationData, finance_records
+
+PROMPTS = "stockdesk.research.infrastructure.agents.valuation_modeler"
+
+
+def imported_modules(module: object) -> set[str]:
+    tree = ast.parse(inspect.getsource(module))
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            names.add(node.module)
+        elif isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+    return names
+
+
+def test_snapshot_comes_through_the_port():
+    """通过 Port 获取估值快照: the service uses whatever IValuationSnapshotBuilder it is given."""
+
+    class CountingBuilder(IValuationSnapshotBuilder):
+        calls = 0
+
+        def build(self, overview_, dailies, finance, as_of) -> ValuationSnapshotDTO:  # type: ignore[override]
+            CountingBuilder.calls += 1
+            return ValuationSnapshotBuilder().build(overview_, dailies, finance, as_of)
+
+    agent = ValuationModelerAgent(LLMAdapter(scripted_service(ScriptedProvider([valuation_answer()]))))
+    service = ValuationModelerService(
+        InMemoryValuationData(overview(), finance_records()), CountingBuilder(), agent
+    )
+    service.run("600001.SH", AS_OF)
+    assert CountingBuilder.calls == 1
+    assert not any("infrastructure" in name for name in imported_modules(service_module))
+
+
+def test_llm_is_called_through_the_agent_port():
+    """调用 LLM: the application layer never imports llm_platform's router, registry or adapters."""
+    modules = imported_modules(service_module)
+    assert not any(name.startswith("stockdesk.llm_platform") for name in modules)
+    agent_modules = imported_modules(inspect.getmodule(ValuationModelerAgent))
+    assert "stockdesk.research.domain.ports.llm" in agent_modules
+    assert not any(name.startswith("stockdesk.llm_platform") for name in agent_modules)
+
+
+def test_prompts_are_loaded_from_resources():
+    """Prompt 从资源加载: system.md and user.md beside the agent, not strings in code."""
+    base = resources.files(PROMPTS).joinpath("prompts")
+    system, user = base.joinpath("system.md").read_text("utf-8"), base.joinpath("user.md").read_text("utf-8")
+    agent = ValuationModelerAgent(LLMAdapter(scripted_service(ScriptedProvider([valuation_answer()]))))
+    assert agent._prompts.system == system.strip()
+    for placeholder in ("{stock_name}", "{pe_percentile}", "{peg_ratio}", "{graham_intrinsic_val}"):
+        assert placeholder in user
+    source = Path(inspect.getfile(ValuationModelerAgent)).read_text("utf-8")
+    assert "禁止" not in source and "估值" not in source  # no prompt text in the code
+
+
+def test_data_port_uses_data_engineering_use_cases():
+    """获取股票信息与市场数据: the adapter depends on data_engineering's application interface only."""
+    from stockdesk.research.infrastructure.adapters import valuation_data_adapter
+
+    modules = imported_modules(valuation_data_adapter)
+    assert "stockdesk.data_engineering.application" in modules
+    assert not any(m.startswith("stockdesk.data_engineering.") and ".application" not in m for m in modules)
+    params = inspect.signature(valuation_data_adapter.ValuationDataAdapter).parameters
+    assert [p.annotation for p in params.values()] == [
+        "GetStockBasicInfoUseCase", "GetValuationDailiesForTickerUseCase", "GetFinanceForTickerUseCase",
+    ]  # fmt: skip
+
+
+def test_as_of_bounds_every_window():
+    data = InMemoryValuationData(overview(), finance_records())
+    agent = ValuationModelerAgent(LLMAdapter(scripted_service(ScriptedProvider([valuation_answer()]))))
+    snapshot = ValuationModelerService(data, ValuationSnapshotBuilder(), agent).build_snapshot(
+        "600001.SH", AS_OF
+    )
+    assert snapshot.as_of == AS_OF and snapshot.latest_report_period <= AS_OF.isoformat()
+    assert date.fromisoformat(snapshot.trade_date) <= AS_OF
