@@ -26,12 +26,12 @@ demo: $(STAMP_DEMO)
 	$(BIN)/stockdesk llm ping
 
 test: $(STAMP_DEV)
-	$(BIN)/ruff check src tests benchmarks
-	$(BIN)/ruff format --check src tests benchmarks
+	$(BIN)/ruff check src tests benchmarks scripts
+	$(BIN)/ruff format --check src tests benchmarks scripts
 	$(BIN)/python -m pytest
 
 lint: $(STAMP_DEV)
-	$(BIN)/ruff check src tests benchmarks
+	$(BIN)/ruff check src tests benchmarks scripts
 	$(BIN)/lint-imports
 
 clean:
