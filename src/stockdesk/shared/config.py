@@ -95,6 +95,9 @@ class Settings(BaseSettings):
     local_n_ctx: int = 8192
     local_threads: int = Field(default_factory=lambda: max(1, os.cpu_count() or 1))
     local_parallel_slots: int = 1
+    local_timeout_seconds: float = Field(
+        default=900.0, description="Per call on the embedded model (2 CPU cores: 30-120 s is normal)."
+    )
 
     @field_validator("home", mode="before")
     @classmethod
@@ -152,7 +155,14 @@ class Settings(BaseSettings):
         has_remote = any(a.provider != "embedded" for a in aliases)
         has_local = any(a.provider == "embedded" for a in aliases)
         if not has_local and (not has_remote or self.llm_fallback_to_local):
-            aliases.append(LLMAliasConfig(name=EMBEDDED_ALIAS, provider="embedded", priority=1000))
+            aliases.append(
+                LLMAliasConfig(
+                    name=EMBEDDED_ALIAS,
+                    provider="embedded",
+                    priority=1000,
+                    timeout_seconds=self.local_timeout_seconds,
+                )
+            )
         return sorted(aliases, key=lambda a: a.priority)
 
     def redacted(self) -> dict[str, Any]:

@@ -19,7 +19,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic import BaseModel
-from tenacity import Retrying, retry_if_exception_type, stop_after_attempt, wait_exponential
+from tenacity import (
+    Retrying,
+    retry_if_exception_type,
+    retry_if_not_exception_type,
+    stop_after_attempt,
+    wait_exponential,
+)
 
 from stockdesk.llm_platform.application.budget import TokenBudget
 from stockdesk.llm_platform.application.structured_output import (
@@ -39,6 +45,7 @@ from stockdesk.llm_platform.domain.dtos import (
 from stockdesk.llm_platform.domain.exceptions import (
     LLMOutputParseError,
     LLMProviderError,
+    LLMTimeoutError,
     LLMTransientError,
     UnknownAliasError,
 )
@@ -260,7 +267,8 @@ class LLMService:
         retrying = Retrying(
             stop=stop_after_attempt(self._options.max_retries + 1),
             wait=wait_exponential(multiplier=self._options.backoff_seconds, max=30),
-            retry=retry_if_exception_type(LLMTransientError),
+            # a timed-out request would time out again: fail over instead of resending it
+            retry=retry_if_exception_type(LLMTransientError) & retry_if_not_exception_type(LLMTimeoutError),
             reraise=True,
         )
         for attempt in retrying:

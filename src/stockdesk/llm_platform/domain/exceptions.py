@@ -11,6 +11,7 @@ from stockdesk.shared.errors import (
 __all__ = [
     "LLMOutputParseError",
     "LLMProviderError",
+    "LLMTimeoutError",
     "LLMTransientError",
     "LocalModelError",
     "TokenBudgetExceededError",
@@ -32,6 +33,12 @@ class LLMTransientError(LLMProviderError):
     """Timeout, connection error or 5xx: worth a retry, then a fail-over to the next alias."""
 
     code = "LLM_UNAVAILABLE"
+
+
+class LLMTimeoutError(LLMTransientError):
+    """The provider did not answer in time: fail over, but do not resend the same request to it."""
+
+    code = "LLM_TIMEOUT"
 
 
 class LocalModelError(ConfigurationError):

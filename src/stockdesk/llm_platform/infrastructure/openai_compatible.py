@@ -12,7 +12,7 @@ from typing import Any
 import openai
 
 from stockdesk.llm_platform.domain.dtos import CompletionRequest, CompletionResponse, TokenUsage
-from stockdesk.llm_platform.domain.exceptions import LLMProviderError, LLMTransientError
+from stockdesk.llm_platform.domain.exceptions import LLMProviderError, LLMTimeoutError, LLMTransientError
 from stockdesk.llm_platform.domain.ports import ILLMProvider
 
 logger = logging.getLogger(__name__)
@@ -54,9 +54,7 @@ class OpenAICompatibleProvider(ILLMProvider):
         try:
             completion = self._client.chat.completions.create(**kwargs)
         except openai.APITimeoutError as exc:
-            raise LLMTransientError(
-                f"{self.name} did not answer within {request.timeout_seconds:g} s"
-            ) from exc
+            raise LLMTimeoutError(f"{self.name} did not answer within {request.timeout_seconds:g} s") from exc
         except openai.APIConnectionError as exc:
             raise LLMTransientError(
                 f"cannot reach {self.name} at {self.base_url} ({exc}); check its base_url and that it is up"

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import date
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field
 
@@ -86,8 +86,8 @@ class ValuationSnapshotDTO(BaseModel):
 
 
 class IntrinsicValueRange(BaseModel):
-    lower_bound: str = Field(max_length=120)
-    upper_bound: str = Field(max_length=120)
+    lower_bound: str = Field(max_length=80)
+    upper_bound: str = Field(max_length=80)
 
 
 class ValuationModelOutput(BaseModel):
@@ -96,9 +96,10 @@ class ValuationModelOutput(BaseModel):
     valuation_verdict: Literal["Undervalued", "Fair", "Overvalued"]
     confidence_score: float = Field(ge=0.0, le=1.0)
     estimated_intrinsic_value_range: IntrinsicValueRange
-    key_evidence: list[str] = Field(min_length=1, max_length=6)
-    risk_factors: list[str] = Field(min_length=1, max_length=6)
-    reasoning_summary: str = Field(min_length=1, max_length=1200)
+    # bounds keep a small local model's grammar-constrained answer short
+    key_evidence: list[Annotated[str, Field(max_length=120)]] = Field(min_length=1, max_length=4)
+    risk_factors: list[Annotated[str, Field(max_length=120)]] = Field(min_length=1, max_length=3)
+    reasoning_summary: str = Field(min_length=1, max_length=300)
 
 
 VERDICT_DISPLAY_LABELS = {"Undervalued": "低估", "Fair": "合理", "Overvalued": "高估"}
