@@ -1,0 +1,54 @@
+"""The one agent mechanism every expert uses: prompt resources + snapshot -> LLM -> parsed answer."""
+
+from __future__ import annotations
+
+import logging
+from typing import Generic, TypeVar
+
+from pydantic import BaseModel
+
+from stockdesk.llm_platform.application.structured_output import parse_structured
+from stockdesk.research.domain.dtos.expert import AgentAnswer
+from stockdesk.research.domain.ports.llm import ILLMPort
+from stockdesk.shared.errors import LLMOutputParseError
+from stockdesk.shared.prompts import load_prompts
+
+logger = logging.getLogger(__name__)
+T = TypeVar("T", bound=BaseModel)
+RAW_LOG_LIMIT = 2000
+FEEDBACK_HEADER = "\n\n## 上一次回答未通过校验，请修正\n"
+
+
+def parse_expert_output(raw: str, model: type[T], expert: str) -> T:
+    """Strip <think>, extract JSON, validate; log the raw output (truncated) and raise on failure."""
+    try:
+        parsed = parse_structured(raw, model)
+    except LLMOutputParseError as exc:
+        logger.error("%s output rejected: %s; raw=%r", expert, exc.message, raw[:RAW_LOG_LIMIT])
+        raise
+    assert isinstance(parsed, model)
+    return parsed
+
+
+class StructuredAgent(Generic[T]):
+    """Fills `<package>/prompts/user.md` from a snapshot with str.format() and asks for `output_model`."""
+
+    def __init__(self, llm: ILLMPort, *, package: str, output_model: type[T], expert: str):
+        self._llm = llm
+        self._prompts = load_prompts(package)
+        self._model = output_model
+        self._expert = expert
+
+    @property
+    def system_prompt(self) -> str:
+        return self._prompts.system
+
+    def ask(self, snapshot: BaseModel, feedback: str | None = None) -> AgentAnswer[T]:
+        prompt = self._prompts.render_user(**snapshot.model_dump(mode="json"))
+        if feedback:
+            prompt += f"{FEEDBACK_HEADER}{feedback}"
+        reply = self._llm.generate(
+            prompt, self._prompts.system, response_model=self._model, caller=f"research.{self._expert}"
+        )
+        parsed = parse_expert_output(reply.text, self._model, self._expert)
+        return AgentAnswer[T](input=prompt, output=reply.text, parsed=parsed, tokens=reply.tokens)
