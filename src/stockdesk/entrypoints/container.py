@@ -34,6 +34,7 @@ class AppContainer:
             basic_info=data.stock_basic_info,
             valuations=data.valuations,
             finance=data.finance,
+            bars=data.daily_bars,
             llm_service=lambda: self.llm_service,
         )
 

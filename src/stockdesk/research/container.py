@@ -6,21 +6,40 @@ from collections.abc import Callable
 from functools import cached_property
 
 from stockdesk.data_engineering.application import (
+    GetDailyBarsUseCase,
     GetFinanceForTickerUseCase,
     GetStockBasicInfoUseCase,
     GetValuationDailiesForTickerUseCase,
 )
 from stockdesk.llm_platform.application.llm_service import LLMService
+from stockdesk.research.application.financial_auditor_service import FinancialAuditorService
+from stockdesk.research.application.technical_analyst_service import TechnicalAnalystService
 from stockdesk.research.application.valuation_modeler_service import ValuationModelerService
+from stockdesk.research.domain.ports.financial import (
+    IFinancialAuditorAgentPort,
+    IFinancialDataPort,
+    IFinancialSnapshotBuilder,
+)
 from stockdesk.research.domain.ports.llm import ILLMPort
+from stockdesk.research.domain.ports.technical import (
+    ITechnicalAnalystAgentPort,
+    ITechnicalDataPort,
+    ITechnicalSnapshotBuilder,
+)
 from stockdesk.research.domain.ports.valuation import (
     IValuationDataPort,
     IValuationModelerAgentPort,
     IValuationSnapshotBuilder,
 )
+from stockdesk.research.infrastructure.adapters.financial_data_adapter import FinancialDataAdapter
 from stockdesk.research.infrastructure.adapters.llm_adapter import LLMAdapter
+from stockdesk.research.infrastructure.adapters.technical_data_adapter import TechnicalDataAdapter
 from stockdesk.research.infrastructure.adapters.valuation_data_adapter import ValuationDataAdapter
+from stockdesk.research.infrastructure.agents.financial_auditor.agent import FinancialAuditorAgent
+from stockdesk.research.infrastructure.agents.technical_analyst.agent import TechnicalAnalystAgent
 from stockdesk.research.infrastructure.agents.valuation_modeler.agent import ValuationModelerAgent
+from stockdesk.research.infrastructure.snapshot.financial_snapshot_builder import FinancialSnapshotBuilder
+from stockdesk.research.infrastructure.snapshot.technical_snapshot_builder import TechnicalSnapshotBuilder
 from stockdesk.research.infrastructure.snapshot.valuation_snapshot_builder import ValuationSnapshotBuilder
 
 
@@ -31,12 +50,14 @@ class ResearchContainer:
         basic_info: GetStockBasicInfoUseCase,
         valuations: GetValuationDailiesForTickerUseCase,
         finance: GetFinanceForTickerUseCase,
+        bars: GetDailyBarsUseCase,
         llm_service: Callable[[], LLMService],
     ):
         """`llm_service` is a factory: the model is only started when an expert really asks it."""
         self._basic_info = basic_info
         self._valuations = valuations
         self._finance = finance
+        self._bars = bars
         self._llm_service = llm_service
 
     @cached_property
@@ -60,4 +81,42 @@ class ResearchContainer:
     def valuation_modeler(self) -> ValuationModelerService:
         return ValuationModelerService(
             self.valuation_data, self.valuation_snapshot_builder, self.valuation_agent
+        )
+
+    # technical analyst --------------------------------------------------------------------------
+    @cached_property
+    def technical_data(self) -> ITechnicalDataPort:
+        return TechnicalDataAdapter(self._basic_info, self._bars)
+
+    @cached_property
+    def technical_snapshot_builder(self) -> ITechnicalSnapshotBuilder:
+        return TechnicalSnapshotBuilder()
+
+    @cached_property
+    def technical_agent(self) -> ITechnicalAnalystAgentPort:
+        return TechnicalAnalystAgent(self.llm)
+
+    @property
+    def technical_analyst(self) -> TechnicalAnalystService:
+        return TechnicalAnalystService(
+            self.technical_data, self.technical_snapshot_builder, self.technical_agent
+        )
+
+    # financial auditor --------------------------------------------------------------------------
+    @cached_property
+    def financial_data(self) -> IFinancialDataPort:
+        return FinancialDataAdapter(self._basic_info, self._finance)
+
+    @cached_property
+    def financial_snapshot_builder(self) -> IFinancialSnapshotBuilder:
+        return FinancialSnapshotBuilder()
+
+    @cached_property
+    def financial_agent(self) -> IFinancialAuditorAgentPort:
+        return FinancialAuditorAgent(self.llm)
+
+    @property
+    def financial_auditor(self) -> FinancialAuditorService:
+        return FinancialAuditorService(
+            self.financial_data, self.financial_snapshot_builder, self.financial_agent
         )

@@ -8,6 +8,8 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from stockdesk.research.domain.dtos.expert import GroundingReport, GuardReport
+from stockdesk.research.domain.dtos.financial import DimensionAnalysis
+from stockdesk.research.domain.dtos.technical import KeyTechnicalLevels
 from stockdesk.research.domain.dtos.valuation import IntrinsicValueRange
 
 
@@ -30,3 +32,23 @@ class ValuationModelerResultDTO(ExpertTrace):
     risk_factors: list[str]
     reasoning_summary: str
     valuation_indicators: dict[str, Any]
+
+
+class TechnicalAnalystResultDTO(ExpertTrace):
+    signal: str
+    confidence: float
+    key_technical_levels: KeyTechnicalLevels
+    risk_warning: str
+    summary_reasoning: str
+    evidence: list[str]
+    technical_indicators: dict[str, Any]
+
+
+class FinancialAuditorResultDTO(ExpertTrace):
+    financial_score: int
+    signal: str
+    confidence: float
+    dimension_analyses: list[DimensionAnalysis]
+    key_risks: list[str]
+    summary_reasoning: str
+    financial_indicators: dict[str, Any]

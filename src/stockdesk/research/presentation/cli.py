@@ -1,19 +1,28 @@
-"""`stockdesk research ...`: run one expert, or print its snapshot without calling the model."""
+"""`stockdesk research valuation|technical|financial SYMBOL`: one expert, or its snapshot alone."""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable
 from datetime import date
+from typing import Any, Protocol
 
 import typer
+from pydantic import BaseModel
 from rich.console import Console
 from rich.panel import Panel
 
+from stockdesk.research.application.dtos import ExpertTrace
 from stockdesk.research.container import ResearchContainer
 from stockdesk.shared.errors import BadRequestException
 
 console = Console()
+
+
+class ExpertService(Protocol):
+    def build_snapshot(self, symbol: str, as_of: date | None = None) -> BaseModel: ...
+
+    def run(self, symbol: str, as_of: date | None = None) -> Any: ...
 
 
 def parse_day(value: str | None) -> date | None:
@@ -25,51 +34,78 @@ def parse_day(value: str | None) -> date | None:
         raise BadRequestException(f"'{value}' is not a date (YYYY-MM-DD)", code="INVALID_DATE") from exc
 
 
+def headline(result: Any) -> list[str]:
+    """The expert-specific first lines of the panel."""
+    if hasattr(result, "valuation_verdict"):
+        r = result.estimated_intrinsic_value_range
+        return [
+            f"[bold]{result.valuation_verdict}[/] (confidence {result.confidence_score:.2f})",
+            f"intrinsic value: {r.lower_bound} .. {r.upper_bound}",
+            "[bold]evidence[/]", *[f"- {e}" for e in result.key_evidence],
+            "[bold]risks[/]", *[f"- {e}" for e in result.risk_factors],
+            "", result.reasoning_summary,
+        ]  # fmt: skip
+    if hasattr(result, "key_technical_levels"):
+        levels = result.key_technical_levels
+        return [
+            f"[bold]{result.signal}[/] (confidence {result.confidence:.2f})",
+            f"support {levels.support} · resistance {levels.resistance}",
+            "[bold]evidence[/]", *[f"- {e}" for e in result.evidence],
+            f"[bold]risk[/] {result.risk_warning}", "", result.summary_reasoning,
+        ]  # fmt: skip
+    return [
+        f"[bold]{result.signal}[/] score {result.financial_score}/100 (confidence {result.confidence:.2f})",
+        *[f"- {d.dimension}: {d.score} {d.assessment}" for d in result.dimension_analyses],
+        "[bold]risks[/]", *[f"- {r}" for r in result.key_risks],
+        "", result.summary_reasoning,
+    ]  # fmt: skip
+
+
+def guard_line(result: ExpertTrace) -> str:
+    g = result.guards
+    state = "[red]flagged[/]" if g.flagged else "[green]passed[/]"
+    return (
+        f"guards {state}: {result.grounding.numbers_checked} numbers checked, "
+        f"ungrounded: {result.grounding.ungrounded or 'none'}; "
+        f"trade instructions: {g.trade_instructions or 'none'}; retried: {g.retried}"
+    )
+
+
+def run_expert(
+    service: ExpertService, name: str, symbol: str, as_of: str | None, as_json: bool, snapshot_only: bool
+) -> None:
+    day = parse_day(as_of)
+    if snapshot_only:
+        snapshot = service.build_snapshot(symbol, day).model_dump(mode="json")
+        typer.echo(json.dumps(snapshot, ensure_ascii=False, indent=2))
+        return
+    with console.status(f"{name} is thinking (local model: ~30-90 s)...", spinner="dots"):
+        result = service.run(symbol, day)
+    if as_json:
+        typer.echo(result.model_dump_json(indent=2))
+        return
+    body = "\n".join([*headline(result), "", guard_line(result)])
+    console.print(Panel(body, title=f"{name} · {result.symbol} · as of {result.as_of}"))
+
+
 def build_research_cli(get_container: Callable[[], ResearchContainer]) -> typer.Typer:
     app = typer.Typer(help="Research experts: numbers in code, judgement from the LLM.", no_args_is_help=True)
+    experts: dict[str, tuple[str, Callable[[ResearchContainer], ExpertService]]] = {
+        "valuation": ("valuation modeler", lambda c: c.valuation_modeler),
+        "technical": ("technical analyst", lambda c: c.technical_analyst),
+        "financial": ("financial auditor", lambda c: c.financial_auditor),
+    }
 
-    @app.command("valuation")
-    def valuation(
-        symbol: str = typer.Argument(..., help="e.g. 600519.SH, 000338.SZ"),
-        as_of: str | None = typer.Option(None, "--as-of", help="YYYY-MM-DD; default today."),
-        as_json: bool = typer.Option(False, "--json", help="Print JSON only."),
-        snapshot_only: bool = typer.Option(False, "--snapshot-only", help="Numbers only; no LLM call."),
-    ) -> None:
-        """Valuation modeler: percentiles, PEG, Graham number -> Undervalued / Fair / Overvalued."""
-        service = get_container().valuation_modeler
-        day = parse_day(as_of)
-        if snapshot_only:
-            snapshot = service.build_snapshot(symbol, day).model_dump(mode="json")
-            if as_json:
-                typer.echo(json.dumps(snapshot, ensure_ascii=False, indent=2))
-            else:
-                console.print_json(json.dumps(snapshot, ensure_ascii=False))
-            return
-        with console.status("valuation modeler is thinking (local model: ~30-60 s)...", spinner="dots"):
-            result = service.run(symbol, day)
-        if as_json:
-            typer.echo(result.model_dump_json(indent=2))
-            return
-        guards = result.guards
-        flag = "[red]flagged[/]" if guards.flagged else "[green]passed[/]"
-        body = "\n".join(
-            [
-                f"[bold]{result.valuation_verdict}[/] (confidence {result.confidence_score:.2f})",
-                f"intrinsic value: {result.estimated_intrinsic_value_range.lower_bound} .. "
-                f"{result.estimated_intrinsic_value_range.upper_bound}",
-                "",
-                "[bold]evidence[/]",
-                *[f"- {e}" for e in result.key_evidence],
-                "[bold]risks[/]",
-                *[f"- {r}" for r in result.risk_factors],
-                "",
-                result.reasoning_summary,
-                "",
-                f"grounding {flag}: {result.grounding.numbers_checked} numbers checked, "
-                f"ungrounded: {result.grounding.ungrounded or 'none'}; "
-                f"trade instructions: {guards.trade_instructions or 'none'}; retried: {guards.retried}",
-            ]
-        )
-        console.print(Panel(body, title=f"valuation · {result.symbol} · as of {result.as_of}"))
+    def register(command: str, title: str, pick: Callable[[ResearchContainer], ExpertService]) -> None:
+        @app.command(command, help=f"Run the {title} (or print its snapshot with --snapshot-only).")
+        def _run(
+            symbol: str = typer.Argument(..., help="e.g. 600519.SH, 000338.SZ"),
+            as_of: str | None = typer.Option(None, "--as-of", help="YYYY-MM-DD; default today."),
+            as_json: bool = typer.Option(False, "--json", help="Print JSON only."),
+            snapshot_only: bool = typer.Option(False, "--snapshot-only", help="Numbers only; no LLM call."),
+        ) -> None:
+            run_expert(pick(get_container()), title, symbol, as_of, as_json, snapshot_only)
 
+    for command, (title, pick) in experts.items():
+        register(command, title, pick)
     return app

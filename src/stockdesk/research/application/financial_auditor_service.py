@@ -1,0 +1,66 @@
+"""FinancialAuditorService: the financial expert's own application entry point."""
+
+from __future__ import annotations
+
+from datetime import date
+
+from stockdesk.research.application.dtos import FinancialAuditorResultDTO
+from stockdesk.research.application.expert_runner import run_guarded
+from stockdesk.research.application.valuation_modeler_service import require_symbol
+from stockdesk.research.domain.dtos.financial import FinancialAuditOutput, FinancialSnapshotDTO
+from stockdesk.research.domain.ports.financial import (
+    IFinancialAuditorAgentPort,
+    IFinancialDataPort,
+    IFinancialSnapshotBuilder,
+)
+from stockdesk.shared.errors import BadRequestException, NotFoundException
+
+
+def financial_texts(output: FinancialAuditOutput) -> list[str]:
+    parts = [output.summary_reasoning, *output.key_risks]
+    for dimension in output.dimension_analyses:
+        parts += [dimension.assessment, *dimension.key_findings]
+    return parts
+
+
+class FinancialAuditorService:
+    def __init__(
+        self,
+        data: IFinancialDataPort,
+        snapshot_builder: IFinancialSnapshotBuilder,
+        agent: IFinancialAuditorAgentPort,
+    ):
+        self._data = data
+        self._builder = snapshot_builder
+        self._agent = agent
+
+    def build_snapshot(self, symbol: str, as_of: date | None = None) -> FinancialSnapshotDTO:
+        symbol = require_symbol(symbol)
+        day = as_of or date.today()
+        info = self._data.get_stock_info(symbol)
+        if info is None:
+            raise NotFoundException(f"该标的不存在: {symbol}", code="STOCK_NOT_FOUND")
+        canonical, name, industry = info
+        records = self._data.get_finance_records(canonical, day)
+        if not records:
+            raise BadRequestException(f"该标的无财务数据，请先同步: {canonical}", code="NO_FINANCIAL_DATA")
+        return self._builder.build(canonical, name, industry, records, day)
+
+    def run(self, symbol: str, as_of: date | None = None) -> FinancialAuditorResultDTO:
+        snapshot = self.build_snapshot(symbol, as_of)
+        answer, guards = run_guarded(
+            lambda feedback: self._agent.analyze(snapshot, feedback),
+            financial_texts,
+            snapshot.model_dump(mode="json", exclude={"table"}),
+            expert="financial_auditor",
+        )
+        return FinancialAuditorResultDTO(
+            **answer.parsed.model_dump(),
+            symbol=snapshot.symbol,
+            as_of=snapshot.as_of,
+            input=answer.input,
+            output=answer.output,
+            financial_indicators=snapshot.model_dump(mode="json"),
+            grounding=guards.grounding,
+            guards=guards,
+        )

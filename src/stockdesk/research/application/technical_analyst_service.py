@@ -1,0 +1,68 @@
+"""TechnicalAnalystService: the technical expert's own application entry point."""
+
+from __future__ import annotations
+
+from datetime import date
+
+from stockdesk.research.application.dtos import TechnicalAnalystResultDTO
+from stockdesk.research.application.expert_runner import run_guarded
+from stockdesk.research.application.valuation_modeler_service import require_symbol
+from stockdesk.research.domain.dtos.technical import TechnicalAnalysisOutput, TechnicalSnapshotDTO
+from stockdesk.research.domain.ports.technical import (
+    ITechnicalAnalystAgentPort,
+    ITechnicalDataPort,
+    ITechnicalSnapshotBuilder,
+)
+from stockdesk.shared.errors import BadRequestException, NotFoundException
+
+MIN_BARS = 20
+
+
+def technical_texts(output: TechnicalAnalysisOutput) -> list[str]:
+    return [*output.evidence, output.risk_warning, output.summary_reasoning]
+
+
+class TechnicalAnalystService:
+    def __init__(
+        self,
+        data: ITechnicalDataPort,
+        snapshot_builder: ITechnicalSnapshotBuilder,
+        agent: ITechnicalAnalystAgentPort,
+    ):
+        self._data = data
+        self._builder = snapshot_builder
+        self._agent = agent
+
+    def build_snapshot(self, symbol: str, as_of: date | None = None) -> TechnicalSnapshotDTO:
+        symbol = require_symbol(symbol)
+        day = as_of or date.today()
+        found = self._data.get_stock_name(symbol)
+        if found is None:
+            raise NotFoundException(f"该标的不存在: {symbol}", code="STOCK_NOT_FOUND")
+        canonical, name = found
+        bars = self._data.get_price_bars(canonical, day)
+        if len(bars) < MIN_BARS:
+            raise BadRequestException(
+                f"该标的行情数据不足（{len(bars)} 根日线，至少 {MIN_BARS}），请先同步: {canonical}",
+                code="NOT_ENOUGH_BARS",
+            )
+        return self._builder.build(canonical, name, bars, day)
+
+    def run(self, symbol: str, as_of: date | None = None) -> TechnicalAnalystResultDTO:
+        snapshot = self.build_snapshot(symbol, as_of)
+        answer, guards = run_guarded(
+            lambda feedback: self._agent.analyze(snapshot, feedback),
+            technical_texts,
+            snapshot.model_dump(mode="json"),
+            expert="technical_analyst",
+        )
+        return TechnicalAnalystResultDTO(
+            **answer.parsed.model_dump(),
+            symbol=snapshot.symbol,
+            as_of=snapshot.as_of,
+            input=answer.input,
+            output=answer.output,
+            technical_indicators=snapshot.model_dump(mode="json"),
+            grounding=guards.grounding,
+            guards=guards,
+        )

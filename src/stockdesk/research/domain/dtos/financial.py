@@ -1,0 +1,81 @@
+"""Financial auditor DTOs."""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, Field
+
+from stockdesk.research.domain.dtos.valuation import Num
+
+
+class AuditFinanceRecordInput(BaseModel):
+    """One report period as visible on the analysis date (year-to-date, as reported)."""
+
+    end_date: date
+    ann_date: date
+    eps: float | None = None
+    revenue: float | None = None
+    or_yoy: float | None = None
+    profit_dedt: float | None = None
+    grossprofit_margin: float | None = None
+    netprofit_margin: float | None = None
+    roe: float | None = None
+    roic: float | None = None
+    ocfps: float | None = None
+    debt_to_assets: float | None = None
+    interestdebt: float | None = None
+    current_ratio: float | None = None
+    quick_ratio: float | None = None
+    ar_turn: float | None = None
+    inv_turn: float | None = None
+    arturn_days: float | None = None
+    invturn_days: float | None = None
+
+
+class PeriodMetrics(BaseModel):
+    period: str = Field(description="e.g. 2025Q3 (Q1/H1/Q3/A are year-to-date)")
+    revenue_yoy: Num
+    profit_dedt_yoy: Num
+    gross_margin: Num
+    net_margin: Num
+    roe: Num
+    roic: Num
+    cash_quality: Num = Field(description="operating cash flow per share / EPS")
+    debt_to_assets: Num
+    interest_debt_yi: Num
+    current_ratio: Num
+    quick_ratio: Num
+    receivable_days: Num
+    inventory_days: Num
+
+
+class FinancialSnapshotDTO(BaseModel):
+    symbol: str
+    stock_name: str
+    industry: str
+    as_of: date
+    periods: list[PeriodMetrics] = Field(description="newest first, at most 8")
+    period_count: int
+    latest_period: str
+    table: str = Field(description="the periods as the markdown table shown to the model")
+
+
+Dimension = Literal["profitability", "growth", "cash_quality", "solvency", "efficiency"]
+
+
+class DimensionAnalysis(BaseModel):
+    dimension: Dimension
+    score: int = Field(ge=0, le=100)
+    assessment: str = Field(min_length=1, max_length=150)
+    key_findings: list[Annotated[str, Field(max_length=120)]] = Field(default_factory=list, max_length=3)
+
+
+class FinancialAuditOutput(BaseModel):
+    financial_score: int = Field(ge=0, le=100)
+    signal: Literal["STRONG_BULLISH", "BULLISH", "NEUTRAL", "BEARISH", "STRONG_BEARISH"]
+    confidence: float = Field(ge=0.0, le=1.0)
+    dimension_analyses: list[DimensionAnalysis] = Field(min_length=1, max_length=5)
+    key_risks: list[Annotated[str, Field(max_length=120)]] = Field(min_length=1, max_length=3)
+    summary_reasoning: str = Field(min_length=1, max_length=300)

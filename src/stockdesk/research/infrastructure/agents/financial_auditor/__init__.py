@@ -1,0 +1,1 @@
+"""Financial auditor agent."""

@@ -1,0 +1,21 @@
+"""IFinancialAuditorAgentPort on the shared structured agent."""
+
+from __future__ import annotations
+
+from stockdesk.research.domain.dtos.expert import AgentAnswer
+from stockdesk.research.domain.dtos.financial import FinancialAuditOutput, FinancialSnapshotDTO
+from stockdesk.research.domain.ports.financial import IFinancialAuditorAgentPort
+from stockdesk.research.domain.ports.llm import ILLMPort
+from stockdesk.research.infrastructure.agents.structured_agent import StructuredAgent
+
+
+class FinancialAuditorAgent(IFinancialAuditorAgentPort):
+    def __init__(self, llm: ILLMPort):
+        self._agent = StructuredAgent(
+            llm, package=__package__, output_model=FinancialAuditOutput, expert="financial_auditor"
+        )
+
+    def analyze(
+        self, snapshot: FinancialSnapshotDTO, feedback: str | None = None
+    ) -> AgentAnswer[FinancialAuditOutput]:
+        return self._agent.ask(snapshot, feedback)

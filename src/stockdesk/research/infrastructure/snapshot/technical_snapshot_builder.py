@@ -1,0 +1,181 @@
+"""Technical snapshot: TA-Lib indicators on forward-adjusted prices, levels and patterns in code.
+
+Forward adjustment: price x adj_factor / latest adj_factor (latest as of the analysis date), so the
+last bar keeps its traded price. A moving average needs as many bars as its period: with fewer it is
+N/A, never silently a shorter one. Everything is vectorised (TA-Lib, pandas rolling windows).
+"""
+
+from __future__ import annotations
+
+from datetime import date
+
+import numpy as np
+import pandas as pd
+import talib
+
+from stockdesk.research.domain.dtos.technical import PriceBarInput, TechnicalSnapshotDTO
+from stockdesk.research.domain.dtos.valuation import NA, Num
+from stockdesk.research.domain.ports.technical import ITechnicalSnapshotBuilder
+from stockdesk.shared.finance import round_half_up
+
+MA_PERIODS = (5, 10, 20, 60, 120, 250)
+SWING_RADIUS = 5  # a swing high is the highest high within 5 bars on each side
+LEVEL_LOOKBACK = 120
+CROSS_LOOKBACK = 5
+
+
+def adjusted_frame(bars: list[PriceBarInput], as_of: date) -> pd.DataFrame:
+    frame = pd.DataFrame([b.model_dump() for b in bars], columns=list(PriceBarInput.model_fields))
+    frame = frame[pd.to_datetime(frame["trade_date"]) <= pd.Timestamp(as_of)].sort_values("trade_date")
+    frame = frame.reset_index(drop=True)
+    factor = pd.to_numeric(frame["adj_factor"], errors="coerce").ffill().bfill().fillna(1.0)
+    scale = factor / factor.iloc[-1] if len(factor) else factor
+    for column in ("open", "high", "low", "close"):
+        frame[column] = pd.to_numeric(frame[column], errors="coerce").astype("float64") * scale
+    frame["open"] = frame["open"].fillna(frame["close"])
+    frame["high"] = frame["high"].fillna(frame[["open", "close"]].max(axis=1))
+    frame["low"] = frame["low"].fillna(frame[["open", "close"]].min(axis=1))
+    frame["volume"] = pd.to_numeric(frame["volume"], errors="coerce").fillna(0.0).astype("float64")
+    return frame
+
+
+def num(value: float, digits: int = 2) -> Num:
+    return round_half_up(float(value), digits) if value is not None and np.isfinite(value) else NA
+
+
+def last(series: np.ndarray | pd.Series) -> float:
+    values = np.asarray(series, dtype="float64")
+    return float(values[-1]) if len(values) else float("nan")
+
+
+def crossed_up(fast: np.ndarray, slow: np.ndarray, lookback: int) -> bool:
+    diff = np.sign(np.asarray(fast) - np.asarray(slow))[-(lookback + 1) :]
+    diff = diff[np.isfinite(diff)]
+    return len(diff) > 1 and bool(np.any((diff[:-1] <= 0) & (diff[1:] > 0)))
+
+
+def swing_levels(frame: pd.DataFrame, close: float) -> tuple[list[float], list[float]]:
+    """Nearest three swing lows below and swing highs above the close, from the last 120 bars.
+
+    A swing needs 5 bars on both sides, so the newest bars (unconfirmed) never count.
+    """
+    window = frame.tail(LEVEL_LOOKBACK)
+    size = 2 * SWING_RADIUS + 1
+    highs = window["high"][window["high"] == window["high"].rolling(size, center=True).max()]
+    lows = window["low"][window["low"] == window["low"].rolling(size, center=True).min()]
+    resistance = sorted({round_half_up(v, 2) for v in highs if v > close})[:3]
+    support = sorted({round_half_up(v, 2) for v in lows if v < close}, reverse=True)[:3]
+    return support, resistance
+
+
+def kdj(frame: pd.DataFrame, period: int = 9) -> tuple[np.ndarray, np.ndarray]:
+    """KDJ(9,3,3) as quoted in China: RSV smoothed twice with weight 1/3 (K, D); J = 3K - 2D."""
+    lowest = frame["low"].rolling(period).min()
+    highest = frame["high"].rolling(period).max()
+    rsv = ((frame["close"] - lowest) / (highest - lowest).replace(0, np.nan) * 100).fillna(50.0)
+    k = rsv.ewm(alpha=1 / 3, adjust=False).mean()
+    d = k.ewm(alpha=1 / 3, adjust=False).mean()
+    return k.to_numpy(), d.to_numpy()
+
+
+def obv_trend(close: np.ndarray, volume: np.ndarray) -> str:
+    if len(close) < 21:
+        return NA
+    obv = talib.OBV(close, volume)[-21:]
+    slope = np.polyfit(np.arange(len(obv)), obv, 1)[0]
+    scale = np.mean(np.abs(volume[-20:])) or 1.0
+    if slope > 0.05 * scale:
+        return "上升"
+    if slope < -0.05 * scale:
+        return "下降"
+    return "平稳"
+
+
+class TechnicalSnapshotBuilder(ITechnicalSnapshotBuilder):
+    def build(self, symbol: str, name: str, bars: list[PriceBarInput], as_of: date) -> TechnicalSnapshotDTO:
+        frame = adjusted_frame(bars, as_of)
+        n = len(frame)
+        close, high, low = (frame[c].to_numpy(dtype="float64") for c in ("close", "high", "low"))
+        volume = frame["volume"].to_numpy(dtype="float64")
+        price = last(close)
+        mas = {p: (last(talib.SMA(close, p)) if n >= p else float("nan")) for p in MA_PERIODS}
+        rsi = talib.RSI(close, 14) if n > 14 else np.full(n, np.nan)
+        dif, dea, hist = talib.MACD(close, 12, 26, 9) if n >= 34 else (np.full(n, np.nan),) * 3
+        k, d = kdj(frame) if n >= 9 else (np.full(n, np.nan),) * 2
+        upper, mid, lower = talib.BBANDS(close, 20, 2, 2) if n >= 20 else (np.full(n, np.nan),) * 3
+        atr = talib.ATR(high, low, close, 14) if n > 14 else np.full(n, np.nan)
+        adx = talib.ADX(high, low, close, 14) if n >= 28 else np.full(n, np.nan)
+        vol20 = volume[-20:]
+        vwap = float(np.sum(close[-20:] * vol20) / np.sum(vol20)) if n >= 20 and np.sum(vol20) > 0 else np.nan
+        prev5 = volume[-6:-1]
+        volume_ratio = float(volume[-1] / prev5.mean()) if n >= 6 and prev5.mean() > 0 else np.nan
+        prior_high = float(np.max(high[-21:-1])) if n >= 21 else np.nan
+        prior_low = float(np.min(low[-21:-1])) if n >= 21 else np.nan
+        support, resistance = swing_levels(frame, price) if n else ([], [])
+
+        patterns = []
+        if n >= 20:
+            ma5, ma20 = talib.SMA(close, 5), talib.SMA(close, 20)
+            if crossed_up(ma5, ma20, CROSS_LOOKBACK):
+                patterns.append("MA5 上穿 MA20（金叉）")
+            if crossed_up(ma20, ma5, CROSS_LOOKBACK):
+                patterns.append("MA5 下穿 MA20（死叉）")
+        if n >= 34:
+            if crossed_up(dif, dea, 3):
+                patterns.append("MACD 金叉")
+            if crossed_up(dea, dif, 3):
+                patterns.append("MACD 死叉")
+        if np.isfinite(prior_high) and price > prior_high:
+            patterns.append("突破 20 日高点")
+        if np.isfinite(prior_low) and price < prior_low:
+            patterns.append("跌破 20 日低点")
+        if np.isfinite(last(rsi)):
+            if last(rsi) > 70:
+                patterns.append("RSI 超买")
+            elif last(rsi) < 30:
+                patterns.append("RSI 超卖")
+        if np.isfinite(mas[250]):
+            patterns.append("位于 MA250 之上" if price > mas[250] else "位于 MA250 之下")
+        if n >= 20 and np.isfinite(last(upper)) and price > last(upper):
+            patterns.append("突破布林上轨")
+        if n >= 20 and np.isfinite(last(lower)) and price < last(lower):
+            patterns.append("跌破布林下轨")
+
+        band = (last(upper) - last(lower)) / last(mid) * 100 if n >= 20 and last(mid) else np.nan
+        change = lambda days: (price / close[-days - 1] - 1) * 100 if n > days else np.nan  # noqa: E731
+        return TechnicalSnapshotDTO(
+            symbol=symbol,
+            stock_name=name,
+            as_of=as_of,
+            trade_date=str(frame["trade_date"].iloc[-1]) if n else NA,
+            bars=n,
+            close=num(price),
+            change_5d_pct=num(change(5)),
+            change_20d_pct=num(change(20)),
+            **{f"ma{p}": num(v) for p, v in mas.items()},
+            rsi14=num(last(rsi)),
+            macd_dif=num(last(dif), 3),
+            macd_dea=num(last(dea), 3),
+            macd_hist=num(last(hist), 3),
+            kdj_k=num(last(k)),
+            kdj_d=num(last(d)),
+            kdj_j=num(3 * last(k) - 2 * last(d)),
+            boll_upper=num(last(upper)),
+            boll_mid=num(last(mid)),
+            boll_lower=num(last(lower)),
+            boll_bandwidth_pct=num(band),
+            atr14=num(last(atr)),
+            atr14_pct=num(last(atr) / price * 100 if price else np.nan),
+            adx14=num(last(adx)),
+            obv_trend=obv_trend(close, volume),
+            vwap20=num(vwap),
+            volume_ratio=num(volume_ratio),
+            high_20d=num(prior_high),
+            low_20d=num(prior_low),
+            support_levels=support,
+            resistance_levels=resistance,
+            support_text=", ".join(f"{v:g}" for v in support) or "无",
+            resistance_text=", ".join(f"{v:g}" for v in resistance) or "无",
+            patterns=patterns,
+            patterns_text="；".join(patterns) or "无明显形态",
+        )

@@ -1,0 +1,37 @@
+"""GET /api/v1/research/financial-audit: the financial auditor over HTTP, ports injected."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import date
+
+from fastapi import APIRouter, Depends, Query
+
+from stockdesk.research.application.dtos import FinancialAuditorResultDTO
+from stockdesk.research.application.financial_auditor_service import FinancialAuditorService
+from stockdesk.research.domain.ports.financial import (
+    IFinancialAuditorAgentPort,
+    IFinancialDataPort,
+    IFinancialSnapshotBuilder,
+)
+
+
+def build_financial_router(
+    get_data_port: Callable[[], IFinancialDataPort],
+    get_snapshot_builder: Callable[[], IFinancialSnapshotBuilder],
+    get_agent: Callable[[], IFinancialAuditorAgentPort],
+) -> APIRouter:
+    router = APIRouter(tags=["research"])
+
+    @router.get("/research/financial-audit", response_model=FinancialAuditorResultDTO)
+    def financial_audit(
+        symbol: str = Query("", description="e.g. 600519.SH"),
+        as_of: date | None = Query(None, description="analysis date; default today"),
+        data: IFinancialDataPort = Depends(get_data_port),
+        builder: IFinancialSnapshotBuilder = Depends(get_snapshot_builder),
+        agent: IFinancialAuditorAgentPort = Depends(get_agent),
+    ) -> FinancialAuditorResultDTO:
+        """Score, signal and five dimensions plus `input`, `output` and `financial_indicators`."""
+        return FinancialAuditorService(data, builder, agent).run(symbol, as_of)
+
+    return router

@@ -1,0 +1,37 @@
+"""GET /api/v1/research/technical-analysis: the technical analyst over HTTP, ports injected."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import date
+
+from fastapi import APIRouter, Depends, Query
+
+from stockdesk.research.application.dtos import TechnicalAnalystResultDTO
+from stockdesk.research.application.technical_analyst_service import TechnicalAnalystService
+from stockdesk.research.domain.ports.technical import (
+    ITechnicalAnalystAgentPort,
+    ITechnicalDataPort,
+    ITechnicalSnapshotBuilder,
+)
+
+
+def build_technical_router(
+    get_data_port: Callable[[], ITechnicalDataPort],
+    get_snapshot_builder: Callable[[], ITechnicalSnapshotBuilder],
+    get_agent: Callable[[], ITechnicalAnalystAgentPort],
+) -> APIRouter:
+    router = APIRouter(tags=["research"])
+
+    @router.get("/research/technical-analysis", response_model=TechnicalAnalystResultDTO)
+    def technical_analysis(
+        symbol: str = Query("", description="e.g. 600519.SH"),
+        as_of: date | None = Query(None, description="analysis date; default today"),
+        data: ITechnicalDataPort = Depends(get_data_port),
+        builder: ITechnicalSnapshotBuilder = Depends(get_snapshot_builder),
+        agent: ITechnicalAnalystAgentPort = Depends(get_agent),
+    ) -> TechnicalAnalystResultDTO:
+        """Signal and key levels plus `input`, `output` and `technical_indicators`."""
+        return TechnicalAnalystService(data, builder, agent).run(symbol, as_of)
+
+    return router

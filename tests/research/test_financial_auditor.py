@@ -1,0 +1,109 @@
+"""Financial auditor: period metrics computed in code, service and the symmetric REST response."""
+
+from __future__ import annotations
+
+import json
+from datetime import date, timedelta
+
+import pytest
+from fastapi.testclient import TestClient
+
+from stockdesk.entrypoints.api import create_app
+from stockdesk.entrypoints.container import AppContainer
+from stockdesk.llm_platform.infrastructure.scripted import ScriptedProvider
+from stockdesk.research.domain.dtos.financial import AuditFinanceRecordInput
+from stockdesk.research.domain.dtos.valuation import NA
+from stockdesk.research.infrastructure.snapshot.financial_snapshot_builder import FinancialSnapshotBuilder
+from stockdesk.shared.config import Settings
+from tests.conftest import scripted_service
+from tests.research.support import AS_OF, QUARTERS, populate_store, valuation_answer
+
+
+def records() -> list[AuditFinanceRecordInput]:
+    out = []
+    for i, (end, eps, _bps, profit, gm) in enumerate(QUARTERS):
+        day = date.fromisoformat(end)
+        out.append(
+            AuditFinanceRecordInput(
+                end_date=day,
+                ann_date=day + timedelta(days=30),
+                eps=eps,
+                revenue=1000.0 + 100 * i,
+                profit_dedt=profit,
+                grossprofit_margin=gm,
+                netprofit_margin=18.0,
+                roe=12.5,
+                ocfps=eps * 1.5,
+                debt_to_assets=40.0,
+                interestdebt=2.5e9,
+                current_ratio=1.8,
+                quick_ratio=1.2,
+                ar_turn=3.0,
+            )
+        )
+    return out
+
+
+def test_period_metrics_are_computed_per_quarter():
+    snap = FinancialSnapshotBuilder().build("600001.SH", "示例", "银行", records(), AS_OF)
+    latest = snap.periods[0]
+    assert [p.period for p in snap.periods][:3] == ["2024Q1", "2023A", "2023Q3"]
+    assert latest.profit_dedt_yoy == 30.0  # 390 vs 300
+    assert latest.revenue_yoy == pytest.approx((1700 - 1300) / 1300 * 100, abs=0.01)
+    assert latest.cash_quality == 1.5 and latest.interest_debt_yi == 25.0
+    assert latest.receivable_days == 30.0  # Q1: 90 days / turnover 3
+    assert snap.periods[1].receivable_days == 120.0  # annual: 360 / 3
+    assert snap.periods[-1].profit_dedt_yoy == NA  # 2022Q3 has no year-earlier period here
+    assert "| 扣非净利同比% | 30.0 |" in snap.table and snap.period_count == 8
+
+
+AUDIT = json.dumps(
+    {
+        "financial_score": 70,
+        "signal": "BULLISH",
+        "confidence": 0.6,
+        "dimension_analyses": [
+            {
+                "dimension": "growth",
+                "score": 75,
+                "assessment": "2024Q1 扣非净利同比 30.0%",
+                "key_findings": ["净利率 18.0%"],
+            }
+        ],
+        "key_risks": ["资产负债率 40.0%"],
+        "summary_reasoning": "盈利稳定增长。",
+    },
+    ensure_ascii=False,
+)
+
+
+def test_rest_responses_of_the_three_experts_are_symmetric(settings: Settings):
+    """与其他专家接口结构对称: input, output and technical_/financial_/valuation_indicators."""
+    levels = {"support": [], "resistance": []}
+    tech_answer = {"signal": "NEUTRAL", "confidence": 0.5, "key_technical_levels": levels}
+    tech_answer |= {"risk_warning": "无", "summary_reasoning": "走平。", "evidence": []}
+    tech = json.dumps(tech_answer, ensure_ascii=False)
+    provider = ScriptedProvider(
+        [
+            lambda r: (
+                AUDIT
+                if "审计" in r.messages[-1].content
+                else (tech if "技术面" in r.messages[-1].content else valuation_answer())
+            )
+        ]
+    )
+    container = AppContainer(settings, llm_service=scripted_service(provider))
+    populate_store(container.database)
+    client = TestClient(create_app(container))
+    params = {"symbol": "600001.SH", "as_of": "2024-06-28"}
+    bodies = {
+        "valuation": client.get("/api/v1/research/valuation-model", params=params).json(),
+        "technical": client.get("/api/v1/research/technical-analysis", params=params).json(),
+        "financial": client.get("/api/v1/research/financial-audit", params=params).json(),
+    }
+    for name, body in bodies.items():
+        assert {"input", "output", f"{name}_indicators", "grounding", "guards", "symbol", "as_of"} <= set(
+            body
+        ), name
+    assert bodies["financial"]["financial_score"] == 70 and not bodies["financial"]["guards"]["flagged"]
+    assert bodies["technical"]["technical_indicators"]["bars"] == 300
