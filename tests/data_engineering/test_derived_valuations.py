@@ -69,3 +69,29 @@ def test_dividend_yield_counts_ex_dates_in_the_last_365_days() -> None:
 def test_no_financials_still_gives_rows_without_ratios() -> None:
     out = derive_valuations(bars(["2023-11-01"], [10.0]), pd.DataFrame())
     assert len(out) == 1 and out.loc[0, "close"] == 10.0 and math.isnan(out.loc[0, "pe_ttm"])
+
+
+def test_a_later_restatement_does_not_rewrite_earlier_days() -> None:
+    restated = pd.concat(
+        [REPORTS, REPORTS.iloc[[4]].assign(ann_date=pd.Timestamp("2023-12-15"), eps=1.30)], ignore_index=True
+    )
+    out = derive_valuations(bars(["2023-11-01", "2023-12-20"], [26.0, 26.0]), restated)
+    before, after = out["pe_ttm"].tolist()
+    assert before == pytest.approx(26.0 / (1.00 + 1.20 - 0.90))  # as first announced
+    assert after == pytest.approx(26.0 / (1.30 + 1.20 - 0.90))  # the restated figure, from its filing on
+
+
+def test_fiscal_years_ending_in_september_use_report_types() -> None:
+    fiscal = pd.DataFrame(
+        {
+            "symbol": "X",
+            "end_date": pd.to_datetime(["2022-12-31", "2023-09-30", "2023-12-30"]),
+            "ann_date": pd.to_datetime(["2023-02-01", "2023-11-03", "2024-02-02"]),
+            "report_type": ["Q1", "A", "Q1"],
+            "eps": [1.9, 6.1, 2.2],
+            "bps": [4.0, 4.2, 4.4],
+        }
+    )
+    out = derive_valuations(bars(["2024-02-05"], [190.0]), fiscal)
+    assert out.loc[0, "pe_ttm"] == pytest.approx(190.0 / (2.2 + 6.1 - 1.9))
+    assert out.loc[0, "pe"] == pytest.approx(190.0 / 6.1)

@@ -117,3 +117,14 @@ def test_llm_ping_with_the_embedded_model_prints_schema_valid_json() -> None:
     PingAnswer.model_validate(payload["parsed"])
     assert payload["alias"] == "local" and payload["model"].startswith("qwen2.5-coder-1.5b")
     assert payload["prompt_tokens"] > 0 and payload["completion_tokens"] > 0
+
+
+def test_unexpected_error_is_one_line_pointing_at_the_log(isolated_home: Path) -> None:
+    # a file that is not SQLite at all fails deep inside the driver, in no way we anticipate
+    isolated_home.mkdir(parents=True, exist_ok=True)
+    (isolated_home / "stockdesk.db").write_bytes(b"this is not a database" * 100)
+    result = stockdesk("db", "upgrade")
+    assert result.returncode == 1
+    line = one_error_line(result)
+    assert "stockdesk.log" in line
+    assert "Traceback" in (isolated_home / "logs" / "stockdesk.log").read_text()

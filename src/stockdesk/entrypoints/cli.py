@@ -21,7 +21,7 @@ from stockdesk.llm_platform.presentation.cli import build_llm_cli, model_assembl
 from stockdesk.research.presentation.cli import build_research_cli
 from stockdesk.shared.config import get_settings
 from stockdesk.shared.errors import StockdeskError
-from stockdesk.shared.logging import configure_logging
+from stockdesk.shared.logging import FILE_ONLY, configure_logging
 
 logger = logging.getLogger("stockdesk.cli")
 err_console = Console(stderr=True)
@@ -115,14 +115,15 @@ def main() -> None:
         code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
     except StockdeskError as exc:
         logger.info("command failed: %s", exc.message, exc_info=True)
-        err_console.print(f"[red]error:[/] {exc.message}", highlight=False, soft_wrap=True)
+        err_console.print(f"[red]error:[/] {' '.join(exc.message.split())}", highlight=False, soft_wrap=True)
         code = 2 if 400 <= exc.http_status < 500 else 1
     except KeyboardInterrupt:
         code = 130
     except Exception as exc:
-        logger.exception("unexpected error")
+        logger.exception("unexpected error", extra=FILE_ONLY)
         err_console.print(
-            f"[red]unexpected error:[/] {type(exc).__name__}: {exc} (traceback in {log_file})",
+            f"[red]unexpected error:[/] {type(exc).__name__}: {(str(exc).splitlines() or [''])[0]} "
+            f"(traceback in {log_file})",
             highlight=False,
             soft_wrap=True,
         )

@@ -19,30 +19,59 @@ def round_half_up(value: float, digits: int = 0) -> float:
     return float(Decimal(repr(value)).quantize(quantum, rounding=ROUND_HALF_UP))
 
 
+ANNUAL = "A"
+_KIND_BY_MONTH = {3: "Q1", 6: "H1", 9: "Q3", 12: "A"}
+
+
 def ttm(reports: pd.DataFrame, value: str) -> pd.Series:
     """TTM of `value` for each row of `reports` (columns symbol, end_date, value; one row per period).
 
-    NaN where a needed prior report is missing.
+    Fiscal years may end in any month: a row is annual when its `report_type` is "A" (without that
+    column: when it ends in December); the last annual is the latest one ending before the row, within
+    380 days; the prior period is the same report type ending about a year earlier (52/53-week
+    calendars drift by days). NaN where a needed prior report is missing.
     """
-    end = pd.to_datetime(reports["end_date"])
+    end = pd.to_datetime(reports["end_date"]).astype("datetime64[ns]")
+    by_month = end.dt.month.map(_KIND_BY_MONTH)
+    kind = (
+        reports["report_type"].astype("object").fillna(by_month)
+        if "report_type" in reports.columns
+        else by_month
+    )
     base = pd.DataFrame(
         {
             "symbol": reports["symbol"].to_numpy(),
-            "year": end.dt.year.to_numpy(),
-            "month": end.dt.month.to_numpy(),
-            "v": pd.to_numeric(reports[value], errors="coerce").to_numpy(),
+            "end": end.to_numpy(),
+            "kind": kind.to_numpy(),
+            "v": pd.to_numeric(reports[value], errors="coerce").to_numpy(dtype="float64"),
+            "order": np.arange(len(reports)),
         }
     )
-    periods = base.drop_duplicates(["symbol", "year", "month"], keep="last")
-    annual = periods.loc[periods["month"] == 12, ["symbol", "year", "v"]].rename(columns={"v": "annual_prev"})
-    annual["year"] += 1
-    prior = periods[["symbol", "year", "month", "v"]].rename(columns={"v": "ytd_prev"})
-    prior["year"] += 1
-    merged = base.merge(annual, on=["symbol", "year"], how="left").merge(
-        prior, on=["symbol", "year", "month"], how="left"
+    periods = base.drop_duplicates(["symbol", "end"], keep="last")
+    annual = periods.loc[periods["kind"] == ANNUAL, ["symbol", "end", "v"]]
+    annual = annual.rename(columns={"end": "annual_end", "v": "annual_prev"}).sort_values("annual_end")
+    merged = pd.merge_asof(
+        base.sort_values("end"),
+        annual,
+        left_on="end",
+        right_on="annual_end",
+        by="symbol",
+        allow_exact_matches=False,
+        tolerance=pd.Timedelta(days=380),
     )
+    merged["probe"] = (merged["end"] - pd.DateOffset(years=1)).astype("datetime64[ns]")
+    prior = periods[["symbol", "kind", "end", "v"]].rename(columns={"end": "prior_end", "v": "ytd_prev"})
+    merged = pd.merge_asof(
+        merged.sort_values("probe"),
+        prior.sort_values("prior_end"),
+        left_on="probe",
+        right_on="prior_end",
+        by=["symbol", "kind"],
+        direction="nearest",
+        tolerance=pd.Timedelta(days=20),
+    ).sort_values("order")
     values = np.where(
-        merged["month"].to_numpy() == 12,
+        merged["kind"].to_numpy() == ANNUAL,
         merged["v"].to_numpy(),
         merged["v"].to_numpy() + merged["annual_prev"].to_numpy() - merged["ytd_prev"].to_numpy(),
     )

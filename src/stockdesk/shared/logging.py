@@ -32,6 +32,16 @@ class SecretMaskingFilter(logging.Filter):
         return True
 
 
+class ConsoleFilter(logging.Filter):
+    """Keep file-only records (extra={"console": False}) and tracebacks off the terminal."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return getattr(record, "console", True) and record.exc_info is None
+
+
+FILE_ONLY = {"console": False}
+
+
 def configure_logging(log_dir: Path, level: str = "INFO", *, console_level: str = "WARNING") -> Path:
     """Configure the root logger once per process; returns the log file path."""
     global _CONFIGURED
@@ -49,6 +59,7 @@ def configure_logging(log_dir: Path, level: str = "INFO", *, console_level: str 
     console.setLevel(console_level.upper())
     console.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
     console.addFilter(mask)
+    console.addFilter(ConsoleFilter())
     root.addHandler(file_handler)
     root.addHandler(console)
     for noisy in ("httpx", "httpcore", "openai", "alembic"):

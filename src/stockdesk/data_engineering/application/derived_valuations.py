@@ -19,37 +19,34 @@ from stockdesk.data_engineering.domain.ports import IMarketDataRepository
 from stockdesk.shared.finance import ttm
 
 
-def _latest_versions(financials: pd.DataFrame) -> pd.DataFrame:
-    reports = financials.copy()
-    reports["end_date"] = pd.to_datetime(reports["end_date"])
-    reports["ann_date"] = pd.to_datetime(reports["ann_date"])
-    return reports.sort_values(["symbol", "end_date", "ann_date"]).drop_duplicates(
-        ["symbol", "end_date"], keep="last"
-    )
-
-
 def report_inputs(financials: pd.DataFrame) -> pd.DataFrame:
-    """Per announced report: the TTM and point values a valuation needs, keyed by ann_date."""
-    reports = _latest_versions(financials)
-    for column in ("eps", "bps", "revenue", "total_shares"):
-        if column not in reports.columns:
-            reports[column] = np.nan
-    reports["eps_ttm"] = ttm(reports, "eps")
-    reports["revenue_ttm"] = ttm(reports, "revenue")
-    annual_eps = reports["eps"].where(reports["end_date"].dt.month == 12)
-    reports["eps_annual"] = annual_eps.groupby(reports["symbol"]).ffill()
-    reports["total_shares"] = reports.groupby("symbol")["total_shares"].ffill()
-    columns = [
-        "symbol",
-        "ann_date",
-        "end_date",
-        "eps_ttm",
-        "eps_annual",
-        "bps",
-        "revenue_ttm",
-        "total_shares",
-    ]
-    return reports[columns].sort_values(["ann_date", "end_date"])
+    """Per announcement event: the TTM and point values a valuation needs, as known on that day.
+
+    Each event sees only the report versions announced by then (a restatement filed later does not
+    rewrite the past), so derived history is point in time too.
+    """
+    versions = financials.copy()
+    for column in ("eps", "bps", "revenue", "total_shares", "report_type"):
+        if column not in versions.columns:
+            versions[column] = np.nan
+    versions["end_date"] = pd.to_datetime(versions["end_date"]).astype("datetime64[ns]")
+    versions["ann_date"] = pd.to_datetime(versions["ann_date"]).astype("datetime64[ns]")
+    events = versions[["symbol", "ann_date"]].drop_duplicates().rename(columns={"ann_date": "event"})
+    known = events.merge(versions, on="symbol")
+    known = known[known["ann_date"] <= known["event"]].sort_values(
+        ["symbol", "event", "end_date", "ann_date"]
+    )
+    known = known.drop_duplicates(["symbol", "event", "end_date"], keep="last").reset_index(drop=True)
+    state = known.assign(symbol=known["symbol"] + "|" + known["event"].astype(str))  # TTM per event
+    known["eps_ttm"] = ttm(state, "eps")
+    known["revenue_ttm"] = ttm(state, "revenue")
+    kind = known["report_type"].astype("object").fillna(known["end_date"].dt.month.map({12: "A"}))
+    group = [known["symbol"], known["event"]]
+    known["eps_annual"] = known["eps"].where(kind == "A").groupby(group).ffill()
+    known["total_shares"] = known["total_shares"].groupby(group).ffill()
+    latest = known.groupby(["symbol", "event"]).tail(1)  # the newest period known at the event
+    columns = ["symbol", "event", "end_date", "eps_ttm", "eps_annual", "bps", "revenue_ttm", "total_shares"]
+    return latest[columns].rename(columns={"event": "ann_date"}).sort_values(["ann_date", "end_date"])
 
 
 def _ratio(numerator: pd.Series, denominator: pd.Series) -> pd.Series:
@@ -60,10 +57,15 @@ def dividend_ttm(days: pd.DataFrame, dividends: pd.DataFrame | None) -> pd.Serie
     """Cash dividend per share with ex-date in (day - 365 days, day], per row of `days`."""
     if dividends is None or dividends.empty:
         return pd.Series(np.nan, index=days.index)
-    div = dividends.assign(ex_date=pd.to_datetime(dividends["ex_date"])).sort_values("ex_date")
+    # one datetime precision on both sides: pandas 3 refuses merge_asof between [s] and [us] keys
+    div = dividends.assign(ex_date=pd.to_datetime(dividends["ex_date"]).astype("datetime64[ns]"))
+    div = div.sort_values("ex_date")
     div["cum"] = div.groupby("symbol")["cash_per_share"].cumsum()
     cum = div[["symbol", "ex_date", "cum"]]
-    probe = days[["symbol", "trade_date"]].assign(start=days["trade_date"] - pd.Timedelta(days=365))
+    trade_date = pd.to_datetime(days["trade_date"]).astype("datetime64[ns]")
+    probe = pd.DataFrame(
+        {"symbol": days["symbol"], "trade_date": trade_date, "start": trade_date - pd.Timedelta(days=365)}
+    )
     probe["_order"] = np.arange(len(probe))
     now = pd.merge_asof(
         probe.sort_values("trade_date"), cum, left_on="trade_date", right_on="ex_date", by="symbol"
@@ -97,6 +99,7 @@ def derive_valuations(
         )
     else:
         inputs = report_inputs(financials)
+        days["trade_date"] = days["trade_date"].astype("datetime64[ns]")
         merged = pd.merge_asof(days, inputs, left_on="trade_date", right_on="ann_date", by="symbol")
     close = merged["close"]
     total_mv = close * merged["total_shares"].where(merged["total_shares"] > 0)
