@@ -12,7 +12,10 @@ from typing import Any
 
 from stockdesk.research.domain.dtos.expert import GroundingReport
 
-_NUMBER = re.compile(r"(?<![\w.])[-+]?\d{1,3}(?:,\d{3})+(?:\.\d+)?|(?<![\w.])[-+]?\d+(?:\.\d+)?")
+# ASCII-only look-behind: in Chinese text a number often follows a CJK character directly ("价值10.9%")
+_NUMBER = re.compile(
+    r"(?<![A-Za-z0-9_.])[-+]?\d{1,3}(?:,\d{3})+(?:\.\d+)?|(?<![A-Za-z0-9_.])[-+]?\d+(?:\.\d+)?"
+)
 _DATE = re.compile(r"\d{4}[-/年.]\d{1,2}(?:[-/月.]\d{1,2}日?)?|\d{4}\s?[Qq][1-4]|[Qq][1-4]|\d{8}")
 _YEAR = re.compile(r"^(19|20)\d{2}$")
 SMALL_INTEGER_LIMIT = 12  # "4 个季度", "3 年": counts and ordinals are not data claims ...
