@@ -27,7 +27,7 @@ def test_rounding_and_percent_forms_are_grounded():
 def test_trade_instructions_in_both_languages():
     assert trade_instructions(["估值偏低，建议买入", "Strong buy here", "we recommend selling"]) == [
         "Strong buy",
-        "recommend selling",
+        "we recommend selling",
         "建议买入",
     ]
     assert trade_instructions(["估值合理，维持观察"]) == []
