@@ -58,7 +58,9 @@ def numeric(frame: pd.DataFrame, columns: list[str], problems: list[RowProblem])
             continue
         raw = out[column]
         values = pd.to_numeric(raw, errors="coerce")
-        bad = values.isna() & raw.notna() & (raw.astype("string").str.strip() != "")
+        bad = values.isna() & raw.notna()
+        if bad.any():  # only look at the text of the few suspicious values (blank strings are missing)
+            bad &= raw.astype("string").str.strip() != ""
         for row, value in zip(_rows(out, bad), raw[bad], strict=True):
             problems.append(RowProblem(row=row, reason=f"{column}: not a number {value!r}"))
         out[column] = values.astype("float64")
@@ -175,9 +177,23 @@ def validate_securities(frame: pd.DataFrame) -> tuple[pd.DataFrame, list[RowProb
     return out, problems
 
 
+def validate_dividends(frame: pd.DataFrame) -> tuple[pd.DataFrame, list[RowProblem]]:
+    problems = require_columns(frame, F.DIVIDEND_COLUMNS, "dividends")
+    if problems:
+        return frame, problems
+    out = parse_dates(frame, ["ex_date"], problems)
+    out = numeric(out, ["cash_per_share"], problems)
+    bad = ~(out["cash_per_share"] > 0)
+    for row in _rows(out, bad):
+        problems.append(RowProblem(row=row, reason="dividends: cash per share must be positive"))
+    out = collapse_duplicates(out, F.DIVIDEND_KEY, problems, "dividends")
+    return out, problems
+
+
 VALIDATORS = {
     "securities": validate_securities,
     "bars": validate_bars,
     "valuations": validate_valuations,
     "financials": validate_financials,
+    "dividends": validate_dividends,
 }

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Iterator
 from datetime import date
 
 import pandas as pd
@@ -85,6 +86,13 @@ class IMarketDataRepository(ABC):
 
     @abstractmethod
     def counts(self) -> dict[str, int]: ...
+
+    @abstractmethod
+    def table_frames(self, kind: str, chunk_rows: int = 100_000) -> Iterator[pd.DataFrame]:
+        """Every stored row of one table (a key of `counts()`), canonical columns, in key order.
+
+        Chunked so that exporting a market-sized store keeps memory bounded.
+        """
 
 
 class IMarketDataProvider(ABC):

@@ -20,7 +20,7 @@ class SecurityRow(Base):
     exchange: Mapped[str | None] = mapped_column(String(16))
     currency: Mapped[str | None] = mapped_column(String(8))
     list_date: Mapped[date | None] = mapped_column(Date)
-    provider_codes: Mapped[dict | None] = mapped_column(JSON)
+    provider_codes: Mapped[dict | None] = mapped_column(JSON(none_as_null=True))
 
 
 class DailyBarRow(Base):
@@ -97,7 +97,7 @@ class FinancialReportRow(Base):
     netprofit_yoy: Mapped[float | None] = mapped_column(Float)
     dt_netprofit_yoy: Mapped[float | None] = mapped_column(Float)
     total_shares: Mapped[float | None] = mapped_column(Float)
-    extra: Mapped[dict | None] = mapped_column(JSON)
+    extra: Mapped[dict | None] = mapped_column(JSON(none_as_null=True))  # NULL, so COALESCE keeps stored
 
 
 class DividendRow(Base):

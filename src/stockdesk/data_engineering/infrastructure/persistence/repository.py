@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 from datetime import date
 from typing import Any
 
+import numpy as np
 import pandas as pd
-from sqlalchemy import Connection, Table, and_, func, select
+from sqlalchemy import Boolean, Connection, Date, DateTime, Float, Table, and_, func, select
 
 from stockdesk.data_engineering.domain import frames as F
 from stockdesk.data_engineering.domain.dtos import (
@@ -29,7 +31,7 @@ from stockdesk.data_engineering.infrastructure.persistence.models import (
     SecurityRow,
 )
 from stockdesk.shared.db import Database
-from stockdesk.shared.db.upsert import upsert_rows
+from stockdesk.shared.db.upsert import upsert_columns
 
 _TABLES: dict[str, tuple[Table, list[str]]] = {
     "securities": (SecurityRow.__table__, ["symbol"]),  # type: ignore[dict-item]
@@ -43,17 +45,31 @@ _TABLES: dict[str, tuple[Table, list[str]]] = {
 _DATE_COLUMNS = {"trade_date", "end_date", "ann_date", "list_date", "filed_date", "report_date", "ex_date"}
 
 
+def frame_to_columns(frame: pd.DataFrame, columns: list[str]) -> dict[str, list[Any]]:
+    """Canonical frame -> DB values column by column: python dates, None for NaN/NaT, only the
+    table's columns. Vectorised: dates are converted once per distinct day, numbers by numpy."""
+    out: dict[str, list[Any]] = {}
+    for column in (c for c in columns if c in frame.columns):
+        series = frame[column]
+        if column in _DATE_COLUMNS or column == "published_at":
+            stamps = pd.to_datetime(series)
+            if column == "published_at" and stamps.dt.tz is not None:
+                stamps = stamps.dt.tz_localize(None)
+            codes, uniques = pd.factorize(stamps)
+            python = uniques.date if column in _DATE_COLUMNS else uniques.to_pydatetime()
+            lookup = np.append(python.astype(object), None)  # code -1 (NaT) picks the trailing None
+            out[column] = lookup[codes].tolist()
+            continue
+        values = series.to_numpy(dtype=object, copy=True)
+        values[series.isna().to_numpy()] = None
+        out[column] = values.tolist()
+    return out
+
+
 def frame_to_rows(frame: pd.DataFrame, columns: list[str]) -> list[dict[str, Any]]:
-    """Canonical frame -> DB rows: python dates, None for NaN/NaT, only the table's columns."""
-    present = [c for c in columns if c in frame.columns]
-    out = frame[present].copy()
-    for column in present:
-        if column in _DATE_COLUMNS:
-            out[column] = pd.to_datetime(out[column]).dt.date
-        elif column == "published_at":
-            out[column] = pd.to_datetime(out[column]).dt.tz_localize(None).dt.to_pydatetime()
-    records = out.astype(object).where(out.notna(), None).to_dict("records")
-    return records
+    """Canonical frame -> DB rows as dicts (see `frame_to_columns`, which bulk writes use)."""
+    values = frame_to_columns(frame, columns)
+    return [dict(zip(values, row, strict=True)) for row in zip(*values.values(), strict=True)]
 
 
 def _clean(value: Any) -> Any:
@@ -69,8 +85,8 @@ class SqlMarketDataRepository(IMarketDataRepository):
     # ---- writes ----------------------------------------------------------------------------
     def _write(self, conn: Connection, kind: str, frame: pd.DataFrame) -> int:
         table, key = _TABLES[kind]
-        rows = frame_to_rows(frame, [c.name for c in table.columns if c.name != "id"])
-        return upsert_rows(conn, table, rows, key)
+        values = frame_to_columns(frame, [c.name for c in table.columns if c.name != "id"])
+        return upsert_columns(conn, table, values, key)
 
     def write_batch(self, frames: dict[str, pd.DataFrame]) -> dict[str, int]:
         self._db.ensure_schema()
@@ -228,6 +244,35 @@ class SqlMarketDataRepository(IMarketDataRepository):
                 kind: session.scalar(select(func.count()).select_from(table)) or 0
                 for kind, (table, _key) in _TABLES.items()
             }
+
+    def table_frames(self, kind: str, chunk_rows: int = 100_000) -> Iterator[pd.DataFrame]:
+        """Stream one table in key order; one read transaction, so the chunks are one snapshot."""
+        table, key = _TABLES[kind]
+        columns = [c for c in table.columns if c.name != "id"]
+        stmt = select(*columns).order_by(*(table.c[k] for k in key))
+        self._db.ensure_schema()
+        with self._db.engine.connect() as conn:
+            chunks = pd.read_sql(stmt, conn, chunksize=chunk_rows)
+            empty = True
+            for chunk in chunks:
+                empty = False
+                yield _typed(chunk, columns)
+            if empty:
+                yield _typed(pd.DataFrame({c.name: [] for c in columns}), columns)
+
+
+def _typed(frame: pd.DataFrame, columns: list[Any]) -> pd.DataFrame:
+    """Stable dtypes whatever a chunk holds (an all-NULL float column would otherwise be object)."""
+    out = frame.copy()
+    for column in columns:
+        name = column.name
+        if isinstance(column.type, (Date, DateTime)):
+            out[name] = pd.to_datetime(out[name]).astype("datetime64[us]")
+        elif isinstance(column.type, Float):
+            out[name] = pd.to_numeric(out[name]).astype("float64")
+        elif isinstance(column.type, Boolean):
+            out[name] = out[name].astype(bool) if out[name].notna().all() else out[name].astype("boolean")
+    return out
 
 
 def _as_dict(row: Any, columns: list[str]) -> dict[str, Any]:
