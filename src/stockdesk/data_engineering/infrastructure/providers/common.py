@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import importlib
 from datetime import date
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -11,7 +13,7 @@ from stockdesk.data_engineering.application.validation import ROW
 from stockdesk.data_engineering.domain import frames as F
 from stockdesk.data_engineering.domain.exceptions import ProviderUnavailableError
 from stockdesk.data_engineering.domain.ports import IMarketDataProvider
-from stockdesk.shared.errors import StockdeskError
+from stockdesk.shared.errors import ConfigurationError, StockdeskError
 
 
 def with_rows(frame: pd.DataFrame) -> pd.DataFrame:
@@ -70,3 +72,11 @@ class UnconfiguredProvider(IMarketDataProvider):
 
     def financials(self, symbol: str) -> pd.DataFrame:
         return self._answer("financials", F.FINANCIAL_COLUMNS)
+
+
+def import_sdk(module: str) -> Any:
+    """Import a provider SDK on first use, with the install hint when it is missing."""
+    try:
+        return importlib.import_module(module)
+    except ModuleNotFoundError as exc:
+        raise ConfigurationError(f"{module} is not installed: pip install 'stockdesk[providers]'") from exc

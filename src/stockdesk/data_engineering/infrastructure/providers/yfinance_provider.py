@@ -28,10 +28,15 @@ from stockdesk.data_engineering.domain import frames as F
 from stockdesk.data_engineering.domain.exceptions import ProviderUnavailableError
 from stockdesk.data_engineering.domain.ports import IMarketDataProvider
 from stockdesk.data_engineering.domain.symbols import CURRENCY, exchange_of, market_of
-from stockdesk.data_engineering.infrastructure.providers.common import empty, in_window, require, with_rows
+from stockdesk.data_engineering.infrastructure.providers.common import (
+    empty,
+    import_sdk,
+    in_window,
+    require,
+    with_rows,
+)
 from stockdesk.data_engineering.infrastructure.providers.rate_limit import TokenBucket
 from stockdesk.data_engineering.infrastructure.providers.resilience import CallPolicy, ProviderCaller
-from stockdesk.shared.errors import ConfigurationError
 
 HISTORY_COLUMNS = ["Open", "High", "Low", "Close", "Adj Close", "Volume", "Dividends"]
 
@@ -120,13 +125,7 @@ class YFinanceProvider(IMarketDataProvider):
     @property
     def sdk(self) -> Any:
         if self._sdk is None:
-            try:
-                import yfinance
-            except ModuleNotFoundError as exc:
-                raise ConfigurationError(
-                    "yfinance is not installed: pip install 'stockdesk[providers]'"
-                ) from exc
-            self._sdk = yfinance
+            self._sdk = import_sdk("yfinance")
         return self._sdk
 
     def security(self, symbol: str) -> pd.DataFrame:
