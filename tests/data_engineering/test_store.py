@@ -58,7 +58,12 @@ def test_unknown_symbol_is_a_distinguishable_not_found(repository: SqlMarketData
 
 
 def test_a_missing_json_payload_does_not_erase_the_stored_one(repository: SqlMarketDataRepository) -> None:
-    row = {"symbol": "A", "end_date": pd.Timestamp("2023-12-31"), "ann_date": "2024-03-30", "report_type": "A"}
+    row = {
+        "symbol": "A",
+        "end_date": pd.Timestamp("2023-12-31"),
+        "ann_date": "2024-03-30",
+        "report_type": "A",
+    }
     repository.upsert_financials(pd.DataFrame([{**row, "eps": 1.0, "extra": {"q_roe": 3.3}}]))
     repository.upsert_financials(pd.DataFrame([{**row, "eps": 1.0, "extra": None}]))
     assert repository.get_financials("A", date(2024, 4, 1))[0].extra == {"q_roe": 3.3}
