@@ -8,10 +8,11 @@ symbol 400 INVALID_SYMBOL, bad date or paging 400.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from datetime import date
 from typing import Annotated, Generic, TypeVar
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Depends, Query
 from pydantic import BaseModel
 
 from stockdesk.data_engineering.container import DataEngineeringContainer
@@ -63,12 +64,36 @@ def _check_range(start: date | None, end: date | None) -> None:
         raise BadRequestException(f"start {start} is after end {end}", code="INVALID_DATE_RANGE")
 
 
+@dataclass(frozen=True)
+class SeriesQuery:
+    """The query every paged series route takes, validated once."""
+
+    symbol: str
+    as_of: date
+    start: date | None
+    end: date | None
+    limit: int
+    offset: int
+
+    def page(self, rows: Sequence[Item]) -> Page[Item]:
+        return _page(self.symbol, self.as_of, rows, self.limit, self.offset)
+
+
 def build_data_router(get_container: Callable[[], DataEngineeringContainer]) -> APIRouter:
     router = APIRouter(prefix="/stocks", tags=["market data"])
 
-    def known(symbol: str) -> str:
-        """Canonical symbol of a stored security (400 if malformed, 404 if unknown)."""
-        return get_container().stock_basic_info.require(symbol).symbol
+    def series_query(
+        symbol: str,
+        as_of: AsOf = None,
+        start: Start = None,
+        end: End = None,
+        limit: Limit = DEFAULT_LIMIT,
+        offset: Offset = 0,
+    ) -> SeriesQuery:
+        """Date range checked, then the canonical symbol of a stored security (400 malformed, 404 unknown)."""
+        _check_range(start, end)
+        canonical = get_container().stock_basic_info.require(symbol).symbol
+        return SeriesQuery(canonical, as_of or date.today(), start, end, limit, offset)
 
     @router.get("/{symbol}", response_model=StockResponse)
     def stock(symbol: str, as_of: AsOf = None) -> StockResponse:
@@ -77,52 +102,27 @@ def build_data_router(get_container: Callable[[], DataEngineeringContainer]) -> 
         return StockResponse(symbol=summary.security.symbol, **dict(summary))
 
     @router.get("/{symbol}/bars", response_model=Page[DailyBarDTO])
-    def bars(
-        symbol: str,
-        as_of: AsOf = None,
-        start: Start = None,
-        end: End = None,
-        limit: Limit = DEFAULT_LIMIT,
-        offset: Offset = 0,
-    ) -> Page[DailyBarDTO]:
+    def bars(q: SeriesQuery = Depends(series_query)) -> Page[DailyBarDTO]:
         """Daily bars, oldest first."""
-        _check_range(start, end)
-        canonical, day = known(symbol), as_of or date.today()
-        rows = get_container().daily_bars.execute(canonical, day, start, end)
-        return _page(canonical, day, rows, limit, offset)
+        return q.page(get_container().daily_bars.execute(q.symbol, q.as_of, q.start, q.end))
 
     @router.get("/{symbol}/valuations", response_model=Page[DailyValuationDTO])
-    def valuations(
-        symbol: str,
-        as_of: AsOf = None,
-        start: Start = None,
-        end: End = None,
-        limit: Limit = DEFAULT_LIMIT,
-        offset: Offset = 0,
-    ) -> Page[DailyValuationDTO]:
+    def valuations(q: SeriesQuery = Depends(series_query)) -> Page[DailyValuationDTO]:
         """Daily valuations (reported or derived, see `is_derived`), oldest first."""
-        _check_range(start, end)
-        canonical, day = known(symbol), as_of or date.today()
-        rows = get_container().valuations.execute(canonical, day, start, end)
-        return _page(canonical, day, rows, limit, offset)
+        return q.page(get_container().valuations.execute(q.symbol, q.as_of, q.start, q.end))
 
     @router.get("/{symbol}/financials", response_model=Page[FinancialReportDTO])
-    def financials(
-        symbol: str,
-        as_of: AsOf = None,
-        start: Start = None,
-        end: End = None,
-        limit: Limit = DEFAULT_LIMIT,
-        offset: Offset = 0,
-    ) -> Page[FinancialReportDTO]:
+    def financials(q: SeriesQuery = Depends(series_query)) -> Page[FinancialReportDTO]:
         """Latest version announced by `as_of` of each report period, newest period first.
 
         `start`/`end` select periods by their end date.
         """
-        _check_range(start, end)
-        canonical, day = known(symbol), as_of or date.today()
-        reports = get_container().finance.execute(canonical, day)
-        rows = [r for r in reports if (not start or r.end_date >= start) and (not end or r.end_date <= end)]
-        return _page(canonical, day, rows, limit, offset)
+        reports = get_container().finance.execute(q.symbol, q.as_of)
+        in_range = [
+            r
+            for r in reports
+            if (not q.start or r.end_date >= q.start) and (not q.end or r.end_date <= q.end)
+        ]
+        return q.page(in_range)
 
     return router
