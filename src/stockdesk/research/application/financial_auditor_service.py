@@ -6,14 +6,13 @@ from datetime import date
 
 from stockdesk.research.application.dtos import FinancialAuditorResultDTO
 from stockdesk.research.application.expert_runner import run_guarded
-from stockdesk.research.application.valuation_modeler_service import require_symbol
+from stockdesk.research.application.inputs import require_financials, require_found, require_symbol
 from stockdesk.research.domain.dtos.financial import FinancialAuditOutput, FinancialSnapshotDTO
 from stockdesk.research.domain.ports.financial import (
     IFinancialAuditorAgentPort,
     IFinancialDataPort,
     IFinancialSnapshotBuilder,
 )
-from stockdesk.shared.errors import BadRequestException, NotFoundException
 
 
 def financial_texts(output: FinancialAuditOutput) -> list[str]:
@@ -37,13 +36,8 @@ class FinancialAuditorService:
     def build_snapshot(self, symbol: str, as_of: date | None = None) -> FinancialSnapshotDTO:
         symbol = require_symbol(symbol)
         day = as_of or date.today()
-        info = self._data.get_stock_info(symbol)
-        if info is None:
-            raise NotFoundException(f"该标的不存在: {symbol}", code="STOCK_NOT_FOUND")
-        canonical, name, industry = info
-        records = self._data.get_finance_records(canonical, day)
-        if not records:
-            raise BadRequestException(f"该标的无财务数据，请先同步: {canonical}", code="NO_FINANCIAL_DATA")
+        canonical, name, industry = require_found(self._data.get_stock_info(symbol), symbol)
+        records = require_financials(self._data.get_finance_records(canonical, day), canonical)
         return self._builder.build(canonical, name, industry, records, day)
 
     def run(self, symbol: str, as_of: date | None = None) -> FinancialAuditorResultDTO:

@@ -6,14 +6,14 @@ from datetime import date
 
 from stockdesk.research.application.dtos import TechnicalAnalystResultDTO
 from stockdesk.research.application.expert_runner import run_guarded
-from stockdesk.research.application.valuation_modeler_service import require_symbol
+from stockdesk.research.application.inputs import require_found, require_symbol
 from stockdesk.research.domain.dtos.technical import TechnicalAnalysisOutput, TechnicalSnapshotDTO
 from stockdesk.research.domain.ports.technical import (
     ITechnicalAnalystAgentPort,
     ITechnicalDataPort,
     ITechnicalSnapshotBuilder,
 )
-from stockdesk.shared.errors import BadRequestException, NotFoundException
+from stockdesk.shared.errors import BadRequestException
 
 MIN_BARS = 20
 
@@ -36,10 +36,7 @@ class TechnicalAnalystService:
     def build_snapshot(self, symbol: str, as_of: date | None = None) -> TechnicalSnapshotDTO:
         symbol = require_symbol(symbol)
         day = as_of or date.today()
-        found = self._data.get_stock_name(symbol)
-        if found is None:
-            raise NotFoundException(f"该标的不存在: {symbol}", code="STOCK_NOT_FOUND")
-        canonical, name = found
+        canonical, name = require_found(self._data.get_stock_name(symbol), symbol)
         bars = self._data.get_price_bars(canonical, day)
         if len(bars) < MIN_BARS:
             raise BadRequestException(

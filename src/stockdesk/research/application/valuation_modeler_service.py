@@ -6,19 +6,13 @@ from datetime import date
 
 from stockdesk.research.application.dtos import ValuationModelerResultDTO
 from stockdesk.research.application.expert_runner import run_guarded
+from stockdesk.research.application.inputs import require_financials, require_found, require_symbol
 from stockdesk.research.domain.dtos.valuation import ValuationModelOutput, ValuationSnapshotDTO
 from stockdesk.research.domain.ports.valuation import (
     IValuationDataPort,
     IValuationModelerAgentPort,
     IValuationSnapshotBuilder,
 )
-from stockdesk.shared.errors import BadRequestException, NotFoundException
-
-
-def require_symbol(symbol: str | None) -> str:
-    if symbol is None or not symbol.strip():
-        raise BadRequestException("symbol is required (e.g. 600519.SH)", code="SYMBOL_REQUIRED")
-    return symbol.strip()
 
 
 def valuation_texts(output: ValuationModelOutput) -> list[str]:
@@ -41,14 +35,8 @@ class ValuationModelerService:
         """Input checks, then the snapshot (no LLM call): used by `run` and by `--snapshot-only`."""
         symbol = require_symbol(symbol)
         day = as_of or date.today()
-        overview = self._data.get_stock_overview(symbol, day)
-        if overview is None:
-            raise NotFoundException(f"该标的不存在: {symbol}", code="STOCK_NOT_FOUND")
-        finance = self._data.get_finance_records(overview.symbol, day)
-        if not finance:
-            raise BadRequestException(
-                f"该标的无财务数据，请先同步: {overview.symbol}", code="NO_FINANCIAL_DATA"
-            )
+        overview = require_found(self._data.get_stock_overview(symbol, day), symbol)
+        finance = require_financials(self._data.get_finance_records(overview.symbol, day), overview.symbol)
         dailies = self._data.get_valuation_dailies(overview.symbol, day)
         return self._builder.build(overview, dailies, finance, day)
 
