@@ -76,3 +76,16 @@ def ttm(reports: pd.DataFrame, value: str) -> pd.Series:
         merged["v"].to_numpy() + merged["annual_prev"].to_numpy() - merged["ytd_prev"].to_numpy(),
     )
     return pd.Series(values, index=reports.index, name=f"{value}_ttm", dtype="float64")
+
+
+def yoy_growth(frame: pd.DataFrame, column: str) -> pd.Series:
+    """YoY growth in percent of each period (column end_date) against the same period a year earlier.
+
+    (cur - prior) / |prior| x 100; NaN where the prior is missing or zero.
+    """
+    prior = frame[["end_date", column]].copy()
+    prior["end_date"] = prior["end_date"] + pd.DateOffset(years=1)
+    merged = frame[["end_date", column]].merge(prior, on="end_date", how="left", suffixes=("", "_prior"))
+    cur, before = merged[column].astype("float64"), merged[f"{column}_prior"].astype("float64")
+    growth = (cur - before) / before.abs() * 100
+    return growth.where(before.notna() & (before != 0)).set_axis(frame.index)

@@ -19,8 +19,7 @@ from stockdesk.research.domain.dtos.financial import (
 )
 from stockdesk.research.domain.dtos.valuation import NA, Num
 from stockdesk.research.domain.ports.financial import IFinancialSnapshotBuilder
-from stockdesk.research.infrastructure.snapshot.valuation_snapshot_builder import yoy_growth
-from stockdesk.shared.finance import round_half_up
+from stockdesk.shared.finance import round_half_up, yoy_growth
 
 PERIODS = 8
 PERIOD_DAYS = {3: 90, 6: 180, 9: 270, 12: 360}

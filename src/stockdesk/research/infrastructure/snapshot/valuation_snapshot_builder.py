@@ -28,7 +28,7 @@ from stockdesk.research.domain.dtos.valuation import (
     ValuationSnapshotDTO,
 )
 from stockdesk.research.domain.ports.valuation import IValuationSnapshotBuilder
-from stockdesk.shared.finance import round_half_up, ttm
+from stockdesk.shared.finance import round_half_up, ttm, yoy_growth
 
 logger = logging.getLogger(__name__)
 
@@ -82,16 +82,6 @@ def _finance_frame(finance: list[FinanceRecordInput]) -> pd.DataFrame:
     frame = frame.sort_values("end_date").drop_duplicates("end_date", keep="last").reset_index(drop=True)
     frame["symbol"] = "_"
     return frame
-
-
-def yoy_growth(frame: pd.DataFrame, column: str) -> pd.Series:
-    """(cur - prior) / |prior| x 100 against the same period a year earlier; NaN where no valid prior."""
-    prior = frame[["end_date", column]].copy()
-    prior["end_date"] = prior["end_date"] + pd.DateOffset(years=1)
-    merged = frame[["end_date", column]].merge(prior, on="end_date", how="left", suffixes=("", "_prior"))
-    cur, before = merged[column].astype("float64"), merged[f"{column}_prior"].astype("float64")
-    growth = (cur - before) / before.abs() * 100
-    return growth.where(before.notna() & (before != 0)).set_axis(frame.index)
 
 
 def gross_margin_trend(frame: pd.DataFrame) -> str:
