@@ -16,7 +16,14 @@ from stockdesk.llm_platform.infrastructure.scripted import ScriptedProvider
 from stockdesk.shared.config import Settings, get_settings
 from stockdesk.shared.db import Database
 
-SECRET_ENV = ("OPENAI_API_KEY", "DEEPSEEK_API_KEY", "TUSHARE_TOKEN")
+SECRET_ENV = (
+    "OPENAI_API_KEY",
+    "DEEPSEEK_API_KEY",
+    "TUSHARE_TOKEN",
+    "BOCHA_API_KEY",
+    "TAVILY_API_KEY",
+    "SEARXNG_URL",
+)
 
 
 @pytest.fixture(scope="session")

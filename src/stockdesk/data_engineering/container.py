@@ -15,6 +15,7 @@ from stockdesk.data_engineering.application.use_cases import (
     GetStockBasicInfoUseCase,
     GetStockDataSummaryUseCase,
     GetValuationDailiesForTickerUseCase,
+    SearchStoredTextUseCase,
 )
 from stockdesk.data_engineering.domain.ports import IMarketDataProvider
 from stockdesk.data_engineering.infrastructure.persistence.repository import SqlMarketDataRepository
@@ -91,3 +92,7 @@ class DataEngineeringContainer:
     @property
     def summary(self) -> GetStockDataSummaryUseCase:
         return GetStockDataSummaryUseCase(self.repository)
+
+    @property
+    def stored_text_search(self) -> SearchStoredTextUseCase:
+        return SearchStoredTextUseCase(self.repository)

@@ -14,6 +14,10 @@ from stockdesk import __version__
 from stockdesk.data_engineering.presentation.rest import build_data_router
 from stockdesk.entrypoints.container import AppContainer
 from stockdesk.research.presentation.rest.financial_auditor_routes import build_financial_router
+from stockdesk.research.presentation.rest.search_expert_routes import (
+    build_catalyst_router,
+    build_macro_router,
+)
 from stockdesk.research.presentation.rest.technical_analyst_routes import build_technical_router
 from stockdesk.research.presentation.rest.valuation_modeler_routes import build_valuation_router
 from stockdesk.shared.errors import StockdeskError
@@ -125,6 +129,22 @@ def create_app(container: AppContainer | None = None) -> FastAPI:
             lambda: research.financial_data,
             lambda: research.financial_snapshot_builder,
             lambda: research.financial_agent,
+        ),
+        prefix=API_PREFIX,
+    )
+    app.include_router(
+        build_macro_router(
+            lambda: research.macro_data,
+            lambda: research.search_snapshot_builder,
+            lambda: research.macro_agent,
+        ),
+        prefix=API_PREFIX,
+    )
+    app.include_router(
+        build_catalyst_router(
+            lambda: research.catalyst_data,
+            lambda: research.search_snapshot_builder,
+            lambda: research.catalyst_agent,
         ),
         prefix=API_PREFIX,
     )

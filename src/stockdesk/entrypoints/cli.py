@@ -18,6 +18,7 @@ from stockdesk import __version__
 from stockdesk.data_engineering.presentation.cli import build_data_cli
 from stockdesk.entrypoints.container import AppContainer
 from stockdesk.llm_platform.presentation.cli import build_llm_cli, model_assembly_progress
+from stockdesk.llm_platform.presentation.search_cli import build_search_command
 from stockdesk.research.presentation.cli import build_research_cli
 from stockdesk.shared.config import get_settings
 from stockdesk.shared.errors import StockdeskError
@@ -57,6 +58,7 @@ app.add_typer(db_app, name="db")
 app.add_typer(build_data_cli(lambda: container().data), name="data")
 app.add_typer(build_llm_cli(lambda: container().llm_service), name="llm")
 app.add_typer(build_research_cli(lambda: container().research), name="research")
+app.command("search")(build_search_command(lambda: container().search_service))
 
 
 @app.callback()

@@ -6,7 +6,8 @@ from functools import cached_property
 
 from stockdesk.data_engineering.container import DataEngineeringContainer
 from stockdesk.llm_platform.application.llm_service import LLMService
-from stockdesk.llm_platform.container import build_llm_service
+from stockdesk.llm_platform.application.search_service import WebSearchService
+from stockdesk.llm_platform.container import build_llm_service, build_search_service
 from stockdesk.research.container import ResearchContainer
 from stockdesk.shared.config import Settings, get_settings
 from stockdesk.shared.db import Database
@@ -36,11 +37,16 @@ class AppContainer:
             finance=data.finance,
             bars=data.daily_bars,
             llm_service=lambda: self.llm_service,
+            search=lambda: self.search_service,
         )
 
     @cached_property
     def llm_service(self) -> LLMService:
         return build_llm_service(self.settings, self.database, model_progress=self.model_progress)
+
+    @cached_property
+    def search_service(self) -> WebSearchService:
+        return build_search_service(self.settings, self.database, self.data.stored_text_search)
 
     def close(self) -> None:
         if "llm_service" in self.__dict__:

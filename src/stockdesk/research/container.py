@@ -12,7 +12,10 @@ from stockdesk.data_engineering.application import (
     GetValuationDailiesForTickerUseCase,
 )
 from stockdesk.llm_platform.application.llm_service import LLMService
+from stockdesk.llm_platform.application.search_service import WebSearchService
+from stockdesk.research.application.catalyst_detective_service import CatalystDetectiveService
 from stockdesk.research.application.financial_auditor_service import FinancialAuditorService
+from stockdesk.research.application.macro_intelligence_service import MacroIntelligenceService
 from stockdesk.research.application.technical_analyst_service import TechnicalAnalystService
 from stockdesk.research.application.valuation_modeler_service import ValuationModelerService
 from stockdesk.research.domain.ports.financial import (
@@ -21,6 +24,12 @@ from stockdesk.research.domain.ports.financial import (
     IFinancialSnapshotBuilder,
 )
 from stockdesk.research.domain.ports.llm import ILLMPort
+from stockdesk.research.domain.ports.soft_intel import (
+    ICatalystDetectiveAgentPort,
+    IMacroIntelligenceAgentPort,
+    ISearchDataPort,
+    ISearchSnapshotBuilder,
+)
 from stockdesk.research.domain.ports.technical import (
     ITechnicalAnalystAgentPort,
     ITechnicalDataPort,
@@ -31,14 +40,23 @@ from stockdesk.research.domain.ports.valuation import (
     IValuationModelerAgentPort,
     IValuationSnapshotBuilder,
 )
+from stockdesk.research.infrastructure.adapters.catalyst_data_adapter import CatalystDataAdapter
 from stockdesk.research.infrastructure.adapters.financial_data_adapter import FinancialDataAdapter
 from stockdesk.research.infrastructure.adapters.llm_adapter import LLMAdapter
+from stockdesk.research.infrastructure.adapters.macro_data_adapter import MacroDataAdapter
 from stockdesk.research.infrastructure.adapters.technical_data_adapter import TechnicalDataAdapter
 from stockdesk.research.infrastructure.adapters.valuation_data_adapter import ValuationDataAdapter
+from stockdesk.research.infrastructure.agents.catalyst_detective.agent import CatalystDetectiveAgent
 from stockdesk.research.infrastructure.agents.financial_auditor.agent import FinancialAuditorAgent
+from stockdesk.research.infrastructure.agents.macro_intelligence.agent import MacroIntelligenceAgent
 from stockdesk.research.infrastructure.agents.technical_analyst.agent import TechnicalAnalystAgent
 from stockdesk.research.infrastructure.agents.valuation_modeler.agent import ValuationModelerAgent
+from stockdesk.research.infrastructure.search_utils.result_filter import (
+    ISearchResultFilter,
+    RuleBasedResultFilter,
+)
 from stockdesk.research.infrastructure.snapshot.financial_snapshot_builder import FinancialSnapshotBuilder
+from stockdesk.research.infrastructure.snapshot.search_snapshot_builder import SearchSnapshotBuilder
 from stockdesk.research.infrastructure.snapshot.technical_snapshot_builder import TechnicalSnapshotBuilder
 from stockdesk.research.infrastructure.snapshot.valuation_snapshot_builder import ValuationSnapshotBuilder
 
@@ -52,13 +70,15 @@ class ResearchContainer:
         finance: GetFinanceForTickerUseCase,
         bars: GetDailyBarsUseCase,
         llm_service: Callable[[], LLMService],
+        search: Callable[[], WebSearchService],
     ):
-        """`llm_service` is a factory: the model is only started when an expert really asks it."""
+        """`llm_service` and `search` are factories: nothing starts until an expert really asks."""
         self._basic_info = basic_info
         self._valuations = valuations
         self._finance = finance
         self._bars = bars
         self._llm_service = llm_service
+        self._search = search
 
     @cached_property
     def llm(self) -> ILLMPort:
@@ -120,3 +140,37 @@ class ResearchContainer:
         return FinancialAuditorService(
             self.financial_data, self.financial_snapshot_builder, self.financial_agent
         )
+
+    # macro intelligence and catalyst detective: search -> context -> LLM ------------------------
+    @cached_property
+    def search_result_filter(self) -> ISearchResultFilter:
+        """Bound here only: swap in another ISearchResultFilter without touching the adapters."""
+        return RuleBasedResultFilter()
+
+    @cached_property
+    def search_snapshot_builder(self) -> ISearchSnapshotBuilder:
+        return SearchSnapshotBuilder()
+
+    @cached_property
+    def macro_data(self) -> ISearchDataPort:
+        return MacroDataAdapter(self._basic_info, self._search(), self.search_result_filter)
+
+    @cached_property
+    def macro_agent(self) -> IMacroIntelligenceAgentPort:
+        return MacroIntelligenceAgent(self.llm)
+
+    @property
+    def macro_intelligence(self) -> MacroIntelligenceService:
+        return MacroIntelligenceService(self.macro_data, self.search_snapshot_builder, self.macro_agent)
+
+    @cached_property
+    def catalyst_data(self) -> ISearchDataPort:
+        return CatalystDataAdapter(self._basic_info, self._search(), self.search_result_filter)
+
+    @cached_property
+    def catalyst_agent(self) -> ICatalystDetectiveAgentPort:
+        return CatalystDetectiveAgent(self.llm)
+
+    @property
+    def catalyst_detective(self) -> CatalystDetectiveService:
+        return CatalystDetectiveService(self.catalyst_data, self.search_snapshot_builder, self.catalyst_agent)

@@ -11,7 +11,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field, field_validator
+from pydantic import AliasChoices, BaseModel, Field, field_validator
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
@@ -98,6 +98,21 @@ class Settings(BaseSettings):
     local_timeout_seconds: float = Field(
         default=900.0, description="Per call on the embedded model (2 CPU cores: 30-120 s is normal)."
     )
+
+    # Web search: providers tried in this order; "local" is the news index (no key, no network).
+    search_providers: list[Literal["local", "bocha", "tavily", "searxng"]] = Field(
+        default_factory=lambda: ["local"],
+        description="Order of search providers; a failing one hands over to the next.",
+    )
+    searxng_url: str | None = Field(
+        default=None,
+        validation_alias=AliasChoices("STOCKDESK_SEARXNG_URL", "SEARXNG_URL"),
+        description="Base URL of a self-hosted SearXNG with the JSON format enabled.",
+    )
+    bocha_base_url: str = "https://api.bochaai.com"
+    tavily_base_url: str = "https://api.tavily.com"
+    search_timeout_seconds: float = 20.0
+    search_cache: bool = Field(default=True, description="Cache web results (TTL by freshness).")
 
     @field_validator("home", mode="before")
     @classmethod

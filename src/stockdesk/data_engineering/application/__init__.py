@@ -11,6 +11,7 @@ from stockdesk.data_engineering.application.use_cases import (
     GetStockBasicInfoUseCase,
     GetStockDataSummaryUseCase,
     GetValuationDailiesForTickerUseCase,
+    SearchStoredTextUseCase,
 )
 from stockdesk.data_engineering.domain.dtos import (
     DailyBarDTO,
@@ -20,6 +21,7 @@ from stockdesk.data_engineering.domain.dtos import (
     NewsItemDTO,
     SecurityDTO,
     StockDataSummaryDTO,
+    TextHitDTO,
 )
 
 __all__ = [
@@ -35,6 +37,8 @@ __all__ = [
     "GetStockDataSummaryUseCase",
     "GetValuationDailiesForTickerUseCase",
     "NewsItemDTO",
+    "SearchStoredTextUseCase",
     "SecurityDTO",
     "StockDataSummaryDTO",
+    "TextHitDTO",
 ]

@@ -13,6 +13,7 @@ from stockdesk.data_engineering.domain.dtos import (
     RangeSummary,
     SecurityDTO,
     StockDataSummaryDTO,
+    TextHitDTO,
 )
 from stockdesk.data_engineering.domain.exceptions import SymbolNotFoundError
 from stockdesk.data_engineering.domain.ports import IMarketDataRepository
@@ -75,6 +76,30 @@ class GetNewsUseCase:
 
     def execute(self, symbol: str, as_of: date | None = None, limit: int = 50) -> list[NewsItemDTO]:
         return self._repository.get_news(normalize_symbol(symbol), _as_of(as_of), limit)
+
+
+class SearchStoredTextUseCase:
+    """Full-text search over stored news and filing pages, point-in-time: nothing after `end`."""
+
+    def __init__(self, repository: IMarketDataRepository):
+        self._repository = repository
+
+    def execute(
+        self,
+        query: str,
+        *,
+        symbol: str | None = None,
+        start: date | None = None,
+        end: date | None = None,
+        limit: int = 10,
+    ) -> list[TextHitDTO]:
+        return self._repository.search_text(
+            query,
+            symbol=normalize_symbol(symbol) if symbol else None,
+            start=start,
+            end=_as_of(end),
+            limit=limit,
+        )
 
 
 class GetFilingsUseCase:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import date, datetime
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
@@ -108,6 +108,26 @@ class FilingDTO(BaseModel):
     report_date: date | None = None
     url: str | None = None
     document_text: str | None = None
+
+
+class FilingPageDTO(BaseModel):
+    symbol: str
+    accession_number: str
+    page_no: int
+    text: str
+
+
+class TextHitDTO(BaseModel):
+    """One match of the full-text index over stored news and filing pages."""
+
+    kind: Literal["news", "filing"]
+    symbol: str
+    title: str
+    url: str
+    published_at: datetime
+    summary: str = ""
+    snippet: str = ""
+    source: str = ""
 
 
 class RangeSummary(BaseModel):

@@ -15,6 +15,7 @@ from stockdesk.data_engineering.domain.dtos import (
     FinancialReportDTO,
     NewsItemDTO,
     SecurityDTO,
+    TextHitDTO,
 )
 
 
@@ -39,6 +40,10 @@ class IMarketDataRepository(ABC):
 
     @abstractmethod
     def upsert_filings(self, frame: pd.DataFrame) -> int: ...
+
+    @abstractmethod
+    def upsert_filing_pages(self, frame: pd.DataFrame) -> int:
+        """Filing documents as clean text pages (symbol, accession_number, page_no, text)."""
 
     @abstractmethod
     def write_batch(self, frames: dict[str, pd.DataFrame]) -> dict[str, int]:
@@ -70,6 +75,12 @@ class IMarketDataRepository(ABC):
 
     @abstractmethod
     def get_filings(self, symbol: str, as_of: date, forms: list[str] | None = None) -> list[FilingDTO]: ...
+
+    @abstractmethod
+    def search_text(
+        self, query: str, *, symbol: str | None, start: date | None, end: date, limit: int
+    ) -> list[TextHitDTO]:
+        """Full-text search over news and filing pages published in [start, end], best first."""
 
     @abstractmethod
     def bars_frame(self, symbols: list[str] | None, as_of: date, start: date | None = None) -> pd.DataFrame:

@@ -57,6 +57,11 @@ RAW_LOG_LIMIT = 2000
 _run_id: contextvars.ContextVar[str | None] = contextvars.ContextVar("stockdesk_llm_run_id", default=None)
 
 
+def active_run_id() -> str | None:
+    """The run set by `LLMService.run_scope`, for other audits of the same run (web searches)."""
+    return _run_id.get()
+
+
 def _log_invalid(caller: str | None, what: str, exc: LLMOutputParseError) -> None:
     """Log a structured-output failure with the raw output, truncated."""
     errors = "; ".join(exc.errors)[:300]

@@ -14,6 +14,7 @@ __all__ = [
     "LLMTimeoutError",
     "LLMTransientError",
     "LocalModelError",
+    "SearchProviderError",
     "TokenBudgetExceededError",
     "UnknownAliasError",
 ]
@@ -50,3 +51,9 @@ class LocalModelError(ConfigurationError):
 class TokenBudgetExceededError(StockdeskError):
     code = "LLM_TOKEN_BUDGET_EXCEEDED"
     http_status = 429
+
+
+class SearchProviderError(ServiceUnavailableError):
+    """A search provider failed (network, 4xx/5xx, unreadable answer): try the next provider."""
+
+    code = "SEARCH_PROVIDER_ERROR"

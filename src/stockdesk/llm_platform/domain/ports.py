@@ -5,6 +5,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 
 from stockdesk.llm_platform.domain.dtos import CompletionRequest, CompletionResponse, LLMCallRecord
+from stockdesk.llm_platform.domain.search import SearchCallRecord, WebSearchRequest, WebSearchResponse
 
 
 class ILLMProvider(ABC):
@@ -32,3 +33,26 @@ class IResponseCache(ABC):
 
     @abstractmethod
     def put(self, key: str, response: CompletionResponse) -> None: ...
+
+
+class IWebSearchProvider(ABC):
+    """One search backend. Raise SearchProviderError (or ConfigurationError for a missing key)."""
+
+    name: str
+    cacheable: bool = True  # the local index is not: its answer changes with every import
+
+    @abstractmethod
+    def search(self, request: WebSearchRequest) -> WebSearchResponse: ...
+
+
+class ISearchCache(ABC):
+    @abstractmethod
+    def get(self, key: str, max_age_seconds: float) -> WebSearchResponse | None: ...
+
+    @abstractmethod
+    def put(self, key: str, response: WebSearchResponse) -> None: ...
+
+
+class ISearchAuditRepository(ABC):
+    @abstractmethod
+    def record(self, record: SearchCallRecord) -> None: ...

@@ -9,6 +9,7 @@ from pydantic import BaseModel, Field
 
 from stockdesk.research.domain.dtos.expert import GroundingReport, GuardReport
 from stockdesk.research.domain.dtos.financial import DimensionAnalysis
+from stockdesk.research.domain.dtos.soft_intel import Catalyst, IntelDimensionAnalysis
 from stockdesk.research.domain.dtos.technical import KeyTechnicalLevels
 from stockdesk.research.domain.dtos.valuation import IntrinsicValueRange
 
@@ -52,3 +53,25 @@ class FinancialAuditorResultDTO(ExpertTrace):
     key_risks: list[str]
     summary_reasoning: str
     financial_indicators: dict[str, Any]
+
+
+class MacroIntelligenceResultDTO(ExpertTrace):
+    macro_environment: str
+    confidence_score: float
+    macro_summary: str
+    dimension_analyses: list[IntelDimensionAnalysis]
+    key_opportunities: list[str]
+    key_risks: list[str]
+    information_sources: list[str]
+    macro_indicators: dict[str, Any] = Field(description="the search context actually sent, by dimension")
+
+
+class CatalystDetectiveResultDTO(ExpertTrace):
+    catalyst_assessment: str
+    confidence_score: float
+    catalyst_summary: str
+    dimension_analyses: list[IntelDimensionAnalysis]
+    positive_catalysts: list[Catalyst]
+    negative_catalysts: list[Catalyst]
+    information_sources: list[str]
+    catalyst_indicators: dict[str, Any] = Field(description="the search context actually sent, by dimension")

@@ -1,4 +1,4 @@
-"""`stockdesk research valuation|technical|financial SYMBOL`: one expert, or its snapshot alone."""
+"""`stockdesk research valuation|technical|financial|macro|catalyst SYMBOL`: one expert (or its snapshot)."""
 
 from __future__ import annotations
 
@@ -25,8 +25,32 @@ class ExpertService(Protocol):
     def run(self, symbol: str, as_of: date | None = None) -> Any: ...
 
 
+def intel_lines(result: Any) -> list[str]:
+    """Macro intelligence and catalyst detective: verdict, dimensions, events, sources."""
+    is_macro = hasattr(result, "macro_environment")
+    verdict = result.macro_environment if is_macro else result.catalyst_assessment
+    lines = [f"[bold]{verdict}[/] (confidence {result.confidence_score:.2f})"]
+    lines += [f"- {d.dimension}: {d.assessment}" for d in result.dimension_analyses]
+    if is_macro:
+        lines += ["[bold]opportunities[/]", *[f"- {o}" for o in result.key_opportunities]]
+        lines += ["[bold]risks[/]", *[f"- {r}" for r in result.key_risks]]
+    else:
+        for title, events in (
+            ("positive", result.positive_catalysts),
+            ("negative", result.negative_catalysts),
+        ):
+            lines.append(f"[bold]{title} catalysts[/]")
+            lines += [
+                f"- {c.event} ({c.expected_impact} impact, {c.timeframe}, p={c.probability})" for c in events
+            ]
+    lines += ["[bold]sources[/]", *[f"- {u}" for u in result.information_sources]]
+    return [*lines, "", result.macro_summary if is_macro else result.catalyst_summary]
+
+
 def headline(result: Any) -> list[str]:
     """The expert-specific first lines of the panel."""
+    if hasattr(result, "information_sources"):
+        return intel_lines(result)
     if hasattr(result, "valuation_verdict"):
         r = result.estimated_intrinsic_value_range
         return [
@@ -59,6 +83,8 @@ def guard_line(result: ExpertTrace) -> str:
         f"guards {state}: {result.grounding.numbers_checked} numbers checked, "
         f"ungrounded: {result.grounding.ungrounded or 'none'}; "
         f"trade instructions: {g.trade_instructions or 'none'}; retried: {g.retried}"
+        + (f"; dropped sources not in the context: {g.unverified_sources}" if g.unverified_sources else "")
+        + ("; nothing found: held to 数据不足" if g.no_information else "")
     )
 
 
@@ -85,6 +111,8 @@ def build_research_cli(get_container: Callable[[], ResearchContainer]) -> typer.
         "valuation": ("valuation modeler", lambda c: c.valuation_modeler),
         "technical": ("technical analyst", lambda c: c.technical_analyst),
         "financial": ("financial auditor", lambda c: c.financial_auditor),
+        "macro": ("macro intelligence", lambda c: c.macro_intelligence),
+        "catalyst": ("catalyst detective", lambda c: c.catalyst_detective),
     }
 
     def register(command: str, title: str, pick: Callable[[ResearchContainer], ExpertService]) -> None:

@@ -122,6 +122,7 @@ class NewsItemRow(Base):
     body: Mapped[str | None] = mapped_column(Text)
     url: Mapped[str] = mapped_column(String(1000))
     source: Mapped[str | None] = mapped_column(String(200))
+    search_text: Mapped[str | None] = mapped_column(Text, doc="tokenised for the full-text index")
 
 
 class FilingRow(Base):
@@ -134,6 +135,20 @@ class FilingRow(Base):
     report_date: Mapped[date | None] = mapped_column(Date)
     url: Mapped[str | None] = mapped_column(String(1000))
     document_text: Mapped[str | None] = mapped_column(Text)
+
+
+class FilingPageRow(Base):
+    """A filing document as clean text, in pages of at most 20,000 characters."""
+
+    __tablename__ = "filing_pages"
+    __table_args__ = (UniqueConstraint("symbol", "accession_number", "page_no"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    symbol: Mapped[str] = mapped_column(String(20))
+    accession_number: Mapped[str] = mapped_column(String(40))
+    page_no: Mapped[int] = mapped_column(Integer)
+    text: Mapped[str] = mapped_column(Text)
+    search_text: Mapped[str | None] = mapped_column(Text, doc="tokenised for the full-text index")
 
 
 class SyncFailureRow(Base):

@@ -19,16 +19,24 @@ from stockdesk.data_engineering.domain.dtos import (
     FinancialReportDTO,
     NewsItemDTO,
     SecurityDTO,
+    TextHitDTO,
 )
 from stockdesk.data_engineering.domain.ports import IMarketDataRepository
 from stockdesk.data_engineering.infrastructure.persistence.models import (
     DailyBarRow,
     DailyValuationRow,
     DividendRow,
+    FilingPageRow,
     FilingRow,
     FinancialReportRow,
     NewsItemRow,
     SecurityRow,
+)
+from stockdesk.data_engineering.infrastructure.persistence.text_index import (
+    index_text,
+    query_terms,
+    search_index,
+    snippet,
 )
 from stockdesk.shared.db import Database
 from stockdesk.shared.db.upsert import upsert_columns
@@ -41,7 +49,10 @@ _TABLES: dict[str, tuple[Table, list[str]]] = {
     "dividends": (DividendRow.__table__, F.DIVIDEND_KEY),  # type: ignore[dict-item]
     "news": (NewsItemRow.__table__, ["symbol", "url"]),  # type: ignore[dict-item]
     "filings": (FilingRow.__table__, ["symbol", "accession_number"]),  # type: ignore[dict-item]
+    "filing_pages": (FilingPageRow.__table__, ["symbol", "accession_number", "page_no"]),  # type: ignore[dict-item]
 }
+# the text columns each indexed table feeds to the full-text index
+_INDEXED = {"news": ["title", "summary", "body"], "filing_pages": ["text"]}
 _DATE_COLUMNS = {"trade_date", "end_date", "ann_date", "list_date", "filed_date", "report_date", "ex_date"}
 
 
@@ -85,6 +96,8 @@ class SqlMarketDataRepository(IMarketDataRepository):
     # ---- writes ----------------------------------------------------------------------------
     def _write(self, conn: Connection, kind: str, frame: pd.DataFrame) -> int:
         table, key = _TABLES[kind]
+        if kind in _INDEXED:
+            frame = frame.assign(search_text=index_text(frame, _INDEXED[kind]))
         values = frame_to_columns(frame, [c.name for c in table.columns if c.name != "id"])
         return upsert_columns(conn, table, values, key)
 
@@ -110,6 +123,9 @@ class SqlMarketDataRepository(IMarketDataRepository):
 
     def upsert_filings(self, frame: pd.DataFrame) -> int:
         return self.write_batch({"filings": frame}).get("filings", 0)
+
+    def upsert_filing_pages(self, frame: pd.DataFrame) -> int:
+        return self.write_batch({"filing_pages": frame}).get("filing_pages", 0)
 
     # ---- reads -----------------------------------------------------------------------------
     def get_security(self, symbol: str) -> SecurityDTO | None:
@@ -203,6 +219,22 @@ class SqlMarketDataRepository(IMarketDataRepository):
             rows = session.scalars(stmt.order_by(FilingRow.filed_date.desc()))
             return [FilingDTO.model_validate(_as_dict(r, F.FILING_COLUMNS)) for r in rows]
 
+    def search_text(
+        self, query: str, *, symbol: str | None, start: date | None, end: date, limit: int
+    ) -> list[TextHitDTO]:
+        terms = query_terms(query)
+        if not terms:
+            return []
+        self._db.ensure_schema()
+        with self._db.engine.connect() as conn:
+            rows = [
+                (kind, row)
+                for kind in ("news", "filings")
+                for row in search_index(conn, kind, terms, symbol=symbol, start=start, end=end, limit=limit)
+            ]
+        rows.sort(key=lambda pair: pair[1]["rank"])
+        return [_hit(kind, row, terms) for kind, row in rows[:limit]]
+
     def bars_frame(self, symbols: list[str] | None, as_of: date, start: date | None = None) -> pd.DataFrame:
         table = DailyBarRow.__table__
         stmt = select(table).where(*self._window(table.c.trade_date, as_of, start, None))
@@ -289,3 +321,28 @@ def _financial(row: FinancialReportRow) -> FinancialReportDTO:
     data = _as_dict(row, F.FINANCIAL_COLUMNS)
     data["extra"] = data.get("extra") or {}
     return FinancialReportDTO.model_validate(data)
+
+
+def _hit(kind: str, row: dict[str, Any], terms: list[str]) -> TextHitDTO:
+    published = pd.Timestamp(row["published_at"]).to_pydatetime()
+    if kind == "news":
+        return TextHitDTO(
+            kind="news",
+            symbol=row["symbol"],
+            title=row["title"] or "",
+            url=row["url"],
+            published_at=published,
+            summary=row["summary"] or "",
+            snippet=snippet(row["body"] or row["summary"], terms),
+            source=row["source"] or "",
+        )
+    period = f" for {row['report_date']}" if row["report_date"] else ""
+    return TextHitDTO(
+        kind="filing",
+        symbol=row["symbol"],
+        title=f"{row['symbol']} {row['form']}{period}, filed {row['published_at']} (page {row['page_no']})",
+        url=row["url"] or "",
+        published_at=published,
+        snippet=snippet(row["body"], terms),
+        source="SEC EDGAR",
+    )

@@ -2,11 +2,25 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+
 from sqlalchemy import select
 
 from stockdesk.llm_platform.domain.dtos import CompletionResponse, LLMCallRecord
-from stockdesk.llm_platform.domain.ports import ILLMCallAuditRepository, IResponseCache
-from stockdesk.llm_platform.infrastructure.persistence.models import LLMCallRow, LLMResponseCacheRow
+from stockdesk.llm_platform.domain.ports import (
+    ILLMCallAuditRepository,
+    IResponseCache,
+    ISearchAuditRepository,
+    ISearchCache,
+)
+from stockdesk.llm_platform.domain.search import SearchCallRecord, WebSearchResponse
+from stockdesk.llm_platform.infrastructure.persistence.models import (
+    LLMCallRow,
+    LLMResponseCacheRow,
+    SearchCacheRow,
+    SearchCallRow,
+)
 from stockdesk.shared.db import Database
 
 
@@ -41,3 +55,42 @@ class SqlResponseCache(IResponseCache):
     def put(self, key: str, response: CompletionResponse) -> None:
         with self._db.session() as session:
             session.merge(LLMResponseCacheRow(key=key, response=response.model_dump(mode="json")))
+
+
+class SqlSearchAuditRepository(ISearchAuditRepository):
+    def __init__(self, database: Database):
+        self._db = database
+
+    def record(self, record: SearchCallRecord) -> None:
+        with self._db.session() as session:
+            session.add(SearchCallRow(**record.model_dump()))
+
+    def recent(self, limit: int = 100) -> list[SearchCallRecord]:
+        with self._db.session() as session:
+            rows = session.scalars(select(SearchCallRow).order_by(SearchCallRow.id.desc()).limit(limit))
+            return [
+                SearchCallRecord.model_validate({f: getattr(r, f) for f in SearchCallRecord.model_fields})
+                for r in rows
+            ]
+
+
+class SqlSearchCache(ISearchCache):
+    def __init__(self, database: Database, *, now: Callable[[], datetime] = lambda: datetime.now(UTC)):
+        self._db = database
+        self._now = now
+
+    def get(self, key: str, max_age_seconds: float) -> WebSearchResponse | None:
+        with self._db.session() as session:
+            row = session.get(SearchCacheRow, key)
+            if row is None:
+                return None
+            created = row.created_at if row.created_at.tzinfo else row.created_at.replace(tzinfo=UTC)
+            if self._now() - created > timedelta(seconds=max_age_seconds):
+                return None
+            return WebSearchResponse.model_validate(row.response)
+
+    def put(self, key: str, response: WebSearchResponse) -> None:
+        with self._db.session() as session:
+            session.merge(
+                SearchCacheRow(key=key, created_at=self._now(), response=response.model_dump(mode="json"))
+            )

@@ -34,3 +34,9 @@ class GuardReport(BaseModel):
     trade_instructions: list[str] = Field(default_factory=list, description="phrases that were detected")
     retried: bool = False
     flagged: bool = Field(default=False, description="a guard still failed after the one retry")
+    unverified_sources: list[str] = Field(
+        default_factory=list, description="cited URLs that were not in the context: dropped"
+    )
+    no_information: bool = Field(
+        default=False, description="the search found nothing: the answer was held to 数据不足"
+    )

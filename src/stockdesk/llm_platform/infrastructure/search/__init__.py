@@ -1,0 +1,1 @@
+"""Search providers behind IWebSearchProvider: the local news index and the web APIs."""

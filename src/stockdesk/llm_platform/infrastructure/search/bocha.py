@@ -1,0 +1,114 @@
+"""Bocha Web Search (博查), the request shape our WebSearchRequest copies.
+
+API (official doc "Web Search API", https://bocha-ai.feishu.cn/wiki/RXEOw02rFiwzGSkd9mUcqoeAnNK):
+`POST {base_url}/v1/web-search`, header `Authorization: Bearer <key>`, JSON body
+`{query, summary, count (1-50), freshness (oneDay|oneWeek|oneMonth|oneYear|noLimit)}`. The answer
+wraps a Bing-compatible SearchResponse:
+`{"code": 200, "log_id": ..., "msg": null, "data": {"_type": "SearchResponse", "queryContext": {...},
+"webPages": {"totalEstimatedMatches": ..., "value": [{name, url, displayUrl, snippet, summary,
+siteName, siteIcon, datePublished, dateLastCrawled, ...}]}, "images": ..., "videos": null}}`.
+A body `code` other than 200 is an error even under HTTP 200.
+
+Dates: `datePublished` carries its zone ("2024-07-22T00:00:00+08:00"). Older answers only have
+`dateLastCrawled`, which the doc says is the publication time too, in Beijing time despite its
+"Z" suffix; it is read as +08:00 when `datePublished` is missing.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any
+
+import httpx
+
+from stockdesk.llm_platform.domain.ports import IWebSearchProvider
+from stockdesk.llm_platform.domain.search import WebSearchItem, WebSearchRequest, WebSearchResponse
+from stockdesk.llm_platform.infrastructure.search.http import ProviderHttp, RetryPolicy, one_line
+from stockdesk.llm_platform.infrastructure.search.mapping import parse_published_date, results_list, text
+from stockdesk.shared.errors import ConfigurationError
+
+API_KEY_ENV = "BOCHA_API_KEY"
+DEFAULT_BASE_URL = "https://api.bochaai.com"
+BEIJING_OFFSET = "+08:00"
+
+
+def _crawled_date(value: Any) -> datetime | None:
+    """`dateLastCrawled` ends in "Z" but means Beijing time (documented quirk)."""
+    if isinstance(value, str) and value.strip().endswith("Z"):
+        value = value.strip()[:-1] + BEIJING_OFFSET
+    return parse_published_date(value)
+
+
+def to_item(page: dict[str, Any]) -> WebSearchItem:
+    return WebSearchItem(
+        title=text(page.get("name")),
+        url=text(page.get("url")),
+        snippet=text(page.get("snippet")),
+        summary=text(page.get("summary")),
+        site_name=text(page.get("siteName")),
+        published_date=parse_published_date(page.get("datePublished"))
+        or _crawled_date(page.get("dateLastCrawled")),
+    )
+
+
+class BochaSearchProvider(IWebSearchProvider):
+    name = "bocha"
+
+    def __init__(
+        self,
+        api_key: str,
+        *,
+        base_url: str = DEFAULT_BASE_URL,
+        timeout_seconds: float = 20.0,
+        client: httpx.Client | None = None,
+        retry: RetryPolicy | None = None,
+        sleep: Callable[[float], None] = time.sleep,
+    ):
+        if not api_key:
+            raise ConfigurationError("search provider 'bocha' needs an API key, and none was given")
+        self._api_key = api_key
+        self._url = f"{base_url.rstrip('/')}/v1/web-search"
+        self._http = ProviderHttp(
+            self.name,
+            timeout_seconds=timeout_seconds,
+            client=client,
+            retry=retry,
+            sleep=sleep,
+            secrets=(api_key,),
+            hints={401: f"check ${API_KEY_ENV}"},
+        )
+
+    def search(self, request: WebSearchRequest) -> WebSearchResponse:
+        body = {
+            "query": request.query,
+            "summary": request.summary,
+            "count": request.count,
+            "freshness": request.freshness,
+        }
+        answer = self._http.post_json(
+            self._url, json=body, headers={"Authorization": f"Bearer {self._api_key}"}
+        )
+        items = [to_item(page) for page in self._pages(answer)]
+        return WebSearchResponse(query=request.query, provider=self.name, items=items[: request.count])
+
+    def close(self) -> None:
+        self._http.close()
+
+    def _pages(self, answer: Any) -> list[dict[str, Any]]:
+        if not isinstance(answer, dict):
+            raise self._http.fail("answered HTTP 200 with JSON that is not an object")
+        code = answer.get("code", 200)
+        if str(code) != "200":
+            detail = one_line(text(answer.get("msg")) or text(answer.get("message")))
+            suffix = f": {detail}" if detail else ""
+            raise self._http.fail(f"answered HTTP 200 with code {code} in the body{suffix}")
+        data = answer.get("data")
+        pages = data.get("webPages") if isinstance(data, dict) else None
+        if not isinstance(data, dict) or not isinstance(pages, (dict, type(None))):
+            raise self._http.fail("answered HTTP 200 without data.webPages")
+        try:
+            return results_list((pages or {}).get("value"))
+        except ValueError as exc:
+            raise self._http.fail(f"answered HTTP 200 with unexpected data.webPages.value: {exc}") from None

@@ -1,0 +1,96 @@
+"""What both search-driven experts (macro intelligence, catalyst detective) do around the LLM.
+
+build_snapshot: check the symbol, run the expert's search dimensions, build the context.
+run: one guarded LLM round (numbers grounded in the search context, no trade instructions),
+then two checks made in code: every cited URL must be one that was in the context (others are
+dropped and flagged, never replaced), and with no information at all the answer is held to
+neutral, low confidence and 数据不足 whatever the model wrote.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+from datetime import date
+from typing import Generic, TypeVar
+
+from pydantic import BaseModel
+
+from stockdesk.research.application.expert_runner import run_guarded
+from stockdesk.research.application.inputs import require_found, require_symbol
+from stockdesk.research.domain.dtos.expert import AgentAnswer, GuardReport
+from stockdesk.research.domain.dtos.search import SearchSnapshotDTO
+from stockdesk.research.domain.ports.soft_intel import ISearchDataPort, ISearchSnapshotBuilder
+
+T = TypeVar("T", bound=BaseModel)
+R = TypeVar("R", bound=BaseModel)
+NO_INFORMATION_CONFIDENCE = 0.2
+INSUFFICIENT = "数据不足"
+
+
+def verify_sources(cited: list[str], allowed: list[str]) -> tuple[list[str], list[str]]:
+    """(kept, dropped): a cited URL is kept only when it was in the context, exactly."""
+    known = set(allowed)
+    kept = list(dict.fromkeys(u.strip() for u in cited if u.strip() in known))
+    dropped = [u for u in cited if u.strip() not in known]
+    return kept, dropped
+
+
+def insufficient(summary: str) -> str:
+    return summary if INSUFFICIENT in summary else f"{INSUFFICIENT}：{summary}"
+
+
+class SearchExpertService(ABC, Generic[T, R]):
+    expert: str
+
+    def __init__(
+        self,
+        data: ISearchDataPort,
+        snapshot_builder: ISearchSnapshotBuilder,
+        analyze: Callable[[SearchSnapshotDTO, str | None], AgentAnswer[T]],
+    ):
+        self._data = data
+        self._builder = snapshot_builder
+        self._analyze = analyze
+
+    @abstractmethod
+    def texts(self, output: T) -> list[str]:
+        """The free text the guards read."""
+
+    @abstractmethod
+    def hold_to_no_information(self, output: T) -> T:
+        """The answer when nothing was found: neutral, low confidence, 数据不足, no events."""
+
+    @abstractmethod
+    def result(
+        self, output: T, snapshot: SearchSnapshotDTO, answer: AgentAnswer[T], guards: GuardReport
+    ) -> R:
+        """The symmetric result DTO: parsed fields, input, output, the indicators sent, guards."""
+
+    def build_snapshot(self, symbol: str, as_of: date | None = None) -> SearchSnapshotDTO:
+        symbol = require_symbol(symbol)
+        day = as_of or date.today()
+        context = require_found(self._data.get_search_context(symbol, day), symbol)
+        return self._builder.build(context, self._data.search(context))
+
+    def run(self, symbol: str, as_of: date | None = None) -> R:
+        snapshot = self.build_snapshot(symbol, as_of)
+        answer, guards = run_guarded(
+            lambda feedback: self._analyze(snapshot, feedback),
+            self.texts,
+            snapshot.model_dump(mode="json"),
+            expert=self.expert,
+        )
+        output = answer.parsed
+        kept, dropped = verify_sources(output.information_sources, snapshot.source_urls)  # type: ignore[attr-defined]
+        output = output.model_copy(update={"information_sources": kept})
+        if not snapshot.has_information:
+            output = self.hold_to_no_information(output)
+        guards = guards.model_copy(
+            update={
+                "unverified_sources": dropped,
+                "no_information": not snapshot.has_information,
+                "flagged": guards.flagged or bool(dropped),
+            }
+        )
+        return self.result(output, snapshot, answer, guards)

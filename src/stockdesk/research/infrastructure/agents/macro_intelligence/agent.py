@@ -1,0 +1,22 @@
+"""IMacroIntelligenceAgentPort on the shared structured agent."""
+
+from __future__ import annotations
+
+from stockdesk.research.domain.dtos.expert import AgentAnswer
+from stockdesk.research.domain.dtos.search import SearchSnapshotDTO
+from stockdesk.research.domain.dtos.soft_intel import MacroIntelligenceOutput
+from stockdesk.research.domain.ports.llm import ILLMPort
+from stockdesk.research.domain.ports.soft_intel import IMacroIntelligenceAgentPort
+from stockdesk.research.infrastructure.agents.structured_agent import StructuredAgent
+
+
+class MacroIntelligenceAgent(IMacroIntelligenceAgentPort):
+    def __init__(self, llm: ILLMPort):
+        self._agent = StructuredAgent(
+            llm, package=__package__, output_model=MacroIntelligenceOutput, expert="macro_intelligence"
+        )
+
+    def analyze(
+        self, snapshot: SearchSnapshotDTO, feedback: str | None = None
+    ) -> AgentAnswer[MacroIntelligenceOutput]:
+        return self._agent.ask(snapshot, feedback)

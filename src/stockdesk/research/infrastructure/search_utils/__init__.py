@@ -1,0 +1,1 @@
+"""Helpers the search-driven data adapters are given (filters), kept swappable."""

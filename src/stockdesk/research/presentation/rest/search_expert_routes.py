@@ -1,0 +1,63 @@
+"""GET /api/v1/research/macro-intelligence and /catalyst-detective: the two search-driven experts."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import date
+
+from fastapi import APIRouter, Depends, Query
+
+from stockdesk.research.application.catalyst_detective_service import CatalystDetectiveService
+from stockdesk.research.application.dtos import CatalystDetectiveResultDTO, MacroIntelligenceResultDTO
+from stockdesk.research.application.macro_intelligence_service import MacroIntelligenceService
+from stockdesk.research.domain.ports.soft_intel import (
+    ICatalystDetectiveAgentPort,
+    IMacroIntelligenceAgentPort,
+    ISearchDataPort,
+    ISearchSnapshotBuilder,
+)
+
+SYMBOL = Query("", description="e.g. 600519.SH or AAPL")
+AS_OF = Query(None, description="analysis date; default today. Nothing published later is searched.")
+
+
+def build_macro_router(
+    get_data_port: Callable[[], ISearchDataPort],
+    get_snapshot_builder: Callable[[], ISearchSnapshotBuilder],
+    get_agent: Callable[[], IMacroIntelligenceAgentPort],
+) -> APIRouter:
+    router = APIRouter(tags=["research"])
+
+    @router.get("/research/macro-intelligence", response_model=MacroIntelligenceResultDTO)
+    def macro_intelligence(
+        symbol: str = SYMBOL,
+        as_of: date | None = AS_OF,
+        data: ISearchDataPort = Depends(get_data_port),
+        builder: ISearchSnapshotBuilder = Depends(get_snapshot_builder),
+        agent: IMacroIntelligenceAgentPort = Depends(get_agent),
+    ) -> MacroIntelligenceResultDTO:
+        """Macro environment plus `input`, `output` and `macro_indicators` (the search context sent)."""
+        return MacroIntelligenceService(data, builder, agent).run(symbol, as_of)
+
+    return router
+
+
+def build_catalyst_router(
+    get_data_port: Callable[[], ISearchDataPort],
+    get_snapshot_builder: Callable[[], ISearchSnapshotBuilder],
+    get_agent: Callable[[], ICatalystDetectiveAgentPort],
+) -> APIRouter:
+    router = APIRouter(tags=["research"])
+
+    @router.get("/research/catalyst-detective", response_model=CatalystDetectiveResultDTO)
+    def catalyst_detective(
+        symbol: str = SYMBOL,
+        as_of: date | None = AS_OF,
+        data: ISearchDataPort = Depends(get_data_port),
+        builder: ISearchSnapshotBuilder = Depends(get_snapshot_builder),
+        agent: ICatalystDetectiveAgentPort = Depends(get_agent),
+    ) -> CatalystDetectiveResultDTO:
+        """Catalysts plus `input`, `output` and `catalyst_indicators` (the search context sent)."""
+        return CatalystDetectiveService(data, builder, agent).run(symbol, as_of)
+
+    return router
