@@ -85,6 +85,14 @@ class FixtureAkShare:
             "stock_financial_analysis_indicator", params, f"stock_financial_analysis_indicator_{symbol}.csv"
         )
 
+    def stock_news_em(self, symbol: str = "603777") -> pd.DataFrame:
+        """akshare/news/news_stock.py: 发布时间 is a `YYYY-MM-DD HH:MM:SS` string (Beijing time)."""
+        self.calls.append(("stock_news_em", {"symbol": symbol}))
+        if self.down or symbol in self.unreachable:
+            raise offline_error("search-api-web.eastmoney.com")
+        path = self.folder / f"stock_news_em_{symbol}.csv"
+        return pd.read_csv(path, dtype=str) if path.exists() else pd.DataFrame()
+
 
 class FixtureTushareClient:
     """`tushare.pro_api()`'s DataApi endpoints used by the provider (one CSV per endpoint)."""
@@ -151,6 +159,18 @@ class _FixtureTicker:
         index = pd.DatetimeIndex(pd.to_datetime(frame.pop("Date"), utc=True), name="Date")
         return frame.set_index(index.tz_convert("America/New_York"))
 
+    def get_news(self, count: int = 10, tab: str = "news") -> list[dict[str, Any]]:
+        """yfinance/base.py TickerBase.get_news: Yahoo's stream items, nested under `content`."""
+        self.sdk.calls.append(("get_news", self.code, {"count": count, "tab": tab}))
+        if self.sdk.down:
+            raise offline_error("query2.finance.yahoo.com")
+        path = self.sdk.folder / f"news_{self.code}.json"
+        return json.loads(path.read_text())[:count] if path.exists() else []
+
+    @property
+    def news(self) -> list[dict[str, Any]]:
+        return self.get_news()
+
     @property
     def info(self) -> dict[str, Any] | None:
         self.sdk.calls.append(("info", self.code, {}))
@@ -177,6 +197,10 @@ class SecFixtureServer:
             file = self.folder / path.rsplit("/", 1)[1].replace(".json", "_submissions.json")
         elif path.startswith("/api/xbrl/companyfacts/"):
             file = self.folder / path.rsplit("/", 1)[1].replace(".json", "_companyfacts.json")
+        elif path.startswith("/Archives/edgar/data/"):  # a filing's documents: www.sec.gov, HTML
+            file = self.folder / "archives" / path.rsplit("/", 1)[1]
+            if file.exists():
+                return httpx.Response(200, content=file.read_bytes(), headers={"Content-Type": "text/html"})
         else:
             return httpx.Response(404, json={"error": "not found"})
         if not file.exists():

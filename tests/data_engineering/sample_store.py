@@ -111,6 +111,17 @@ def news() -> pd.DataFrame:
     )
 
 
+def filing_pages() -> pd.DataFrame:
+    return pd.DataFrame(
+        {
+            "symbol": ["AAPL", "AAPL"],
+            "accession_number": ["0000320193-24-000006"] * 2,
+            "page_no": [1, 2],
+            "text": ["Quarterly report, page one.", "iPhone net sales, page two."],
+        }
+    )
+
+
 def filings() -> pd.DataFrame:
     return pd.DataFrame(
         {
@@ -133,4 +144,7 @@ def populate(service: MarketDataImportService) -> None:
         {"bars": bars(), "valuations": valuations(), "financials": financials()},
     )
     service.import_frames("AAPL bars", {"bars": bars("AAPL", DAYS[:3])})
-    service.import_frames("others", {"dividends": dividends(), "news": news(), "filings": filings()})
+    service.import_frames(
+        "others",
+        {"dividends": dividends(), "news": news(), "filings": filings(), "filing_pages": filing_pages()},
+    )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 from bisect import bisect_left
-from datetime import date
+from datetime import date, datetime
 
 import pandas as pd
 import pytest
@@ -13,6 +13,7 @@ from stockdesk.data_engineering.application.import_service import MarketDataImpo
 from stockdesk.data_engineering.application.use_cases import (
     GetDailyBarsUseCase,
     GetFinanceForTickerUseCase,
+    GetNewsUseCase,
     GetStockBasicInfoUseCase,
     GetValuationDailiesForTickerUseCase,
 )
@@ -20,6 +21,7 @@ from stockdesk.data_engineering.domain.exceptions import ProviderUnavailableErro
 from stockdesk.data_engineering.infrastructure.persistence.repository import SqlMarketDataRepository
 from stockdesk.data_engineering.infrastructure.providers.akshare_provider import (
     AkShareProvider,
+    news_to_frame,
     statutory_ann_date,
 )
 from stockdesk.data_engineering.infrastructure.providers.rate_limit import TokenBucket
@@ -30,7 +32,11 @@ from stockdesk.data_engineering.infrastructure.providers.resilience import (
 )
 from stockdesk.data_engineering.infrastructure.providers.sec_provider import SecEdgarProvider
 from stockdesk.data_engineering.infrastructure.providers.tushare_provider import TushareProvider
-from stockdesk.data_engineering.infrastructure.providers.yfinance_provider import YFinanceProvider, yahoo_code
+from stockdesk.data_engineering.infrastructure.providers.yfinance_provider import (
+    YFinanceProvider,
+    news_items_to_frame,
+    yahoo_code,
+)
 from stockdesk.shared.db import Database
 from stockdesk.shared.errors import ConfigurationError
 from tests.data_engineering.provider_fakes import (
@@ -342,3 +348,64 @@ def test_a_hanging_call_times_out() -> None:
     with pytest.raises(TimeoutError, match=r"within 0\.05 s"):
         run_with_timeout(time.sleep, 0.05, 2.0)
     assert run_with_timeout(lambda x, timeout: x + timeout, 1.0, 1, timeout=2) == 3  # SDK kwargs pass through
+
+
+# ---- news ---------------------------------------------------------------------------------------
+def test_akshare_news_beijing_times_become_utc(repository: SqlMarketDataRepository) -> None:
+    sdk = FixtureAkShare()
+    news = akshare(sdk).news("600001.SH", *JAN)
+    assert sdk.calls == [("stock_news_em", {"symbol": "600001"})]
+    store(repository, news=news)
+    stored = GetNewsUseCase(repository).execute("600001.SH", as_of=AS_OF)
+    assert [(n.published_at, n.source) for n in stored] == [
+        (datetime(2024, 1, 30, 23, 30), "东方财富网"),  # 01-31 07:30 in Beijing: still in the window
+        (datetime(2024, 1, 30, 12, 15), "证券时报网"),
+        (datetime(2024, 1, 10, 8, 0), "上海证券报"),
+    ]  # 02-05 is after the window
+    first = stored[1]
+    assert first.title == "示例银行：2023年净利润同比增长5.2%"
+    assert first.summary.startswith("示例银行(600001)1月30日晚间披露业绩快报") and first.body is None
+    assert first.url == "http://finance.eastmoney.com/a/202401303000000001.html"
+
+
+def test_akshare_news_with_a_changed_time_format_fails_loudly() -> None:
+    raw = pd.read_csv(FixtureAkShare().folder / "stock_news_em_600001.csv", dtype=str)
+    raw.loc[1, "发布时间"] = "01/31/2024 07:30"
+    with pytest.raises(ProviderUnavailableError, match="发布时间 '01/31/2024 07:30'"):
+        news_to_frame(raw, "600001.SH", *JAN)
+    with pytest.raises(ProviderUnavailableError, match="新闻链接"):
+        news_to_frame(raw.drop(columns="新闻链接"), "600001.SH", *JAN)
+
+
+def test_yfinance_news_nested_content_items(repository: SqlMarketDataRepository) -> None:
+    sdk = FixtureYFinance()
+    provider = YFinanceProvider(sdk, policy=FAST, limiter=fast_limiter(), sleep=no_sleep)
+    news = provider.news("EXMP", date(2023, 12, 1), date(2024, 2, 29))
+    assert sdk.calls == [("get_news", "EXMP", {"count": 20, "tab": "news"})]
+    store(repository, news=news)
+    stored = GetNewsUseCase(repository).execute("EXMP", as_of=AS_OF)
+    assert [(n.published_at, n.source) for n in stored] == [
+        (datetime(2024, 2, 1, 2, 30), "Example Times"),
+        (datetime(2024, 1, 31, 21, 5), "Example Wire"),
+        (datetime(2023, 12, 29, 15, 0), "Example Video"),
+    ]
+    plant, beat, video = stored
+    assert (
+        plant.url == "https://www.exampletimes.com/business/example-corporation-second-plant"
+    )  # canonicalUrl
+    assert beat.title == "Example Corporation beats first-quarter estimates"
+    assert beat.summary.startswith("Example Corporation reported revenue of $2.1 billion")
+    assert video.summary is None and video.body is None
+    january = provider.news("EXMP", *JAN)
+    assert january["title"].tolist() == ["Example Corporation beats first-quarter estimates"]  # UTC days
+
+
+def test_yfinance_news_in_an_unknown_shape_fails_loudly() -> None:
+    flat = [{"uuid": "x", "title": "Old shape", "link": "https://example.com/x", "providerPublishTime": 1}]
+    with pytest.raises(ProviderUnavailableError, match="no item has a `content` object"):
+        news_items_to_frame(flat, "EXMP", *JAN)
+    offline = YFinanceProvider(
+        FixtureYFinance(down=True), policy=FAST, limiter=fast_limiter(), sleep=no_sleep
+    )
+    with pytest.raises(ProviderUnavailableError, match=r"yfinance Ticker\.get_news: ConnectionError"):
+        offline.news("EXMP", *JAN)

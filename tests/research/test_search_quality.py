@@ -89,7 +89,7 @@ def test_changing_a_config_changes_the_search(database: Database) -> None:
 
 @pytest.mark.parametrize("config", ALL_DIMENSIONS, ids=lambda c: c.name)
 def test_dimension_configs_are_sound(config: SearchDimensionConfig) -> None:
-    """配置可独立测试 / 测试覆盖配置合规性: keywords <= 3, count in 4..10, freshness legal, placeholders known."""
+    """配置可独立测试 / 测试覆盖配置合规性: <= 3 keywords, count 4..10, legal freshness, placeholders."""
     for template in (config.query_template, config.query_template_en):
         assert 1 <= len(core_keywords(template)) <= MAX_CORE_KEYWORDS, template
         placeholders = {p.strip("{}") for p in template.split() if p.startswith("{")}
@@ -123,7 +123,7 @@ def test_template_keyword_count(name: str, language: str, template: str) -> None
 
 
 def test_keyword_counting_excludes_context_and_spots_stuffing() -> None:
-    """查询模板关键词数量合规: the counter itself — context words free, quoted phrases once, stuffing caught."""
+    """查询模板关键词数量合规: the counter — context words free, a quoted phrase once, stuffing caught."""
     assert core_keywords("{stock_name} {industry} {year} 货币政策") == ["货币政策"]
     assert core_keywords('{year} "Federal Reserve" "interest rates"') == ["Federal Reserve", "interest rates"]
     assert len(core_keywords("{stock_name} 并购重组 管理层变动 战略合作 公司治理")) == 4

@@ -38,8 +38,10 @@ FINANCIAL_COLUMNS = [*FINANCIAL_KEY, "report_type", *FINANCIAL_NUMERIC, "extra"]
 DIVIDEND_KEY = ["symbol", "ex_date"]
 DIVIDEND_COLUMNS = [*DIVIDEND_KEY, "cash_per_share"]
 
+# published_at is naive UTC everywhere (sources' local times are converted on the way in); NULL = undated
 NEWS_COLUMNS = ["symbol", "published_at", "title", "summary", "body", "url", "source"]
 FILING_COLUMNS = ["symbol", "accession_number", "form", "filed_date", "report_date", "url", "document_text"]
+FILING_PAGE_COLUMNS = ["symbol", "accession_number", "page_no", "text"]  # clean text, <= 20,000 chars a page
 
 
 def report_type_of(month: int) -> str:

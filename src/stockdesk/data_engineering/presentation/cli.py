@@ -21,6 +21,8 @@ from stockdesk.data_engineering.domain.exceptions import ImportValidationError
 from stockdesk.data_engineering.infrastructure.exporters.parquet import TABLES as PARQUET_TABLES
 from stockdesk.data_engineering.infrastructure.exporters.parquet import export_table, file_name
 from stockdesk.data_engineering.infrastructure.importers import ImportGroup
+from stockdesk.data_engineering.infrastructure.importers.filing_document import read_filing_document
+from stockdesk.data_engineering.infrastructure.importers.news_csv import read_news_csv
 from stockdesk.data_engineering.infrastructure.importers.parquet import read_parquet_folder
 from stockdesk.data_engineering.infrastructure.importers.sec_json import scan_sec_folder
 from stockdesk.data_engineering.infrastructure.importers.tushare_csv import read_tushare_folder
@@ -134,6 +136,17 @@ def refresh_derived(
     return written
 
 
+def report_facts(title: str, facts: dict[str, object], as_json: bool) -> None:
+    """One line per fact (`rows read: 904`), or one JSON object with snake_case keys."""
+    if as_json:
+        named = {"_".join(k.replace("(", "").replace(")", "").split()): v for k, v in facts.items()}
+        typer.echo(json.dumps({"source": title, **named}, ensure_ascii=False))
+        return
+    typer.echo(title)
+    for name, value in facts.items():
+        typer.echo(f"{name}: {value}")
+
+
 def report_sync(summary: SyncSummary, as_json: bool) -> None:
     """Print every dataset's outcome and every failure; exit 1 only if every symbol failed."""
     if as_json:
@@ -199,6 +212,61 @@ def build_data_cli(get_container: Callable[[], DataEngineeringContainer]) -> typ
         results, rejected = run_import(container, groups, "importing SEC JSON")
         refresh_derived(container, groups, results)
         report_import(container, results, unreadable + rejected, as_json)
+
+    @import_app.command("news-csv")
+    def import_news(
+        file: Path = typer.Argument(..., help="Date,Url,Text,Mark or title,summary,url,published_at CSV."),
+        symbol: str = typer.Option(..., "--symbol", help="Symbol the news is about, e.g. AAPL."),
+        as_json: bool = typer.Option(False, "--json"),
+    ) -> None:
+        """News of one symbol (Nasdaq/FNSPID scrape or generic CSV); published_at is stored as UTC."""
+        container = get_container()
+        parsed = read_news_csv(file, symbol)
+        result = container.import_service.import_frames(parsed.group.source, parsed.group.frames)
+        new, written = result.new_rows.get("news", 0), result.rows.get("news", 0)
+        facts: dict[str, object] = {
+            "rows read": parsed.stats.rows_read,
+            "imported": new,
+            "already stored": written - new,
+            "undated": parsed.stats.undated,
+            "skipped (no content)": parsed.stats.skipped_no_content,
+            "duplicates collapsed": parsed.stats.duplicates_collapsed,
+            "headlines without text": parsed.stats.without_text,
+        }
+        report_facts(f"news {file.name} ({parsed.stats.layout} layout) for {symbol.upper()}", facts, as_json)
+
+    @import_app.command("filing-doc")
+    def import_filing_doc(
+        file: Path = typer.Argument(..., help="A filing's HTML document, e.g. the 10-K's primary document."),
+        symbol: str = typer.Option(..., "--symbol", help="e.g. AAPL"),
+        accession: str = typer.Option(..., "--accession", help="e.g. 0000320193-24-000123"),
+        form: str | None = typer.Option(None, "--form", help="e.g. 10-K; with --filed: the filing row."),
+        filed: str | None = typer.Option(None, "--filed", help="Filing date YYYY-MM-DD (with --form)."),
+        url: str | None = typer.Option(None, "--url", help="The document's address (on the filing row)."),
+        as_json: bool = typer.Option(False, "--json"),
+    ) -> None:
+        """A filing document as clean text pages (at most 20,000 characters each) for full-text search."""
+        container = get_container()
+        document = read_filing_document(file, symbol, accession, form=form, filed=parse_day(filed), url=url)
+        result = container.import_service.import_frames(document.group.source, document.group.frames)
+        known = any(
+            f.accession_number == document.accession_number
+            for f in container.repository.get_filings(document.symbol, date.max)
+        )
+        facts: dict[str, object] = {
+            "pages": document.pages,
+            "characters": document.characters,
+            "new pages": result.new_rows.get("filing_pages", 0),
+            "filing row": "written" if "filings" in result.rows else "stored" if known else "missing",
+        }
+        report_facts(f"filing {document.symbol} {document.accession_number} from {file.name}", facts, as_json)
+        if not known:
+            err.print(
+                "no filing row for this accession: the pages are not searchable until one exists "
+                "(pass --form and --filed, or import the company's SEC submissions)",
+                highlight=False,
+                soft_wrap=True,
+            )
 
     @import_app.command("parquet")
     def import_parquet(

@@ -27,14 +27,16 @@ TABLES: dict[str, list[str]] = {
     "dividends": F.DIVIDEND_COLUMNS,
     "news": F.NEWS_COLUMNS,
     "filings": F.FILING_COLUMNS,
+    "filing_pages": F.FILING_PAGE_COLUMNS,
 }
 DATE_COLUMNS = {"trade_date", "end_date", "ann_date", "list_date", "filed_date", "report_date", "ex_date"}
 TIMESTAMP_COLUMNS = {"published_at"}
 JSON_COLUMNS = {"extra", "provider_codes"}
 BOOL_COLUMNS = {"is_derived"}
+INT_COLUMNS = {"page_no"}
 TEXT_COLUMNS = {
     "symbol", "name", "industry", "market", "exchange", "currency", "report_type",
-    "title", "summary", "body", "url", "source", "accession_number", "form", "document_text",
+    "title", "summary", "body", "url", "source", "accession_number", "form", "document_text", "text",
 }  # fmt: skip
 
 
@@ -49,6 +51,8 @@ def arrow_type(column: str) -> pa.DataType:
         return pa.timestamp("us")
     if column in BOOL_COLUMNS:
         return pa.bool_()
+    if column in INT_COLUMNS:
+        return pa.int64()
     if column in JSON_COLUMNS or column in TEXT_COLUMNS:
         return pa.string()
     return pa.float64()

@@ -65,7 +65,7 @@ def frame_to_columns(frame: pd.DataFrame, columns: list[str]) -> dict[str, list[
         if column in _DATE_COLUMNS or column == "published_at":
             stamps = pd.to_datetime(series)
             if column == "published_at" and stamps.dt.tz is not None:
-                stamps = stamps.dt.tz_localize(None)
+                stamps = stamps.dt.tz_convert("UTC").dt.tz_localize(None)  # stored as naive UTC
             codes, uniques = pd.factorize(stamps)
             python = uniques.date if column in _DATE_COLUMNS else uniques.to_pydatetime()
             lookup = np.append(python.astype(object), None)  # code -1 (NaT) picks the trailing None
@@ -280,7 +280,7 @@ class SqlMarketDataRepository(IMarketDataRepository):
     def table_frames(self, kind: str, chunk_rows: int = 100_000) -> Iterator[pd.DataFrame]:
         """Stream one table in key order; one read transaction, so the chunks are one snapshot."""
         table, key = _TABLES[kind]
-        columns = [c for c in table.columns if c.name != "id"]
+        columns = [c for c in table.columns if c.name not in ("id", "search_text")]  # search_text is derived
         stmt = select(*columns).order_by(*(table.c[k] for k in key))
         self._db.ensure_schema()
         with self._db.engine.connect() as conn:

@@ -16,6 +16,9 @@ SDK functions used (akshare 1.19, column names from their source):
   Sina gives no announcement date, so `ann_date` is the statutory deadline of the period (Q1 04-30,
   H1 08-31, Q3 10-31, annual 04-30 of the next year): never earlier than the real announcement, so
   point-in-time reads cannot see a report before it was public. `extra.ann_date_estimated` says so.
+- `akshare/news/news_stock.py: stock_news_em(symbol)` (Eastmoney news search, the latest ~10 items,
+  whatever the dates) -> 关键词, 新闻标题, 新闻内容 (an excerpt: stored as summary), 发布时间
+  (`YYYY-MM-DD HH:MM:SS`, Beijing time: stored as naive UTC like all news), 文章来源, 新闻链接.
 """
 
 from __future__ import annotations
@@ -25,11 +28,13 @@ from collections.abc import Callable
 from datetime import date
 from types import ModuleType
 from typing import Any
+from zoneinfo import ZoneInfo
 
 import numpy as np
 import pandas as pd
 
 from stockdesk.data_engineering.domain import frames as F
+from stockdesk.data_engineering.domain.exceptions import ProviderUnavailableError
 from stockdesk.data_engineering.domain.ports import IMarketDataProvider
 from stockdesk.data_engineering.domain.symbols import CURRENCY, exchange_of
 from stockdesk.data_engineering.infrastructure.providers.common import (
@@ -75,6 +80,14 @@ FINANCIAL_MAP = {  # stock_financial_analysis_indicator column -> canonical fina
     "主营业务收入增长率(%)": "or_yoy",
     "净利润增长率(%)": "netprofit_yoy",
 }
+NEWS_MAP = {  # stock_news_em column -> canonical news column
+    "新闻标题": "title",
+    "新闻内容": "summary",
+    "发布时间": "published_at",
+    "文章来源": "source",
+    "新闻链接": "url",
+}
+BEIJING = ZoneInfo("Asia/Shanghai")
 # month of the period end -> MMDD of its disclosure deadline; annual reports are due the next year
 DEADLINE_MMDD = {3: 430, 6: 831, 9: 1031, 12: 430}
 DEADLINE_NEXT_YEAR = {3: 0, 6: 0, 9: 0, 12: 1}
@@ -168,6 +181,33 @@ def indicator_to_financials(indicator: pd.DataFrame, symbol: str) -> pd.DataFram
     return with_rows(out)
 
 
+def news_to_frame(raw: pd.DataFrame, symbol: str, start: date, end: date) -> pd.DataFrame:
+    """stock_news_em -> canonical news published on Beijing days [start, end], times in naive UTC."""
+    require(raw, list(NEWS_MAP), "akshare", "stock_news_em")
+    text = raw["发布时间"].astype("string").str.strip()
+    local = pd.to_datetime(text, format="%Y-%m-%d %H:%M:%S", errors="coerce")
+    bad = local.isna() & text.fillna("").ne("")
+    if bad.any():
+        value = text[bad].iloc[0]
+        raise ProviderUnavailableError(f"akshare stock_news_em: 发布时间 {value!r} is not a time")
+    days = local.dt.normalize()
+    keep = (days >= pd.Timestamp(start)) & (days <= pd.Timestamp(end))
+    window = raw[keep].rename(columns=NEWS_MAP)
+    out = pd.DataFrame(
+        {
+            "symbol": symbol,
+            "published_at": local[keep].dt.tz_localize(BEIJING).dt.tz_convert("UTC").dt.tz_localize(None),
+            "title": window["title"].astype("string").str.strip(),
+            "summary": window["summary"].astype("string").str.split().str.join(" "),
+            "body": None,
+            "url": window["url"].astype("string").str.strip(),
+            "source": window["source"].astype("string").str.strip(),
+        }
+    )
+    out = out[out["title"].fillna("").ne("") & out["url"].fillna("").ne("")]
+    return with_rows(out.drop_duplicates("url")[F.NEWS_COLUMNS])
+
+
 class AkShareProvider(IMarketDataProvider):
     """A-shares from Eastmoney/Sina through AkShare; `sdk` is the akshare module (or a stand-in)."""
 
@@ -237,3 +277,10 @@ class AkShareProvider(IMarketDataProvider):
         if indicator is None or indicator.empty:
             return empty(F.FINANCIAL_COLUMNS)
         return indicator_to_financials(indicator, symbol)
+
+    def news(self, symbol: str, start: date, end: date) -> pd.DataFrame:
+        """The latest Eastmoney news of the stock that fall in [start, end] (Beijing dates)."""
+        raw = self.call("stock_news_em", self.sdk.stock_news_em, symbol=symbol.split(".")[0])
+        if raw is None or raw.empty:
+            return empty(F.NEWS_COLUMNS)
+        return news_to_frame(raw, symbol, start, end)

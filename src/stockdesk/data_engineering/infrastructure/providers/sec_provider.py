@@ -6,6 +6,9 @@ Endpoints (SEC asks for a User-Agent naming a contact and at most 10 requests pe
 - `https://data.sec.gov/submissions/CIK##########.json` -> cik, name, sicDescription, tickers,
   exchanges, filings.recent.{accessionNumber, form, filingDate, reportDate, primaryDocument}
 - `https://data.sec.gov/api/xbrl/companyfacts/CIK##########.json` -> facts.{us-gaap,dei}.<concept>.units
+- `https://www.sec.gov/Archives/edgar/data/<cik>/<accession without dashes>/<primaryDocument>` -> a
+  filing's HTML document (the URL `importers/sec_json.py: filings` stores), turned into clean text
+  pages by `importers/filing_document.py` like `data import filing-doc` does.
 This module only fetches: the conversion is the file importer's (`importers/sec_json.py: security`
 for submissions, `importers/sec_facts.py: financial_reports` for companyfacts), so a synced company
 and an imported one are stored alike. Bars and valuations are not SEC's: they come back empty
@@ -26,6 +29,12 @@ import pandas as pd
 from stockdesk.data_engineering.domain import frames as F
 from stockdesk.data_engineering.domain.exceptions import ProviderUnavailableError
 from stockdesk.data_engineering.domain.ports import IMarketDataProvider
+from stockdesk.data_engineering.infrastructure.importers.filing_document import (
+    PAGE_COLUMNS,
+    normalize_accession,
+    pages_frame,
+)
+from stockdesk.data_engineering.infrastructure.importers.html_text import decode_html, html_to_text
 from stockdesk.data_engineering.infrastructure.importers.sec_facts import financial_reports
 from stockdesk.data_engineering.infrastructure.importers.sec_json import security as submissions_to_security
 from stockdesk.data_engineering.infrastructure.providers.common import empty, with_rows
@@ -79,6 +88,20 @@ class SecEdgarProvider(IMarketDataProvider):
 
     def get_json(self, url: str) -> Any:
         return self.call(f"GET {url.split('.gov', 1)[-1]}", self._get, url)
+
+    def _get_bytes(self, url: str) -> bytes:
+        response = self.client.get(url)
+        response.raise_for_status()
+        return response.content
+
+    def filing_document(self, symbol: str, accession: str, url: str) -> pd.DataFrame:
+        """One filing document as `filing_pages` rows (symbol, accession_number, page_no, text)."""
+        accession_number = normalize_accession(accession)  # a bad one fails before any request
+        raw = self.call(f"GET {url.split('.gov', 1)[-1]}", self._get_bytes, url)
+        text = html_to_text(decode_html(raw))
+        if not text:
+            return empty(PAGE_COLUMNS)
+        return with_rows(pages_frame(symbol, accession_number, text))
 
     def cik(self, symbol: str) -> str:
         """Ten-digit CIK of a ticker (company_tickers.json, fetched once per provider)."""

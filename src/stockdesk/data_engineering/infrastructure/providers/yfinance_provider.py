@@ -11,6 +11,12 @@
 - `Ticker(code).info` (quoteSummary dict): longName/shortName, industry, exchange, currency,
   firstTradeDateEpochUtc (seconds) or firstTradeDateMilliseconds. An empty answer is a failure
   (yfinance returns None instead of raising when Yahoo cannot be reached).
+- `yfinance/base.py: TickerBase.get_news(count, tab="news")` (yfinance 1.7) returns Yahoo's
+  `data.tickerStream.stream` items minus ads, as Yahoo sends them: `{"id", "content": {"title",
+  "summary", "pubDate" (ISO-8601 UTC, `2025-01-30T14:03:00Z`), "provider": {"displayName"},
+  "canonicalUrl": {"url"}, "clickThroughUrl": {"url"} | None, ...}}` (older yfinance versions gave
+  flat `link`/`providerPublishTime` items: not handled). Only the latest few items exist, whatever
+  the dates; they are cut to the asked UTC days.
 Yahoo has no daily valuation history and financials are taken from SEC: both return empty frames.
 """
 
@@ -80,6 +86,38 @@ def history_to_bars(history: pd.DataFrame, symbol: str, start: date, end: date) 
     return with_rows(in_window(bars, "trade_date", start, end))
 
 
+def news_items_to_frame(items: list[dict[str, Any]], symbol: str, start: date, end: date) -> pd.DataFrame:
+    """Ticker.get_news items -> canonical news published on UTC days [start, end] (naive UTC)."""
+    rows = []
+    for item in items:
+        content = item.get("content") if isinstance(item, dict) else None
+        if not isinstance(content, dict):
+            continue
+        link = content.get("canonicalUrl") or content.get("clickThroughUrl") or {}
+        rows.append(
+            {
+                "title": " ".join(str(content.get("title") or "").split()),
+                "summary": " ".join(str(content.get("summary") or "").split()) or None,
+                "url": str(link.get("url") or "").strip(),
+                "source": (content.get("provider") or {}).get("displayName") or None,
+                "published_at": content.get("pubDate"),
+            }
+        )
+    if items and not rows:
+        raise ProviderUnavailableError("yfinance Ticker.get_news: no item has a `content` object")
+    frame = pd.DataFrame(rows, columns=["title", "summary", "url", "source", "published_at"])
+    stamps = pd.to_datetime(frame["published_at"], utc=True, errors="coerce", format="ISO8601")
+    bad = stamps.isna() & frame["published_at"].notna()
+    if bad.any():
+        value = frame.loc[bad, "published_at"].iloc[0]
+        raise ProviderUnavailableError(f"yfinance Ticker.get_news: pubDate {value!r} is not ISO-8601")
+    frame["published_at"] = stamps.dt.tz_localize(None)
+    days = frame["published_at"].dt.normalize()
+    frame = frame[(days >= pd.Timestamp(start)) & (days <= pd.Timestamp(end))]
+    frame = frame[frame["title"].ne("") & frame["url"].ne("")].drop_duplicates("url")
+    return with_rows(frame.assign(symbol=symbol, body=None)[F.NEWS_COLUMNS])
+
+
 def info_to_security(info: dict[str, Any], symbol: str) -> pd.DataFrame:
     name = info.get("longName") or info.get("shortName")
     if not name:
@@ -109,6 +147,8 @@ class YFinanceProvider(IMarketDataProvider):
 
     name = "yfinance"
     markets = ("US", "HK", "TW")
+
+    news_count = 20  # items asked of Ticker.get_news (Yahoo serves only the latest anyway)
 
     def __init__(
         self,
@@ -159,3 +199,15 @@ class YFinanceProvider(IMarketDataProvider):
 
     def financials(self, symbol: str) -> pd.DataFrame:
         return empty(F.FINANCIAL_COLUMNS)
+
+    def news(self, symbol: str, start: date, end: date) -> pd.DataFrame:
+        """The latest Yahoo news of the ticker that fall in [start, end] (UTC dates)."""
+        sdk, count = self.sdk, self.news_count
+        items = self.call("Ticker.get_news", lambda: sdk.Ticker(yahoo_code(symbol)).get_news(count=count))
+        if not items:
+            return empty(F.NEWS_COLUMNS)
+        if not isinstance(items, list):
+            raise ProviderUnavailableError(
+                f"yfinance Ticker.get_news: expected a list, got {type(items).__name__}"
+            )
+        return news_items_to_frame(items, symbol, start, end)

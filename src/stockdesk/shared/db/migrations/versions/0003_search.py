@@ -52,7 +52,9 @@ def upgrade() -> None:
         sa.Column("page_no", sa.Integer(), nullable=False),
         sa.Column("text", sa.Text(), nullable=False),
         sa.Column("search_text", sa.Text()),
-        sa.UniqueConstraint("symbol", "accession_number", "page_no", name="uq_filing_pages_doc_page"),
+        sa.UniqueConstraint(
+            "symbol", "accession_number", "page_no", name="uq_filing_pages_symbol_accession_number_page_no"
+        ),
     )
     op.create_table(
         "search_calls",
