@@ -409,3 +409,33 @@ def test_yfinance_news_in_an_unknown_shape_fails_loudly() -> None:
     )
     with pytest.raises(ProviderUnavailableError, match=r"yfinance Ticker\.get_news: ConnectionError"):
         offline.news("EXMP", *JAN)
+
+
+# ---- fetch-news: the providers behind `stockdesk data fetch-news` ---------------------------------
+def test_fetch_news_stores_the_first_answering_provider(repository: SqlMarketDataRepository) -> None:
+    from stockdesk.data_engineering.application.news_fetch import FetchNewsService
+
+    service = FetchNewsService({"CN": [akshare()]}, MarketDataImportService(repository))
+    first = service.fetch("600001.SH", days=31, today=date(2024, 1, 31))
+    again = service.fetch("600001.SH", days=31, today=date(2024, 1, 31))
+    assert first.provider == "akshare" and first.fetched > 0 and first.new == first.fetched
+    assert again.new == 0  # a rerun changes nothing
+    assert len(repository.get_news("600001.SH", date(2024, 1, 31))) == first.fetched
+    hits = repository.search_text("北向资金", symbol="600001.SH", start=None, end=date(2024, 1, 31), limit=5)
+    assert [h.title for h in hits] == ["示例银行获北向资金增持"]  # and the local search index has it
+
+
+def test_fetch_news_reports_every_failing_provider_in_one_line(repository: SqlMarketDataRepository) -> None:
+    from stockdesk.data_engineering.application.news_fetch import FetchNewsService
+    from stockdesk.shared.errors import BadRequestException
+
+    service = FetchNewsService(
+        {"CN": [akshare(FixtureAkShare(down=True))]}, MarketDataImportService(repository)
+    )
+    with pytest.raises(ProviderUnavailableError, match=r"no news for 600001\.SH: akshare: ") as caught:
+        service.fetch("600001.SH", today=date(2024, 1, 31))
+    assert "\n" not in caught.value.message
+    with pytest.raises(BadRequestException, match="no news provider serves the US market"):
+        service.fetch("AAPL")
+    with pytest.raises(BadRequestException, match="--days"):
+        service.fetch("600001.SH", days=400)

@@ -6,6 +6,7 @@ import os
 from functools import cached_property
 
 from stockdesk.data_engineering.application.import_service import MarketDataImportService
+from stockdesk.data_engineering.application.news_fetch import FetchNewsService
 from stockdesk.data_engineering.application.sync_service import SyncService
 from stockdesk.data_engineering.application.use_cases import (
     GetDailyBarsUseCase,
@@ -17,7 +18,7 @@ from stockdesk.data_engineering.application.use_cases import (
     GetValuationDailiesForTickerUseCase,
     SearchStoredTextUseCase,
 )
-from stockdesk.data_engineering.domain.ports import IMarketDataProvider
+from stockdesk.data_engineering.domain.ports import IMarketDataProvider, INewsProvider
 from stockdesk.data_engineering.infrastructure.persistence.repository import SqlMarketDataRepository
 from stockdesk.data_engineering.infrastructure.persistence.sync_state import SqlSyncStateRepository
 from stockdesk.data_engineering.infrastructure.providers.akshare_provider import AkShareProvider
@@ -56,6 +57,14 @@ class DataEngineeringContainer:
         except ConfigurationError as exc:  # recorded per dataset as the reason SEC was not used
             sec = UnconfiguredProvider("sec", ("US",), exc, serves=("security", "financials"))
         return {"CN": cn, "US": [yfinance, sec], "HK": [yfinance], "TW": [yfinance]}
+
+    @cached_property
+    def news_fetch(self) -> FetchNewsService:
+        news = {
+            market: [p for p in providers if isinstance(p, INewsProvider)]
+            for market, providers in self.providers_by_market.items()
+        }
+        return FetchNewsService(news, self.import_service)
 
     @cached_property
     def sync_state(self) -> SqlSyncStateRepository:

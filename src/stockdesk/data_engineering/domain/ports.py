@@ -139,3 +139,13 @@ class ISyncStateRepository(ABC):
 
     @abstractmethod
     def failures(self, run_id: str | None = None) -> list[dict[str, str]]: ...
+
+
+class INewsProvider(ABC):
+    """A source of recent per-stock news (AkShare for A-shares, yfinance for US listings)."""
+
+    name: str
+
+    @abstractmethod
+    def news(self, symbol: str, start: date, end: date) -> pd.DataFrame:
+        """Canonical NEWS_COLUMNS published on days [start, end], times in naive UTC."""

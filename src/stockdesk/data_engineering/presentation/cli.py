@@ -328,6 +328,24 @@ def build_data_cli(get_container: Callable[[], DataEngineeringContainer]) -> typ
             summary = container.sync_service.sync(market, wanted, first, last, run_id, on_progress)
         report_sync(summary, as_json)
 
+    @app.command("fetch-news")
+    def fetch_news(
+        symbol: str = typer.Argument(..., help="e.g. 600519.SH (AkShare) or AAPL (yfinance)"),
+        days: int = typer.Option(
+            30, "--days", help="Keep the last N days, 1..365 (sources serve ~10-20 items)."
+        ),
+        as_json: bool = typer.Option(False, "--json"),
+    ) -> None:
+        """Fetch the stock's latest news into the store and the local search index."""
+        with console.status(f"fetching news for {symbol}...", spinner="dots"):
+            result = get_container().news_fetch.fetch(symbol, days)
+        if as_json:
+            typer.echo(result.model_dump_json(indent=2))
+            return
+        for skipped in result.skipped_providers:
+            console.print(f"[yellow]skipped[/] {skipped}")
+        console.print(f"{result.symbol}: {result.fetched} items from {result.provider}, {result.new} new")
+
     @app.command("load-sample")
     def load_sample(
         wheel: Path | None = typer.Option(

@@ -8,8 +8,6 @@ from stockdesk.research.application.search_expert_service import (
     SearchExpertService,
     insufficient,
 )
-from stockdesk.research.domain.dtos.expert import AgentAnswer, GuardReport
-from stockdesk.research.domain.dtos.search import SearchSnapshotDTO
 from stockdesk.research.domain.dtos.soft_intel import CatalystDetectiveOutput
 from stockdesk.research.domain.ports.soft_intel import (
     ICatalystDetectiveAgentPort,
@@ -20,6 +18,8 @@ from stockdesk.research.domain.ports.soft_intel import (
 
 class CatalystDetectiveService(SearchExpertService[CatalystDetectiveOutput, CatalystDetectiveResultDTO]):
     expert = "catalyst_detective"
+    result_model = CatalystDetectiveResultDTO
+    indicators_field = "catalyst_indicators"
 
     def __init__(
         self,
@@ -43,22 +43,4 @@ class CatalystDetectiveService(SearchExpertService[CatalystDetectiveOutput, Cata
                 "positive_catalysts": [],
                 "negative_catalysts": [],
             }
-        )
-
-    def result(
-        self,
-        output: CatalystDetectiveOutput,
-        snapshot: SearchSnapshotDTO,
-        answer: AgentAnswer[CatalystDetectiveOutput],
-        guards: GuardReport,
-    ) -> CatalystDetectiveResultDTO:
-        return CatalystDetectiveResultDTO(
-            **output.model_dump(),
-            symbol=snapshot.symbol,
-            as_of=snapshot.as_of,
-            input=answer.input,
-            output=answer.output,
-            catalyst_indicators=snapshot.model_dump(mode="json"),
-            grounding=guards.grounding,
-            guards=guards,
         )

@@ -8,8 +8,6 @@ from stockdesk.research.application.search_expert_service import (
     SearchExpertService,
     insufficient,
 )
-from stockdesk.research.domain.dtos.expert import AgentAnswer, GuardReport
-from stockdesk.research.domain.dtos.search import SearchSnapshotDTO
 from stockdesk.research.domain.dtos.soft_intel import MacroIntelligenceOutput
 from stockdesk.research.domain.ports.soft_intel import (
     IMacroIntelligenceAgentPort,
@@ -20,6 +18,8 @@ from stockdesk.research.domain.ports.soft_intel import (
 
 class MacroIntelligenceService(SearchExpertService[MacroIntelligenceOutput, MacroIntelligenceResultDTO]):
     expert = "macro_intelligence"
+    result_model = MacroIntelligenceResultDTO
+    indicators_field = "macro_indicators"
 
     def __init__(
         self,
@@ -42,22 +42,4 @@ class MacroIntelligenceService(SearchExpertService[MacroIntelligenceOutput, Macr
                 "key_opportunities": [],
                 "key_risks": [],
             }
-        )
-
-    def result(
-        self,
-        output: MacroIntelligenceOutput,
-        snapshot: SearchSnapshotDTO,
-        answer: AgentAnswer[MacroIntelligenceOutput],
-        guards: GuardReport,
-    ) -> MacroIntelligenceResultDTO:
-        return MacroIntelligenceResultDTO(
-            **output.model_dump(),
-            symbol=snapshot.symbol,
-            as_of=snapshot.as_of,
-            input=answer.input,
-            output=answer.output,
-            macro_indicators=snapshot.model_dump(mode="json"),
-            grounding=guards.grounding,
-            guards=guards,
         )

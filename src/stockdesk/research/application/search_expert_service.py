@@ -42,6 +42,10 @@ def insufficient(summary: str) -> str:
 
 class SearchExpertService(ABC, Generic[T, R]):
     expert: str
+    result_model: type[R]
+    indicators_field: str  # macro_indicators / catalyst_indicators: the search context sent
+    result_model: type[R]
+    indicators_field: str  # macro_indicators / catalyst_indicators: the search context sent
 
     def __init__(
         self,
@@ -61,11 +65,20 @@ class SearchExpertService(ABC, Generic[T, R]):
     def hold_to_no_information(self, output: T) -> T:
         """The answer when nothing was found: neutral, low confidence, 数据不足, no events."""
 
-    @abstractmethod
     def result(
         self, output: T, snapshot: SearchSnapshotDTO, answer: AgentAnswer[T], guards: GuardReport
     ) -> R:
         """The symmetric result DTO: parsed fields, input, output, the indicators sent, guards."""
+        return self.result_model(
+            **output.model_dump(),
+            symbol=snapshot.symbol,
+            as_of=snapshot.as_of,
+            input=answer.input,
+            output=answer.output,
+            grounding=guards.grounding,
+            guards=guards,
+            **{self.indicators_field: snapshot.model_dump(mode="json")},
+        )
 
     def build_snapshot(self, symbol: str, as_of: date | None = None) -> SearchSnapshotDTO:
         symbol = require_symbol(symbol)

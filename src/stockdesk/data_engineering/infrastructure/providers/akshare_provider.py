@@ -35,7 +35,7 @@ import pandas as pd
 
 from stockdesk.data_engineering.domain import frames as F
 from stockdesk.data_engineering.domain.exceptions import ProviderUnavailableError
-from stockdesk.data_engineering.domain.ports import IMarketDataProvider
+from stockdesk.data_engineering.domain.ports import IMarketDataProvider, INewsProvider
 from stockdesk.data_engineering.domain.symbols import CURRENCY, exchange_of
 from stockdesk.data_engineering.infrastructure.providers.common import (
     empty,
@@ -208,7 +208,7 @@ def news_to_frame(raw: pd.DataFrame, symbol: str, start: date, end: date) -> pd.
     return with_rows(out.drop_duplicates("url")[F.NEWS_COLUMNS])
 
 
-class AkShareProvider(IMarketDataProvider):
+class AkShareProvider(IMarketDataProvider, INewsProvider):
     """A-shares from Eastmoney/Sina through AkShare; `sdk` is the akshare module (or a stand-in)."""
 
     name = "akshare"

@@ -32,7 +32,7 @@ import pandas as pd
 
 from stockdesk.data_engineering.domain import frames as F
 from stockdesk.data_engineering.domain.exceptions import ProviderUnavailableError
-from stockdesk.data_engineering.domain.ports import IMarketDataProvider
+from stockdesk.data_engineering.domain.ports import IMarketDataProvider, INewsProvider
 from stockdesk.data_engineering.domain.symbols import CURRENCY, exchange_of, market_of
 from stockdesk.data_engineering.infrastructure.providers.common import (
     empty,
@@ -142,7 +142,7 @@ def info_to_security(info: dict[str, Any], symbol: str) -> pd.DataFrame:
     return with_rows(pd.DataFrame([row], columns=F.SECURITY_COLUMNS))
 
 
-class YFinanceProvider(IMarketDataProvider):
+class YFinanceProvider(IMarketDataProvider, INewsProvider):
     """`sdk` is the yfinance module (or anything with `Ticker(code).history(...)` and `.info`)."""
 
     name = "yfinance"

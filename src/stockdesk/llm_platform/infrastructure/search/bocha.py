@@ -16,18 +16,13 @@ Dates: `datePublished` carries its zone ("2024-07-22T00:00:00+08:00"). Older ans
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
-import httpx
-
-from stockdesk.llm_platform.domain.ports import IWebSearchProvider
 from stockdesk.llm_platform.domain.search import WebSearchItem, WebSearchRequest, WebSearchResponse
-from stockdesk.llm_platform.infrastructure.search.http import ProviderHttp, RetryPolicy, one_line
+from stockdesk.llm_platform.infrastructure.search.http import one_line
+from stockdesk.llm_platform.infrastructure.search.keyed import BearerKeyProvider
 from stockdesk.llm_platform.infrastructure.search.mapping import parse_published_date, results_list, text
-from stockdesk.shared.errors import ConfigurationError
 
 API_KEY_ENV = "BOCHA_API_KEY"
 DEFAULT_BASE_URL = "https://api.bochaai.com"
@@ -53,32 +48,12 @@ def to_item(page: dict[str, Any]) -> WebSearchItem:
     )
 
 
-class BochaSearchProvider(IWebSearchProvider):
+class BochaSearchProvider(BearerKeyProvider):
     name = "bocha"
 
-    def __init__(
-        self,
-        api_key: str,
-        *,
-        base_url: str = DEFAULT_BASE_URL,
-        timeout_seconds: float = 20.0,
-        client: httpx.Client | None = None,
-        retry: RetryPolicy | None = None,
-        sleep: Callable[[float], None] = time.sleep,
-    ):
-        if not api_key:
-            raise ConfigurationError("search provider 'bocha' needs an API key, and none was given")
-        self._api_key = api_key
-        self._url = f"{base_url.rstrip('/')}/v1/web-search"
-        self._http = ProviderHttp(
-            self.name,
-            timeout_seconds=timeout_seconds,
-            client=client,
-            retry=retry,
-            sleep=sleep,
-            secrets=(api_key,),
-            hints={401: f"check ${API_KEY_ENV}"},
-        )
+    path = "/v1/web-search"
+    key_env = API_KEY_ENV
+    default_base_url = DEFAULT_BASE_URL
 
     def search(self, request: WebSearchRequest) -> WebSearchResponse:
         body = {
@@ -87,14 +62,9 @@ class BochaSearchProvider(IWebSearchProvider):
             "count": request.count,
             "freshness": request.freshness,
         }
-        answer = self._http.post_json(
-            self._url, json=body, headers={"Authorization": f"Bearer {self._api_key}"}
-        )
+        answer = self.post(body)
         items = [to_item(page) for page in self._pages(answer)]
         return WebSearchResponse(query=request.query, provider=self.name, items=items[: request.count])
-
-    def close(self) -> None:
-        self._http.close()
 
     def _pages(self, answer: Any) -> list[dict[str, Any]]:
         if not isinstance(answer, dict):

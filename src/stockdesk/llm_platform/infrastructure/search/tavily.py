@@ -16,27 +16,22 @@ requested too and its first SUMMARY_CHARS characters become the summary; otherwi
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable
 from typing import Any
 
-import httpx
-
-from stockdesk.llm_platform.domain.ports import IWebSearchProvider
 from stockdesk.llm_platform.domain.search import (
     FRESHNESS_DAYS,
     WebSearchItem,
     WebSearchRequest,
     WebSearchResponse,
 )
-from stockdesk.llm_platform.infrastructure.search.http import ProviderHttp, RetryPolicy, one_line
+from stockdesk.llm_platform.infrastructure.search.http import one_line
+from stockdesk.llm_platform.infrastructure.search.keyed import BearerKeyProvider
 from stockdesk.llm_platform.infrastructure.search.mapping import (
     host_of,
     parse_published_date,
     results_list,
     text,
 )
-from stockdesk.shared.errors import ConfigurationError
 
 API_KEY_ENV = "TAVILY_API_KEY"
 DEFAULT_BASE_URL = "https://api.tavily.com"
@@ -71,37 +66,15 @@ def request_body(request: WebSearchRequest) -> dict[str, Any]:
     return body
 
 
-class TavilySearchProvider(IWebSearchProvider):
+class TavilySearchProvider(BearerKeyProvider):
     name = "tavily"
 
-    def __init__(
-        self,
-        api_key: str,
-        *,
-        base_url: str = DEFAULT_BASE_URL,
-        timeout_seconds: float = 20.0,
-        client: httpx.Client | None = None,
-        retry: RetryPolicy | None = None,
-        sleep: Callable[[float], None] = time.sleep,
-    ):
-        if not api_key:
-            raise ConfigurationError("search provider 'tavily' needs an API key, and none was given")
-        self._api_key = api_key
-        self._url = f"{base_url.rstrip('/')}/search"
-        self._http = ProviderHttp(
-            self.name,
-            timeout_seconds=timeout_seconds,
-            client=client,
-            retry=retry,
-            sleep=sleep,
-            secrets=(api_key,),
-            hints={401: f"check ${API_KEY_ENV}"},
-        )
+    path = "/search"
+    key_env = API_KEY_ENV
+    default_base_url = DEFAULT_BASE_URL
 
     def search(self, request: WebSearchRequest) -> WebSearchResponse:
-        answer = self._http.post_json(
-            self._url, json=request_body(request), headers={"Authorization": f"Bearer {self._api_key}"}
-        )
+        answer = self.post(request_body(request))
         if not isinstance(answer, dict):
             raise self._http.fail("answered HTTP 200 with JSON that is not an object")
         try:
@@ -110,6 +83,3 @@ class TavilySearchProvider(IWebSearchProvider):
             raise self._http.fail(f"answered HTTP 200 with unexpected results: {exc}") from None
         items = [to_item(r, with_summary=request.summary) for r in results]
         return WebSearchResponse(query=request.query, provider=self.name, items=items[: request.count])
-
-    def close(self) -> None:
-        self._http.close()
