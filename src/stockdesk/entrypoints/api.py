@@ -13,6 +13,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from stockdesk import __version__
 from stockdesk.data_engineering.presentation.rest import build_data_router
 from stockdesk.entrypoints.container import AppContainer
+from stockdesk.judge.presentation.rest.judge_router import build_judge_router
 from stockdesk.research.presentation.rest.financial_auditor_routes import build_financial_router
 from stockdesk.research.presentation.rest.search_expert_routes import (
     build_catalyst_router,
@@ -148,4 +149,5 @@ def create_app(container: AppContainer | None = None) -> FastAPI:
         ),
         prefix=API_PREFIX,
     )
+    app.include_router(build_judge_router(lambda: container.judge.service), prefix=API_PREFIX)
     return app

@@ -5,6 +5,7 @@ from __future__ import annotations
 from functools import cached_property
 
 from stockdesk.data_engineering.container import DataEngineeringContainer
+from stockdesk.judge.container import JudgeContainer
 from stockdesk.llm_platform.application.llm_service import LLMService
 from stockdesk.llm_platform.application.search_service import WebSearchService
 from stockdesk.llm_platform.container import build_llm_service, build_search_service
@@ -39,6 +40,10 @@ class AppContainer:
             llm_service=lambda: self.llm_service,
             search=lambda: self.search_service,
         )
+
+    @cached_property
+    def judge(self) -> JudgeContainer:
+        return JudgeContainer(lambda: self.llm_service)
 
     @cached_property
     def llm_service(self) -> LLMService:

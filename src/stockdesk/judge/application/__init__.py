@@ -1,1 +1,7 @@
-"""Application layer: services and use cases; depends on domain ports only."""
+"""Application interface of judge: JudgeService, the outcome conversion and VerdictDTO."""
+
+from stockdesk.judge.application.dtos.verdict_dto import VerdictDTO
+from stockdesk.judge.application.services.debate_outcome import judge_input_from_outcome
+from stockdesk.judge.application.services.judge_service import JudgeService
+
+__all__ = ["JudgeService", "VerdictDTO", "judge_input_from_outcome"]

@@ -1,0 +1,26 @@
+"""Composition root of judge: LLM bridge -> verdict agent -> JudgeService."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import cached_property
+
+from stockdesk.judge.application import JudgeService
+from stockdesk.judge.domain.ports.judge_verdict_agent import IJudgeVerdictAgentPort
+from stockdesk.judge.infrastructure.adapters.judge_verdict_agent_adapter import JudgeVerdictAgentAdapter
+from stockdesk.judge.infrastructure.adapters.llm_adapter import LLMAdapter
+from stockdesk.llm_platform.application.llm_service import LLMService
+
+
+class JudgeContainer:
+    def __init__(self, llm_service: Callable[[], LLMService]):
+        """`llm_service` is a factory: the model starts only when a verdict is really asked for."""
+        self._llm_service = llm_service
+
+    @cached_property
+    def agent(self) -> IJudgeVerdictAgentPort:
+        return JudgeVerdictAgentAdapter(LLMAdapter(self._llm_service()))
+
+    @property
+    def service(self) -> JudgeService:
+        return JudgeService(self.agent)

@@ -1,0 +1,1 @@
+"""Judge: debate outcome -> one structured verdict."""

@@ -1,0 +1,20 @@
+"""The judge's own LLM port (Decision 6): same shape as research's, defined here on purpose."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+
+from pydantic import BaseModel
+
+
+class LLMReply(BaseModel):
+    text: str
+    tokens: int = 0
+
+
+class ILLMPort(ABC):
+    @abstractmethod
+    def generate(
+        self, prompt: str, system_message: str, *, response_model: type[BaseModel], caller: str
+    ) -> LLMReply:
+        """Structured call; raises LLMOutputParseError when the answer cannot be validated."""

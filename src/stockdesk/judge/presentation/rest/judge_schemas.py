@@ -1,0 +1,15 @@
+"""Request schema of POST /api/v1/judge/verdict (the response is VerdictDTO)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+
+class VerdictRequest(BaseModel):
+    symbol: str = Field(min_length=1, examples=["600519.SH"])
+    debate_outcome: dict[str, Any] = Field(
+        description="a DebateOutcomeDTO as JSON: direction, confidence, bull_case, bear_case, risk_matrix, "
+        "key_disagreements, conflict_resolution"
+    )
