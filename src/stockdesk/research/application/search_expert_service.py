@@ -10,9 +10,8 @@ neutral, low confidence and 数据不足 whatever the model wrote.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable
 from datetime import date
-from typing import Generic, TypeVar
+from typing import Generic, Protocol, TypeVar
 
 from pydantic import BaseModel
 
@@ -23,6 +22,7 @@ from stockdesk.research.domain.dtos.search import SearchSnapshotDTO
 from stockdesk.research.domain.ports.soft_intel import ISearchDataPort, ISearchSnapshotBuilder
 
 T = TypeVar("T", bound=BaseModel)
+T_co = TypeVar("T_co", bound=BaseModel, covariant=True)
 R = TypeVar("R", bound=BaseModel)
 NO_INFORMATION_CONFIDENCE = 0.2
 INSUFFICIENT = "数据不足"
@@ -40,30 +40,42 @@ def insufficient(summary: str) -> str:
     return summary if INSUFFICIENT in summary else f"{INSUFFICIENT}：{summary}"
 
 
+class SearchAgent(Protocol[T_co]):
+    """IMacroIntelligenceAgentPort / ICatalystDetectiveAgentPort: one guarded LLM round."""
+
+    def analyze(self, snapshot: SearchSnapshotDTO, feedback: str | None = None) -> AgentAnswer[T_co]: ...
+
+
 class SearchExpertService(ABC, Generic[T, R]):
+    """Subclasses name their fields; only the text the guards read is code of their own."""
+
     expert: str
     result_model: type[R]
     indicators_field: str  # macro_indicators / catalyst_indicators: the search context sent
-    result_model: type[R]
-    indicators_field: str  # macro_indicators / catalyst_indicators: the search context sent
+    verdict_field: str  # macro_environment / catalyst_assessment
+    summary_field: str
+    cleared_when_nothing_found: tuple[str, ...]  # lists that could only have been invented
 
     def __init__(
-        self,
-        data: ISearchDataPort,
-        snapshot_builder: ISearchSnapshotBuilder,
-        analyze: Callable[[SearchSnapshotDTO, str | None], AgentAnswer[T]],
+        self, data: ISearchDataPort, snapshot_builder: ISearchSnapshotBuilder, agent: SearchAgent[T]
     ):
         self._data = data
         self._builder = snapshot_builder
-        self._analyze = analyze
+        self._analyze = agent.analyze
 
     @abstractmethod
     def texts(self, output: T) -> list[str]:
         """The free text the guards read."""
 
-    @abstractmethod
     def hold_to_no_information(self, output: T) -> T:
         """The answer when nothing was found: neutral, low confidence, 数据不足, no events."""
+        update: dict[str, object] = {
+            self.verdict_field: "Neutral",
+            "confidence_score": min(output.confidence_score, NO_INFORMATION_CONFIDENCE),  # type: ignore[attr-defined]
+            self.summary_field: insufficient(getattr(output, self.summary_field)),
+        }
+        update.update({name: [] for name in self.cleared_when_nothing_found})
+        return output.model_copy(update=update)
 
     def result(
         self, output: T, snapshot: SearchSnapshotDTO, answer: AgentAnswer[T], guards: GuardReport
