@@ -22,7 +22,7 @@ from typing import Any
 from stockdesk.llm_platform.domain.search import WebSearchItem, WebSearchRequest, WebSearchResponse
 from stockdesk.llm_platform.infrastructure.search.http import one_line
 from stockdesk.llm_platform.infrastructure.search.keyed import BearerKeyProvider
-from stockdesk.llm_platform.infrastructure.search.mapping import parse_published_date, results_list, text
+from stockdesk.llm_platform.infrastructure.search.mapping import parse_published_date, text
 
 API_KEY_ENV = "BOCHA_API_KEY"
 DEFAULT_BASE_URL = "https://api.bochaai.com"
@@ -67,8 +67,7 @@ class BochaSearchProvider(BearerKeyProvider):
         return WebSearchResponse(query=request.query, provider=self.name, items=items[: request.count])
 
     def _pages(self, answer: Any) -> list[dict[str, Any]]:
-        if not isinstance(answer, dict):
-            raise self._http.fail("answered HTTP 200 with JSON that is not an object")
+        answer = self._http.json_object(answer)
         code = answer.get("code", 200)
         if str(code) != "200":
             detail = one_line(text(answer.get("msg")) or text(answer.get("message")))
@@ -78,7 +77,4 @@ class BochaSearchProvider(BearerKeyProvider):
         pages = data.get("webPages") if isinstance(data, dict) else None
         if not isinstance(data, dict) or not isinstance(pages, (dict, type(None))):
             raise self._http.fail("answered HTTP 200 without data.webPages")
-        try:
-            return results_list((pages or {}).get("value"))
-        except ValueError as exc:
-            raise self._http.fail(f"answered HTTP 200 with unexpected data.webPages.value: {exc}") from None
+        return self._http.result_objects((pages or {}).get("value"), "data.webPages.value")

@@ -11,16 +11,20 @@ import os
 import httpx
 
 from stockdesk.llm_platform.domain.ports import IWebSearchProvider
-from stockdesk.llm_platform.infrastructure.search.bocha import API_KEY_ENV as BOCHA_API_KEY_ENV
 from stockdesk.llm_platform.infrastructure.search.bocha import BochaSearchProvider
+from stockdesk.llm_platform.infrastructure.search.keyed import BearerKeyProvider
 from stockdesk.llm_platform.infrastructure.search.searxng import SearxngSearchProvider
-from stockdesk.llm_platform.infrastructure.search.tavily import API_KEY_ENV as TAVILY_API_KEY_ENV
 from stockdesk.llm_platform.infrastructure.search.tavily import TavilySearchProvider
 from stockdesk.shared.config import Settings
 from stockdesk.shared.errors import ConfigurationError
 
 WEB_PROVIDERS: tuple[str, ...] = ("bocha", "tavily", "searxng")
 SEARXNG_URL_ENVS = ("SEARXNG_URL", "STOCKDESK_SEARXNG_URL")
+# keyed web APIs: the class (which names its key's env var) and the setting with its base URL
+KEYED_PROVIDERS: dict[str, tuple[type[BearerKeyProvider], str]] = {
+    "bocha": (BochaSearchProvider, "bocha_base_url"),
+    "tavily": (TavilySearchProvider, "tavily_base_url"),
+}
 
 
 def _api_key(provider: str, env: str) -> str:
@@ -35,17 +39,11 @@ def build_web_search_provider(
 ) -> IWebSearchProvider:
     """One of WEB_PROVIDERS; `client` lets tests answer through httpx.MockTransport."""
     timeout = settings.search_timeout_seconds
-    if name == "bocha":
-        return BochaSearchProvider(
-            _api_key(name, BOCHA_API_KEY_ENV),
-            base_url=settings.bocha_base_url,
-            timeout_seconds=timeout,
-            client=client,
-        )
-    if name == "tavily":
-        return TavilySearchProvider(
-            _api_key(name, TAVILY_API_KEY_ENV),
-            base_url=settings.tavily_base_url,
+    if name in KEYED_PROVIDERS:
+        provider, base_url = KEYED_PROVIDERS[name]
+        return provider(
+            _api_key(name, provider.key_env),
+            base_url=getattr(settings, base_url),
             timeout_seconds=timeout,
             client=client,
         )

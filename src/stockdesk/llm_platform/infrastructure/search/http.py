@@ -19,6 +19,7 @@ import httpx
 from tenacity import RetryCallState, Retrying, retry_if_exception, stop_after_attempt, wait_exponential
 
 from stockdesk.llm_platform.domain.exceptions import SearchProviderError
+from stockdesk.llm_platform.infrastructure.search.mapping import results_list
 
 logger = logging.getLogger(__name__)
 
@@ -115,6 +116,19 @@ class ProviderHttp:
 
     def post_json(self, url: str, *, json: Mapping[str, Any], headers: Mapping[str, str]) -> Any:
         return self._call("POST", url, json=json, headers=headers)
+
+    def json_object(self, answer: Any) -> dict[str, Any]:
+        """A 200 answer must be a JSON object; anything else is this provider's error."""
+        if not isinstance(answer, dict):
+            raise self.fail("answered HTTP 200 with JSON that is not an object")
+        return answer
+
+    def result_objects(self, value: Any, where: str) -> list[dict[str, Any]]:
+        """The objects of a results array (`where` names it in the error when its shape changed)."""
+        try:
+            return results_list(value)
+        except ValueError as exc:
+            raise self.fail(f"answered HTTP 200 with unexpected {where}: {exc}") from None
 
     def fail(self, reason: str) -> SearchProviderError:
         """The error naming this provider, secrets scrubbed; providers use it for wrong 2xx answers too."""

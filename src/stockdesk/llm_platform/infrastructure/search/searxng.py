@@ -28,7 +28,6 @@ from stockdesk.llm_platform.infrastructure.search.http import ProviderHttp, Retr
 from stockdesk.llm_platform.infrastructure.search.mapping import (
     host_of,
     parse_published_date,
-    results_list,
     text,
 )
 from stockdesk.shared.errors import ConfigurationError
@@ -94,12 +93,8 @@ class SearxngSearchProvider(IWebSearchProvider):
 
     def search(self, request: WebSearchRequest) -> WebSearchResponse:
         answer = self._http.get_json(self._url, params=query_params(request))
-        if not isinstance(answer, dict):
-            raise self._http.fail("answered HTTP 200 with JSON that is not an object")
-        try:
-            results = results_list(answer.get("results"))
-        except ValueError as exc:
-            raise self._http.fail(f"answered HTTP 200 with unexpected results: {exc}") from None
+        answer = self._http.json_object(answer)
+        results = self._http.result_objects(answer.get("results"), "results")
         failed = _engine_errors(answer.get("unresponsive_engines"))
         if not results and failed:
             raise self._http.fail(f"answered HTTP 200 but every engine failed ({one_line(failed)})")

@@ -29,7 +29,6 @@ from stockdesk.llm_platform.infrastructure.search.keyed import BearerKeyProvider
 from stockdesk.llm_platform.infrastructure.search.mapping import (
     host_of,
     parse_published_date,
-    results_list,
     text,
 )
 
@@ -75,11 +74,7 @@ class TavilySearchProvider(BearerKeyProvider):
 
     def search(self, request: WebSearchRequest) -> WebSearchResponse:
         answer = self.post(request_body(request))
-        if not isinstance(answer, dict):
-            raise self._http.fail("answered HTTP 200 with JSON that is not an object")
-        try:
-            results = results_list(answer.get("results"))
-        except ValueError as exc:
-            raise self._http.fail(f"answered HTTP 200 with unexpected results: {exc}") from None
+        answer = self._http.json_object(answer)
+        results = self._http.result_objects(answer.get("results"), "results")
         items = [to_item(r, with_summary=request.summary) for r in results]
         return WebSearchResponse(query=request.query, provider=self.name, items=items[: request.count])
