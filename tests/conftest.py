@@ -6,6 +6,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import typer
 
 from stockdesk.llm_platform.application.llm_service import LLMService, LLMServiceOptions, ProviderRoute
 from stockdesk.llm_platform.infrastructure.persistence.repositories import (
@@ -83,3 +84,14 @@ def scripted_service(
         cache=SqlResponseCache(database) if database else None,
         options=opts,
     )
+
+
+@pytest.fixture
+def cli_app(monkeypatch: pytest.MonkeyPatch) -> Iterator[typer.Typer]:
+    """The real `stockdesk` app, with a fresh process container (it reads this test's STOCKDESK_HOME)."""
+    import stockdesk.entrypoints.cli as entry
+
+    monkeypatch.setattr(entry, "_container", None)
+    yield entry.app
+    if entry._container is not None:
+        entry._container.close()

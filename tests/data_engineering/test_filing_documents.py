@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from datetime import date
 from itertools import pairwise
 from pathlib import Path
@@ -163,25 +162,16 @@ def test_import_options_must_come_together(tmp_path: Path) -> None:
 
 
 # ---- the command -----------------------------------------------------------------------------------
-@pytest.fixture
-def app(monkeypatch: pytest.MonkeyPatch) -> Iterator[typer.Typer]:
-    """The real `stockdesk` app, with a fresh process container (it reads this test's STOCKDESK_HOME)."""
-    import stockdesk.entrypoints.cli as entry
-
-    monkeypatch.setattr(entry, "_container", None)
-    yield entry.app
-    if entry._container is not None:
-        entry._container.close()
 
 
-def test_cli_filing_doc_stores_searchable_pages(app: typer.Typer, database: Database) -> None:
+def test_cli_filing_doc_stores_searchable_pages(cli_app: typer.Typer, database: Database) -> None:
     runner = CliRunner()
     args = ["data", "import", "filing-doc", str(TEN_K), "--symbol", "XMPL", "--accession", ACCESSION]
-    bare = runner.invoke(app, args)
+    bare = runner.invoke(cli_app, args)
     assert bare.exit_code == 0, bare.output
     assert "pages: 1" in bare.stdout and "filing row: missing" in bare.stdout
     assert "not searchable until one exists" in bare.output
-    full = runner.invoke(app, [*args, "--form", "10-K", "--filed", "2024-11-01", "--json"])
+    full = runner.invoke(cli_app, [*args, "--form", "10-K", "--filed", "2024-11-01", "--json"])
     assert full.exit_code == 0, full.output
     facts = json.loads(full.stdout)
     assert (facts["pages"], facts["new_pages"], facts["filing_row"]) == (1, 0, "written")
@@ -197,9 +187,9 @@ def test_cli_filing_doc_stores_searchable_pages(app: typer.Typer, database: Data
     assert late == []  # point in time: the 10-K was filed on 2024-11-01
 
 
-def test_cli_filing_doc_rejects_a_bad_date(app: typer.Typer) -> None:
+def test_cli_filing_doc_rejects_a_bad_date(cli_app: typer.Typer) -> None:
     args = ["data", "import", "filing-doc", str(TEN_K), "--symbol", "XMPL", "--accession", ACCESSION]
-    result = CliRunner().invoke(app, [*args, "--form", "10-K", "--filed", "1 Nov 2024"])
+    result = CliRunner().invoke(cli_app, [*args, "--form", "10-K", "--filed", "1 Nov 2024"])
     assert result.exit_code != 0 and isinstance(result.exception, BadRequestException)
     assert "is not a date" in result.exception.message
 

@@ -4,7 +4,6 @@ all-or-nothing rejection, idempotent reruns and the `data import news-csv` comma
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from datetime import date, datetime
 from pathlib import Path
 
@@ -223,21 +222,12 @@ def test_unknown_header_is_rejected(tmp_path: Path) -> None:
 
 
 # ---- the command -----------------------------------------------------------------------------------
-@pytest.fixture
-def app(monkeypatch: pytest.MonkeyPatch) -> Iterator[typer.Typer]:
-    """The real `stockdesk` app, with a fresh process container (it reads this test's STOCKDESK_HOME)."""
-    import stockdesk.entrypoints.cli as entry
-
-    monkeypatch.setattr(entry, "_container", None)
-    yield entry.app
-    if entry._container is not None:
-        entry._container.close()
 
 
-def test_cli_prints_one_fact_per_line_and_a_rerun_adds_nothing(app: typer.Typer) -> None:
+def test_cli_prints_one_fact_per_line_and_a_rerun_adds_nothing(cli_app: typer.Typer) -> None:
     runner = CliRunner()
     args = ["data", "import", "news-csv", str(NASDAQ), "--symbol", "xmpl"]
-    first = runner.invoke(app, args)
+    first = runner.invoke(cli_app, args)
     assert first.exit_code == 0, first.output
     lines = first.stdout.splitlines()
     assert lines[0] == "news nasdaq_XMPL_news.csv (nasdaq layout) for XMPL"
@@ -250,7 +240,7 @@ def test_cli_prints_one_fact_per_line_and_a_rerun_adds_nothing(app: typer.Typer)
         "duplicates collapsed: 1",
         "headlines without text: 2",
     ]
-    again = runner.invoke(app, [*args, "--json"])
+    again = runner.invoke(cli_app, [*args, "--json"])
     assert again.exit_code == 0, again.output
     facts = json.loads(again.stdout)
     assert (facts["rows_read"], facts["imported"], facts["already_stored"]) == (9, 0, 6)
@@ -258,17 +248,17 @@ def test_cli_prints_one_fact_per_line_and_a_rerun_adds_nothing(app: typer.Typer)
 
 
 def test_cli_rejects_a_bad_file_and_writes_nothing(
-    app: typer.Typer, tmp_path: Path, database: Database
+    cli_app: typer.Typer, tmp_path: Path, database: Database
 ) -> None:
     bad = tmp_path / "bad.csv"
     bad.write_bytes(NASDAQ.read_bytes().replace(b"JAN 5, 2024", b"JAN 5, 2024 at noon"))
-    result = CliRunner().invoke(app, ["data", "import", "news-csv", str(bad), "--symbol", "XMPL"])
+    result = CliRunner().invoke(cli_app, ["data", "import", "news-csv", str(bad), "--symbol", "XMPL"])
     assert result.exit_code != 0
     assert isinstance(result.exception, ImportValidationError)  # `main` prints it as one line, exit 2
     assert result.exception.problems[0].row == 5
     assert SqlMarketDataRepository(database).counts()["news"] == 0
 
 
-def test_cli_requires_a_symbol(app: typer.Typer) -> None:
-    result = CliRunner().invoke(app, ["data", "import", "news-csv", str(NASDAQ)])
+def test_cli_requires_a_symbol(cli_app: typer.Typer) -> None:
+    result = CliRunner().invoke(cli_app, ["data", "import", "news-csv", str(NASDAQ)])
     assert result.exit_code == 2 and "--symbol" in result.output

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -16,30 +15,20 @@ from tests.entrypoints.test_cli import stockdesk
 NASDAQ = Path(__file__).parents[1] / "data_engineering" / "fixtures" / "news" / "nasdaq_XMPL_news.csv"
 
 
-@pytest.fixture
-def app(monkeypatch: pytest.MonkeyPatch) -> Iterator[typer.Typer]:
-    import stockdesk.entrypoints.cli as entry
-
-    monkeypatch.setattr(entry, "_container", None)
-    yield entry.app
-    if entry._container is not None:
-        entry._container.close()
+def run(cli_app: typer.Typer, *args: str):
+    return CliRunner().invoke(cli_app, list(args))
 
 
-def run(app: typer.Typer, *args: str):
-    return CliRunner().invoke(app, list(args))
-
-
-def test_local_search_is_point_in_time_newest_first_without_duplicates(app: typer.Typer) -> None:
-    assert run(app, "data", "import", "news-csv", str(NASDAQ), "--symbol", "XMPL").exit_code == 0
+def test_local_search_is_point_in_time_newest_first_without_duplicates(cli_app: typer.Typer) -> None:
+    assert run(cli_app, "data", "import", "news-csv", str(NASDAQ), "--symbol", "XMPL").exit_code == 0
     everything = json.loads(
-        run(app, "search", "widget", "--symbol", "XMPL", "--json", "--count", "50").output
+        run(cli_app, "search", "widget", "--symbol", "XMPL", "--json", "--count", "50").output
     )
     assert everything["provider"] == "local" and everything["items"], everything
     dates = sorted(i["published_date"] for i in everything["items"])
     cutoff = dates[len(dates) // 2][:10]  # an as-of date in the middle of the file
     result = run(
-        app, "search", "widget", "--symbol", "XMPL", "--provider", "local", "--as-of", cutoff, "--json"
+        cli_app, "search", "widget", "--symbol", "XMPL", "--provider", "local", "--as-of", cutoff, "--json"
     )
     assert result.exit_code == 0, result.output
     items = json.loads(result.output)["items"]
@@ -50,8 +39,8 @@ def test_local_search_is_point_in_time_newest_first_without_duplicates(app: type
     assert len(items) < len(everything["items"])
 
 
-def test_table_output_and_an_empty_result(app: typer.Typer) -> None:
-    result = run(app, "search", "nothing-matches-this", "--provider", "local")
+def test_table_output_and_an_empty_result(cli_app: typer.Typer) -> None:
+    result = run(cli_app, "search", "nothing-matches-this", "--provider", "local")
     assert result.exit_code == 0 and "no results" in result.output
 
 
@@ -67,8 +56,8 @@ def test_table_output_and_an_empty_result(app: typer.Typer) -> None:
         (["--provider", "searxng"], "SEARXNG_URL"),
     ],
 )
-def test_bad_input_is_a_clear_error(app: typer.Typer, args: list[str], message: str) -> None:
-    result = run(app, "search", "iphone", *args)
+def test_bad_input_is_a_clear_error(cli_app: typer.Typer, args: list[str], message: str) -> None:
+    result = run(cli_app, "search", "iphone", *args)
     assert isinstance(result.exception, StockdeskError), result.output  # `main` prints it as one line
     assert message in result.exception.message and "\n" not in result.exception.message
 

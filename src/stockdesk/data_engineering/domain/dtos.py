@@ -110,13 +110,6 @@ class FilingDTO(BaseModel):
     document_text: str | None = None
 
 
-class FilingPageDTO(BaseModel):
-    symbol: str
-    accession_number: str
-    page_no: int
-    text: str
-
-
 class TextHitDTO(BaseModel):
     """One match of the full-text index over stored news and filing pages."""
 

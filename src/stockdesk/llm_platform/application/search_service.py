@@ -148,7 +148,8 @@ class WebSearchService:
         except SearchProviderError as exc:
             self._record(name, request, "error", _ms(started), 0, exc.message)
             raise
-        items = point_in_time(raw.items, request.as_of or self._today(), self._today())
+        today = self._today()
+        items = point_in_time(raw.items, request.as_of or today, today)
         response = WebSearchResponse(query=request.query, provider=name, items=items[: request.count])
         self._record(name, request, "ok", _ms(started), len(response.items), None)
         if use_cache and self._cache is not None:
