@@ -22,8 +22,13 @@ $(STAMP_DEV): pyproject.toml | $(BIN)/python
 install: $(STAMP_DEMO)
 install-dev: $(STAMP_DEV)
 
+DEMO_REPORT := reports/000338.SZ-2020-06-16.html
+
+# The main job on real data and the embedded model: about 5-8 minutes on 2 cores.
 demo: $(STAMP_DEMO)
-	$(BIN)/stockdesk llm ping
+	$(BIN)/stockdesk data load-sample
+	$(BIN)/stockdesk analyze 000338.SZ --as-of 2020-06-16 --out $(DEMO_REPORT)
+	@echo "demo report: $(abspath $(DEMO_REPORT))"
 
 test: $(STAMP_DEV)
 	$(BIN)/ruff check src tests benchmarks scripts

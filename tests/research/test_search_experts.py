@@ -115,13 +115,17 @@ def test_sources_not_in_the_context_are_dropped_and_flagged(settings: Settings) 
     assert body["guards"]["flagged"] is True
 
 
-def test_no_news_says_insufficient_data_with_low_confidence(settings: Settings) -> None:
+def test_no_news_says_insufficient_data_with_low_confidence_without_asking_the_model(
+    settings: Settings,
+) -> None:
     invented = catalyst_answer(
         catalyst_assessment="Positive", confidence_score=0.9, catalyst_summary="重大利好"
     )
     client, provider = client_for(settings, invented, news=[])
     body = client.get(CATALYST, params={"symbol": "600519.SH", "as_of": "2024-03-01"}).json()
-    assert "未检索到任何相关信息" in provider.requests[0].messages[-1].content
+    assert provider.calls == 0  # nothing found: the answer is fixed in code, no call is spent
+    assert "未检索到任何相关信息" in body["input"]
+    assert {d["assessment"] for d in body["dimension_analyses"]} == {"数据不足"}
     assert body["catalyst_assessment"] == "Neutral" and body["confidence_score"] <= 0.2
     assert "数据不足" in body["catalyst_summary"]
     assert body["positive_catalysts"] == [] and body["negative_catalysts"] == []

@@ -10,6 +10,7 @@ from stockdesk.data_engineering.application.news_fetch import FetchNewsService
 from stockdesk.data_engineering.application.sync_service import SyncService
 from stockdesk.data_engineering.application.use_cases import (
     GetDailyBarsUseCase,
+    GetFilingPagesUseCase,
     GetFilingsUseCase,
     GetFinanceForTickerUseCase,
     GetNewsUseCase,
@@ -93,6 +94,10 @@ class DataEngineeringContainer:
     @property
     def filings(self) -> GetFilingsUseCase:
         return GetFilingsUseCase(self.repository)
+
+    @property
+    def filing_pages(self) -> GetFilingPagesUseCase:
+        return GetFilingPagesUseCase(self.repository)
 
     @property
     def news(self) -> GetNewsUseCase:

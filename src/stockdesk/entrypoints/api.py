@@ -11,7 +11,9 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from stockdesk import __version__
+from stockdesk.coordinator.presentation.rest.coordinator_router import build_coordinator_router
 from stockdesk.data_engineering.presentation.rest import build_data_router
+from stockdesk.debate.presentation.rest.debate_router import build_debate_router
 from stockdesk.entrypoints.container import AppContainer
 from stockdesk.judge.presentation.rest.judge_router import build_judge_router
 from stockdesk.research.presentation.rest.financial_auditor_routes import build_financial_router
@@ -149,5 +151,7 @@ def create_app(container: AppContainer | None = None) -> FastAPI:
         ),
         prefix=API_PREFIX,
     )
+    app.include_router(build_debate_router(lambda: container.debate.service), prefix=API_PREFIX)
     app.include_router(build_judge_router(lambda: container.judge.service), prefix=API_PREFIX)
+    app.include_router(build_coordinator_router(lambda: container.coordinator.service), prefix=API_PREFIX)
     return app

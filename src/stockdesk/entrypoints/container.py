@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from functools import cached_property
 
+from stockdesk.coordinator.container import CoordinatorContainer
 from stockdesk.data_engineering.container import DataEngineeringContainer
+from stockdesk.debate.container import DebateContainer
+from stockdesk.debate.infrastructure.tools.store_tools import PanelData
 from stockdesk.judge.container import JudgeContainer
 from stockdesk.llm_platform.application.llm_service import LLMService
 from stockdesk.llm_platform.application.search_service import WebSearchService
@@ -42,8 +45,41 @@ class AppContainer:
         )
 
     @cached_property
+    def debate(self) -> DebateContainer:
+        data = self.data
+        return DebateContainer(
+            lambda: self.llm_service,
+            panel_data=lambda: PanelData(
+                news=data.news,
+                bars=data.daily_bars,
+                filings=data.filings,
+                filing_pages=data.filing_pages,
+                securities=data.stock_basic_info,
+            ),
+            cache_dir=self.settings.cache_dir,
+        )
+
+    @cached_property
     def judge(self) -> JudgeContainer:
         return JudgeContainer(lambda: self.llm_service)
+
+    @cached_property
+    def coordinator(self) -> CoordinatorContainer:
+        research = self.research
+        return CoordinatorContainer(
+            database=self.database,
+            experts={
+                "valuation_modeler": lambda: research.valuation_modeler.run,
+                "technical_analyst": lambda: research.technical_analyst.run,
+                "financial_auditor": lambda: research.financial_auditor.run,
+                "macro_intelligence": lambda: research.macro_intelligence.run,
+                "catalyst_detective": lambda: research.catalyst_detective.run,
+            },
+            securities=self.data.stock_basic_info,
+            debate=lambda: self.debate.service,
+            judge=lambda: self.judge.service,
+            llm_service=lambda: self.llm_service,
+        )
 
     @cached_property
     def llm_service(self) -> LLMService:

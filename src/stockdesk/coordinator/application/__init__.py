@@ -1,1 +1,34 @@
-"""Application layer: services and use cases; depends on domain ports only."""
+"""Application interface of the coordinator: the research pipeline and its sessions."""
+
+from stockdesk.coordinator.application.coordinator_service import ResearchCoordinatorService
+from stockdesk.coordinator.application.graph import ResearchGraphState, build_research_graph
+from stockdesk.coordinator.domain.dtos.session import (
+    NodeExecution,
+    ResearchRequest,
+    ResearchSession,
+    SessionPage,
+    SessionSummary,
+)
+from stockdesk.coordinator.domain.model.enums import (
+    ALL_EXPERTS,
+    DebateModeName,
+    ExpertName,
+    NodeStatus,
+    SessionStatus,
+)
+
+__all__ = [
+    "ALL_EXPERTS",
+    "DebateModeName",
+    "ExpertName",
+    "NodeExecution",
+    "NodeStatus",
+    "ResearchCoordinatorService",
+    "ResearchGraphState",
+    "ResearchRequest",
+    "ResearchSession",
+    "SessionPage",
+    "SessionStatus",
+    "SessionSummary",
+    "build_research_graph",
+]

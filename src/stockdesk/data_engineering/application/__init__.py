@@ -5,6 +5,7 @@ Other contexts import from here only (import-linter enforces it).
 
 from stockdesk.data_engineering.application.use_cases import (
     GetDailyBarsUseCase,
+    GetFilingPagesUseCase,
     GetFilingsUseCase,
     GetFinanceForTickerUseCase,
     GetNewsUseCase,
@@ -17,6 +18,7 @@ from stockdesk.data_engineering.domain.dtos import (
     DailyBarDTO,
     DailyValuationDTO,
     FilingDTO,
+    FilingPageDTO,
     FinancialReportDTO,
     NewsItemDTO,
     SecurityDTO,
@@ -28,8 +30,10 @@ __all__ = [
     "DailyBarDTO",
     "DailyValuationDTO",
     "FilingDTO",
+    "FilingPageDTO",
     "FinancialReportDTO",
     "GetDailyBarsUseCase",
+    "GetFilingPagesUseCase",
     "GetFilingsUseCase",
     "GetFinanceForTickerUseCase",
     "GetNewsUseCase",

@@ -8,6 +8,7 @@ from stockdesk.data_engineering.domain.dtos import (
     DailyBarDTO,
     DailyValuationDTO,
     FilingDTO,
+    FilingPageDTO,
     FinancialReportDTO,
     NewsItemDTO,
     RangeSummary,
@@ -110,6 +111,18 @@ class GetFilingsUseCase:
         self, symbol: str, as_of: date | None = None, forms: list[str] | None = None
     ) -> list[FilingDTO]:
         return self._repository.get_filings(normalize_symbol(symbol), _as_of(as_of), forms)
+
+
+class GetFilingPagesUseCase:
+    """A stored filing document as clean-text pages, point in time: only filings filed by `as_of`."""
+
+    def __init__(self, repository: IMarketDataRepository):
+        self._repository = repository
+
+    def execute(self, symbol: str, accession_number: str, as_of: date | None = None) -> list[FilingPageDTO]:
+        return self._repository.get_filing_pages(
+            normalize_symbol(symbol), accession_number.strip(), _as_of(as_of)
+        )
 
 
 class GetStockDataSummaryUseCase:

@@ -110,6 +110,15 @@ class FilingDTO(BaseModel):
     document_text: str | None = None
 
 
+class FilingPageDTO(BaseModel):
+    """One page (at most 20,000 characters) of a stored filing document's clean text."""
+
+    symbol: str
+    accession_number: str
+    page_no: int
+    text: str
+
+
 class TextHitDTO(BaseModel):
     """One match of the full-text index over stored news and filing pages."""
 

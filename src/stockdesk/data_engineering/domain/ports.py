@@ -12,6 +12,7 @@ from stockdesk.data_engineering.domain.dtos import (
     DailyBarDTO,
     DailyValuationDTO,
     FilingDTO,
+    FilingPageDTO,
     FinancialReportDTO,
     NewsItemDTO,
     SecurityDTO,
@@ -75,6 +76,10 @@ class IMarketDataRepository(ABC):
 
     @abstractmethod
     def get_filings(self, symbol: str, as_of: date, forms: list[str] | None = None) -> list[FilingDTO]: ...
+
+    @abstractmethod
+    def get_filing_pages(self, symbol: str, accession_number: str, as_of: date) -> list[FilingPageDTO]:
+        """Pages of one filing filed on or before `as_of`, by page number (none without a filing row)."""
 
     @abstractmethod
     def search_text(

@@ -131,6 +131,9 @@ class LLMService:
     def tokens_used(self, run_id: str | None = None) -> int:
         return self._budget.used(run_id or self.current_run_id)
 
+    def calls_made(self, run_id: str | None = None) -> int:
+        return self._budget.calls(run_id or self.current_run_id)
+
     @property
     def aliases(self) -> list[str]:
         return [r.alias for r in self._routes]

@@ -7,6 +7,7 @@ at the token limit. Everything here is pure so that every expert parser can reus
 from __future__ import annotations
 
 import copy
+import functools
 import json
 import re
 from typing import Any
@@ -88,6 +89,12 @@ def _balanced_end(text: str, start: int) -> int | None:
     return None
 
 
+@functools.lru_cache(maxsize=256)
+def _model_schema(model: type[BaseModel]) -> dict[str, Any]:
+    """Generating a model's JSON schema is slow and its result never changes: once per model."""
+    return model.model_json_schema()
+
+
 def bounded_schema(
     model_or_schema: type[BaseModel] | dict[str, Any],
     *,
@@ -99,11 +106,8 @@ def bounded_schema(
     Grammar-constrained decoding follows the schema; without bounds a small model can loop
     until the token limit.
     """
-    schema = (
-        copy.deepcopy(model_or_schema)
-        if isinstance(model_or_schema, dict)
-        else model_or_schema.model_json_schema()
-    )
+    source = model_or_schema if isinstance(model_or_schema, dict) else _model_schema(model_or_schema)
+    schema = copy.deepcopy(source)
 
     def visit(node: Any) -> None:
         if isinstance(node, dict):

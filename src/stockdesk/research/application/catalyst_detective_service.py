@@ -11,6 +11,7 @@ class CatalystDetectiveService(SearchExpertService[CatalystDetectiveOutput, Cata
     """(data, snapshot_builder, agent: ICatalystDetectiveAgentPort)."""
 
     expert = "catalyst_detective"
+    output_model = CatalystDetectiveOutput
     result_model = CatalystDetectiveResultDTO
     indicators_field = "catalyst_indicators"
     verdict_field = "catalyst_assessment"

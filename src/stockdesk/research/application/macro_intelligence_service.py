@@ -11,6 +11,7 @@ class MacroIntelligenceService(SearchExpertService[MacroIntelligenceOutput, Macr
     """(data, snapshot_builder, agent: IMacroIntelligenceAgentPort)."""
 
     expert = "macro_intelligence"
+    output_model = MacroIntelligenceOutput
     result_model = MacroIntelligenceResultDTO
     indicators_field = "macro_indicators"
     verdict_field = "macro_environment"

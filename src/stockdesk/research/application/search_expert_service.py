@@ -4,7 +4,8 @@ build_snapshot: check the symbol, run the expert's search dimensions, build the 
 run: one guarded LLM round (numbers grounded in the search context, no trade instructions),
 then two checks made in code: every cited URL must be one that was in the context (others are
 dropped and flagged, never replaced), and with no information at all the answer is held to
-neutral, low confidence and 数据不足 whatever the model wrote.
+neutral, low confidence and 数据不足 whatever the model wrote. When the search found nothing at
+all, that answer is fixed in code and no LLM call is spent on it.
 """
 
 from __future__ import annotations
@@ -50,6 +51,7 @@ class SearchExpertService(ABC, Generic[T, R]):
     """Subclasses name their fields; only the text the guards read is code of their own."""
 
     expert: str
+    output_model: type[T]
     result_model: type[R]
     indicators_field: str  # macro_indicators / catalyst_indicators: the search context sent
     verdict_field: str  # macro_environment / catalyst_assessment
@@ -77,6 +79,25 @@ class SearchExpertService(ABC, Generic[T, R]):
         update.update({name: [] for name in self.cleared_when_nothing_found})
         return output.model_copy(update=update)
 
+    def answer_without_llm(self, snapshot: SearchSnapshotDTO) -> AgentAnswer[T]:
+        """Nothing was found: the model could only say 数据不足 (or invent), so code says it."""
+        fields: dict[str, object] = {name: [] for name in self.cleared_when_nothing_found}
+        fields.update(
+            {
+                self.verdict_field: "Neutral",
+                "confidence_score": NO_INFORMATION_CONFIDENCE,
+                self.summary_field: f"{INSUFFICIENT}：分析日（含）之前未检索到与该标的相关的资料。",
+                "dimension_analyses": [
+                    {"dimension": d.topic, "assessment": INSUFFICIENT, "key_points": []}
+                    for d in snapshot.dimensions
+                ],
+                "information_sources": [],
+            }
+        )
+        output = self.output_model.model_validate(fields)
+        note = "(no LLM call: the search found nothing before the analysis date)"
+        return AgentAnswer(input=snapshot.search_context, output=note, parsed=output)
+
     def result(
         self, output: T, snapshot: SearchSnapshotDTO, answer: AgentAnswer[T], guards: GuardReport
     ) -> R:
@@ -100,12 +121,15 @@ class SearchExpertService(ABC, Generic[T, R]):
 
     def run(self, symbol: str, as_of: date | None = None) -> R:
         snapshot = self.build_snapshot(symbol, as_of)
-        answer, guards = run_guarded(
-            lambda feedback: self._analyze(snapshot, feedback),
-            self.texts,
-            snapshot.model_dump(mode="json"),
-            expert=self.expert,
-        )
+        if not snapshot.has_information:
+            answer, guards = self.answer_without_llm(snapshot), GuardReport()
+        else:
+            answer, guards = run_guarded(
+                lambda feedback: self._analyze(snapshot, feedback),
+                self.texts,
+                snapshot.model_dump(mode="json"),
+                expert=self.expert,
+            )
         output = answer.parsed
         kept, dropped = verify_sources(output.information_sources, snapshot.source_urls)  # type: ignore[attr-defined]
         output = output.model_copy(update={"information_sources": kept})

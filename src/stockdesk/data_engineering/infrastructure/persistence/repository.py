@@ -16,6 +16,7 @@ from stockdesk.data_engineering.domain.dtos import (
     DailyBarDTO,
     DailyValuationDTO,
     FilingDTO,
+    FilingPageDTO,
     FinancialReportDTO,
     NewsItemDTO,
     SecurityDTO,
@@ -153,8 +154,7 @@ class SqlMarketDataRepository(IMarketDataRepository):
             .where(DailyBarRow.symbol == symbol, *self._window(DailyBarRow.trade_date, as_of, start, end))
             .order_by(DailyBarRow.trade_date)
         )
-        with self._db.session() as session:
-            return [DailyBarDTO.model_validate(_as_dict(r, F.BAR_COLUMNS)) for r in session.scalars(stmt)]
+        return [DailyBarDTO.model_validate(r) for r in self._column_rows(stmt, DailyBarRow, F.BAR_COLUMNS)]
 
     def get_valuations(
         self, symbol: str, as_of: date, start: date | None = None, end: date | None = None
@@ -167,11 +167,15 @@ class SqlMarketDataRepository(IMarketDataRepository):
             )
             .order_by(DailyValuationRow.trade_date)
         )
+        rows = self._column_rows(stmt, DailyValuationRow, F.VALUATION_COLUMNS)
+        return [DailyValuationDTO.model_validate(r) for r in rows]
+
+    def _column_rows(self, stmt: Any, model: Any, columns: list[str]) -> list[dict[str, Any]]:
+        """Plain column values (no ORM objects): the long daily series are read several times a run."""
+        wanted = [getattr(model, c) for c in columns if hasattr(model, c)]
         with self._db.session() as session:
-            return [
-                DailyValuationDTO.model_validate(_as_dict(r, F.VALUATION_COLUMNS))
-                for r in session.scalars(stmt)
-            ]
+            result = session.execute(stmt.with_only_columns(*wanted)).mappings()
+            return [{k: _clean(v) for k, v in row.items()} for row in result]
 
     def get_financials(self, symbol: str, as_of: date, limit: int | None = None) -> list[FinancialReportDTO]:
         latest = (
@@ -218,6 +222,27 @@ class SqlMarketDataRepository(IMarketDataRepository):
         with self._db.session() as session:
             rows = session.scalars(stmt.order_by(FilingRow.filed_date.desc()))
             return [FilingDTO.model_validate(_as_dict(r, F.FILING_COLUMNS)) for r in rows]
+
+    def get_filing_pages(self, symbol: str, accession_number: str, as_of: date) -> list[FilingPageDTO]:
+        stmt = (
+            select(FilingPageRow)
+            .join(
+                FilingRow,
+                and_(
+                    FilingRow.symbol == FilingPageRow.symbol,
+                    FilingRow.accession_number == FilingPageRow.accession_number,
+                ),
+            )
+            .where(
+                FilingPageRow.symbol == symbol,
+                FilingPageRow.accession_number == accession_number,
+                FilingRow.filed_date <= as_of,
+            )
+            .order_by(FilingPageRow.page_no)
+        )
+        with self._db.session() as session:
+            rows = session.scalars(stmt)
+            return [FilingPageDTO.model_validate(_as_dict(r, F.FILING_PAGE_COLUMNS)) for r in rows]
 
     def search_text(
         self, query: str, *, symbol: str | None, start: date | None, end: date, limit: int

@@ -1,0 +1,135 @@
+"""Parallelism of the research pipeline, measured: wall time vs. the critical path of LLM time.
+
+Runs the full graph (5 experts -> aggregator -> bull-bear debate -> judge) on the real contexts
+and a real SQLite store, with a scripted LLM that sleeps a fixed latency per call. The critical
+path is 4 calls (experts in parallel, bull and bear in parallel, resolution, judge), so
+
+    ratio = wall time / (4 x latency)          target <= 1.10
+
+Then the same run with real parallelism disabled (the provider answers one call at a time) for
+comparison: 9 calls in a row.
+
+    .venv/bin/python benchmarks/pipeline_benchmark.py                 # 200 ms per call
+    .venv/bin/python benchmarks/pipeline_benchmark.py --latency 0.5 --runs 3
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import tempfile
+import threading
+import time
+from datetime import date
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from stockdesk.coordinator.application import ResearchRequest
+from stockdesk.data_engineering.application.import_service import MarketDataImportService
+from stockdesk.data_engineering.infrastructure.persistence.repository import SqlMarketDataRepository
+from stockdesk.entrypoints.container import AppContainer
+from stockdesk.llm_platform.application.llm_service import LLMService, LLMServiceOptions, ProviderRoute
+from stockdesk.llm_platform.domain.dtos import CompletionRequest, CompletionResponse
+from stockdesk.llm_platform.infrastructure.scripted import ScriptedProvider
+from stockdesk.shared.config import Settings
+
+TARGET_RATIO = 1.10
+CRITICAL_PATH_CALLS = 4
+SYMBOL = "600001.SH"
+AS_OF = date(2024, 6, 28)
+ANSWERS = Path(__file__).with_name("pipeline_answers.json")
+
+
+def populate(container: AppContainer) -> None:
+    """One security with 300 days of prices and valuations and eight quarters of financials."""
+    days = pd.bdate_range(end=AS_OF, periods=300)
+    close = 20 * np.exp(np.cumsum(np.random.default_rng(7).normal(0, 0.01, len(days))))
+    quarters = pd.date_range(end="2024-03-31", periods=8, freq="QE")
+    frames = {
+        "securities": pd.DataFrame(
+            [{"symbol": SYMBOL, "name": "示例银行", "industry": "银行", "market": "CN", "exchange": "SH",
+              "currency": "CNY", "list_date": "2000-01-01", "provider_codes": {"tushare": SYMBOL}}]
+        ),
+        "bars": pd.DataFrame(
+            {"symbol": SYMBOL, "trade_date": days, "open": close, "high": close * 1.01, "low": close * 0.99,
+             "close": close, "volume": 1e6, "amount": 2e7, "adj_factor": 1.0}
+        ),
+        "valuations": pd.DataFrame(
+            {"symbol": SYMBOL, "trade_date": days, "close": close, "total_mv": 1.2e11,
+             "pe_ttm": np.linspace(10, 30, len(days)), "pb": 2.0, "ps_ttm": 3.0, "dv_ratio": 1.5}
+        ),
+        "financials": pd.DataFrame(
+            {"symbol": SYMBOL, "end_date": quarters, "ann_date": quarters + pd.Timedelta(days=30),
+             "eps": np.linspace(0.3, 1.2, 8), "bps": np.linspace(9, 10.4, 8), "roe": 12.5,
+             "grossprofit_margin": 31.0, "netprofit_margin": 18.0, "debt_to_assets": 40.0,
+             "profit_dedt": np.linspace(300, 1200, 8)}
+        ),
+    }  # fmt: skip
+    MarketDataImportService(SqlMarketDataRepository(container.database)).import_frames("bench", frames)
+
+
+class OneAtATime(ScriptedProvider):
+    """The same provider, but a lock lets only one call in at a time: parallelism disabled."""
+
+    _gate = threading.Lock()
+
+    def complete(self, request: CompletionRequest) -> CompletionResponse:
+        with self._gate:
+            return super().complete(request)
+
+
+def run_once(home: Path, latency: float, serial: bool) -> tuple[float, int]:
+    answers = json.loads(ANSWERS.read_text(encoding="utf-8"))
+    provider_class = OneAtATime if serial else ScriptedProvider
+    provider = provider_class(
+        [lambda r: json.dumps(answers[r.schema_name], ensure_ascii=False)], latency_seconds=latency
+    )
+    settings = Settings(home=home)  # type: ignore[call-arg]
+    container = AppContainer(settings)
+    populate(container)
+    container.__dict__["llm_service"] = LLMService(
+        [ProviderRoute(alias="scripted", provider=provider)],
+        options=LLMServiceOptions(backoff_seconds=0.0),
+    )
+    try:
+        started = time.perf_counter()
+        session = container.coordinator.service.run(ResearchRequest(symbol=SYMBOL, as_of=AS_OF))
+        wall = time.perf_counter() - started
+    finally:
+        container.close()
+    if session.status.value != "completed":
+        raise SystemExit(f"benchmark run did not complete: {session.status} {session.expert_errors}")
+    return wall, session.llm_calls
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--latency", type=float, default=0.2, help="seconds per scripted LLM call")
+    parser.add_argument("--runs", type=int, default=3, help="parallel runs (the best is reported)")
+    args = parser.parse_args()
+    critical = CRITICAL_PATH_CALLS * args.latency
+    with tempfile.TemporaryDirectory() as tmp:
+        run_once(Path(tmp) / "warmup", args.latency, serial=False)  # imports, migrations, TA-Lib
+        walls = []
+        for i in range(args.runs):
+            wall, calls = run_once(Path(tmp) / f"p{i}", args.latency, serial=False)
+            walls.append(wall)
+        serial_wall, serial_calls = run_once(Path(tmp) / "serial", args.latency, serial=True)
+    best = min(walls)
+    ratio = best / critical
+    print(f"LLM latency per call          {args.latency * 1000:.0f} ms")
+    print(f"LLM calls per analysis        {calls} (limit 9)")
+    print(f"critical-path LLM time        {critical:.3f} s ({CRITICAL_PATH_CALLS} calls)")
+    print(
+        f"wall time, parallel (best/{args.runs})  {best:.3f} s   runs: {', '.join(f'{w:.3f}' for w in walls)}"
+    )
+    print(f"ratio wall / critical path    {ratio:.3f}   target <= {TARGET_RATIO:.2f}  "
+          f"{'OK' if ratio <= TARGET_RATIO else 'MISSED'}")  # fmt: skip
+    print(f"wall time, one call at a time {serial_wall:.3f} s ({serial_calls} calls in a row)")
+    print(f"gain from parallelism         {serial_wall / best:.2f}x")
+
+
+if __name__ == "__main__":
+    main()

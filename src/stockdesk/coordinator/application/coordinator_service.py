@@ -1,0 +1,175 @@
+"""ResearchCoordinatorService: one research session = one graph run, recorded from start to end.
+
+The session id is also the LLM run id, so every LLM call of the run is linked to it in the audit.
+The session row is saved at start (status running) and at the end, with its node executions in
+the same transaction (writing each node as it ends would put a commit on the event loop).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import Callable
+from datetime import UTC, date, datetime
+from typing import Any
+
+from stockdesk.coordinator.application.graph import build_research_graph
+from stockdesk.coordinator.domain.dtos.session import (
+    NodeExecution,
+    ResearchRequest,
+    ResearchSession,
+    SessionPage,
+)
+from stockdesk.coordinator.domain.model.enums import NodeStatus, SessionStatus
+from stockdesk.coordinator.domain.ports.gateways import IDebateGateway, IJudgeGateway, IResearchGateway
+from stockdesk.coordinator.domain.ports.observer import INodeObserver
+from stockdesk.coordinator.domain.ports.run_scope import ILLMRunScope
+from stockdesk.coordinator.domain.ports.session_repository import IResearchSessionRepository
+from stockdesk.shared.errors import BadRequestException, NotFoundException
+
+FINAL = {NodeStatus.DONE, NodeStatus.FAILED, NodeStatus.SKIPPED, NodeStatus.REUSED}
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+def final_status(session: ResearchSession) -> SessionStatus:
+    if not session.expert_results:
+        return SessionStatus.FAILED
+    if session.expert_errors or session.errors:
+        return SessionStatus.PARTIAL
+    return SessionStatus.COMPLETED
+
+
+class ResearchCoordinatorService:
+    def __init__(
+        self,
+        research: IResearchGateway,
+        debate: IDebateGateway | None,
+        judge: IJudgeGateway | None,
+        repository: IResearchSessionRepository,
+        run_scope: ILLMRunScope,
+        *,
+        new_id: Callable[[], str] = lambda: uuid.uuid4().hex,
+    ):
+        self._research, self._debate, self._judge = research, debate, judge
+        self._repository = repository
+        self._run_scope = run_scope
+        self._new_id = new_id
+
+    # ---- running -------------------------------------------------------------------------------
+    async def arun(
+        self,
+        request: ResearchRequest,
+        *,
+        observer: INodeObserver | None = None,
+        on_start: Callable[[ResearchSession], None] | None = None,
+        parent: ResearchSession | None = None,
+    ) -> ResearchSession:
+        """Run the graph; `on_start` gets the new session (its id) before the first node runs."""
+        reused = {e: parent.expert_results[e] for e in parent.expert_results} if parent else {}
+        session = ResearchSession(
+            id=self._new_id(),
+            parent_session_id=parent.id if parent else None,
+            symbol=self._research.require_symbol(request.symbol.strip()),
+            as_of=request.as_of,
+            experts=list(dict.fromkeys(request.experts)),
+            options=request.options,
+            skip_debate=request.skip_debate,
+            debate_mode=request.debate_mode,
+            started_at=_now(),
+            reused_experts=sorted(reused),
+        )
+        if not session.experts:
+            raise BadRequestException("choose at least one expert", code="NO_EXPERTS")
+        self._repository.save(session)
+        if on_start:
+            on_start(session)
+
+        finished: list[NodeExecution] = []
+
+        def record(event: NodeExecution) -> None:
+            if event.status in FINAL:
+                finished.append(event)
+            if observer:
+                observer(event)
+
+        graph = build_research_graph(self._research, self._debate, self._judge, observer=record)
+        state: dict[str, Any] = {
+            "symbol": session.symbol,
+            "as_of": session.as_of,
+            "experts": [e.value for e in session.experts],
+            "skip_debate": session.skip_debate,
+            "debate_mode": session.debate_mode.value,
+            "reused_results": reused,
+            "expert_results": {},
+            "expert_errors": {},
+            "errors": {},
+        }
+        clock = asyncio.get_running_loop().time()
+        with self._run_scope.scope(session.id):
+            final = await graph.ainvoke(state)
+        calls, tokens = self._run_scope.usage(session.id)
+        session = session.model_copy(
+            update={
+                "expert_results": final.get("expert_results", {}),
+                "expert_errors": final.get("expert_errors", {}),
+                "aggregation": final.get("aggregation", {}),
+                "debate_outcome": final.get("debate_outcome", {}),
+                "verdict": final.get("verdict", {}),
+                "errors": final.get("errors", {}),
+                "finished_at": _now(),
+                "duration_seconds": round(asyncio.get_running_loop().time() - clock, 3),
+                "llm_calls": calls,
+                "tokens": tokens,
+            }
+        )
+        session = session.model_copy(update={"status": final_status(session), "nodes": finished})
+        self._repository.save(session)  # with its node executions, in one transaction
+        return self.get(session.id)
+
+    def run(self, request: ResearchRequest, **kwargs: Any) -> ResearchSession:
+        """Synchronous entry (CLI): the same run on a fresh event loop."""
+        return asyncio.run(self.arun(request, **kwargs))
+
+    async def aretry(self, session_id: str, **kwargs: Any) -> ResearchSession:
+        """Rerun only the experts that failed; reuse the others' results; record the parent."""
+        parent = self.get(session_id)
+        if not parent.expert_errors:
+            raise BadRequestException(
+                f"session {session_id} has no failed expert to retry", code="NOTHING_TO_RETRY"
+            )
+        request = ResearchRequest(
+            symbol=parent.symbol,
+            as_of=parent.as_of,
+            experts=parent.experts,
+            options=parent.options,
+            skip_debate=parent.skip_debate,
+            debate_mode=parent.debate_mode,
+        )
+        return await self.arun(request, parent=parent, **kwargs)
+
+    # ---- reading -------------------------------------------------------------------------------
+    def usage(self, session_id: str) -> tuple[int, int]:
+        """(LLM calls, tokens) of a running session so far: the live counter reads this."""
+        return self._run_scope.usage(session_id)
+
+    def get(self, session_id: str) -> ResearchSession:
+        session = self._repository.get(session_id)
+        if session is None:
+            raise NotFoundException(f"no research session {session_id}", code="SESSION_NOT_FOUND")
+        return session
+
+    def list(
+        self,
+        *,
+        symbol: str | None = None,
+        status: str | None = None,
+        since: date | None = None,
+        offset: int = 0,
+        limit: int = 20,
+    ) -> SessionPage:
+        if offset < 0 or not 1 <= limit <= 200:
+            raise BadRequestException("offset must be >= 0 and limit between 1 and 200", code="BAD_PAGING")
+        return self._repository.list(symbol=symbol, status=status, since=since, offset=offset, limit=limit)

@@ -1,0 +1,193 @@
+"""The research pipeline as a LangGraph StateGraph, read top to bottom:
+
+    START -> route_to_experts --Send--> <the selected experts, in parallel> -> aggregator_node
+          -> debate_node -> judge_node -> END
+
+- A failing expert never aborts the run: its error is recorded and the others go on.
+- skip_debate (or no expert result at all) ends the run after the aggregator.
+- debate/judge failures degrade to empty results with the error recorded; an empty debate
+  outcome skips the judge (judge spec, Decision 7). Without a judge gateway the graph ends
+  after the debate, as before the judge existed.
+"""
+
+from __future__ import annotations
+
+import operator
+import time
+from collections.abc import Awaitable, Callable
+from datetime import UTC, date, datetime
+from typing import Annotated, Any, TypedDict
+
+from langgraph.graph import END, START, StateGraph
+from langgraph.types import Send
+
+from stockdesk.coordinator.application.aggregation import aggregate
+from stockdesk.coordinator.domain.dtos.session import NodeExecution
+from stockdesk.coordinator.domain.model.enums import ALL_EXPERTS, NodeStatus
+from stockdesk.coordinator.domain.ports.gateways import IDebateGateway, IJudgeGateway, IResearchGateway
+from stockdesk.coordinator.domain.ports.observer import INodeObserver
+from stockdesk.shared.errors import StockdeskError
+
+ROUTE, AGGREGATOR, DEBATE, JUDGE = "route_to_experts", "aggregator_node", "debate_node", "judge_node"
+
+
+def merge(left: dict[str, Any], right: dict[str, Any]) -> dict[str, Any]:
+    return {**left, **right}
+
+
+class ResearchGraphState(TypedDict, total=False):
+    symbol: str
+    as_of: date | None
+    experts: list[str]
+    skip_debate: bool
+    debate_mode: str
+    reused_results: dict[str, dict[str, Any]]
+    expert_results: Annotated[dict[str, dict[str, Any]], merge]
+    expert_errors: Annotated[dict[str, str], merge]
+    aggregation: dict[str, Any]
+    debate_outcome: dict[str, Any]
+    verdict: dict[str, Any]
+    errors: Annotated[dict[str, str], merge]
+    skipped: Annotated[list[str], operator.add]
+
+
+def describe(exc: BaseException) -> str:
+    """One line for the session record: our errors speak for themselves, others name their type."""
+    if isinstance(exc, StockdeskError):
+        return exc.message
+    return f"{type(exc).__name__}: {exc}"
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+class _Nodes:
+    """The node functions, each reporting start and end to the observer."""
+
+    def __init__(
+        self,
+        research: IResearchGateway,
+        debate: IDebateGateway | None,
+        judge: IJudgeGateway | None,
+        observer: INodeObserver | None,
+    ):
+        self.research, self.debate, self.judge = research, debate, judge
+        self._observer = observer or (lambda event: None)
+
+    def emit(self, node: str, status: NodeStatus, **fields: Any) -> None:
+        self._observer(NodeExecution(node=node, status=status, **fields))
+
+    async def timed(
+        self,
+        node: str,
+        work: Callable[[], Awaitable[dict[str, Any]]],
+        on_error: Callable[[str], dict[str, Any]],
+    ) -> dict[str, Any]:
+        started, clock = _now(), time.perf_counter()
+        self.emit(node, NodeStatus.RUNNING, started_at=started)
+        try:
+            update = await work()
+        except Exception as exc:  # recorded and degraded: one node never aborts the run
+            error = describe(exc)
+            seconds = round(time.perf_counter() - clock, 3)
+            self.emit(
+                node, NodeStatus.FAILED, started_at=started, finished_at=_now(), seconds=seconds, error=error
+            )
+            return on_error(error)
+        seconds = round(time.perf_counter() - clock, 3)
+        self.emit(node, NodeStatus.DONE, started_at=started, finished_at=_now(), seconds=seconds)
+        return update
+
+    # ---- nodes ---------------------------------------------------------------------------------
+    def route_to_experts(self, state: ResearchGraphState) -> dict[str, Any]:
+        reused = state.get("reused_results") or {}
+        for expert in reused:
+            self.emit(expert, NodeStatus.REUSED)
+        return {"expert_results": dict(reused)}
+
+    def fan_out(self, state: ResearchGraphState) -> list[Send] | str:
+        reused = state.get("reused_results") or {}
+        todo = [e for e in state["experts"] if e not in reused]
+        for expert in todo:
+            self.emit(expert, NodeStatus.WAITING)
+        payload = {"symbol": state["symbol"], "as_of": state.get("as_of")}
+        return [Send(expert, payload) for expert in todo] or AGGREGATOR
+
+    def expert_node(self, expert: str) -> Callable[[ResearchGraphState], Awaitable[dict[str, Any]]]:
+        async def run(state: ResearchGraphState) -> dict[str, Any]:
+            async def work() -> dict[str, Any]:
+                result = await self.research.run_expert(expert, state["symbol"], state.get("as_of"))
+                return {"expert_results": {expert: result}}
+
+            return await self.timed(expert, work, lambda error: {"expert_errors": {expert: error}})
+
+        return run
+
+    def aggregator_node(self, state: ResearchGraphState) -> dict[str, Any]:
+        results = state.get("expert_results") or {}
+        errors = state.get("expert_errors") or {}
+        digests = self.debate.digest(results) if (self.debate and results) else []
+        self.emit(AGGREGATOR, NodeStatus.DONE, finished_at=_now(), seconds=0.0)
+        return {"aggregation": aggregate(digests, results, errors)}
+
+    def after_aggregation(self, state: ResearchGraphState) -> str:
+        if state.get("skip_debate") or not state.get("expert_results") or self.debate is None:
+            for node in (DEBATE, JUDGE):
+                self.emit(node, NodeStatus.SKIPPED)
+            return END
+        return DEBATE
+
+    async def debate_node(self, state: ResearchGraphState) -> dict[str, Any]:
+        assert self.debate is not None
+        debate = self.debate
+
+        async def work() -> dict[str, Any]:
+            mode = state.get("debate_mode", "bull-bear")
+            outcome = await debate.run_debate(
+                state["symbol"], state["expert_results"], mode, state.get("as_of")
+            )
+            return {"debate_outcome": outcome}
+
+        return await self.timed(DEBATE, work, lambda e: {"debate_outcome": {}, "errors": {"debate": e}})
+
+    async def judge_node(self, state: ResearchGraphState) -> dict[str, Any]:
+        assert self.judge is not None
+        judge, outcome = self.judge, state.get("debate_outcome") or {}
+        if not outcome:  # Decision 7: no debate conclusion, no verdict
+            self.emit(JUDGE, NodeStatus.SKIPPED)
+            return {"verdict": {}}
+
+        async def work() -> dict[str, Any]:
+            return {"verdict": await judge.run_verdict(state["symbol"], outcome)}
+
+        return await self.timed(JUDGE, work, lambda e: {"verdict": {}, "errors": {"judge": e}})
+
+
+def build_research_graph(
+    research_gateway: IResearchGateway,
+    debate_gateway: IDebateGateway | None = None,
+    judge_gateway: IJudgeGateway | None = None,
+    *,
+    observer: INodeObserver | None = None,
+) -> Any:
+    """The compiled graph; `judge_gateway=None` keeps the pre-judge shape (debate -> END)."""
+    nodes = _Nodes(research_gateway, debate_gateway, judge_gateway, observer)
+    graph = StateGraph(ResearchGraphState)
+    graph.add_node(ROUTE, nodes.route_to_experts)
+    experts = [e.value for e in ALL_EXPERTS]
+    for expert in experts:
+        graph.add_node(expert, nodes.expert_node(expert))
+        graph.add_edge(expert, AGGREGATOR)
+    graph.add_node(AGGREGATOR, nodes.aggregator_node)
+    graph.add_edge(START, ROUTE)
+    graph.add_conditional_edges(ROUTE, nodes.fan_out, [*experts, AGGREGATOR])
+    graph.add_conditional_edges(AGGREGATOR, nodes.after_aggregation, [DEBATE, END])
+    graph.add_node(DEBATE, nodes.debate_node)
+    if judge_gateway is not None:
+        graph.add_node(JUDGE, nodes.judge_node)
+        graph.add_edge(DEBATE, JUDGE)
+        graph.add_edge(JUDGE, END)
+    else:
+        graph.add_edge(DEBATE, END)
+    return graph.compile()

@@ -1,0 +1,57 @@
+"""Composition root of the coordinator: gateways over the other contexts, the session store."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from functools import cached_property
+
+from stockdesk.coordinator.application import ResearchCoordinatorService
+from stockdesk.coordinator.infrastructure.adapters.gateways import (
+    DebateGatewayAdapter,
+    ExpertRunner,
+    JudgeGatewayAdapter,
+    ResearchGatewayAdapter,
+)
+from stockdesk.coordinator.infrastructure.adapters.llm_run_scope import LLMRunScopeAdapter
+from stockdesk.coordinator.infrastructure.persistence.session_repository import (
+    SqlResearchSessionRepository,
+)
+from stockdesk.data_engineering.application import GetStockBasicInfoUseCase
+from stockdesk.debate.application import DebateService
+from stockdesk.judge.application import JudgeService
+from stockdesk.llm_platform.application.llm_service import LLMService
+from stockdesk.shared.db import Database
+
+
+class CoordinatorContainer:
+    def __init__(
+        self,
+        *,
+        database: Database,
+        experts: Mapping[str, Callable[[], ExpertRunner]],
+        securities: GetStockBasicInfoUseCase,
+        debate: Callable[[], DebateService],
+        judge: Callable[[], JudgeService],
+        llm_service: Callable[[], LLMService],
+    ):
+        """Every argument is a factory: nothing is built until a research session needs it."""
+        self._database = database
+        self._experts = experts
+        self._securities = securities
+        self._debate = debate
+        self._judge = judge
+        self._llm_service = llm_service
+
+    @cached_property
+    def repository(self) -> SqlResearchSessionRepository:
+        return SqlResearchSessionRepository(self._database)
+
+    @cached_property
+    def service(self) -> ResearchCoordinatorService:
+        return ResearchCoordinatorService(
+            ResearchGatewayAdapter(self._experts, self._securities),
+            DebateGatewayAdapter(self._debate),
+            JudgeGatewayAdapter(self._judge),
+            self.repository,
+            LLMRunScopeAdapter(self._llm_service),
+        )

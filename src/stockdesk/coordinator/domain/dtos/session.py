@@ -1,0 +1,81 @@
+"""A research session: what was asked, what each node did, and everything it produced."""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from stockdesk.coordinator.domain.model.enums import (
+    ALL_EXPERTS,
+    DebateModeName,
+    ExpertName,
+    NodeStatus,
+    SessionStatus,
+)
+
+
+class ResearchRequest(BaseModel):
+    symbol: str = Field(min_length=1)
+    as_of: date | None = None
+    experts: list[ExpertName] = Field(default_factory=lambda: list(ALL_EXPERTS))
+    options: dict[str, Any] = Field(default_factory=dict)
+    skip_debate: bool = False
+    debate_mode: DebateModeName = DebateModeName.BULL_BEAR
+
+
+class NodeExecution(BaseModel):
+    node: str
+    status: NodeStatus
+    started_at: datetime | None = None
+    finished_at: datetime | None = None
+    seconds: float | None = None
+    error: str | None = None
+
+
+class ResearchSession(BaseModel):
+    id: str
+    parent_session_id: str | None = None
+    symbol: str
+    as_of: date | None = None
+    experts: list[ExpertName]
+    options: dict[str, Any] = Field(default_factory=dict)
+    skip_debate: bool = False
+    debate_mode: DebateModeName = DebateModeName.BULL_BEAR
+    status: SessionStatus = SessionStatus.RUNNING
+    started_at: datetime
+    finished_at: datetime | None = None
+    duration_seconds: float | None = None
+    llm_calls: int = 0
+    tokens: int = 0
+    expert_results: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    expert_errors: dict[str, str] = Field(default_factory=dict)
+    reused_experts: list[str] = Field(default_factory=list)
+    aggregation: dict[str, Any] = Field(default_factory=dict)
+    debate_outcome: dict[str, Any] = Field(default_factory=dict)
+    verdict: dict[str, Any] = Field(default_factory=dict)
+    errors: dict[str, str] = Field(default_factory=dict, description="debate/judge failures, degraded")
+    nodes: list[NodeExecution] = Field(default_factory=list)
+
+
+class SessionSummary(BaseModel):
+    """One row of the sessions list: no payloads."""
+
+    id: str
+    parent_session_id: str | None
+    symbol: str
+    as_of: date | None
+    status: SessionStatus
+    started_at: datetime
+    duration_seconds: float | None
+    llm_calls: int
+    tokens: int
+    action: str | None = Field(description="the verdict's action, when there is one")
+
+
+class SessionPage(BaseModel):
+    items: list[SessionSummary]
+    total: int
+    offset: int
+    limit: int

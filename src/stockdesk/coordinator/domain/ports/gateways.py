@@ -1,0 +1,38 @@
+"""How the coordinator reaches other contexts (judge spec, Decision 5): ports here, adapters convert.
+
+Async so that LangGraph runs the fan-out concurrently; adapters move blocking work to threads.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from datetime import date
+from typing import Any
+
+
+class IResearchGateway(ABC):
+    @abstractmethod
+    def require_symbol(self, symbol: str) -> str:
+        """The symbol as the store spells it; NotFoundException before any expert runs."""
+
+    @abstractmethod
+    async def run_expert(self, expert: str, symbol: str, as_of: date | None) -> dict[str, Any]:
+        """One research expert's full result, serialised."""
+
+
+class IDebateGateway(ABC):
+    @abstractmethod
+    def digest(self, expert_results: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+        """Each expert reduced to what a debater reads (signal, confidence, reasoning, key numbers)."""
+
+    @abstractmethod
+    async def run_debate(
+        self, symbol: str, expert_results: dict[str, dict[str, Any]], mode: str, as_of: date | None
+    ) -> dict[str, Any]:
+        """The DebateOutcome, serialised."""
+
+
+class IJudgeGateway(ABC):
+    @abstractmethod
+    async def run_verdict(self, symbol: str, debate_outcome: dict[str, Any]) -> dict[str, Any]:
+        """Execute the verdict; returns the VerdictDTO serialised."""

@@ -1,0 +1,65 @@
+"""Gateway adapters: the coordinator's ports over the other contexts' application interfaces.
+
+DTO conversion happens here and only here; blocking work moves to a thread (asyncio.to_thread
+copies the context, so the session's LLM run id follows the call).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Mapping
+from datetime import date
+from typing import Any
+
+from pydantic import BaseModel
+
+from stockdesk.coordinator.domain.ports.gateways import IDebateGateway, IJudgeGateway, IResearchGateway
+from stockdesk.data_engineering.application import GetStockBasicInfoUseCase
+from stockdesk.debate.application import DebateMode, DebateService, digest_expert_results
+from stockdesk.judge.application import JudgeService, judge_input_from_outcome
+from stockdesk.shared.errors import BadRequestException
+
+ExpertRunner = Callable[[str, date | None], BaseModel]
+
+
+class ResearchGatewayAdapter(IResearchGateway):
+    def __init__(
+        self, runners: Mapping[str, Callable[[], ExpertRunner]], securities: GetStockBasicInfoUseCase
+    ):
+        """`runners[name]()` gives that expert's `run(symbol, as_of)`; built only when used."""
+        self._runners = runners
+        self._securities = securities
+
+    def require_symbol(self, symbol: str) -> str:
+        return self._securities.require(symbol).symbol
+
+    async def run_expert(self, expert: str, symbol: str, as_of: date | None) -> dict[str, Any]:
+        if expert not in self._runners:
+            raise BadRequestException(f"unknown expert {expert!r}", code="UNKNOWN_EXPERT")
+        result = await asyncio.to_thread(self._runners[expert](), symbol, as_of)
+        return result.model_dump(mode="json")
+
+
+class DebateGatewayAdapter(IDebateGateway):
+    def __init__(self, service: Callable[[], DebateService]):
+        self._service = service
+
+    def digest(self, expert_results: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+        return [d.model_dump(mode="json") for d in digest_expert_results(expert_results)]
+
+    async def run_debate(
+        self, symbol: str, expert_results: dict[str, dict[str, Any]], mode: str, as_of: date | None
+    ) -> dict[str, Any]:
+        service = self._service()
+        outcome = await asyncio.to_thread(service.run, symbol, expert_results, DebateMode(mode), as_of)
+        return outcome.model_dump(mode="json")
+
+
+class JudgeGatewayAdapter(IJudgeGateway):
+    def __init__(self, service: Callable[[], JudgeService]):
+        self._service = service
+
+    async def run_verdict(self, symbol: str, debate_outcome: dict[str, Any]) -> dict[str, Any]:
+        judge_input = judge_input_from_outcome(symbol, debate_outcome)
+        verdict = await asyncio.to_thread(self._service().run, judge_input)
+        return verdict.model_dump(mode="json")

@@ -1,0 +1,130 @@
+"""IResearchSessionRepository over SQLAlchemy: one row per session, one per finished node."""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime, time
+
+from sqlalchemy import func, select
+
+from stockdesk.coordinator.domain.dtos.session import (
+    NodeExecution,
+    ResearchSession,
+    SessionPage,
+    SessionSummary,
+)
+from stockdesk.coordinator.domain.ports.session_repository import IResearchSessionRepository
+from stockdesk.coordinator.infrastructure.persistence.models import NodeExecutionRow, ResearchSessionRow
+from stockdesk.shared.db import Database
+
+SESSION_FIELDS = (
+    "parent_session_id", "symbol", "as_of", "options", "skip_debate", "status", "started_at",
+    "finished_at", "duration_seconds", "llm_calls", "tokens", "expert_results", "expert_errors",
+    "reused_experts", "aggregation", "debate_outcome", "verdict", "errors",
+)  # fmt: skip
+
+
+def _utc(value: datetime | None) -> datetime | None:
+    """SQLite hands timezone-aware columns back naive; they were stored as UTC."""
+    return value.replace(tzinfo=UTC) if value is not None and value.tzinfo is None else value
+
+
+class SqlResearchSessionRepository(IResearchSessionRepository):
+    def __init__(self, database: Database):
+        self._db = database
+
+    def save(self, session: ResearchSession) -> None:
+        data = session.model_dump(mode="python")
+        values = {name: data[name] for name in SESSION_FIELDS}
+        values["expert_results"] = session.model_dump(mode="json")["expert_results"]
+        values.update(
+            experts=[e.value for e in session.experts],
+            debate_mode=session.debate_mode.value,
+            status=session.status.value,
+            action=(session.verdict or {}).get("action"),
+        )
+        with self._db.session() as db:
+            row = db.get(ResearchSessionRow, session.id)
+            if row is None:
+                db.add(ResearchSessionRow(id=session.id, **values))
+            else:
+                for name, value in values.items():
+                    setattr(row, name, value)
+            db.flush()
+            db.add_all(
+                NodeExecutionRow(session_id=session.id, **node.model_dump(mode="python"))
+                for node in session.nodes
+            )
+
+    def get(self, session_id: str) -> ResearchSession | None:
+        with self._db.session() as db:
+            row = db.get(ResearchSessionRow, session_id)
+            if row is None:
+                return None
+            nodes = db.scalars(
+                select(NodeExecutionRow)
+                .where(NodeExecutionRow.session_id == session_id)
+                .order_by(NodeExecutionRow.id)
+            ).all()
+            return ResearchSession(
+                id=row.id,
+                experts=row.experts,
+                debate_mode=row.debate_mode,
+                **{
+                    name: getattr(row, name)
+                    for name in SESSION_FIELDS
+                    if name not in ("started_at", "finished_at")
+                },
+                started_at=_utc(row.started_at),
+                finished_at=_utc(row.finished_at),
+                nodes=[
+                    NodeExecution(
+                        node=n.node,
+                        status=n.status,
+                        started_at=_utc(n.started_at),
+                        finished_at=_utc(n.finished_at),
+                        seconds=n.seconds,
+                        error=n.error,
+                    )
+                    for n in nodes
+                ],
+            )
+
+    def list(
+        self,
+        *,
+        symbol: str | None = None,
+        status: str | None = None,
+        since: date | None = None,
+        offset: int = 0,
+        limit: int = 20,
+    ) -> SessionPage:
+        query = select(ResearchSessionRow)
+        if symbol:
+            query = query.where(func.upper(ResearchSessionRow.symbol) == symbol.strip().upper())
+        if status:
+            query = query.where(ResearchSessionRow.status == status)
+        if since:
+            query = query.where(ResearchSessionRow.started_at >= datetime.combine(since, time(), tzinfo=UTC))
+        with self._db.session() as db:
+            total = db.scalar(select(func.count()).select_from(query.subquery())) or 0
+            rows = db.scalars(
+                query.order_by(ResearchSessionRow.started_at.desc(), ResearchSessionRow.id)
+                .offset(offset)
+                .limit(limit)
+            ).all()
+            items = [
+                SessionSummary(
+                    id=r.id,
+                    parent_session_id=r.parent_session_id,
+                    symbol=r.symbol,
+                    as_of=r.as_of,
+                    status=r.status,
+                    started_at=_utc(r.started_at),
+                    duration_seconds=r.duration_seconds,
+                    llm_calls=r.llm_calls,
+                    tokens=r.tokens,
+                    action=r.action,
+                )
+                for r in rows
+            ]
+        return SessionPage(items=items, total=total, offset=offset, limit=limit)

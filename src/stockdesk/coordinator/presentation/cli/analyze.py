@@ -1,0 +1,92 @@
+"""`stockdesk analyze SYMBOL`: the main job — experts, debate, verdict, and a readable report."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import typer
+from rich.console import Console
+from rich.live import Live
+from rich.markdown import Markdown
+
+from stockdesk.coordinator.application import (
+    ALL_EXPERTS,
+    DebateModeName,
+    ExpertName,
+    ResearchCoordinatorService,
+    ResearchRequest,
+    ResearchSession,
+)
+from stockdesk.coordinator.presentation.cli.live_view import LiveView
+from stockdesk.coordinator.presentation.reports.render import render_report, report_format
+from stockdesk.shared.dates import parse_day
+from stockdesk.shared.errors import BadRequestException
+
+SHORT_NAMES = {e.value.split("_")[0]: e for e in ALL_EXPERTS}  # valuation, technical, financial, ...
+
+
+def parse_experts(value: str | None) -> list[ExpertName]:
+    """`valuation,technical` or full names; unknown names are a one-line error listing the valid ones."""
+    if not value:
+        return list(ALL_EXPERTS)
+    chosen: list[ExpertName] = []
+    for raw in (part.strip().lower() for part in value.split(",") if part.strip()):
+        expert = SHORT_NAMES.get(raw) or next((e for e in ALL_EXPERTS if e.value == raw), None)
+        if expert is None:
+            valid = ", ".join(SHORT_NAMES)
+            raise BadRequestException(f"unknown expert '{raw}'; choose from: {valid}", code="UNKNOWN_EXPERT")
+        chosen.append(expert)
+    return list(dict.fromkeys(chosen))
+
+
+def build_analyze_command(
+    get_service: Callable[[], ResearchCoordinatorService],
+) -> Callable[..., None]:
+    def analyze(
+        symbol: str = typer.Argument(..., help="Stock symbol, e.g. 600519.SH, 000338.SZ or AAPL."),
+        as_of: str | None = typer.Option(None, "--as-of", help="Analysis date YYYY-MM-DD (point in time)."),
+        experts: str | None = typer.Option(
+            None, "--experts", help="Comma list: valuation,technical,financial,macro,catalyst (default all)."
+        ),
+        skip_debate: bool = typer.Option(False, "--skip-debate", help="Experts only: no debate, no verdict."),
+        debate: DebateModeName = typer.Option(DebateModeName.BULL_BEAR, "--debate", help="Debate mode."),
+        out: Path | None = typer.Option(
+            None, "--out", help="Write the report: report.md, report.html or report.json (full session)."
+        ),
+    ) -> None:
+        """Run the research pipeline on one symbol and print (or write) the report."""
+        fmt = report_format(out) if out else None  # a bad suffix fails before any work
+        request = ResearchRequest(
+            symbol=symbol,
+            as_of=parse_day(as_of),
+            experts=parse_experts(experts),
+            skip_debate=skip_debate,
+            debate_mode=debate,
+        )
+        service = get_service()
+        nodes = [e.value for e in request.experts] + ["aggregator_node", "debate_node", "judge_node"]
+        console = Console(stderr=True)
+        view = LiveView(nodes, service.usage)
+
+        def started(session: ResearchSession) -> None:
+            view.session_id = session.id
+
+        with Live(view, console=console, refresh_per_second=4, transient=False):
+            session = service.run(request, observer=view, on_start=started)
+        console.print(
+            f"session {session.id}: {session.status.value} in {session.duration_seconds:.1f}s, "
+            f"{session.llm_calls} LLM calls, {session.tokens:,} tokens",
+            highlight=False,
+        )
+        if out is None:
+            Console().print(Markdown(render_report(session, "md")))
+            return
+        assert fmt is not None
+        out.parent.mkdir(parents=True, exist_ok=True)
+        tmp = out.with_name(out.name + ".tmp")
+        tmp.write_text(render_report(session, fmt), encoding="utf-8")
+        tmp.replace(out)  # never a half-written report
+        typer.echo(f"report written to {out.resolve()}")
+
+    return analyze

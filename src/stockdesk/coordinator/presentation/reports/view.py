@@ -1,0 +1,306 @@
+"""ResearchSession -> ReportView: everything the report templates show, already worded and formatted.
+
+The session's payloads are dicts dumped by research, debate and judge; they are read here with
+.get() defaults only, so an old or partial session still renders. Templates then only loop and
+print, which keeps Markdown and HTML saying the same thing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from stockdesk.coordinator.application import ResearchSession
+from stockdesk.coordinator.application.aggregation import stance
+from stockdesk.coordinator.presentation.reports import formatting as fmt
+from stockdesk.coordinator.presentation.reports.view_model import (
+    Agreement,
+    Debate,
+    ExpertRow,
+    Flag,
+    Footer,
+    NodeRow,
+    Pair,
+    Panel,
+    PanelCell,
+    PanelRound,
+    ReportView,
+    RiskRow,
+    VerdictCard,
+)
+
+# used only when the aggregation has no digest for an expert (e.g. no debate gateway was wired)
+SIGNAL_FIELDS = ("signal", "valuation_verdict", "macro_environment", "catalyst_assessment")
+CONFIDENCE_FIELDS = ("confidence", "confidence_score")
+REASONING_FIELDS = ("summary_reasoning", "reasoning_summary", "macro_summary", "catalyst_summary")
+PANEL_ROLES = ("fundamental", "risk", "growth", "sentiment")
+TONES = {"BUY": "buy", "SELL": "sell", "HOLD": "hold"}
+
+
+def _dict(value: Any) -> dict[str, Any]:
+    return dict(value) if isinstance(value, Mapping) else {}
+
+
+def _list(value: Any) -> list[Any]:
+    return list(value) if isinstance(value, (list, tuple)) else []
+
+
+def _texts(value: Any) -> list[str]:
+    return [t for t in (fmt.text(v) for v in _list(value)) if t != fmt.DASH]
+
+
+def _first(source: Mapping[str, Any], fields: tuple[str, ...]) -> Any:
+    return next((source[f] for f in fields if source.get(f) is not None), None)
+
+
+def _int(value: Any) -> int:
+    return int(value) if fmt.is_number(value) else 0
+
+
+# ---- verdict -------------------------------------------------------------------------------------
+def _why_no_verdict(session: ResearchSession) -> str:
+    if session.errors.get("judge"):
+        return f"The judge failed: {fmt.text(session.errors['judge'])}"
+    if session.errors.get("debate"):
+        return f"The debate failed, so the judge had nothing to rule on: {fmt.text(session.errors['debate'])}"
+    if session.status == "running":
+        return "The session is still running."
+    if not session.expert_results:
+        return "Every expert failed: there was nothing to debate or judge."
+    if session.skip_debate:
+        return "The debate was skipped on request, and without a debate there is no verdict."
+    if not session.debate_outcome:
+        return "No debate was run (no debate service was configured), so there is no verdict."
+    return "The judge did not run (no judge service was configured)."
+
+
+def verdict_card(session: ResearchSession) -> VerdictCard:
+    verdict = _dict(session.verdict)
+    if not verdict:
+        return VerdictCard(present=False, missing_reason=_why_no_verdict(session))
+    action = fmt.text(verdict.get("action")).upper()
+    return VerdictCard(
+        present=True,
+        action=action,
+        tone=TONES.get(action, "none"),
+        position=fmt.percent(verdict.get("position_percent")),
+        confidence=fmt.confidence(verdict.get("confidence")),
+        entry_strategy=fmt.text(verdict.get("entry_strategy")),
+        stop_loss=fmt.text(verdict.get("stop_loss")),
+        take_profit=fmt.text(verdict.get("take_profit")),
+        time_horizon=fmt.text(verdict.get("time_horizon")),
+        reasoning=fmt.text(verdict.get("reasoning")),
+        rules_applied=_texts(verdict.get("rules_applied")),
+        risk_warnings=_texts(verdict.get("risk_warnings")),
+    )
+
+
+# ---- experts -------------------------------------------------------------------------------------
+def guard_flags(result: Mapping[str, Any]) -> tuple[str, list[Flag]]:
+    """The grounding line and the flags of one expert's GuardReport (research.domain.dtos.expert)."""
+    guards = _dict(result.get("guards"))
+    grounding = _dict(guards.get("grounding")) or _dict(result.get("grounding"))
+    checked = _int(grounding.get("numbers_checked"))
+    ungrounded = _texts(grounding.get("ungrounded"))
+    line = f"{checked} numbers checked, {len(ungrounded)} ungrounded" if grounding else ""
+    flags: list[Flag] = []
+    if ungrounded:
+        flags.append(Flag(f"ungrounded numbers: {', '.join(ungrounded)}", "warn"))
+    if trade := _texts(guards.get("trade_instructions")):
+        flags.append(Flag(f"trade instructions: {', '.join(trade)}", "warn"))
+    if guards.get("flagged"):
+        flags.append(Flag("flagged: a guard still failed after the retry", "warn"))
+    if guards.get("retried"):
+        flags.append(Flag("retried once by a guard", "info"))
+    if dropped := _list(guards.get("unverified_sources")):
+        flags.append(Flag(f"{len(dropped)} unverified sources dropped", "info"))
+    if guards.get("no_information"):
+        flags.append(Flag("no information found: answer held to 数据不足", "info"))
+    return line, flags
+
+
+def guard_summary(flags: list[Flag]) -> str:
+    """For the experts table: warnings first, as they are what a reader must not miss."""
+    warnings = sum(f.level == "warn" for f in flags)
+    notes = len(flags) - warnings
+    parts = [f"⚠ {warnings} warning(s)"] if warnings else []
+    parts += [f"{notes} note(s)"] if notes else []
+    return ", ".join(parts) or "ok"
+
+
+def _expert_row(
+    name: str, result: Mapping[str, Any], digest: Mapping[str, Any], stances: Mapping[str, Any], reused: bool
+) -> ExpertRow:
+    signal = digest.get("signal", _first(result, SIGNAL_FIELDS))
+    confidence = digest.get("confidence", _first(result, CONFIDENCE_FIELDS))
+    reasoning = digest.get("key_reasoning") or _first(result, REASONING_FIELDS)
+    grounding, flags = guard_flags(result)
+    numbers = _dict(digest.get("key_numbers"))
+    return ExpertRow(
+        name=name,
+        title=fmt.label(name),
+        status="ok",
+        reused=reused,
+        stance=fmt.text(stances.get(name) or (stance(str(signal)) if signal is not None else None)),
+        signal=fmt.text(signal),
+        confidence=fmt.confidence(confidence),
+        key_numbers=[Pair(str(k), fmt.number(v)) for k, v in numbers.items()],
+        reasoning=fmt.text(reasoning) if reasoning else "",
+        risks=_texts(digest.get("risk_warnings")),
+        grounding=grounding,
+        flags=flags,
+        guard_summary=guard_summary(flags),
+    )
+
+
+def expert_rows(session: ResearchSession) -> list[ExpertRow]:
+    aggregation = _dict(session.aggregation)
+    digests = {str(d.get("expert")): d for d in _list(aggregation.get("digests")) if isinstance(d, Mapping)}
+    stances = _dict(aggregation.get("stances"))
+    names = [str(e) for e in session.experts]
+    names += [n for n in [*session.expert_results, *session.expert_errors] if n not in names]
+    rows = []
+    for name in names:
+        reused = name in session.reused_experts
+        if name in session.expert_errors:
+            error = fmt.text(session.expert_errors[name])
+            rows.append(
+                ExpertRow(name=name, title=fmt.label(name), status="failed", reused=reused, error=error)
+            )
+        elif name in session.expert_results:
+            result = _dict(session.expert_results[name])
+            rows.append(_expert_row(name, result, _dict(digests.get(name)), stances, reused))
+        else:
+            rows.append(ExpertRow(name=name, title=fmt.label(name), status="missing", error="no result"))
+    return rows
+
+
+def agreement(session: ResearchSession) -> Agreement:
+    aggregation = _dict(session.aggregation)
+    counts = _dict(aggregation.get("stance_counts"))
+    succeeded = _list(aggregation.get("experts_succeeded")) or list(session.expert_results)
+    failed = _list(aggregation.get("experts_failed")) or list(session.expert_errors)
+    return Agreement(
+        majority=fmt.text(aggregation.get("majority_stance")),
+        ratio=fmt.percent(aggregation.get("agreement_ratio")),
+        mean_confidence=fmt.confidence(aggregation.get("mean_confidence")),
+        bullish=_int(counts.get("bullish")),
+        neutral=_int(counts.get("neutral")),
+        bearish=_int(counts.get("bearish")),
+        succeeded=len(succeeded),
+        failed=len(failed),
+    )
+
+
+# ---- debate --------------------------------------------------------------------------------------
+def _panel(artifact: Mapping[str, Any]) -> Panel:
+    rounds = []
+    for index, item in enumerate(_list(artifact.get("rounds")), start=1):
+        round_ = _dict(item)
+        roles = [r for r in PANEL_ROLES if r in round_]
+        roles += [r for r, v in round_.items() if r not in PANEL_ROLES and isinstance(v, Mapping)]
+        cells = []
+        for role in roles:
+            say = _dict(round_.get(role))
+            cells.append(
+                PanelCell(
+                    role=role,
+                    action=fmt.text(say.get("action")),
+                    confidence=fmt.confidence(say.get("confidence")),
+                    sources=len(_list(say.get("sources"))),
+                    text=fmt.text(say.get("text")),
+                )
+            )
+        rounds.append(PanelRound(number=fmt.text(round_.get("round", index)), cells=cells))
+    conclusion = _dict(artifact.get("conclusion"))
+    return Panel(
+        rounds=rounds,
+        conclusion_action=fmt.text(conclusion.get("action")),
+        conclusion_confidence=fmt.confidence(conclusion.get("confidence")),
+        conclusion_text=fmt.text(conclusion.get("text")),
+    )
+
+
+def _why_no_debate(session: ResearchSession) -> str:
+    if session.errors.get("debate"):
+        return f"The debate failed: {fmt.text(session.errors['debate'])}"
+    if session.skip_debate:
+        return "The debate was skipped on request."
+    if not session.expert_results:
+        return "Every expert failed: there was nothing to debate."
+    return "No debate was run."
+
+
+def debate(session: ResearchSession) -> Debate:
+    outcome = _dict(session.debate_outcome)
+    if not outcome:
+        return Debate(present=False, missing_reason=_why_no_debate(session))
+    bull, bear = _dict(outcome.get("bull_case")), _dict(outcome.get("bear_case"))
+    risks = [_dict(r) for r in _list(outcome.get("risk_matrix"))]
+    artifact = _dict(outcome.get("artifact"))
+    return Debate(
+        present=True,
+        mode=fmt.text(outcome.get("mode") or session.debate_mode),
+        direction=fmt.text(outcome.get("direction")),
+        confidence=fmt.confidence(outcome.get("confidence")),
+        experts_considered=[fmt.label(e) for e in _texts(outcome.get("experts_considered"))],
+        bull_thesis=fmt.text(bull.get("core_thesis")),
+        bull_arguments=_texts(bull.get("supporting_arguments")),
+        bull_risks=_texts(bull.get("acknowledged_risks")),
+        bear_thesis=fmt.text(bear.get("core_thesis")),
+        bear_arguments=_texts(bear.get("supporting_arguments")),
+        bear_strengths=_texts(bear.get("acknowledged_strengths")),
+        resolution=fmt.text(outcome.get("conflict_resolution")),
+        disagreements=_texts(outcome.get("key_disagreements")),
+        risk_matrix=[
+            RiskRow(
+                risk=fmt.text(r.get("risk")),
+                probability=fmt.text(r.get("probability")),
+                impact=fmt.text(r.get("impact")),
+                mitigation=fmt.text(r.get("mitigation")),
+            )
+            for r in risks
+        ],
+        panel=_panel(artifact) if artifact else None,
+        dropped_sources=_int(outcome.get("dropped_sources")),
+    )
+
+
+# ---- footer and the whole report -----------------------------------------------------------------
+def footer(session: ResearchSession) -> Footer:
+    return Footer(
+        session_id=session.id,
+        parent_session_id=session.parent_session_id or fmt.DASH,
+        status=str(session.status),
+        started_at=session.started_at.isoformat(sep=" ", timespec="seconds"),
+        finished_at=(
+            session.finished_at.isoformat(sep=" ", timespec="seconds") if session.finished_at else fmt.DASH
+        ),
+        duration=fmt.seconds(session.duration_seconds),
+        llm_calls=fmt.count(session.llm_calls),
+        tokens=fmt.count(session.tokens),
+        debate_mode=str(session.debate_mode),
+        nodes=[
+            NodeRow(
+                node=n.node,
+                status=str(n.status),
+                seconds=fmt.seconds(n.seconds),
+                error=fmt.text(n.error) if n.error else "",
+            )
+            for n in session.nodes
+        ],
+    )
+
+
+def build_view(session: ResearchSession) -> ReportView:
+    return ReportView(
+        symbol=session.symbol,
+        as_of=session.as_of.isoformat() if session.as_of else "latest",
+        status=str(session.status),
+        verdict=verdict_card(session),
+        experts=expert_rows(session),
+        agreement=agreement(session),
+        debate=debate(session),
+        errors=[Pair(k, fmt.text(v)) for k, v in session.errors.items()],
+        footer=footer(session),
+    )

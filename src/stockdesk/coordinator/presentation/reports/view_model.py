@@ -1,0 +1,156 @@
+"""What the report templates read: plain frozen records, every field already worded and formatted.
+
+Built by reports.view from a ResearchSession; templates only loop over these and print them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from stockdesk.coordinator.presentation.reports.formatting import DASH
+
+
+@dataclass(frozen=True)
+class Pair:
+    name: str
+    value: str
+
+
+@dataclass(frozen=True)
+class Flag:
+    text: str
+    level: str  # "warn" (the answer may be wrong) or "info" (a guard acted and fixed it)
+
+
+@dataclass(frozen=True)
+class VerdictCard:
+    present: bool
+    missing_reason: str = ""
+    action: str = DASH
+    tone: str = "none"
+    position: str = DASH
+    confidence: str = DASH
+    entry_strategy: str = DASH
+    stop_loss: str = DASH
+    take_profit: str = DASH
+    time_horizon: str = DASH
+    reasoning: str = DASH
+    rules_applied: list[str] = field(default_factory=list)
+    risk_warnings: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class ExpertRow:
+    name: str
+    title: str
+    status: str  # ok | failed | missing
+    reused: bool = False
+    stance: str = DASH
+    signal: str = DASH
+    confidence: str = DASH
+    key_numbers: list[Pair] = field(default_factory=list)
+    reasoning: str = ""
+    risks: list[str] = field(default_factory=list)
+    grounding: str = ""
+    flags: list[Flag] = field(default_factory=list)
+    guard_summary: str = "ok"
+    error: str = ""
+
+
+@dataclass(frozen=True)
+class Agreement:
+    majority: str
+    ratio: str
+    mean_confidence: str
+    bullish: int
+    neutral: int
+    bearish: int
+    succeeded: int
+    failed: int
+
+
+@dataclass(frozen=True)
+class PanelCell:
+    role: str
+    action: str
+    confidence: str
+    sources: int
+    text: str
+
+
+@dataclass(frozen=True)
+class PanelRound:
+    number: str
+    cells: list[PanelCell]
+
+
+@dataclass(frozen=True)
+class Panel:
+    rounds: list[PanelRound]
+    conclusion_action: str
+    conclusion_confidence: str
+    conclusion_text: str
+
+
+@dataclass(frozen=True)
+class RiskRow:
+    risk: str
+    probability: str
+    impact: str
+    mitigation: str
+
+
+@dataclass(frozen=True)
+class Debate:
+    present: bool
+    missing_reason: str = ""
+    mode: str = DASH
+    direction: str = DASH
+    confidence: str = DASH
+    experts_considered: list[str] = field(default_factory=list)
+    bull_thesis: str = DASH
+    bull_arguments: list[str] = field(default_factory=list)
+    bull_risks: list[str] = field(default_factory=list)
+    bear_thesis: str = DASH
+    bear_arguments: list[str] = field(default_factory=list)
+    bear_strengths: list[str] = field(default_factory=list)
+    resolution: str = DASH
+    disagreements: list[str] = field(default_factory=list)
+    risk_matrix: list[RiskRow] = field(default_factory=list)
+    panel: Panel | None = None
+    dropped_sources: int = 0
+
+
+@dataclass(frozen=True)
+class NodeRow:
+    node: str
+    status: str
+    seconds: str
+    error: str
+
+
+@dataclass(frozen=True)
+class Footer:
+    session_id: str
+    parent_session_id: str
+    status: str
+    started_at: str
+    finished_at: str
+    duration: str
+    llm_calls: str
+    tokens: str
+    debate_mode: str
+    nodes: list[NodeRow]
+
+
+@dataclass(frozen=True)
+class ReportView:
+    symbol: str
+    as_of: str
+    status: str
+    verdict: VerdictCard
+    experts: list[ExpertRow]
+    agreement: Agreement
+    debate: Debate
+    errors: list[Pair]
+    footer: Footer

@@ -1,0 +1,19 @@
+"""DebateOutcomeDTO: the outcome both modes produce, plus how it was reached (mode, audit, artifact)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import Field
+
+from stockdesk.debate.domain.dtos.outcome import DebateOutcome
+
+
+class DebateOutcomeDTO(DebateOutcome):
+    mode: str = Field(description="bull-bear | panel")
+    experts_considered: list[str] = Field(default_factory=list, description="experts whose digest was used")
+    artifact: dict[str, Any] | None = Field(default=None, description="the panel's debate JSON (panel only)")
+    audit: list[dict[str, Any]] = Field(
+        default_factory=list, description="one row per LLM call: agent, input, output, tokens"
+    )
+    dropped_sources: int = Field(default=0, description="panel: cited sources not in the allowed list")

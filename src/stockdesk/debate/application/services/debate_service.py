@@ -1,0 +1,138 @@
+"""DebateService: expert results -> digests -> a debate in the asked mode -> DebateOutcomeDTO.
+
+Bull-bear mode is exactly three LLM calls: the bull and bear advocates argue at the same time
+(neither sees the other), then the resolution agent weighs both against the digests. Panel mode
+is handed to the panel service when one is configured.
+"""
+
+from __future__ import annotations
+
+import contextvars
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from datetime import date
+from typing import Any, Protocol, TypeVar
+
+from pydantic import BaseModel
+
+from stockdesk.debate.application.dtos.outcome_dto import DebateOutcomeDTO
+from stockdesk.debate.application.expert_digest import digest_expert_results
+from stockdesk.debate.domain.dtos.expert_digest import ExpertDigest
+from stockdesk.debate.domain.dtos.outcome import BearCase, BullCase, DebateOutcome, RiskItem
+from stockdesk.debate.domain.model.enums import DebateMode
+from stockdesk.debate.domain.ports.agents import (
+    AgentAnswer,
+    IBearAdvocateAgentPort,
+    IBullAdvocateAgentPort,
+    IResolutionAgentPort,
+)
+from stockdesk.shared.errors import BadRequestException
+
+R = TypeVar("R")
+M = TypeVar("M", bound=BaseModel)
+
+
+class PanelRunResult(Protocol):
+    """What the panel service returns (its own PanelResult, read by attribute only)."""
+
+    outcome: DebateOutcome
+    artifact: dict[str, Any]
+    audit: list[dict[str, Any]]
+    dropped_sources: int
+
+
+class PanelDebateRunner(Protocol):
+    """The panel mode's entry point; typed here so debate's bull-bear code needs none of its modules."""
+
+    def run(self, symbol: str, as_of: date, digests: list[ExpertDigest]) -> PanelRunResult: ...
+
+
+def _audit_row(answer: AgentAnswer[Any]) -> dict[str, Any]:
+    return {"agent": answer.agent, "input": answer.input, "output": answer.output, "tokens": answer.tokens}
+
+
+def _in_caller_context(function: Callable[..., R]) -> Callable[..., R]:
+    """`function` bound to a copy of the calling thread's context: the LLM run id (a contextvar)
+    then reaches the worker thread. One copy per call, as a context cannot be entered twice at once."""
+    context = contextvars.copy_context()
+    return lambda *args: context.run(function, *args)
+
+
+class DebateService:
+    def __init__(
+        self,
+        bull: IBullAdvocateAgentPort,
+        bear: IBearAdvocateAgentPort,
+        resolution: IResolutionAgentPort,
+        panel: PanelDebateRunner | None = None,
+        *,
+        today: Callable[[], date] = date.today,
+    ):
+        self._bull = bull
+        self._bear = bear
+        self._resolution = resolution
+        self._panel = panel
+        self._today = today
+
+    def run(
+        self,
+        symbol: str,
+        expert_results: Mapping[str, Mapping[str, Any]],
+        mode: DebateMode | str = DebateMode.BULL_BEAR,
+        as_of: date | None = None,
+    ) -> DebateOutcomeDTO:
+        symbol = (symbol or "").strip()
+        if not symbol:
+            raise BadRequestException("symbol is required")
+        try:
+            mode = DebateMode(mode)
+        except ValueError:
+            choices = ", ".join(m.value for m in DebateMode)
+            raise BadRequestException(f"unknown debate mode '{mode}'; choose one of: {choices}") from None
+        if mode is DebateMode.PANEL and self._panel is None:
+            raise BadRequestException(
+                "panel debate is not configured in this process; use mode 'bull-bear'",
+                code="PANEL_NOT_CONFIGURED",
+            )
+        digests = digest_expert_results(expert_results)
+        if mode is DebateMode.PANEL:
+            return self._run_panel(symbol, digests, as_of or self._today())
+        return self._run_bull_bear(symbol, digests)
+
+    def _run_bull_bear(self, symbol: str, digests: Sequence[ExpertDigest]) -> DebateOutcomeDTO:
+        with ThreadPoolExecutor(max_workers=2, thread_name_prefix="debate-advocate") as pool:
+            bull_call = pool.submit(_in_caller_context(self._bull.argue), symbol, digests)
+            bear_call = pool.submit(_in_caller_context(self._bear.argue), symbol, digests)
+            bull, bear = bull_call.result(), bear_call.result()
+        resolution = self._resolution.resolve(symbol, digests, bull.parsed, bear.parsed)
+        result = resolution.parsed
+        return DebateOutcomeDTO(
+            symbol=symbol,
+            direction=result.direction,
+            confidence=result.confidence,
+            bull_case=_copy(bull.parsed, BullCase),
+            bear_case=_copy(bear.parsed, BearCase),
+            risk_matrix=[_copy(risk, RiskItem) for risk in result.risk_matrix],
+            key_disagreements=list(result.key_disagreements),
+            conflict_resolution=result.conflict_resolution,
+            mode=DebateMode.BULL_BEAR.value,
+            experts_considered=[d.expert for d in digests],
+            artifact=None,
+            audit=[_audit_row(a) for a in (bull, bear, resolution)],
+        )
+
+    def _run_panel(self, symbol: str, digests: list[ExpertDigest], as_of: date) -> DebateOutcomeDTO:
+        assert self._panel is not None
+        result = self._panel.run(symbol, as_of, digests)
+        return DebateOutcomeDTO(
+            **result.outcome.model_dump(),
+            mode=DebateMode.PANEL.value,
+            experts_considered=[d.expert for d in digests],
+            artifact=result.artifact,
+            audit=list(result.audit),
+            dropped_sources=result.dropped_sources,
+        )
+
+
+def _copy(source: BaseModel, target: type[M]) -> M:
+    return target.model_validate(source.model_dump())

@@ -1,0 +1,44 @@
+"""The three bull-bear agent ports: one LLM round each, answered with the prompt, raw text and parse."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from typing import Generic, TypeVar
+
+from pydantic import BaseModel
+
+from stockdesk.debate.domain.dtos.bull_bear import BearArgument, BullArgument, ResolutionResult
+from stockdesk.debate.domain.dtos.expert_digest import ExpertDigest
+
+T = TypeVar("T", bound=BaseModel)
+
+
+class AgentAnswer(BaseModel, Generic[T]):
+    """What one agent call leaves behind for the audit: who, what was sent, what came back."""
+
+    agent: str
+    input: str
+    output: str
+    parsed: T
+    tokens: int = 0
+
+
+class IBullAdvocateAgentPort(ABC):
+    @abstractmethod
+    def argue(self, symbol: str, digests: Sequence[ExpertDigest]) -> AgentAnswer[BullArgument]:
+        """The strongest case for the stock, from the digests only."""
+
+
+class IBearAdvocateAgentPort(ABC):
+    @abstractmethod
+    def argue(self, symbol: str, digests: Sequence[ExpertDigest]) -> AgentAnswer[BearArgument]:
+        """The strongest case against the stock, from the digests only."""
+
+
+class IResolutionAgentPort(ABC):
+    @abstractmethod
+    def resolve(
+        self, symbol: str, digests: Sequence[ExpertDigest], bull: BullArgument, bear: BearArgument
+    ) -> AgentAnswer[ResolutionResult]:
+        """Weigh both cases against the digests: direction, confidence, risks, disagreements."""

@@ -1,0 +1,95 @@
+"""Ports of the panel debate: the five data tools (spec 5), one expert agent, the moderator agent.
+
+Tool arguments carry the spec's input JSON field names and return its output JSON; `as_of` is added
+because every read is point in time (nothing published after that day is visible).
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from datetime import date
+from typing import Any
+
+from pydantic import BaseModel
+
+from stockdesk.debate.domain.dtos.expert_digest import ExpertDigest
+from stockdesk.debate.domain.dtos.panel import (
+    ExpertReply,
+    ModeratorDecision,
+    PanelContext,
+    PanelRole,
+    PanelRound,
+)
+
+
+class IPanelToolsPort(ABC):
+    @abstractmethod
+    def get_news_list(
+        self, tickers: list[str], keywords: list[str] | None = None, *, as_of: date
+    ) -> dict[str, Any]:
+        """{count, filters{tickers, keywords}, articles[{pk, title, url, tickers, publish_et_iso, ...}]}."""
+
+    @abstractmethod
+    def get_news_content(self, pks: list[str], bucket: str | None = None, *, as_of: date) -> dict[str, Any]:
+        """{count, articles[{pk, title, body, cached, body_truncated}]}."""
+
+    @abstractmethod
+    def get_ohlcv(
+        self, ticker: str, start_date: str, end_date: str, interval: str = "1d", *, as_of: date
+    ) -> dict[str, Any]:
+        """{ticker, start_date, end_date, interval, rows[{ts, open, high, low, close, volume}]}."""
+
+    @abstractmethod
+    def get_sec_filing_list(
+        self, ticker: str, forms: list[str] | None = None, limit: int = 6, *, as_of: date
+    ) -> dict[str, Any]:
+        """{ticker, cik, company_name, count, filings[{form, filed_date, accession_number, ...}]}."""
+
+    @abstractmethod
+    def get_sec_filing_content(
+        self, ticker: str, accession_numbers: list[str], page: int | None = None, *, as_of: date
+    ) -> dict[str, Any]:
+        """{count, filings[{..., index, total_pages, cached}]}; with `page` also `page` and `content`."""
+
+
+class ExpertAnswer(BaseModel):
+    """The prompt sent, the raw text back, the parsed reply (sources not yet re-validated)."""
+
+    input: str
+    output: str
+    parsed: ExpertReply
+    tokens: int = 0
+
+
+class ModeratorAnswer(BaseModel):
+    input: str
+    output: str
+    parsed: ModeratorDecision
+    tokens: int = 0
+
+
+class IPanelExpertAgentPort(ABC):
+    @abstractmethod
+    def speak(
+        self,
+        role: PanelRole,
+        round_no: int,
+        context: PanelContext,
+        digests: list[ExpertDigest],
+        previous: list[PanelRound],
+    ) -> ExpertAnswer:
+        """One expert, one round; `previous` holds the earlier rounds' (validated) turns."""
+
+
+class IModeratorAgentPort(ABC):
+    @abstractmethod
+    def decide(
+        self,
+        context: PanelContext,
+        rounds: list[PanelRound],
+        *,
+        max_rounds: int,
+        consensus: bool,
+        must_end: bool,
+    ) -> ModeratorAnswer:
+        """Continue or end, and the conclusion so far (`must_end`: the debate stops whatever it says)."""

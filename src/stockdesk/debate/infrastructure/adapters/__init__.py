@@ -1,0 +1,1 @@
+"""Debate's adapters over other contexts."""

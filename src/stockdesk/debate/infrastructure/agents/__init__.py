@@ -1,0 +1,1 @@
+"""Debate's LLM agents: prompt resources beside a strict output parser."""

@@ -1,0 +1,1 @@
+"""Debate agent: bear_advocate."""

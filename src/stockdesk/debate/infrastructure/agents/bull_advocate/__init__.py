@@ -1,0 +1,1 @@
+"""Debate agent: bull_advocate."""

@@ -1,0 +1,1 @@
+"""The panel moderator: continue or end, the conclusion, and the DebateOutcome fields."""

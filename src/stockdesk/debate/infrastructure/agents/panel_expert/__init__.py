@@ -1,0 +1,1 @@
+"""One panel expert agent; the role (fundamental, risk, growth, sentiment) comes from prompts/roles/."""

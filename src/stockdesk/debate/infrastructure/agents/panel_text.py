@@ -1,0 +1,120 @@
+"""The panel context, digests and earlier rounds as the short Chinese text the prompts show.
+
+Sources are listed with short ids (N1 news, C1 chart, F1 filing) that a small model can copy;
+each expert sees only the sections of the source kinds it is allowed to cite.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from stockdesk.debate.domain.dtos.expert_digest import ExpertDigest
+from stockdesk.debate.domain.dtos.panel import (
+    ROLE_SOURCE_KINDS,
+    CitableSource,
+    PanelContext,
+    PanelRole,
+    PanelRound,
+)
+
+NONE = "（无）"
+TURN_CHARS = 200
+REASON_CHARS = 150
+
+
+def clip(text: str, limit: int) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[:limit].rstrip() + "…"
+
+
+def render_digests(digests: Sequence[ExpertDigest]) -> str:
+    lines = []
+    for d in digests:
+        risks = "；".join(d.risk_warnings[:2])
+        line = f"- {d.expert}：{d.signal}（{d.confidence:.2f}）{clip(d.key_reasoning, REASON_CHARS)}"
+        lines.append(f"{line}；风险：{clip(risks, REASON_CHARS)}" if risks else line)
+    return "\n".join(lines) or NONE
+
+
+def _ids(context: PanelContext) -> dict[str, str]:
+    """Short id of each source by its identifying value (news pk, accession number, 'chart')."""
+    ids: dict[str, str] = {}
+    for c in context.sources:
+        s = c.source
+        key = s.pk if s.type == "article" else s.accession_number if s.type == "sec_filing" else s.type
+        ids[key] = c.id
+    return ids
+
+
+def _news(context: PanelContext, ids: dict[str, str]) -> str:
+    lines = []
+    for n in context.news:
+        lines.append(f"{ids.get(n.pk, '-')} {n.date} {n.title}")
+        if n.body:
+            lines.append(f"    摘录：{n.body}")
+    return "新闻：\n" + ("\n".join(lines) if lines else NONE)
+
+
+def _price(context: PanelContext, ids: dict[str, str]) -> str:
+    p = context.price
+    if p is None:
+        daily = "数据不足 / no daily bars"
+    else:
+        volume = f"，日均成交量 {p.avg_volume:,.0f}" if p.avg_volume is not None else ""
+        daily = (
+            f"{ids.get('chart', '-')} {p.start_date}~{p.end_date} 共 {p.days} 个交易日，"
+            f"收盘 {p.first_close:g}→{p.last_close:g}（{p.pct_change:+.2f}%），"
+            f"最高 {p.high:g}，最低 {p.low:g}{volume}"
+        )
+    return f"行情（近30日日线，代码计算）：{daily}\n日内：{context.intraday}"
+
+
+def _filings(context: PanelContext, ids: dict[str, str]) -> str:
+    lines = [
+        f"{ids.get(f.accession_number, '-')} {f.form} {f.filed_date} {f.accession_number}"
+        for f in context.filings
+    ]
+    text = "公告：\n" + ("\n".join(lines) if lines else NONE)
+    index = context.filing_index
+    if index is not None and index.index:
+        pages = "\n".join(f"  p{p.page}：{p.page_summary}" for p in index.index)
+        label = ids.get(index.accession_number, index.accession_number)
+        text += f"\n最新公告 {label}（{index.form}，共 {index.total_pages} 页）各页概要：\n{pages}"
+    return text
+
+
+def render_context(context: PanelContext, role: PanelRole) -> str:
+    kinds = ROLE_SOURCE_KINDS[role]
+    ids = _ids(context)
+    parts = []
+    if "article" in kinds:
+        parts.append(_news(context, ids))
+    if "chart" in kinds:
+        parts.append(_price(context, ids))
+    if "sec_filing" in kinds:
+        parts.append(_filings(context, ids))
+    return "\n\n".join(parts)
+
+
+def render_sources(allowed: Sequence[CitableSource]) -> str:
+    lines = []
+    for c in allowed:
+        s = c.source
+        if s.type == "article":
+            lines.append(f"{c.id} 新闻《{clip(s.title, 60)}》")
+        elif s.type == "chart":
+            lines.append(f"{c.id} 日线图 {s.ticker} {s.start_date}~{s.end_date}")
+        elif s.type == "sec_filing":
+            lines.append(f"{c.id} 公告 {s.form} {s.filed_date}")
+        else:
+            lines.append(f"{c.id} 事件 {s.date} {clip(s.title, 60)}")
+    return "\n".join(lines) or "（无，sources 填 []）"
+
+
+def render_rounds(rounds: Sequence[PanelRound], *, limit: int = TURN_CHARS) -> str:
+    lines = []
+    for played in rounds:
+        for role, turn in played.turns().items():
+            said = clip(turn.text, limit)
+            lines.append(f"第{played.round}轮 {role}：{turn.action.value} {turn.confidence:.2f} — {said}")
+    return "\n".join(lines) or NONE

@@ -1,0 +1,34 @@
+"""IResolutionAgentPort: digests plus both cases -> direction, confidence, risks, disagreements."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from stockdesk.debate.domain.dtos.bull_bear import BearArgument, BullArgument, ResolutionResult
+from stockdesk.debate.domain.dtos.expert_digest import ExpertDigest
+from stockdesk.debate.domain.ports.agents import AgentAnswer, IResolutionAgentPort
+from stockdesk.debate.domain.ports.llm_port import ILLMPort
+from stockdesk.debate.infrastructure.agents.digest_text import render_bear, render_bull, render_digests
+from stockdesk.debate.infrastructure.agents.resolution.output_parser import parse_resolution
+from stockdesk.debate.infrastructure.agents.structured_agent import StructuredAgent
+
+
+class ResolutionAgent(IResolutionAgentPort):
+    def __init__(self, llm: ILLMPort):
+        self._agent = StructuredAgent(
+            llm,
+            package=__package__,
+            agent="resolution",
+            output_model=ResolutionResult,
+            parse=parse_resolution,
+        )
+
+    def resolve(
+        self, symbol: str, digests: Sequence[ExpertDigest], bull: BullArgument, bear: BearArgument
+    ) -> AgentAnswer[ResolutionResult]:
+        return self._agent.ask(
+            symbol=symbol,
+            digests=render_digests(digests),
+            bull_case=render_bull(bull),
+            bear_case=render_bear(bear),
+        )

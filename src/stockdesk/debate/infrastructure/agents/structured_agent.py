@@ -1,0 +1,61 @@
+"""The one mechanism the bull-bear agents share: prompt resources filled -> one LLM call -> strict parse."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import Any, Generic, TypeVar
+
+from pydantic import BaseModel
+
+from stockdesk.debate.domain.ports.agents import AgentAnswer
+from stockdesk.debate.domain.ports.llm_port import ILLMPort
+from stockdesk.llm_platform.application.structured_output import parse_structured
+from stockdesk.shared.errors import LLMOutputParseError
+from stockdesk.shared.prompts import load_prompts
+
+logger = logging.getLogger(__name__)
+T = TypeVar("T", bound=BaseModel)
+RAW_LOG_LIMIT = 2000
+
+
+def parse_answer(raw: str, model: type[T], agent: str) -> T:
+    """Strip <think>, extract the JSON, validate strictly; log the raw text (truncated) and raise
+    LLMOutputParseError when it is not a valid `model`."""
+    try:
+        parsed = parse_structured(raw, model)
+    except LLMOutputParseError as exc:
+        logger.error("debate.%s output rejected: %s; raw=%r", agent, exc.message, raw[:RAW_LOG_LIMIT])
+        raise
+    assert isinstance(parsed, model)
+    return parsed
+
+
+class StructuredAgent(Generic[T]):
+    """Fills `<package>/prompts/user.md` with str.format() and asks for `output_model`.
+
+    `parse` is the agent's own strict output parser; it re-checks the raw text, so an answer that
+    reached us through any ILLMPort is validated the same way.
+    """
+
+    def __init__(
+        self, llm: ILLMPort, *, package: str, agent: str, output_model: type[T], parse: Callable[[str], T]
+    ):
+        self._llm = llm
+        self._prompts = load_prompts(package)
+        self._agent = agent
+        self._model = output_model
+        self._parse = parse
+
+    def ask(self, **values: Any) -> AgentAnswer[T]:
+        prompt = self._prompts.render_user(**values)
+        reply = self._llm.generate(
+            prompt, self._prompts.system, response_model=self._model, caller=f"debate.{self._agent}"
+        )
+        return AgentAnswer[T](
+            agent=self._agent,
+            input=prompt,
+            output=reply.text,
+            parsed=self._parse(reply.text),
+            tokens=reply.tokens,
+        )
