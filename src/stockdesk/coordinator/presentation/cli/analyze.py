@@ -74,6 +74,8 @@ def build_analyze_command(
 
         with Live(view, console=console, refresh_per_second=4, transient=False):
             session = service.run(request, observer=view, on_start=started)
+        if not console.is_terminal:
+            console.line()  # the last frame ends without a newline when stderr is not a terminal
         console.print(
             f"session {session.id}: {session.status.value} in {session.duration_seconds:.1f}s, "
             f"{session.llm_calls} LLM calls, {session.tokens:,} tokens",
