@@ -353,10 +353,10 @@ def test_rest_debate(settings: Settings) -> None:
         ({"symbol": SYMBOL, "expert_results": {}}, 400, "INVALID_EXPERT_RESULTS"),
         ({"symbol": SYMBOL}, 400, "BAD_REQUEST"),
         ({"symbol": SYMBOL, "expert_results": {"x": {"signal": "A"}}, "mode": "duel"}, 400, "BAD_REQUEST"),
-        (
+        (  # the app configures the panel, so its input is checked like bull-bear's
             {"symbol": SYMBOL, "expert_results": {"x": {"signal": "A"}}, "mode": "panel"},
             400,
-            "PANEL_NOT_CONFIGURED",
+            "INVALID_EXPERT_RESULTS",
         ),
         (
             {"symbol": SYMBOL, "expert_results": {"x": {"signal": "A", "confidence": 0.5}}},
