@@ -7,9 +7,7 @@ is handed to the panel service when one is configured.
 
 from __future__ import annotations
 
-import contextvars
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from datetime import date
 from typing import Any, Protocol, TypeVar
 
@@ -17,6 +15,7 @@ from pydantic import BaseModel
 
 from stockdesk.debate.application.dtos.outcome_dto import DebateOutcomeDTO
 from stockdesk.debate.application.expert_digest import digest_expert_results
+from stockdesk.debate.application.parallel import run_in_parallel
 from stockdesk.debate.domain.dtos.expert_digest import ExpertDigest
 from stockdesk.debate.domain.dtos.outcome import BearCase, BullCase, DebateOutcome, RiskItem
 from stockdesk.debate.domain.model.enums import DebateMode
@@ -28,7 +27,6 @@ from stockdesk.debate.domain.ports.agents import (
 )
 from stockdesk.shared.errors import BadRequestException
 
-R = TypeVar("R")
 M = TypeVar("M", bound=BaseModel)
 
 
@@ -49,13 +47,6 @@ class PanelDebateRunner(Protocol):
 
 def _audit_row(answer: AgentAnswer[Any]) -> dict[str, Any]:
     return {"agent": answer.agent, "input": answer.input, "output": answer.output, "tokens": answer.tokens}
-
-
-def _in_caller_context(function: Callable[..., R]) -> Callable[..., R]:
-    """`function` bound to a copy of the calling thread's context: the LLM run id (a contextvar)
-    then reaches the worker thread. One copy per call, as a context cannot be entered twice at once."""
-    context = contextvars.copy_context()
-    return lambda *args: context.run(function, *args)
 
 
 class DebateService:
@@ -100,10 +91,10 @@ class DebateService:
         return self._run_bull_bear(symbol, digests)
 
     def _run_bull_bear(self, symbol: str, digests: Sequence[ExpertDigest]) -> DebateOutcomeDTO:
-        with ThreadPoolExecutor(max_workers=2, thread_name_prefix="debate-advocate") as pool:
-            bull_call = pool.submit(_in_caller_context(self._bull.argue), symbol, digests)
-            bear_call = pool.submit(_in_caller_context(self._bear.argue), symbol, digests)
-            bull, bear = bull_call.result(), bear_call.result()
+        bull, bear = run_in_parallel(
+            [lambda: self._bull.argue(symbol, digests), lambda: self._bear.argue(symbol, digests)],
+            name="debate-advocate",
+        )
         resolution = self._resolution.resolve(symbol, digests, bull.parsed, bear.parsed)
         result = resolution.parsed
         return DebateOutcomeDTO(

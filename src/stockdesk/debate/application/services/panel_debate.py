@@ -12,16 +12,16 @@ load_context calls them once in code and the experts read the results in their p
 
 from __future__ import annotations
 
-import contextvars
 import logging
-from concurrent.futures import ThreadPoolExecutor
 from datetime import date
+from functools import partial
 from typing import Any
 
 from pydantic import BaseModel
 
 from stockdesk.debate.application.consensus import DEFAULT_CONSENSUS_CONFIDENCE, is_consensus
 from stockdesk.debate.application.panel_context import load_context
+from stockdesk.debate.application.parallel import run_in_parallel
 from stockdesk.debate.application.sources import resolve_citations
 from stockdesk.debate.domain.dtos.expert_digest import ExpertDigest
 from stockdesk.debate.domain.dtos.outcome import DebateOutcome
@@ -130,23 +130,12 @@ class PanelDebateService:
         previous: list[PanelRound],
         audit: list[dict[str, Any]],
     ) -> tuple[PanelRound, int]:
-        """The four experts in parallel; each thread runs in a copy of the caller's context
-        (the LLM run id lives in a contextvar)."""
+        """The four experts in parallel, in copies of the caller's context (see run_in_parallel)."""
         earlier = list(previous)
-        with ThreadPoolExecutor(max_workers=len(PANEL_ROLES), thread_name_prefix="panel") as pool:
-            futures = {
-                role: pool.submit(
-                    contextvars.copy_context().run,
-                    self._expert.speak,
-                    role,
-                    round_no,
-                    context,
-                    digests,
-                    earlier,
-                )
-                for role in PANEL_ROLES
-            }
-            answers: dict[PanelRole, ExpertAnswer] = {role: f.result() for role, f in futures.items()}
+        speak = self._expert.speak
+        calls = [partial(speak, role, round_no, context, digests, earlier) for role in PANEL_ROLES]
+        replies = run_in_parallel(calls, name="panel")
+        answers: dict[PanelRole, ExpertAnswer] = dict(zip(PANEL_ROLES, replies, strict=True))
         turns: dict[str, ExpertTurn] = {}
         dropped = 0
         for role in PANEL_ROLES:
