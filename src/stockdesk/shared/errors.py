@@ -64,3 +64,10 @@ class LLMOutputParseError(StockdeskError):
         super().__init__(message, details={"errors": errors or []})
         self.raw_output = raw_output
         self.errors = errors or []
+
+
+def one_line(exc: BaseException) -> str:
+    """What to record of a failure: our errors speak for themselves, others name their type."""
+    if isinstance(exc, StockdeskError):
+        return exc.message
+    return f"{type(exc).__name__}: {exc}"

@@ -26,7 +26,7 @@ from stockdesk.coordinator.domain.dtos.session import NodeExecution
 from stockdesk.coordinator.domain.model.enums import ALL_EXPERTS, NodeStatus
 from stockdesk.coordinator.domain.ports.gateways import IDebateGateway, IJudgeGateway, IResearchGateway
 from stockdesk.coordinator.domain.ports.observer import INodeObserver
-from stockdesk.shared.errors import StockdeskError
+from stockdesk.shared.errors import one_line
 
 ROUTE, AGGREGATOR, DEBATE, JUDGE = "route_to_experts", "aggregator_node", "debate_node", "judge_node"
 
@@ -49,13 +49,6 @@ class ResearchGraphState(TypedDict, total=False):
     verdict: dict[str, Any]
     errors: Annotated[dict[str, str], merge]
     skipped: Annotated[list[str], operator.add]
-
-
-def describe(exc: BaseException) -> str:
-    """One line for the session record: our errors speak for themselves, others name their type."""
-    if isinstance(exc, StockdeskError):
-        return exc.message
-    return f"{type(exc).__name__}: {exc}"
 
 
 def _now() -> datetime:
@@ -89,7 +82,7 @@ class _Nodes:
         try:
             update = await work()
         except Exception as exc:  # recorded and degraded: one node never aborts the run
-            error = describe(exc)
+            error = one_line(exc)
             seconds = round(time.perf_counter() - clock, 3)
             self.emit(
                 node, NodeStatus.FAILED, started_at=started, finished_at=_now(), seconds=seconds, error=error

@@ -25,7 +25,7 @@ from stockdesk.data_engineering.domain.ports import (
     ISyncStateRepository,
 )
 from stockdesk.data_engineering.domain.symbols import CURRENCY, exchange_of, market_of, normalize_symbol
-from stockdesk.shared.errors import BadRequestException, StockdeskError
+from stockdesk.shared.errors import BadRequestException, one_line
 
 DATASETS = ("security", "bars", "valuations", "financials")
 TABLE_OF = {"security": "securities", "bars": "bars", "valuations": "valuations", "financials": "financials"}
@@ -173,7 +173,7 @@ class SyncService:
                 frame = self._fetch(provider, dataset, symbol, fetch_from, end)
                 frames = None if frame is None or frame.empty else self._tables(dataset, symbol, frame)
             except Exception as exc:  # network, SDK, configuration or mapping: record, ask the next one
-                reason = exc.message if isinstance(exc, StockdeskError) else f"{type(exc).__name__}: {exc}"
+                reason = one_line(exc)
                 self._fail(run_id, provider.name, symbol, dataset, reason, failures)
                 failed = True
                 continue

@@ -29,10 +29,10 @@ from stockdesk.coordinator.presentation.reports.view_model import (
     VerdictCard,
 )
 
-# used only when the aggregation has no digest for an expert (e.g. no debate gateway was wired)
-SIGNAL_FIELDS = ("signal", "valuation_verdict", "macro_environment", "catalyst_assessment")
-CONFIDENCE_FIELDS = ("confidence", "confidence_score")
-REASONING_FIELDS = ("summary_reasoning", "reasoning_summary", "macro_summary", "catalyst_summary")
+# debate's digest reads these fields; the report reads them too, only when the aggregation has no
+# digest for an expert (e.g. no debate gateway was wired)
+from stockdesk.debate.application.expert_digest import CONFIDENCE_FIELDS, REASONING_FIELDS, SIGNAL_FIELDS
+
 PANEL_ROLES = ("fundamental", "risk", "growth", "sentiment")
 TONES = {"BUY": "buy", "SELL": "sell", "HOLD": "hold"}
 
