@@ -39,7 +39,7 @@ TARGET_RATIO = 1.10
 CRITICAL_PATH_CALLS = 4
 SYMBOL = "600001.SH"
 AS_OF = date(2024, 6, 28)
-ANSWERS = Path(__file__).with_name("pipeline_answers.json")
+ANSWERS = Path(__file__).parents[1] / "tests" / "coordinator" / "fixtures" / "scripted_answers.json"  # shared
 
 
 def populate(container: AppContainer) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import threading
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -22,82 +23,10 @@ from tests.research.support import AS_OF, populate_store
 SYMBOL = "600001.SH"
 __all__ = ["ANSWERS", "AS_OF", "SYMBOL", "Router", "pipeline"]
 
-ANSWERS: dict[str, dict[str, Any]] = {
-    "ValuationModelOutput": {
-        "valuation_verdict": "Fair",
-        "confidence_score": 0.6,
-        "estimated_intrinsic_value_range": {"lower_bound": "数据不足", "upper_bound": "数据不足"},
-        "key_evidence": ["市盈率处于历史高位"],
-        "risk_factors": ["估值偏高"],
-        "reasoning_summary": "估值合理偏高。",
-    },
-    "TechnicalAnalysisOutput": {
-        "signal": "NEUTRAL",
-        "confidence": 0.5,
-        "key_technical_levels": {"support": [], "resistance": []},
-        "risk_warning": "数据有限",
-        "summary_reasoning": "均线走平，方向不明。",
-        "evidence": [],
-    },
-    "FinancialAuditOutput": {
-        "financial_score": 70,
-        "signal": "BULLISH",
-        "confidence": 0.6,
-        "dimension_analyses": [
-            {"dimension": "growth", "score": 75, "assessment": "利润稳步增长", "key_findings": []}
-        ],
-        "key_risks": ["负债水平需关注"],
-        "summary_reasoning": "盈利稳定增长。",
-    },
-    "MacroIntelligenceOutput": {
-        "macro_environment": "Neutral",
-        "confidence_score": 0.3,
-        "macro_summary": "数据不足",
-        "dimension_analyses": [],
-        "key_opportunities": [],
-        "key_risks": [],
-        "information_sources": [],
-    },
-    "CatalystDetectiveOutput": {
-        "catalyst_assessment": "Neutral",
-        "confidence_score": 0.3,
-        "catalyst_summary": "数据不足",
-        "dimension_analyses": [],
-        "positive_catalysts": [],
-        "negative_catalysts": [],
-        "information_sources": [],
-    },
-    "BullArgument": {
-        "core_thesis": "盈利稳定增长",
-        "supporting_arguments": ["财务审计偏多"],
-        "acknowledged_risks": ["估值偏高"],
-    },
-    "BearArgument": {
-        "core_thesis": "估值偏高",
-        "supporting_arguments": ["市盈率处于历史高位"],
-        "acknowledged_strengths": ["盈利稳定"],
-    },
-    "ResolutionResult": {
-        "direction": "NEUTRAL",
-        "confidence": 0.55,
-        "risk_matrix": [
-            {"risk": "估值回落", "probability": "Medium", "impact": "High", "mitigation": "控制仓位"}
-        ],
-        "key_disagreements": ["估值是否已反映增长"],
-        "conflict_resolution": "基本面稳健但估值不便宜，中性。",
-    },
-    "VerdictResult": {
-        "action": "HOLD",
-        "position_percent": 0.0,
-        "confidence": 0.55,
-        "entry_strategy": "观望",
-        "stop_loss": "不持仓，无需止损",
-        "take_profit": "不适用",
-        "time_horizon": "3个月",
-        "risk_warnings": ["估值回落"],
-        "reasoning": "多空均衡，暂不建仓。",
-    },
-}
+# one schema-valid answer per agent, by the schema it asks for (the pipeline benchmark reads it too)
+ANSWERS: dict[str, dict[str, Any]] = json.loads(
+    (Path(__file__).parent / "fixtures" / "scripted_answers.json").read_text(encoding="utf-8")
+)
 
 
 class Router:

@@ -68,7 +68,7 @@ class ResearchCoordinatorService:
         parent: ResearchSession | None = None,
     ) -> ResearchSession:
         """Run the graph; `on_start` gets the new session (its id) before the first node runs."""
-        reused = {e: parent.expert_results[e] for e in parent.expert_results} if parent else {}
+        reused = dict(parent.expert_results) if parent else {}
         session = ResearchSession(
             id=self._new_id(),
             parent_session_id=parent.id if parent else None,
