@@ -13,6 +13,7 @@ from stockdesk.entrypoints.container import AppContainer
 from stockdesk.llm_platform.infrastructure.scripted import ScriptedProvider
 from stockdesk.research.domain.dtos.financial import AuditFinanceRecordInput
 from stockdesk.research.domain.dtos.valuation import NA
+from stockdesk.research.infrastructure.agents.financial_auditor.agent import OUTPUT_TOKENS
 from stockdesk.research.infrastructure.snapshot.financial_snapshot_builder import FinancialSnapshotBuilder
 from stockdesk.shared.config import Settings
 from tests.conftest import scripted_service
@@ -107,3 +108,16 @@ def test_rest_responses_of_the_three_experts_are_symmetric(settings: Settings):
         ), name
     assert bodies["financial"]["financial_score"] == 70 and not bodies["financial"]["guards"]["flagged"]
     assert bodies["technical"]["technical_indicators"]["bars"] == 300
+
+
+def test_the_auditor_asks_for_a_longer_answer_than_the_other_experts(settings: Settings):
+    """Five dimensions in Chinese overran the default budget on the embedded model: own budget."""
+    provider = ScriptedProvider([lambda r: AUDIT if "审计" in r.messages[-1].content else valuation_answer()])
+    container = AppContainer(settings, llm_service=scripted_service(provider))
+    populate_store(container.database)
+    client = TestClient(create_app(container))
+    params = {"symbol": "600001.SH", "as_of": "2024-06-28"}
+    assert client.get("/api/v1/research/financial-audit", params=params).status_code == 200
+    assert client.get("/api/v1/research/valuation-model", params=params).status_code == 200
+    audit, valuation = provider.requests
+    assert audit.max_tokens == OUTPUT_TOKENS and valuation.max_tokens < OUTPUT_TOKENS

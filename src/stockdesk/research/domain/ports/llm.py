@@ -19,6 +19,15 @@ class LLMReply(BaseModel):
 class ILLMPort(ABC):
     @abstractmethod
     def generate(
-        self, prompt: str, system_message: str, *, response_model: type[BaseModel], caller: str
+        self,
+        prompt: str,
+        system_message: str,
+        *,
+        response_model: type[BaseModel],
+        caller: str,
+        max_tokens: int | None = None,
     ) -> LLMReply:
-        """Structured call; raises LLMOutputParseError when the answer cannot be validated."""
+        """Structured call; raises LLMOutputParseError when the answer cannot be validated.
+
+        `max_tokens` overrides the adapter's default output budget for experts whose answer is longer.
+        """

@@ -15,7 +15,13 @@ class LLMAdapter(ILLMPort):
         self._max_tokens = max_tokens
 
     def generate(
-        self, prompt: str, system_message: str, *, response_model: type[BaseModel], caller: str
+        self,
+        prompt: str,
+        system_message: str,
+        *,
+        response_model: type[BaseModel],
+        caller: str,
+        max_tokens: int | None = None,
     ) -> LLMReply:
         result = self._service.generate(
             prompt,
@@ -23,6 +29,6 @@ class LLMAdapter(ILLMPort):
             temperature=self._temperature,
             response_model=response_model,
             caller=caller,
-            max_tokens=self._max_tokens,
+            max_tokens=max_tokens or self._max_tokens,
         )
         return LLMReply(text=result.text, parsed=result.parsed, tokens=result.usage.total_tokens)

@@ -33,8 +33,17 @@ def parse_expert_output(raw: str, model: type[T], expert: str) -> T:
 class StructuredAgent(Generic[T]):
     """Fills `<package>/prompts/user.md` from a snapshot with str.format() and asks for `output_model`."""
 
-    def __init__(self, llm: ILLMPort, *, package: str, output_model: type[T], expert: str):
+    def __init__(
+        self,
+        llm: ILLMPort,
+        *,
+        package: str,
+        output_model: type[T],
+        expert: str,
+        max_tokens: int | None = None,
+    ):
         self._llm = llm
+        self._max_tokens = max_tokens
         self._prompts = load_prompts(package)
         self._model = output_model
         self._expert = expert
@@ -48,7 +57,11 @@ class StructuredAgent(Generic[T]):
         if feedback:
             prompt += f"{FEEDBACK_HEADER}{feedback}"
         reply = self._llm.generate(
-            prompt, self._prompts.system, response_model=self._model, caller=f"research.{self._expert}"
+            prompt,
+            self._prompts.system,
+            response_model=self._model,
+            caller=f"research.{self._expert}",
+            max_tokens=self._max_tokens,
         )
         parsed = parse_expert_output(reply.text, self._model, self._expert)
         return AgentAnswer[T](input=prompt, output=reply.text, parsed=parsed, tokens=reply.tokens)

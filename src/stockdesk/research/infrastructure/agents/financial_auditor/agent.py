@@ -8,11 +8,19 @@ from stockdesk.research.domain.ports.financial import IFinancialAuditorAgentPort
 from stockdesk.research.domain.ports.llm import ILLMPort
 from stockdesk.research.infrastructure.agents.structured_agent import StructuredAgent
 
+# Five scored dimensions with findings, written in Chinese, run past the default 900-token budget
+# on the embedded model (seen on 600519.SH: cut off on the first try and on the repair).
+OUTPUT_TOKENS = 1800
+
 
 class FinancialAuditorAgent(IFinancialAuditorAgentPort):
     def __init__(self, llm: ILLMPort):
         self._agent = StructuredAgent(
-            llm, package=__package__, output_model=FinancialAuditOutput, expert="financial_auditor"
+            llm,
+            package=__package__,
+            output_model=FinancialAuditOutput,
+            expert="financial_auditor",
+            max_tokens=OUTPUT_TOKENS,
         )
 
     def analyze(
