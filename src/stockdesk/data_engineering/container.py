@@ -14,9 +14,11 @@ from stockdesk.data_engineering.application.use_cases import (
     GetFilingsUseCase,
     GetFinanceForTickerUseCase,
     GetNewsUseCase,
+    GetPriceHistoryUseCase,
     GetStockBasicInfoUseCase,
     GetStockDataSummaryUseCase,
     GetValuationDailiesForTickerUseCase,
+    ListSecuritiesUseCase,
     SearchStoredTextUseCase,
 )
 from stockdesk.data_engineering.domain.ports import IMarketDataProvider, INewsProvider
@@ -74,6 +76,14 @@ class DataEngineeringContainer:
     @cached_property
     def sync_service(self) -> SyncService:
         return SyncService(self.providers_by_market, self.repository, self.sync_state)
+
+    @property
+    def securities(self) -> ListSecuritiesUseCase:
+        return ListSecuritiesUseCase(self.repository)
+
+    @property
+    def price_history(self) -> GetPriceHistoryUseCase:
+        return GetPriceHistoryUseCase(self.repository)
 
     @property
     def stock_basic_info(self) -> GetStockBasicInfoUseCase:

@@ -24,6 +24,7 @@ from stockdesk.research.presentation.rest.search_expert_routes import (
 from stockdesk.research.presentation.rest.technical_analyst_routes import build_technical_router
 from stockdesk.research.presentation.rest.valuation_modeler_routes import build_valuation_router
 from stockdesk.shared.errors import StockdeskError
+from stockdesk.strategy_lab.presentation.rest.strategy_router import build_strategy_router
 
 logger = logging.getLogger(__name__)
 API_PREFIX = "/api/v1"
@@ -154,4 +155,5 @@ def create_app(container: AppContainer | None = None) -> FastAPI:
     app.include_router(build_debate_router(lambda: container.debate.service), prefix=API_PREFIX)
     app.include_router(build_judge_router(lambda: container.judge.service), prefix=API_PREFIX)
     app.include_router(build_coordinator_router(lambda: container.coordinator.service), prefix=API_PREFIX)
+    app.include_router(build_strategy_router(lambda: container.strategy_lab.service), prefix=API_PREFIX)
     return app

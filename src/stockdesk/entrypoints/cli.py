@@ -24,6 +24,7 @@ from stockdesk.research.presentation.cli import build_research_cli
 from stockdesk.shared.config import get_settings
 from stockdesk.shared.errors import StockdeskError
 from stockdesk.shared.logging import FILE_ONLY, configure_logging
+from stockdesk.strategy_lab.presentation.cli.commands import build_strategy_cli
 
 logger = logging.getLogger("stockdesk.cli")
 err_console = Console(stderr=True)
@@ -61,6 +62,7 @@ app.add_typer(build_llm_cli(lambda: container().llm_service), name="llm")
 app.add_typer(build_research_cli(lambda: container().research), name="research")
 app.command("search")(build_search_command(lambda: container().search_service))
 app.command("analyze")(build_analyze_command(lambda: container().coordinator.service))
+app.add_typer(build_strategy_cli(lambda: container().strategy_lab.service), name="strategy")
 
 
 @app.callback()

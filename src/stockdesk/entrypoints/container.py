@@ -15,6 +15,7 @@ from stockdesk.llm_platform.container import build_llm_service, build_search_ser
 from stockdesk.research.container import ResearchContainer
 from stockdesk.shared.config import Settings, get_settings
 from stockdesk.shared.db import Database
+from stockdesk.strategy_lab.container import StrategyLabContainer
 
 
 class AppContainer:
@@ -78,6 +79,18 @@ class AppContainer:
             securities=self.data.stock_basic_info,
             debate=lambda: self.debate.service,
             judge=lambda: self.judge.service,
+            llm_service=lambda: self.llm_service,
+        )
+
+    @cached_property
+    def strategy_lab(self) -> StrategyLabContainer:
+        data = self.data
+        return StrategyLabContainer(
+            self.settings,
+            self.database,
+            securities=data.securities,
+            prices=data.price_history,
+            finance=data.finance,
             llm_service=lambda: self.llm_service,
         )
 

@@ -114,6 +114,13 @@ class Settings(BaseSettings):
     search_timeout_seconds: float = 20.0
     search_cache: bool = Field(default=True, description="Cache web results (TTL by freshness).")
 
+    # Strategy lab: one-way transaction costs per market, overriding the documented defaults.
+    strategy_costs: dict[str, dict[str, float]] = Field(
+        default_factory=dict,
+        description='e.g. {"CN": {"buy": 0.0003, "sell": 0.0013}}; fractions of the traded value.',
+    )
+    strategy_temperature: float = Field(default=0.7, ge=0.0, le=2.0, description="Strategist sampling.")
+
     @field_validator("home", mode="before")
     @classmethod
     def _expand_home(cls, value: Any) -> Any:

@@ -11,6 +11,7 @@ from stockdesk.data_engineering.domain.dtos import (
     FilingPageDTO,
     FinancialReportDTO,
     NewsItemDTO,
+    PriceHistoryDTO,
     RangeSummary,
     SecurityDTO,
     StockDataSummaryDTO,
@@ -69,6 +70,34 @@ class GetFinanceForTickerUseCase:
     ) -> list[FinancialReportDTO]:
         """Reports announced on or before `as_of`, newest period first (latest version of each)."""
         return self._repository.get_financials(normalize_symbol(symbol), _as_of(as_of), limit)
+
+
+class ListSecuritiesUseCase:
+    def __init__(self, repository: IMarketDataRepository):
+        self._repository = repository
+
+    def execute(self) -> list[SecurityDTO]:
+        """Every stored security, by symbol."""
+        return self._repository.list_securities()
+
+
+class GetPriceHistoryUseCase:
+    """Closes of a whole universe in one read (a backtest needs them all; per-bar DTOs would be slow)."""
+
+    def __init__(self, repository: IMarketDataRepository):
+        self._repository = repository
+
+    def execute(self, symbols: list[str], start: date, end: date) -> PriceHistoryDTO:
+        frame = self._repository.bars_frame([normalize_symbol(s) for s in symbols], end, start)
+        if frame.empty:
+            return PriceHistoryDTO()
+        factor = frame["adj_factor"].astype(float).fillna(1.0)
+        return PriceHistoryDTO(
+            symbol=frame["symbol"].tolist(),
+            trade_date=frame["trade_date"].dt.date.tolist(),
+            close=frame["close"].astype(float).tolist(),
+            adj_close=(frame["close"].astype(float) * factor).tolist(),
+        )
 
 
 class GetNewsUseCase:

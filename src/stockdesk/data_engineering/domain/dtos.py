@@ -138,6 +138,19 @@ class RangeSummary(BaseModel):
     last: date | None = None
 
 
+class PriceHistoryDTO(BaseModel):
+    """Daily closes of many symbols, column-oriented: one row per (symbol, trade_date), sorted so.
+
+    `adj_close` = close x adj_factor (back-adjusted: splits and dividends make no jumps); it equals
+    `close` where the store has no factor for the day.
+    """
+
+    symbol: list[str] = Field(default_factory=list)
+    trade_date: list[date] = Field(default_factory=list)
+    close: list[float] = Field(default_factory=list)
+    adj_close: list[float] = Field(default_factory=list)
+
+
 class StockDataSummaryDTO(BaseModel):
     """What `data show` prints: basic info, coverage, latest values, all as of one date."""
 

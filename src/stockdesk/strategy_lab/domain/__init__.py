@@ -1,1 +1,1 @@
-"""Domain layer: DTOs, ports and exceptions; imports nothing from other layers."""
+"""Strategy lab domain: parameter schema, DTOs, ports and errors."""

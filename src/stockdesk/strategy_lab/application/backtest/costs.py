@@ -1,0 +1,46 @@
+"""Default one-way trading costs per market, as fractions of the traded value.
+
+Where the numbers come from (public fee schedules; rounded, broker commissions vary):
+- CN (A-shares): buy 0.0003 = a typical ~0.03 % ("万三") broker commission including exchange
+  handling and transfer fees; sell 0.0008 = the same plus the 0.05 % stamp duty charged on sells
+  only, halved from 0.1 % with effect from 2023-08-28 (Ministry of Finance / State Taxation
+  Administration announcement 2023 No. 39).
+- US: 0.0005 each way, an estimate of spread and regulatory fees (SEC Section 31 fee and FINRA TAF on
+  sells are fractions of a basis point; most retail brokers charge no commission).
+- HK: 0.0013 each way = 0.1 % stamp duty paid by both buyer and seller (since 2023-11-17) plus the
+  exchange trading fee, SFC and AFRC levies and a typical commission.
+- TW: buy 0.001425 = the 0.1425 % maximum broker commission; sell 0.004425 = that commission plus
+  the 0.3 % securities transaction tax on sells of shares.
+A market the table does not know gets the US figures: a modest, commission-free-broker estimate.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from stockdesk.strategy_lab.domain.dtos import CostModel
+
+DEFAULT_MARKET = "US"
+
+DEFAULT_COSTS: dict[str, CostModel] = {
+    "CN": CostModel(buy=0.0003, sell=0.0008),
+    "US": CostModel(buy=0.0005, sell=0.0005),
+    "HK": CostModel(buy=0.0013, sell=0.0013),
+    "TW": CostModel(buy=0.001425, sell=0.004425),
+}
+
+
+def cost_rates(
+    markets: dict[str, str], overrides: dict[str, CostModel] | None = None
+) -> tuple[pd.Series, pd.Series]:
+    """Per-symbol (buy, sell) rates for `simulate` from each symbol's market.
+
+    `overrides` replaces the defaults of the markets it names (keys matched case-insensitively);
+    a symbol whose market has no entry uses the (possibly overridden) US model.
+    """
+    table = {**DEFAULT_COSTS, **{market.upper(): model for market, model in (overrides or {}).items()}}
+    models = [table.get(str(market).upper(), table[DEFAULT_MARKET]) for market in markets.values()]
+    symbols = pd.Index(list(markets), name="symbol")
+    buy = pd.Series([model.buy for model in models], index=symbols, name="buy_cost", dtype="float64")
+    sell = pd.Series([model.sell for model in models], index=symbols, name="sell_cost", dtype="float64")
+    return buy, sell

@@ -1,0 +1,100 @@
+"""Parameters -> generated strategy -> weights -> simulation -> metrics, on one market panel."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+
+from stockdesk.shared.errors import one_line
+from stockdesk.strategy_lab.application.backtest import (
+    DEFAULT_COSTS,
+    cost_rates,
+    equal_weight_benchmark,
+    performance,
+    simulate,
+    strategy_metrics,
+)
+from stockdesk.strategy_lab.application.code_check import load_strategy
+from stockdesk.strategy_lab.application.code_generator import TemplateCodeGenerator
+from stockdesk.strategy_lab.application.market_panel import MarketPanel, load_panel
+from stockdesk.strategy_lab.domain.dtos import BacktestResult, BacktestWindow, CostModel, EquityPoint
+from stockdesk.strategy_lab.domain.errors import StrategyExecutionError
+from stockdesk.strategy_lab.domain.params import MomentumStrategyParams
+from stockdesk.strategy_lab.domain.ports import IStrategyMarketData
+
+
+class BacktestService:
+    def __init__(
+        self,
+        market: IStrategyMarketData,
+        generator: TemplateCodeGenerator,
+        costs: dict[str, CostModel] | None = None,
+    ):
+        self._market = market
+        self._generator = generator
+        self._costs = costs
+
+    def panel(self, window: BacktestWindow) -> MarketPanel:
+        return load_panel(self._market, window)
+
+    def backtest(self, params: MomentumStrategyParams, window: BacktestWindow) -> BacktestResult:
+        """The no-LLM path: render the template for `params` and score it."""
+        return self.run_code(self._generator.render(params), params, self.panel(window))
+
+    def run_code(self, code: str, params: MomentumStrategyParams, panel: MarketPanel) -> BacktestResult:
+        """Execute generated code in its sandbox, simulate its weights over the panel's window."""
+        program = load_strategy(code)
+        try:
+            weights = program.generate_weights(panel.closes.copy(), panel.fundamentals.copy())
+        except Exception as exc:  # the generated module is untrusted: any failure is the strategy's
+            raise StrategyExecutionError(f"the strategy failed computing weights: {one_line(exc)}") from exc
+        closes = panel.window_closes
+        targets = _targets_in_window(weights, closes)
+        buy, sell = cost_rates(panel.markets, self._costs)
+        sim = simulate(closes, targets, stop_loss=program.stop_loss, buy_cost=buy, sell_cost=sell)
+        benchmark_nav = equal_weight_benchmark(closes)
+        metrics = strategy_metrics(sim)
+        benchmark = performance(benchmark_nav)
+        curve = pd.DataFrame({"strategy": sim.nav, "benchmark": benchmark_nav})
+        return BacktestResult(
+            params=params,
+            universe=panel.universe,
+            start=closes.index[0].date(),
+            end=closes.index[-1].date(),
+            metrics=metrics,
+            benchmark=benchmark,
+            beat_benchmark=metrics.sharpe > benchmark.sharpe,
+            costs=_costs_used(panel.markets, self._costs),
+            equity_curve=[
+                EquityPoint(day=day.date(), strategy=round(s, 6), benchmark=round(b, 6))
+                for day, s, b in zip(curve.index, curve["strategy"], curve["benchmark"], strict=True)
+            ],
+            notes=list(panel.notes),
+        )
+
+
+def _targets_in_window(weights: object, closes: pd.DataFrame) -> pd.DataFrame:
+    """Check what the strategy returned and keep the decisions that fall inside the window."""
+    if not isinstance(weights, pd.DataFrame):
+        raise StrategyExecutionError(f"the strategy returned {type(weights).__name__}, not a DataFrame")
+    unknown = set(weights.columns) - set(closes.columns)
+    if unknown:
+        raise StrategyExecutionError(f"the strategy returned weights for unknown symbols: {sorted(unknown)}")
+    values = weights.to_numpy(dtype=float, na_value=np.nan)
+    if not np.isfinite(values).all() or (values < -1e-12).any():
+        raise StrategyExecutionError("the strategy returned missing, infinite or negative weights")
+    inside = weights.loc[weights.index.isin(closes.index)]
+    return inside.reindex(columns=closes.columns, fill_value=0.0).astype(float)
+
+
+def _costs_used(markets: dict[str, str], overrides: dict[str, CostModel] | None) -> dict[str, CostModel]:
+    table = {**DEFAULT_COSTS, **{market.upper(): model for market, model in (overrides or {}).items()}}
+    return {m: table.get(m, DEFAULT_COSTS["US"]) for m in sorted(set(markets.values()))}
+
+
+def finite_metrics(result: BacktestResult) -> bool:
+    """Whether every reported statistic is a real number (the engine never should, but check)."""
+    values = [*result.metrics.model_dump().values(), *result.benchmark.model_dump().values()]
+    return all(math.isfinite(v) for v in values if isinstance(v, float))

@@ -1,0 +1,88 @@
+"""The data one backtest window needs, read once and shared by every iteration of a run."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import date, timedelta
+
+import pandas as pd
+
+from stockdesk.strategy_lab.application.fundamentals import single_quarter
+from stockdesk.strategy_lab.domain.dtos import BacktestWindow
+from stockdesk.strategy_lab.domain.errors import InvalidBacktestWindowError, InvalidUniverseError
+from stockdesk.strategy_lab.domain.ports import IStrategyMarketData
+
+# Prices before `start` let the longest moving average (120 trading days) and momentum exist on day one.
+WARMUP_DAYS = 250
+DEFAULT_YEARS = 3
+MIN_WINDOW_BARS = 60  # a symbol needs this many bars inside the window to be part of the universe
+
+
+@dataclass(frozen=True)
+class MarketPanel:
+    universe: list[str]
+    markets: dict[str, str]
+    start: date
+    end: date
+    closes: pd.DataFrame = field(repr=False)  # warm-up included
+    fundamentals: pd.DataFrame = field(repr=False)
+    notes: tuple[str, ...] = ()
+
+    @property
+    def window_closes(self) -> pd.DataFrame:
+        return self.closes.loc[pd.Timestamp(self.start) : pd.Timestamp(self.end)]
+
+
+def load_panel(market: IStrategyMarketData, window: BacktestWindow) -> MarketPanel:
+    """Resolve universe and window; read closes (with warm-up) and single-quarter fundamentals."""
+    known = market.securities()
+    if not known:
+        raise InvalidUniverseError("the store holds no securities: run `stockdesk data load-sample` first")
+    wanted = _wanted(window.universe, known)
+    end = window.end or _newest_day(market, wanted)
+    start = window.start or date(end.year - DEFAULT_YEARS, end.month, min(end.day, 28))
+    if start >= end:
+        raise InvalidBacktestWindowError(f"the window is empty: --from {start} is not before --to {end}")
+    closes = market.adjusted_closes(wanted, start - timedelta(days=WARMUP_DAYS), end)
+    inside = closes.loc[pd.Timestamp(start) :]
+    counts = inside.notna().sum()
+    universe = [s for s in wanted if counts.get(s, 0) >= MIN_WINDOW_BARS]
+    dropped = [s for s in wanted if s not in universe]
+    if not universe:
+        raise InvalidUniverseError(
+            f"no symbol has {MIN_WINDOW_BARS} daily bars between {start} and {end} "
+            f"(asked for {len(wanted)}: {', '.join(wanted[:8])}{'...' if len(wanted) > 8 else ''})"
+        )
+    notes = []
+    if dropped:
+        notes.append(f"left out for lack of history in the window: {', '.join(dropped)}")
+    fundamentals = single_quarter(market.reported_financials(universe, end))
+    missing = sorted(set(universe) - set(fundamentals["symbol"]))
+    if missing:
+        notes.append(f"no usable financial reports (never pass the catalyst filter): {', '.join(missing)}")
+    return MarketPanel(
+        universe=universe,
+        markets={s: known[s] for s in universe},
+        start=max(start, inside.index[0].date()),
+        end=min(end, inside.index[-1].date()),
+        closes=closes[universe],
+        fundamentals=fundamentals,
+        notes=tuple(notes),
+    )
+
+
+def _wanted(universe: list[str] | None, known: dict[str, str]) -> list[str]:
+    if not universe:
+        return sorted(known)
+    asked = [s.strip().upper() for s in universe if s.strip()]
+    unknown = [s for s in asked if s not in known]
+    if unknown:
+        raise InvalidUniverseError(f"not in the store: {', '.join(unknown)} (see `stockdesk data show`)")
+    return list(dict.fromkeys(asked))
+
+
+def _newest_day(market: IStrategyMarketData, symbols: list[str]) -> date:
+    recent = market.adjusted_closes(symbols, date(1990, 1, 1), date.today())
+    if recent.empty:
+        raise InvalidUniverseError(f"no daily bars stored for {', '.join(symbols[:8])}")
+    return recent.index[-1].date()

@@ -1,0 +1,82 @@
+"""The strategy lab's application interface: what the CLI, REST and other contexts call."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+from pydantic import ValidationError
+
+from stockdesk.strategy_lab.application.autonomous_loop import AutonomousLoop, LoopObserver
+from stockdesk.strategy_lab.application.backtest_service import BacktestService
+from stockdesk.strategy_lab.application.feedback import details_from_validation_error
+from stockdesk.strategy_lab.domain.dtos import BacktestResult, BacktestWindow, RunConfig, StrategyRunDTO
+from stockdesk.strategy_lab.domain.errors import (
+    InvalidStrategyParamsError,
+    NothingToReplayError,
+    StrategyRunNotFoundError,
+)
+from stockdesk.strategy_lab.domain.params import MomentumStrategyParams
+from stockdesk.strategy_lab.domain.ports import IStrategyRunRepository
+
+
+def parse_params(raw: str | dict[str, Any]) -> MomentumStrategyParams:
+    """Parameters typed by a person (CLI --params, REST body), with the same feedback the LLM gets."""
+    try:
+        data = json.loads(raw) if isinstance(raw, str) else raw
+    except json.JSONDecodeError as exc:
+        raise InvalidStrategyParamsError(f"--params is not JSON: {exc.msg} at character {exc.pos}") from exc
+    if isinstance(data, dict) and isinstance(data.get("params"), dict):
+        data = data["params"]  # a whole StrategyParamRequest is accepted too
+    try:
+        return MomentumStrategyParams.model_validate(data)
+    except ValidationError as exc:
+        details = details_from_validation_error(exc)
+        summary = "; ".join(
+            f"{d.field_path.removeprefix('params.')}: {d.suggestion or d.error_type}" for d in details
+        )
+        raise InvalidStrategyParamsError(
+            f"invalid strategy parameters: {summary}", details={"errors": [d.as_dict() for d in details]}
+        ) from exc
+
+
+class StrategyLabService:
+    def __init__(
+        self,
+        backtests: BacktestService,
+        runs: IStrategyRunRepository,
+        loop: Callable[[], AutonomousLoop],
+    ):
+        self._backtests = backtests
+        self._runs = runs
+        self._loop = loop  # built on first use: `backtest` and `show` never load a model
+
+    def backtest(self, params: MomentumStrategyParams, window: BacktestWindow) -> BacktestResult:
+        return self._backtests.backtest(params, window)
+
+    def create_run(self, config: RunConfig) -> StrategyRunDTO:
+        return self._loop().create(config)
+
+    def execute(self, run_id: str, observer: LoopObserver | None = None) -> StrategyRunDTO:
+        return self._loop().execute(run_id, observer)
+
+    def get(self, run_id: str) -> StrategyRunDTO:
+        run = self._runs.get(run_id)
+        if run is None:
+            raise StrategyRunNotFoundError(f"no strategy run with id {run_id}")
+        return run
+
+    def list(self, limit: int = 20) -> list[StrategyRunDTO]:
+        return self._runs.list(limit)
+
+    def replay(self, run_id: str, number: int | None = None) -> BacktestResult:
+        """Re-score an iteration (default: the champion) from its stored code, for its equity curve."""
+        run = self.get(run_id)
+        record = (
+            run.champion if number is None else next((i for i in run.iterations if i.number == number), None)
+        )
+        if record is None or record.code is None or record.params is None:
+            which = "has no champion" if number is None else f"has no scored iteration {number}"
+            raise NothingToReplayError(f"strategy run {run_id} {which}")
+        return self._backtests.run_code(record.code, record.params, self._backtests.panel(run.config.window))

@@ -1,0 +1,63 @@
+"""Composition root of the strategy lab: store adapter, template, backtests, the loop and its LLM."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import cached_property
+
+from stockdesk.data_engineering.application import (
+    GetFinanceForTickerUseCase,
+    GetPriceHistoryUseCase,
+    ListSecuritiesUseCase,
+)
+from stockdesk.llm_platform.application.llm_service import LLMService
+from stockdesk.shared.config import Settings
+from stockdesk.shared.db import Database
+from stockdesk.strategy_lab.application.autonomous_loop import AutonomousLoop
+from stockdesk.strategy_lab.application.backtest_service import BacktestService
+from stockdesk.strategy_lab.application.code_generator import TemplateCodeGenerator
+from stockdesk.strategy_lab.application.service import StrategyLabService
+from stockdesk.strategy_lab.domain.dtos import CostModel
+from stockdesk.strategy_lab.infrastructure.adapters.market_data import StoreMarketData
+from stockdesk.strategy_lab.infrastructure.agents.strategist.agent import StrategistAgent
+from stockdesk.strategy_lab.infrastructure.persistence.run_repository import SqlStrategyRunRepository
+from stockdesk.strategy_lab.infrastructure.templates.momentum_template import MomentumTemplate
+
+
+class StrategyLabContainer:
+    def __init__(
+        self,
+        settings: Settings,
+        database: Database,
+        *,
+        securities: ListSecuritiesUseCase,
+        prices: GetPriceHistoryUseCase,
+        finance: GetFinanceForTickerUseCase,
+        llm_service: Callable[[], LLMService],
+    ):
+        """`llm_service` is a factory: only `strategy run` starts a model."""
+        self._settings = settings
+        self._database = database
+        self._market = StoreMarketData(securities, prices, finance)
+        self._llm_service = llm_service
+
+    @cached_property
+    def generator(self) -> TemplateCodeGenerator:
+        return TemplateCodeGenerator(MomentumTemplate())
+
+    @cached_property
+    def backtests(self) -> BacktestService:
+        costs = {m: CostModel.model_validate(c) for m, c in self._settings.strategy_costs.items()}
+        return BacktestService(self._market, self.generator, costs or None)
+
+    @cached_property
+    def runs(self) -> SqlStrategyRunRepository:
+        return SqlStrategyRunRepository(self._database)
+
+    def loop(self) -> AutonomousLoop:
+        strategist = StrategistAgent(self._llm_service(), temperature=self._settings.strategy_temperature)
+        return AutonomousLoop(strategist, self.generator, self.backtests, self.runs)
+
+    @cached_property
+    def service(self) -> StrategyLabService:
+        return StrategyLabService(self.backtests, self.runs, self.loop)

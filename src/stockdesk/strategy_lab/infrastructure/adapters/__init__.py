@@ -1,0 +1,1 @@
+"""Adapters of the strategy lab onto other contexts' application interfaces."""

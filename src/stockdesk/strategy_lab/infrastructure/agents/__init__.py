@@ -1,0 +1,1 @@
+"""LLM agents of the strategy lab."""

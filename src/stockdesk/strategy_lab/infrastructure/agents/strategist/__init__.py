@@ -1,0 +1,1 @@
+"""The strategist: picks momentum-strategy parameters as JSON."""

@@ -1,0 +1,1 @@
+"""Strategy runs and their iterations in the shared database."""

@@ -1,0 +1,1 @@
+"""Jinja2 templates that render standalone strategy modules from validated parameters."""

@@ -1,0 +1,1 @@
+"""`stockdesk strategy ...` commands."""

@@ -1,0 +1,1 @@
+"""Strategy lab REST routes."""

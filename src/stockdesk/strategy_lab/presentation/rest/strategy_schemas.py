@@ -1,0 +1,37 @@
+"""Request bodies of the strategy routes (responses are the application's DTOs)."""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from stockdesk.strategy_lab.domain.dtos import BacktestWindow, RunConfig
+
+
+class WindowBody(BaseModel):
+    universe: list[str] | None = Field(default=None, description="stored symbols; omitted or empty = all")
+    start: date | None = None
+    end: date | None = None
+
+    def window(self) -> BacktestWindow:
+        return BacktestWindow(universe=self.universe or None, start=self.start, end=self.end)
+
+
+class BacktestBody(WindowBody):
+    params: dict[str, Any] = Field(description="MomentumStrategyParams; checked with structured feedback")
+
+
+class RunBody(WindowBody):
+    iterations: int = Field(5, ge=1, le=200)
+    max_drawdown_limit: float = Field(0.35, gt=0.0, le=1.0)
+    max_attempts: int = Field(3, ge=1, le=10)
+
+    def config(self) -> RunConfig:
+        return RunConfig(
+            iterations=self.iterations,
+            window=self.window(),
+            max_drawdown_limit=self.max_drawdown_limit,
+            max_attempts=self.max_attempts,
+        )

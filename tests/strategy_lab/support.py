@@ -1,0 +1,117 @@
+"""A small real store for strategy-lab tests: six A-shares with known trends and YTD reports."""
+
+from __future__ import annotations
+
+import json
+from datetime import date
+
+import numpy as np
+import pandas as pd
+
+from stockdesk.data_engineering.application.import_service import MarketDataImportService
+from stockdesk.data_engineering.infrastructure.persistence.repository import SqlMarketDataRepository
+from stockdesk.shared.db import Database
+
+END = date(2024, 6, 28)
+DAYS = 700
+# symbol -> (daily drift, yearly revenue growth): steady risers, a faller, a flat one
+SYMBOLS = {
+    "600001.SH": (0.0012, 0.30),
+    "600002.SH": (0.0008, 0.20),
+    "600003.SH": (0.0004, 0.10),
+    "000004.SZ": (0.0000, 0.00),
+    "000005.SZ": (-0.0006, -0.15),
+    "000006.SZ": (0.0010, -0.10),
+}
+TYPES = {3: "Q1", 6: "H1", 9: "Q3", 12: "A"}
+
+PARAMS = {
+    "momentum_period": 20,
+    "ma_periods": 60,
+    "catalyst_type": "revenue",
+    "catalyst_lookback": 2,
+    "n_stocks": 5,
+    "stop_loss": 0.1,
+    "resample": "W",
+    "resample_offset": 0,
+}
+REASONING = "Twenty-day momentum above the sixty-day trend, with growing revenue, held weekly in five names."
+
+
+def answer(reasoning: str = REASONING, **changes: object) -> str:
+    """A strategist answer as a model writes it: prose, then a fenced JSON block."""
+    body = {"reasoning": reasoning, "params": {**PARAMS, **changes}}
+    return f"Here are my parameters.\n```json\n{json.dumps(body)}\n```"
+
+
+def prices(symbol: str) -> np.ndarray:
+    drift, _ = SYMBOLS[symbol]
+    rng = np.random.default_rng(sum(map(ord, symbol)))  # fixed per symbol: reruns see the same prices
+    steps = drift + rng.normal(0.0, 0.012, DAYS)
+    return 10.0 * np.exp(np.cumsum(steps))
+
+
+def financial_rows(symbol: str, dates: pd.DatetimeIndex) -> list[dict]:
+    """Quarterly YTD revenue growing at the symbol's rate, announced 30 days after each quarter."""
+    _, growth = SYMBOLS[symbol]
+    rows = []
+    quarter_ends = pd.date_range(dates[0] - pd.Timedelta(days=400), END, freq="QE-DEC")
+    for i, end in enumerate(quarter_ends):
+        quarterly = 100.0 * (1 + growth) ** (i / 4)
+        position = end.month // 3
+        ytd = sum(100.0 * (1 + growth) ** ((i - k) / 4) for k in range(position))
+        rows.append(
+            {
+                "symbol": symbol,
+                "end_date": end.date(),
+                "ann_date": (end + pd.Timedelta(days=30)).date(),
+                "report_type": TYPES[end.month],
+                "revenue": ytd * 1e6,
+                "roe": quarterly / 100 * 3 * position,
+            }
+        )
+    return rows
+
+
+def populate(database: Database) -> None:
+    service = MarketDataImportService(SqlMarketDataRepository(database))
+    dates = pd.bdate_range(end=END, periods=DAYS)
+    securities, bars, financials = [], [], []
+    for symbol in SYMBOLS:
+        securities.append(
+            {
+                "symbol": symbol,
+                "name": f"示例{symbol[:6]}",
+                "industry": "测试",
+                "market": "CN",
+                "exchange": symbol[-2:],
+                "currency": "CNY",
+                "list_date": "2000-01-01",
+                "provider_codes": {"tushare": symbol},
+            }
+        )
+        close = prices(symbol)
+        bars.append(
+            pd.DataFrame(
+                {
+                    "symbol": symbol,
+                    "trade_date": dates,
+                    "open": close,
+                    "high": close * 1.01,
+                    "low": close * 0.99,
+                    "close": close,
+                    "volume": 1e6,
+                    "amount": close * 1e6,
+                    "adj_factor": 1.0,
+                }
+            )
+        )
+        financials.extend(financial_rows(symbol, dates))
+    service.import_frames(
+        "test",
+        {
+            "securities": pd.DataFrame(securities),
+            "bars": pd.concat(bars, ignore_index=True),
+            "financials": pd.DataFrame(financials),
+        },
+    )

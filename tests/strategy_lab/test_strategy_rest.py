@@ -1,0 +1,72 @@
+"""Strategy routes through FastAPI's test client: backtest, start a run, read it; distinct error codes."""
+
+from __future__ import annotations
+
+import pytest
+from fastapi.testclient import TestClient
+
+from stockdesk.entrypoints.api import create_app
+from stockdesk.entrypoints.container import AppContainer
+from stockdesk.llm_platform.infrastructure.scripted import ScriptedProvider
+from stockdesk.shared.config import Settings
+from tests.conftest import scripted_service
+from tests.strategy_lab.support import PARAMS, answer, populate
+
+
+@pytest.fixture
+def client(settings: Settings) -> TestClient:
+    container = AppContainer(settings)
+    provider = ScriptedProvider([answer(), "no JSON", "no JSON", "no JSON"])
+    container.__dict__["llm_service"] = scripted_service(provider, database=container.database)
+    populate(container.database)
+    return TestClient(create_app(container))
+
+
+def test_backtest_returns_metrics_and_the_curve(client: TestClient) -> None:
+    response = client.post("/api/v1/strategy/backtest", json={"params": PARAMS, "start": "2023-07-01"})
+    assert response.status_code == 200, response.text
+    body = response.json()
+    assert body["metrics"]["trades"] > 0 and body["params"] == PARAMS
+    assert len(body["equity_curve"]) == body["metrics"]["days"]
+
+
+@pytest.mark.parametrize(
+    ("body", "status", "code"),
+    [
+        ({"params": {**PARAMS, "momentum_period": 25}}, 400, "INVALID_STRATEGY_PARAMS"),
+        ({"params": PARAMS, "universe": ["999999.SH"]}, 400, "INVALID_UNIVERSE"),
+        ({"params": PARAMS, "start": "2024-06-01", "end": "2024-01-01"}, 400, "INVALID_BACKTEST_WINDOW"),
+    ],
+)
+def test_bad_backtest_input_has_its_own_error_code(
+    client: TestClient, body: dict, status: int, code: str
+) -> None:
+    response = client.post("/api/v1/strategy/backtest", json=body)
+    assert response.status_code == status and response.json()["error"]["code"] == code
+
+
+def test_invalid_params_carry_the_structured_details(client: TestClient) -> None:
+    response = client.post("/api/v1/strategy/backtest", json={"params": {**PARAMS, "momentum_period": 25}})
+    [detail] = response.json()["error"]["details"]["errors"]
+    assert detail["field_path"] == "params.momentum_period" and detail["allowed_values"] == [5, 10, 20, 30]
+
+
+def test_a_run_is_accepted_then_iterates_and_can_be_read(client: TestClient) -> None:
+    started = client.post("/api/v1/strategy/runs", json={"iterations": 2, "start": "2023-07-01"})
+    assert started.status_code == 202, started.text
+    run_id = started.json()["id"]
+    assert started.json()["status"] == "running" and started.json()["iterations"] == []
+    run = client.get(f"/api/v1/strategy/runs/{run_id}").json()  # the background task has run
+    assert run["status"] == "completed"
+    assert [i["status"] for i in run["iterations"]][1] == "generation_failed"
+    assert run["iterations"][1]["attempts"] == 3 and run["iterations"][0]["metrics"]["trades"] > 0
+    assert [r["id"] for r in client.get("/api/v1/strategy/runs").json()] == [run_id]
+
+
+def test_unknown_run_is_404_and_bad_run_bodies_are_rejected(client: TestClient) -> None:
+    missing = client.get("/api/v1/strategy/runs/nope")
+    assert missing.status_code == 404 and missing.json()["error"]["code"] == "STRATEGY_RUN_NOT_FOUND"
+    bad = client.post("/api/v1/strategy/runs", json={"iterations": 0})
+    assert bad.status_code == 400 and bad.json()["error"]["code"] == "BAD_REQUEST"
+    unknown = client.post("/api/v1/strategy/runs", json={"iterations": 1, "universe": ["999999.SH"]})
+    assert unknown.status_code == 400 and unknown.json()["error"]["code"] == "INVALID_UNIVERSE"

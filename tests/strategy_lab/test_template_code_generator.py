@@ -1,0 +1,395 @@
+"""C3 of the strategy JSON-params spec: extraction, parameter injection, the code check and the
+rendered strategy's signals on a small panel worked out by hand."""
+
+from __future__ import annotations
+
+import ast
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from stockdesk.strategy_lab.application.code_check import check_strategy_code, load_strategy
+from stockdesk.strategy_lab.application.code_generator import TemplateCodeGenerator
+from stockdesk.strategy_lab.domain.errors import UnsafeStrategyCodeError
+from stockdesk.strategy_lab.domain.params import MomentumStrategyParams
+from stockdesk.strategy_lab.domain.ports import IStrategyTemplate
+from stockdesk.strategy_lab.infrastructure.templates.momentum_template import MomentumTemplate
+
+REASONING = "Twenty-day momentum with a 60-day trend filter; revenue catalysts are reliable here."
+VALID = {
+    "momentum_period": 20,
+    "ma_periods": 60,
+    "catalyst_type": "revenue",
+    "catalyst_lookback": 3,
+    "n_stocks": 15,
+    "stop_loss": 0.10,
+    "resample": "W",
+    "resample_offset": 0,
+}
+ANSWER = json.dumps({"reasoning": REASONING, "params": VALID})
+PRETTY = json.dumps({"reasoning": REASONING, "params": VALID}, indent=2)
+OTHER = json.dumps({"reasoning": REASONING, "params": {**VALID, "n_stocks": 5}})
+
+PARAM_SETS = [
+    VALID,
+    {**VALID, "catalyst_type": "earnings", "resample": "M", "resample_offset": 1},
+    {
+        "momentum_period": 5,
+        "ma_periods": 20,
+        "catalyst_type": "revenue",
+        "catalyst_lookback": 6,
+        "n_stocks": 5,
+        "stop_loss": 0.08,
+        "resample": "M",
+        "resample_offset": 4,
+    },
+    {
+        "momentum_period": 30,
+        "ma_periods": 120,
+        "catalyst_type": "earnings",
+        "catalyst_lookback": 2,
+        "n_stocks": 20,
+        "stop_loss": 0.15,
+        "resample": "W",
+        "resample_offset": 3,
+    },
+]
+
+
+@pytest.fixture
+def generator() -> TemplateCodeGenerator:
+    return TemplateCodeGenerator(MomentumTemplate())
+
+
+def params(**changes: Any) -> MomentumStrategyParams:
+    return MomentumStrategyParams(**{**VALID, **changes})
+
+
+def render(**changes: Any) -> str:
+    return MomentumTemplate().render(params(**changes))
+
+
+# --- extraction --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        f"```json\n{PRETTY}\n```",
+        f"```\n{PRETTY}\n```",
+        f"Here is my choice.\n\n{PRETTY}\n\nThese settings favour medium-term trends.",
+        f"<think>Maybe {{momentum_period: 30}} or {json.dumps({'n_stocks': 5})}? No.</think>\n{ANSWER}",
+        f"{ANSWER}\n{OTHER}",
+        ANSWER,
+        f"Allowed periods are [5, 10, 20, 30]; I pick 20.\n{ANSWER}",
+    ],
+    ids=[
+        "json-fence",
+        "bare-fence",
+        "prose-around",
+        "think-with-braces",
+        "two-objects",
+        "single-line",
+        "list-first",
+    ],
+)
+def test_extraction_variants(generator: TemplateCodeGenerator, raw: str):
+    assert json.loads(generator._extract_json(raw)) == json.loads(ANSWER)
+    result = generator.generate(raw)
+    assert result.success is True, result.errors
+    assert result.params == MomentumStrategyParams(**VALID)
+    assert result.reasoning == REASONING
+    assert result.code == MomentumTemplate().render(result.params)
+
+
+@pytest.mark.parametrize("raw", ["", "I cannot decide on parameters today.", "{momentum_period: 20}"])
+def test_no_json_is_a_json_error(generator: TemplateCodeGenerator, raw: str):
+    result = generator.generate(raw)
+    assert result.success is False and result.code is None and result.params is None
+    assert [(e.field_path, e.error_type) for e in result.errors] == [("$", "json_error")]
+    assert "## VALIDATION ERRORS (Please Fix)" in result.get_feedback_prompt()
+
+
+# --- parameter injection -----------------------------------------------------------------------
+
+
+def module_constants(code: str) -> dict[str, Any]:
+    constants = {}
+    for node in ast.parse(code).body:
+        if isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name):
+            try:
+                constants[node.targets[0].id] = ast.literal_eval(node.value)
+            except ValueError:  # PARAMS refers to the constants
+                continue
+    return constants
+
+
+@pytest.mark.parametrize("values", PARAM_SETS)
+def test_injected_constants_equal_the_params(values: dict[str, Any]):
+    params = MomentumStrategyParams(**values)
+    code = MomentumTemplate().render(params)
+    constants = module_constants(code)
+    assert {name: constants[name.upper()] for name in values} == values
+    assert constants["CATALYST_COLUMN"] == ("revenue" if values["catalyst_type"] == "revenue" else "roe")
+    check_strategy_code(code)
+    program = load_strategy(code)
+    assert program.params == params.model_dump()
+    assert MomentumStrategyParams(**program.params) == params
+    assert program.stop_loss == values["stop_loss"]
+    assert f"stop_loss={values['stop_loss']}" in ast.get_docstring(ast.parse(code))
+    assert "{{" not in code and "{%" not in code
+    assert code.endswith("\n") and not code.endswith("\n\n")
+
+
+@pytest.mark.parametrize("values", [PARAM_SETS[1], PARAM_SETS[3]], ids=["monthly-earnings", "weekly-revenue"])
+def test_rendered_module_is_ruff_clean(values: dict[str, Any]):
+    pytest.importorskip("ruff")
+    code = MomentumTemplate().render(MomentumStrategyParams(**values))
+    root = Path(__file__).resolve().parents[2]  # the repo's pyproject.toml: line length 110
+    for command in (["check", "--no-cache"], ["format", "--check", "--no-cache"]):
+        done = subprocess.run(
+            [sys.executable, "-m", "ruff", *command, "--stdin-filename", "strategy.py", "-"],
+            input=code,
+            capture_output=True,
+            text=True,
+            cwd=root,
+            check=False,
+        )
+        assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_template_branches():
+    weekly_revenue = render(catalyst_type="revenue", resample="W")
+    monthly_earnings = render(catalyst_type="earnings", resample="M")
+    assert 'CATALYST_COLUMN = "revenue"' in weekly_revenue and '"roe"' not in weekly_revenue
+    assert 'CATALYST_COLUMN = "roe"' in monthly_earnings
+    assert "index.day_of_week >= RESAMPLE_OFFSET" in weekly_revenue and "cumcount" not in weekly_revenue
+    assert "cumcount" in monthly_earnings and "day_of_week" not in monthly_earnings
+    assert "in each calendar week" in weekly_revenue and "in each month" in monthly_earnings
+
+
+def test_generator_render_checks_the_code(generator: TemplateCodeGenerator):
+    assert generator.render(params()) == render()
+    assert MomentumTemplate().name == "momentum"
+
+
+class BrokenTemplate(IStrategyTemplate):
+    """A template with a bug: its code imports os."""
+
+    name = "broken"
+
+    def render(self, params: MomentumStrategyParams) -> str:
+        return "import os\n"
+
+
+def test_unsafe_template_code_is_raised_not_fed_back_to_the_model():
+    generator = TemplateCodeGenerator(BrokenTemplate())
+    with pytest.raises(UnsafeStrategyCodeError, match="import of 'os'"):
+        generator.generate(ANSWER)
+    with pytest.raises(UnsafeStrategyCodeError):
+        generator.render(params())
+
+
+# --- code check --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("snippet", "reason"),
+    [
+        ("import os", "import of 'os'"),
+        ("from os import path", "import from 'os'"),
+        ("import numpy.linalg", "import of 'numpy.linalg'"),
+        ("from __future__ import braces", "__future__"),
+        ("X = open('/etc/passwd')", "'open'"),
+        ("X = __import__('os')", "'__import__'"),
+        ("X = ().__class__", "'__class__'"),
+        ("X = eval('1')", "'eval'"),
+        ("X = getattr(pd, 'read_csv')", "'getattr'"),
+        ("X = pd.read_pickle('x.pkl')", "'read_pickle'"),
+        ("X = '{0.__class__}'.format(1)", "'__'"),
+        ("def f():\n    global STOP_LOSS\n    STOP_LOSS = 1", "global"),
+        ("X = (", "does not compile"),
+    ],
+)
+def test_code_check_rejects(snippet: str, reason: str):
+    with pytest.raises(UnsafeStrategyCodeError) as caught:
+        check_strategy_code(render() + "\n" + snippet + "\n")
+    assert reason in str(caught.value)
+    assert "\n" not in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "reason"),
+    [
+        ("def generate_weights(", "def other_weights(", "define a generate_weights"),
+        ("\nSTOP_LOSS = ", "\nSTOP = ", "STOP_LOSS"),
+        ("\nPARAMS = {", "\nSETTINGS = {", "PARAMS"),
+    ],
+)
+def test_code_check_requires_the_entry_points(old: str, new: str, reason: str):
+    code = render()
+    assert old in code
+    with pytest.raises(UnsafeStrategyCodeError, match=reason):
+        check_strategy_code(code.replace(old, new, 1).replace('"stop_loss": STOP_LOSS', '"stop_loss": 0.1'))
+
+
+def test_load_strategy_runs_with_restricted_builtins():
+    program = load_strategy(render())
+    builtins = program.generate_weights.__globals__["__builtins__"]
+    assert "open" not in builtins and "eval" not in builtins and "print" not in builtins
+    with pytest.raises(ImportError, match="not allowed"):
+        builtins["__import__"]("os")
+    with pytest.raises(ImportError):
+        builtins["__import__"]("pandas.io.pickle")
+    assert builtins["__import__"]("numpy") is np
+    with pytest.raises(UnsafeStrategyCodeError, match="failed to load: NameError"):
+        load_strategy(render() + "\nprint(STOP_LOSS)\n")
+
+
+# --- the rendered strategy on a hand-made panel ------------------------------------------------
+
+HOLIDAYS = pd.to_datetime(["2024-02-14", "2024-05-01", "2024-05-02", "2024-05-03"])
+INDEX = pd.bdate_range("2024-01-01", "2024-09-02").difference(HOLIDAYS)
+# constant daily growth: momentum == growth once MOMENTUM_PERIOD returns exist
+GROWTH = {"A": 0.004, "B": 0.002, "C": 0.006, "D": -0.003, "E": 0.003, "F": 0.005}
+QUARTERS = ["2023-03-31", "2023-06-30", "2023-09-30", "2023-12-31"]
+ANNOUNCED = ["2023-04-25", "2023-08-20", "2023-10-25", "2023-12-28"]
+PANEL_PARAMS = {
+    "momentum_period": 5,
+    "ma_periods": 20,
+    "catalyst_type": "revenue",
+    "catalyst_lookback": 2,
+    "n_stocks": 5,
+    "stop_loss": 0.10,
+    "resample": "W",
+    "resample_offset": 2,
+}
+
+
+def panel(growth: dict[str, float]) -> pd.DataFrame:
+    steps = np.arange(len(INDEX))
+    return pd.DataFrame({symbol: 100 * (1 + g) ** steps for symbol, g in growth.items()}, index=INDEX)
+
+
+def reports(symbol: str, revenue: list[float], announced: list[str] = ANNOUNCED) -> list[dict[str, Any]]:
+    ends = [*QUARTERS, "2024-03-31"][: len(revenue)]
+    return [
+        {
+            "symbol": symbol,
+            "end_date": pd.Timestamp(end),
+            "ann_date": pd.Timestamp(ann),
+            "revenue": float(value),
+            "roe": 0.1,
+        }
+        for end, ann, value in zip(ends, announced, revenue, strict=True)
+    ]
+
+
+def fundamentals(e_announced: str = "2024-03-20") -> pd.DataFrame:
+    """Lookback 2: flag = mean(last 2 quarters) > mean(last 4, at least 3)."""
+    rows = [
+        *reports("A", [100, 110, 120, 130]),  # rising: 125 > 115
+        # rising until two quarters published the same day; the newer (40: 85 < 100) wins
+        *reports("B", [100, 110, 120, 130, 40], [*ANNOUNCED[:3], "2024-04-09", "2024-04-09"]),
+        *reports("C", [130, 120, 110, 100]),  # declining: 105 < 115
+        *reports("D", [100, 110, 120, 130]),  # rising, but the price falls
+        # falling (115 < 120) until Q4 (200: 155 > 140) is published
+        *reports("E", [130, 120, 110, 200], [*ANNOUNCED[:3], e_announced]),
+        # F: no fundamentals at all
+    ]
+    return pd.DataFrame(rows)
+
+
+def weights(**changes: Any) -> pd.DataFrame:
+    code = MomentumTemplate().render(MomentumStrategyParams(**{**PANEL_PARAMS, **changes}))
+    return load_strategy(code).generate_weights(panel(GROWTH), fundamentals())
+
+
+def chosen(frame: pd.DataFrame, day: str) -> dict[str, float]:
+    row = frame.loc[pd.Timestamp(day)]
+    return {symbol: round(weight, 6) for symbol, weight in row.items() if weight > 0}
+
+
+def test_selection_on_hand_checked_dates():
+    frame = weights()
+    assert list(frame.columns) == list(GROWTH)
+    # MA_PERIODS=20 needs 20 closes: the 20th trading day is Jan 26, so the first Wednesdays hold cash
+    assert chosen(frame, "2024-01-24") == {}
+    # C: revenue declines; D: falls below its average; E: catalyst not yet on; F: no fundamentals
+    assert chosen(frame, "2024-01-31") == {"A": 0.5, "B": 0.5}
+    # E's rising quarter is announced on Wednesday Mar 20: not usable that day, usable the next week
+    assert chosen(frame, "2024-03-20") == {"A": 0.5, "B": 0.5}
+    assert chosen(frame, "2024-03-27") == {"A": 0.333333, "B": 0.333333, "E": 0.333333}
+    # B's two quarters announced on Tue Apr 9 take effect Wed Apr 10; the latest end_date (falling) wins
+    assert chosen(frame, "2024-04-03") == {"A": 0.333333, "B": 0.333333, "E": 0.333333}
+    assert chosen(frame, "2024-04-10") == {"A": 0.5, "E": 0.5}
+    sums = frame.sum(axis=1).round(9)
+    assert set(sums.unique()) <= {0.0, 1.0}
+    assert (sums.loc["2024-01-31":] == 1.0).all()
+
+
+def test_announcement_takes_effect_on_the_next_trading_day():
+    program = load_strategy(MomentumTemplate().render(MomentumStrategyParams(**PANEL_PARAMS)))
+    day_before = program.generate_weights(panel(GROWTH), fundamentals(e_announced="2024-03-19"))
+    assert chosen(day_before, "2024-03-20") == {"A": 0.333333, "B": 0.333333, "E": 0.333333}
+    same_day = program.generate_weights(panel(GROWTH), fundamentals(e_announced="2024-03-20"))
+    assert "E" not in chosen(same_day, "2024-03-20")
+
+
+def test_without_fundamentals_nothing_passes_the_catalyst_filter():
+    program = load_strategy(MomentumTemplate().render(MomentumStrategyParams(**PANEL_PARAMS)))
+    for empty in (pd.DataFrame(), pd.DataFrame(columns=["symbol", "end_date", "ann_date", "revenue", "roe"])):
+        frame = program.generate_weights(panel(GROWTH), empty)
+        assert len(frame) == 36 and (frame == 0.0).all().all()
+
+
+def test_catalyst_type_earnings_reads_roe():
+    rows = fundamentals()
+    rows["roe"] = rows["revenue"].where(rows["symbol"] != "A", rows["revenue"][::-1].to_numpy())
+    program = load_strategy(render(**{**PANEL_PARAMS, "catalyst_type": "earnings"}))
+    frame = program.generate_weights(panel(GROWTH), rows)
+    assert "A" not in chosen(frame, "2024-01-31")  # A's roe declines
+    assert "B" in chosen(frame, "2024-01-31")
+
+
+def test_top_n_by_momentum_with_ties_in_column_order():
+    growth = {"S1": 0.002, "S2": 0.006, "S3": 0.005, "S4": 0.004, "S5": 0.003, "S6": 0.002}
+    rows = pd.DataFrame([row for symbol in growth for row in reports(symbol, [100, 110, 120, 130])])
+    program = load_strategy(MomentumTemplate().render(MomentumStrategyParams(**PANEL_PARAMS)))
+    frame = program.generate_weights(panel(growth), rows)
+    # six eligible, N_STOCKS=5: S1 and S6 tie for last place, the earlier column wins
+    assert chosen(frame, "2024-02-07") == {symbol: 0.2 for symbol in ["S1", "S2", "S3", "S4", "S5"]}
+
+
+def test_weekly_decision_dates_wednesday_with_holiday_fallbacks():
+    frame = weights()
+    wednesdays = pd.date_range("2024-01-03", "2024-08-28", freq="W-WED").difference(HOLIDAYS)
+    # Feb 14 is a holiday: Thursday; May 1-3 are holidays: Tuesday Apr 30 (last day of the week);
+    # the panel ends on Monday Sep 2: that week's last trading day
+    expected = wednesdays.union(pd.to_datetime(["2024-02-15", "2024-04-30", "2024-09-02"]))
+    assert list(frame.index) == list(expected)
+    assert len(frame) == 36
+
+
+def test_monthly_decision_dates_second_trading_day():
+    frame = weights(resample="M", resample_offset=1)
+    expected = [
+        "2024-01-02",
+        "2024-02-02",
+        "2024-03-04",
+        "2024-04-02",
+        "2024-05-07",  # May 1-3 are holidays: Mon 6, Tue 7
+        "2024-06-04",
+        "2024-07-02",
+        "2024-08-02",
+        "2024-09-02",  # the only September day: min(1, n - 1) = 0
+    ]
+    assert list(frame.index) == list(pd.to_datetime(expected))
+    assert chosen(frame, "2024-04-02") == {"A": 0.333333, "B": 0.333333, "E": 0.333333}
+    assert chosen(frame, "2024-05-07") == {"A": 0.5, "E": 0.5}
