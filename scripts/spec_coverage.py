@@ -13,6 +13,34 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 PENDING_ISSUE: dict[str, int] = {}
+# Specs that name test categories instead of scenarios: category -> the test modules that hold it.
+CATEGORIES: dict[str, list[tuple[str, list[str]]]] = {
+    "strategy-json-params.md": [
+        ("Schema validity, rejection, JSON Schema export", ["tests/strategy_lab/test_strategy_params.py"]),
+        (
+            "JSON extraction, parameter injection, error collection",
+            ["tests/strategy_lab/test_template_code_generator.py"],
+        ),
+        (
+            "Error formatting, prompt integration, multi-error",
+            ["tests/strategy_lab/test_structured_error.py"],
+        ),  # noqa: E501
+        ("Retry with feedback loop (scripted provider)", ["tests/strategy_lab/test_generation_loop.py"]),
+        (
+            "End-to-end JSON -> code -> backtest -> autonomous loop",
+            [
+                "tests/strategy_lab/test_autonomous_loop.py",
+                "tests/strategy_lab/test_strategy_cli.py",
+                "tests/strategy_lab/test_strategy_rest.py",
+                "tests/strategy_lab/test_strategy_embedded.py",
+            ],
+        ),
+        (
+            "Backtest engine and metrics (hand-computed cases)",
+            ["tests/strategy_lab/test_backtest_engine.py", "tests/strategy_lab/test_backtest_metrics.py"],
+        ),
+    ],
+}
 
 
 def scenarios(spec: Path) -> list[tuple[str, str]]:
@@ -46,7 +74,8 @@ def main() -> None:
         "Every `#### Scenario:` of the specs in `../shared/specs/` with the tests whose docstring quotes its",
         "title. Regenerate with `python scripts/spec_coverage.py`; `tests/test_spec_coverage.py` checks that",
         "every test named here exists and quotes its scenario. Specs without scenario headings (judge",
-        "design, panel debate, strategy JSON params) are covered decision by decision in their issues.",
+        "design, panel debate) are covered decision by decision in their issues; the strategy JSON-params",
+        "spec's test categories are listed at the end with their test modules (and test counts).",
         "",
     ]
     for spec in sorted(specs.glob("*.md")):
@@ -61,6 +90,12 @@ def main() -> None:
                 or f"not yet (issue #{PENDING_ISSUE.get(spec.name, '?')})"
             )
             lines.append(f"| {requirement} | {title} | {cell} |")
+        lines.append("")
+    for spec_name, categories in CATEGORIES.items():
+        lines += [f"## {spec_name} (test categories)", "", "| category | tests |", "| --- | --- |"]
+        for category, modules in categories:
+            cells = [f"`{m}` ({sum(node.startswith(m + '::') for node, _ in all_tests)})" for m in modules]
+            lines.append(f"| {category} | {'<br>'.join(cells)} |")
         lines.append("")
     (ROOT / "docs" / "spec-coverage.md").write_text("\n".join(lines), encoding="utf-8")
 

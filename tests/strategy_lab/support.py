@@ -35,6 +35,18 @@ PARAMS = {
     "resample": "W",
     "resample_offset": 0,
 }
+# The spec's example set, used by the schema, generator and feedback tests.
+VALID = {
+    "momentum_period": 20,
+    "ma_periods": 60,
+    "catalyst_type": "revenue",
+    "catalyst_lookback": 3,
+    "n_stocks": 15,
+    "stop_loss": 0.10,
+    "resample": "W",
+    "resample_offset": 0,
+}
+REASONING_SPEC = "Twenty-day momentum with a 60-day trend filter; revenue catalysts are reliable here."
 REASONING = "Twenty-day momentum above the sixty-day trend, with growing revenue, held weekly in five names."
 
 

@@ -14,18 +14,8 @@ from stockdesk.strategy_lab.domain.params import (
     MomentumStrategyParams,
     StrategyParamRequest,
 )
-
-VALID = {
-    "momentum_period": 20,
-    "ma_periods": 60,
-    "catalyst_type": "revenue",
-    "catalyst_lookback": 3,
-    "n_stocks": 15,
-    "stop_loss": 0.10,
-    "resample": "W",
-    "resample_offset": 0,
-}
-REASONING = "Twenty-day momentum with a 60-day trend filter; revenue catalysts are reliable here."
+from tests.strategy_lab.support import REASONING_SPEC as REASONING
+from tests.strategy_lab.support import VALID
 
 
 def test_allowed_values_are_the_spec_sets():

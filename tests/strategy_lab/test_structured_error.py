@@ -18,18 +18,8 @@ from stockdesk.strategy_lab.application.feedback import (
 from stockdesk.strategy_lab.domain.errors import ValidationErrorDetail
 from stockdesk.strategy_lab.domain.params import PARAM_FIELDS, MomentumStrategyParams, StrategyParamRequest
 from stockdesk.strategy_lab.infrastructure.templates.momentum_template import MomentumTemplate
-
-REASONING = "Twenty-day momentum with a 60-day trend filter; revenue catalysts are reliable here."
-VALID = {
-    "momentum_period": 20,
-    "ma_periods": 60,
-    "catalyst_type": "revenue",
-    "catalyst_lookback": 3,
-    "n_stocks": 15,
-    "stop_loss": 0.10,
-    "resample": "W",
-    "resample_offset": 0,
-}
+from tests.strategy_lab.support import REASONING_SPEC as REASONING
+from tests.strategy_lab.support import VALID
 
 # The spec's "Error Feedback Format" example, verbatim.
 SPEC_EXAMPLE = """## VALIDATION ERRORS (Please Fix)

@@ -20,18 +20,9 @@ from stockdesk.strategy_lab.domain.errors import UnsafeStrategyCodeError
 from stockdesk.strategy_lab.domain.params import MomentumStrategyParams
 from stockdesk.strategy_lab.domain.ports import IStrategyTemplate
 from stockdesk.strategy_lab.infrastructure.templates.momentum_template import MomentumTemplate
+from tests.strategy_lab.support import REASONING_SPEC as REASONING
+from tests.strategy_lab.support import VALID
 
-REASONING = "Twenty-day momentum with a 60-day trend filter; revenue catalysts are reliable here."
-VALID = {
-    "momentum_period": 20,
-    "ma_periods": 60,
-    "catalyst_type": "revenue",
-    "catalyst_lookback": 3,
-    "n_stocks": 15,
-    "stop_loss": 0.10,
-    "resample": "W",
-    "resample_offset": 0,
-}
 ANSWER = json.dumps({"reasoning": REASONING, "params": VALID})
 PRETTY = json.dumps({"reasoning": REASONING, "params": VALID}, indent=2)
 OTHER = json.dumps({"reasoning": REASONING, "params": {**VALID, "n_stocks": 5}})

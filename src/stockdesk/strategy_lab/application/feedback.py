@@ -169,17 +169,7 @@ def _detail(error: Any, prefix: tuple[str, ...] = ()) -> ValidationErrorDetail:
 def _literal_detail(path: str, name: str, given: Any, message: str) -> ValidationErrorDetail:
     allowed = ALLOWED_VALUES[name]
     numeric = all(_is_number(value) for value in allowed)
-    if numeric and _is_number(given):
-        best = closest_allowed(name, given)
-        return ValidationErrorDetail(
-            field_path=path,
-            error_type="invalid_value",
-            given_value=given,
-            allowed_values=allowed,
-            suggestion=f"Use {show(best)} (closest valid value)",
-            message=message,
-        )
-    if not numeric and isinstance(given, str):
+    if (numeric and _is_number(given)) or (not numeric and isinstance(given, str)):
         return ValidationErrorDetail(
             field_path=path,
             error_type="invalid_value",

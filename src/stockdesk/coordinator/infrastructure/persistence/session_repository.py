@@ -15,17 +15,13 @@ from stockdesk.coordinator.domain.dtos.session import (
 from stockdesk.coordinator.domain.ports.session_repository import IResearchSessionRepository
 from stockdesk.coordinator.infrastructure.persistence.models import NodeExecutionRow, ResearchSessionRow
 from stockdesk.shared.db import Database
+from stockdesk.shared.db.timestamps import as_utc
 
 SESSION_FIELDS = (
     "parent_session_id", "symbol", "as_of", "options", "skip_debate", "status", "started_at",
     "finished_at", "duration_seconds", "llm_calls", "tokens", "expert_results", "expert_errors",
     "reused_experts", "aggregation", "debate_outcome", "verdict", "errors",
 )  # fmt: skip
-
-
-def _utc(value: datetime | None) -> datetime | None:
-    """SQLite hands timezone-aware columns back naive; they were stored as UTC."""
-    return value.replace(tzinfo=UTC) if value is not None and value.tzinfo is None else value
 
 
 class SqlResearchSessionRepository(IResearchSessionRepository):
@@ -74,14 +70,14 @@ class SqlResearchSessionRepository(IResearchSessionRepository):
                     for name in SESSION_FIELDS
                     if name not in ("started_at", "finished_at")
                 },
-                started_at=_utc(row.started_at),
-                finished_at=_utc(row.finished_at),
+                started_at=as_utc(row.started_at),
+                finished_at=as_utc(row.finished_at),
                 nodes=[
                     NodeExecution(
                         node=n.node,
                         status=n.status,
-                        started_at=_utc(n.started_at),
-                        finished_at=_utc(n.finished_at),
+                        started_at=as_utc(n.started_at),
+                        finished_at=as_utc(n.finished_at),
                         seconds=n.seconds,
                         error=n.error,
                     )
@@ -119,7 +115,7 @@ class SqlResearchSessionRepository(IResearchSessionRepository):
                     symbol=r.symbol,
                     as_of=r.as_of,
                     status=r.status,
-                    started_at=_utc(r.started_at),
+                    started_at=as_utc(r.started_at),
                     duration_seconds=r.duration_seconds,
                     llm_calls=r.llm_calls,
                     tokens=r.tokens,

@@ -7,6 +7,7 @@ from datetime import UTC, datetime
 from sqlalchemy import select
 
 from stockdesk.shared.db import Database
+from stockdesk.shared.db.timestamps import as_utc
 from stockdesk.strategy_lab.domain.dtos import IterationRecord, RunConfig, RunStatus, StrategyRunDTO
 from stockdesk.strategy_lab.domain.ports import IStrategyRunRepository
 from stockdesk.strategy_lab.infrastructure.persistence.models import StrategyIterationRow, StrategyRunRow
@@ -15,11 +16,6 @@ ITERATION_FIELDS = (
     "status", "params", "reasoning", "code", "metrics", "benchmark", "errors", "attempts", "llm_calls",
     "tokens", "started_at", "seconds",
 )  # fmt: skip
-
-
-def _utc(value: datetime | None) -> datetime | None:
-    """SQLite hands timezone-aware columns back naive; they were stored as UTC."""
-    return value.replace(tzinfo=UTC) if value is not None and value.tzinfo is None else value
 
 
 class SqlStrategyRunRepository(IStrategyRunRepository):
@@ -104,7 +100,7 @@ class SqlStrategyRunRepository(IStrategyRunRepository):
                     "run_id": run.id,
                     "number": r.number,
                     **{name: getattr(r, name) for name in ITERATION_FIELDS},
-                    "started_at": _utc(r.started_at),
+                    "started_at": as_utc(r.started_at),
                     "is_champion": r.number == run.champion_number,
                 }
             )
@@ -115,8 +111,8 @@ class SqlStrategyRunRepository(IStrategyRunRepository):
             id=run.id,
             status=RunStatus(run.status),
             config=RunConfig.model_validate(run.config),
-            created_at=_utc(run.created_at) or datetime.now(UTC),
-            finished_at=_utc(run.finished_at),
+            created_at=as_utc(run.created_at) or datetime.now(UTC),
+            finished_at=as_utc(run.finished_at),
             champion=champion,
             iterations=iterations,
             error=run.error,
