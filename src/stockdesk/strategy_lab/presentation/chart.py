@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import textwrap
 from pathlib import Path
 
 from matplotlib.figure import Figure
 
 from stockdesk.strategy_lab.domain.dtos import BacktestResult
+
+TITLE_WIDTH = 95  # characters per title line: the figure is 9 inches wide
 
 
 def write_equity_png(result: BacktestResult, path: Path, title: str) -> Path:
@@ -17,7 +20,7 @@ def write_equity_png(result: BacktestResult, path: Path, title: str) -> Path:
     curve = result.equity_curve
     axis.plot(days, [p.strategy for p in curve], label="strategy", linewidth=1.4)
     axis.plot(days, [p.benchmark for p in curve], label="equal-weight universe", linewidth=1)
-    axis.set_title(title, fontsize=10)
+    axis.set_title(textwrap.fill(title, TITLE_WIDTH), fontsize=9)
     axis.set_ylabel("NAV (start = 1)")
     axis.grid(alpha=0.3)
     axis.legend(loc="upper left")

@@ -56,4 +56,4 @@ class RunProgress:
             f"{record.attempts} attempt(s), {record.tokens:,} tokens, {record.seconds:.0f}s{crown}",
             highlight=False,
         )
-        self.progress.advance(self._task)
+        self.progress.update(self._task, advance=1, description=f"iteration {record.number} done")
