@@ -24,7 +24,7 @@ CATEGORIES: dict[str, list[tuple[str, list[str]]]] = {
         (
             "Error formatting, prompt integration, multi-error",
             ["tests/strategy_lab/test_structured_error.py"],
-        ),  # noqa: E501
+        ),
         ("Retry with feedback loop (scripted provider)", ["tests/strategy_lab/test_generation_loop.py"]),
         (
             "End-to-end JSON -> code -> backtest -> autonomous loop",
