@@ -11,7 +11,7 @@ from stockdesk.llm_platform.domain.exceptions import LLMTransientError
 from stockdesk.llm_platform.infrastructure.persistence.repositories import SqlLLMCallAuditRepository
 from stockdesk.llm_platform.infrastructure.scripted import ScriptedProvider
 from stockdesk.shared.config import Settings
-from stockdesk.strategy_lab.application.autonomous_loop import SilentObserver, pick_champion
+from stockdesk.strategy_lab.application.autonomous_loop import SilentObserver, best_scored, pick_champion
 from stockdesk.strategy_lab.domain.dtos import (
     BacktestWindow,
     IterationRecord,
@@ -68,7 +68,11 @@ def test_iterations_are_classified_persisted_and_the_best_within_the_limit_is_ch
     assert finished.llm_calls == provider.calls == 6 and finished.tokens == 6 * 150
 
     prompts = [r.messages[-1].content for r in provider.requests]
-    assert "Iteration 1 of 3.\nNo champion yet" in prompts[0] and "Already tried" not in prompts[0]
+    assert (
+        "Iteration 1 of 3. Goal: the highest Sharpe ratio with a max drawdown no deeper than -50%."
+        in prompts[0]
+    )
+    assert "No champion yet" in prompts[0] and "Already tried" not in prompts[0]
     assert "Champion so far (iteration 1)" in prompts[1] and "Already tried" in prompts[1]
     assert "Previous errors to fix\n- $: json_error" in prompts[4]  # iteration 3 learns from 2's failure
     audit = SqlLLMCallAuditRepository(container.database)
@@ -79,14 +83,18 @@ def test_iterations_are_classified_persisted_and_the_best_within_the_limit_is_ch
 
 
 def test_the_champion_must_stay_within_the_drawdown_limit(settings: Settings) -> None:
-    container, _ = lab(settings, [answer()])
+    container, provider = lab(settings, [answer(), answer(n_stocks=10)])
     service = container.strategy_lab.service
-    run = service.execute(
-        service.create_run(RunConfig(iterations=1, window=WINDOW, max_drawdown_limit=0.01)).id
-    )
-    [only] = run.iterations
-    assert only.metrics is not None and only.metrics.max_drawdown < -0.01
-    assert run.champion is None and pick_champion(run.iterations, 0.99) == only
+    config = RunConfig(iterations=2, window=WINDOW, max_drawdown_limit=0.01)
+    run = service.execute(service.create_run(config).id)
+    first, _ = run.iterations
+    assert first.metrics is not None and first.metrics.max_drawdown < -0.01
+    assert run.champion is None and pick_champion(run.iterations, 0.99) is not None
+    second_prompt = provider.requests[1].messages[-1].content
+    assert "no deeper than -1%" in second_prompt and "No champion yet" in second_prompt
+    best = best_scored(run.iterations)
+    assert best is not None and "Best Sharpe so far, but its drawdown is too deep" in second_prompt
+    assert service.replay(run.id).params == best.params  # show draws the best when there is no champion
 
 
 class StopAfterFirst(SilentObserver):

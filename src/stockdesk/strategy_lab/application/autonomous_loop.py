@@ -65,6 +65,11 @@ def pick_champion(records: list[IterationRecord], max_drawdown_limit: float) -> 
     return max(eligible, key=lambda r: (r.metrics.sharpe, -r.number), default=None)  # type: ignore[union-attr]
 
 
+def best_scored(records: list[IterationRecord]) -> IterationRecord | None:
+    """Best Sharpe of every scored iteration, whatever its drawdown (shown when there is no champion)."""
+    return pick_champion(records, max_drawdown_limit=1.0)
+
+
 class AutonomousLoop:
     def __init__(
         self,
@@ -134,6 +139,8 @@ class AutonomousLoop:
             total=run.config.iterations,
             records=records,
             champion=champion,
+            best=best_scored(records),
+            max_drawdown_limit=run.config.max_drawdown_limit,
             explore=champion is None or number - 1 - champion.number >= STALE_AFTER,
         )
         last_errors = _errors_of(records[-1]) if records else []

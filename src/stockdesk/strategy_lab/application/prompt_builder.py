@@ -42,6 +42,8 @@ class RunHistory:
     total: int
     records: list[IterationRecord] = field(default_factory=list)
     champion: IterationRecord | None = None
+    best: IterationRecord | None = None  # best Sharpe of all scored, within the drawdown limit or not
+    max_drawdown_limit: float = 0.35
     explore: bool = True
 
 
@@ -91,7 +93,10 @@ def record_text(record: IterationRecord) -> str:
 
 
 def performance_text(history: RunHistory) -> str:
-    lines = [f"Iteration {history.iteration} of {history.total}."]
+    lines = [
+        f"Iteration {history.iteration} of {history.total}. Goal: the highest Sharpe ratio with a max "
+        f"drawdown no deeper than -{history.max_drawdown_limit:.0%}."
+    ]
     champion = history.champion
     if champion is not None and champion.params is not None and champion.metrics is not None:
         lines.append(
@@ -101,7 +106,13 @@ def performance_text(history: RunHistory) -> str:
         if champion.benchmark is not None:
             lines.append(f"Benchmark (equal-weight universe): {metrics_text(champion.benchmark)}")
     else:
-        lines.append("No champion yet (none scored within the drawdown limit).")
+        lines.append("No champion yet: no result stayed within the drawdown limit.")
+        best = history.best
+        if best is not None and best.params is not None and best.metrics is not None:
+            lines.append(
+                f"Best Sharpe so far, but its drawdown is too deep (iteration {best.number}): "
+                f"{params_text(best.params)} -> {metrics_text(best.metrics)}. Look for a shallower drawdown."
+            )
     recent = history.records[-RECENT:]
     if recent:
         lines.append("Latest results:")

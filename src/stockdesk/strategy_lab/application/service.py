@@ -8,7 +8,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from stockdesk.strategy_lab.application.autonomous_loop import AutonomousLoop, LoopObserver
+from stockdesk.strategy_lab.application.autonomous_loop import AutonomousLoop, LoopObserver, best_scored
 from stockdesk.strategy_lab.application.backtest_service import BacktestService
 from stockdesk.strategy_lab.application.feedback import details_from_validation_error
 from stockdesk.strategy_lab.domain.dtos import BacktestResult, BacktestWindow, RunConfig, StrategyRunDTO
@@ -71,12 +71,16 @@ class StrategyLabService:
         return self._runs.list(limit)
 
     def replay(self, run_id: str, number: int | None = None) -> BacktestResult:
-        """Re-score an iteration (default: the champion) from its stored code, for its equity curve."""
+        """Re-score an iteration from its stored code, for its equity curve.
+
+        Default: the champion, else the best-scoring iteration even if its drawdown was too deep.
+        """
         run = self.get(run_id)
-        record = (
-            run.champion if number is None else next((i for i in run.iterations if i.number == number), None)
-        )
+        if number is None:
+            record = run.champion or best_scored(run.iterations)
+        else:
+            record = next((i for i in run.iterations if i.number == number), None)
         if record is None or record.code is None or record.params is None:
-            which = "has no champion" if number is None else f"has no scored iteration {number}"
+            which = "has no scored iteration" if number is None else f"has no scored iteration {number}"
             raise NothingToReplayError(f"strategy run {run_id} {which}")
         return self._backtests.run_code(record.code, record.params, self._backtests.panel(run.config.window))

@@ -9,6 +9,7 @@ import typer
 from rich.console import Console
 
 from stockdesk.shared.dates import parse_day
+from stockdesk.strategy_lab.application.autonomous_loop import best_scored
 from stockdesk.strategy_lab.application.service import StrategyLabService, parse_params
 from stockdesk.strategy_lab.domain.dtos import BacktestWindow, RunConfig, StrategyRunDTO
 from stockdesk.strategy_lab.presentation.chart import write_equity_png
@@ -119,12 +120,14 @@ def build_strategy_cli(get_service: Callable[[], StrategyLabService]) -> typer.T
             typer.echo(record.model_dump_json(indent=2))
             return
         print_run(out, record)
-        if record.champion is None:
+        shown = record.champion or best_scored(record.iterations)
+        if shown is None:
             return
-        with err.status("re-scoring the champion from its stored code"):
-            result = service.replay(run_id)
+        with err.status(f"re-scoring iteration {shown.number} from its stored code"):
+            result = service.replay(run_id, shown.number)
         path = png or Path("reports") / f"strategy-{run_id[:8]}.png"
-        title = f"run {run_id[:8]} · champion iteration {record.champion.number} · {backtest_heading(result)}"
+        label = "champion" if record.champion else "best (drawdown over the limit)"
+        title = f"run {run_id[:8]} · {label} iteration {shown.number} · {backtest_heading(result)}"
         write_equity_png(result, path, title)
         out.print(f"equity curve written to {path.resolve()}", highlight=False)
 
@@ -158,10 +161,21 @@ def print_run(console: Console, run: StrategyRunDTO) -> None:
     if run.error:
         console.print(f"[red]run error:[/] {run.error}", highlight=False)
     champion = run.champion
-    if champion is None or champion.metrics is None or champion.benchmark is None:
-        console.print("no champion: no iteration scored within the drawdown limit")
+    if champion is None:
+        limit = f"{run.config.max_drawdown_limit:.0%}"
+        console.print(f"no champion: no iteration stayed within the {limit} drawdown limit", highlight=False)
+        champion = best_scored(run.iterations)
+        if champion is None or champion.metrics is None:
+            return
+        console.print(
+            f"[bold]best Sharpe: iteration {champion.number}[/] (max drawdown "
+            f"{champion.metrics.max_drawdown:.1%}; accept it with --max-drawdown)",
+            highlight=False,
+        )
+    else:
+        console.print(f"[bold]champion: iteration {champion.number}[/]", highlight=False)
+    if champion.metrics is None or champion.benchmark is None:
         return
-    console.print(f"[bold]champion: iteration {champion.number}[/]", highlight=False)
     if champion.params is not None:
         console.print(champion.params.model_dump_json(), highlight=False)
     if champion.reasoning:
