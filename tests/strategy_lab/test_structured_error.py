@@ -271,3 +271,19 @@ def test_feedback_prompt_is_empty_on_success(generator: TemplateCodeGenerator):
     assert result.get_feedback_prompt() == ""
     assert GenerationResult(success=True).get_feedback_prompt() == ""
     assert StructuredErrorFeedback().format_errors([]) == ""
+
+
+@pytest.mark.parametrize(
+    ("changes", "field", "suggested"),
+    [
+        ({"momentum_period": 30, "ma_periods": 40}, "params.ma_periods", 60),  # 20 would break <= 30
+        ({"momentum_period": 40, "ma_periods": 20}, "params.momentum_period", 20),  # 30 would exceed 20
+        ({"momentum_period": 25, "ma_periods": 60}, "params.momentum_period", 20),  # nothing to respect
+    ],
+)
+def test_a_suggested_period_respects_the_other_period(changes: dict, field: str, suggested: int) -> None:
+    """Seen on the embedded model: "closest" ma_periods 20 for 40 next to momentum 30 cost a retry."""
+    answer = json.dumps({"reasoning": REASONING, "params": {**VALID, **changes}})
+    result = TemplateCodeGenerator(MomentumTemplate()).generate(answer)
+    [error] = [e for e in result.errors if e.field_path == field]
+    assert error.suggestion == f"Use {suggested} (closest valid value)"

@@ -60,7 +60,8 @@ class TemplateCodeGenerator:
         try:
             request = self._validate_params(json_text)
         except ValidationError as exc:
-            return GenerationResult(success=False, errors=details_from_validation_error(exc))
+            answer = json.loads(json_text)  # extraction guaranteed it parses
+            return GenerationResult(success=False, errors=details_from_validation_error(exc, answer))
         code = self.render(request.params)
         return GenerationResult(success=True, code=code, params=request.params, reasoning=request.reasoning)
 

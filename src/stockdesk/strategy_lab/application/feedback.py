@@ -115,17 +115,34 @@ def json_error_detail(message: str, raw: str) -> ValidationErrorDetail:
     )
 
 
-def details_from_validation_error(exc: ValidationError) -> list[ValidationErrorDetail]:
+def details_from_validation_error(exc: ValidationError, answer: Any = None) -> list[ValidationErrorDetail]:
     """Every error pydantic found, each with the allowed values and a concrete fix.
 
     Errors of MomentumStrategyParams validated on its own (parameters typed by a person) get the
-    same "params." paths as inside a StrategyParamRequest.
+    same "params." paths as inside a StrategyParamRequest. With the `answer` that was validated,
+    a suggested period also respects the other one (momentum_period <= ma_periods): otherwise the
+    closest value can trade one error for another.
     """
-    prefix: tuple[str, ...] = ("params",) if exc.title == MomentumStrategyParams.__name__ else ()
-    return [_detail(error, prefix) for error in exc.errors()]
+    alone = exc.title == MomentumStrategyParams.__name__
+    prefix: tuple[str, ...] = ("params",) if alone else ()
+    params = answer if alone else (answer.get("params") if isinstance(answer, dict) else None)
+    siblings = params if isinstance(params, dict) else {}
+    return [_detail(error, prefix, siblings) for error in exc.errors()]
 
 
-def _detail(error: Any, prefix: tuple[str, ...] = ()) -> ValidationErrorDetail:
+def consistent_candidates(name: str, siblings: dict[str, Any]) -> list[Any] | None:
+    """Allowed periods that keep momentum_period <= ma_periods given the other, valid period."""
+    other = {"momentum_period": "ma_periods", "ma_periods": "momentum_period"}.get(name)
+    if other is None or siblings.get(other) not in ALLOWED_VALUES[other]:
+        return None
+    bound = siblings[other]
+    keep = [v for v in ALLOWED_VALUES[name] if (v <= bound if name == "momentum_period" else v >= bound)]
+    return keep or None
+
+
+def _detail(
+    error: Any, prefix: tuple[str, ...] = (), siblings: dict[str, Any] | None = None
+) -> ValidationErrorDetail:
     loc = prefix + tuple(str(part) for part in error["loc"])
     path = ".".join(loc) or "$"
     kind = error["type"]
@@ -133,7 +150,7 @@ def _detail(error: Any, prefix: tuple[str, ...] = ()) -> ValidationErrorDetail:
     name = loc[-1] if loc else "$"
     is_param = len(loc) == 2 and loc[0] == "params" and name in ALLOWED_VALUES
     if kind == "literal_error" and is_param:
-        return _literal_detail(path, name, given, error["msg"])
+        return _literal_detail(path, name, given, error["msg"], consistent_candidates(name, siblings or {}))
     if kind == "missing":
         return _missing_detail(path, name, loc)
     if kind in ("string_too_short", "string_too_long"):
@@ -166,7 +183,9 @@ def _detail(error: Any, prefix: tuple[str, ...] = ()) -> ValidationErrorDetail:
     )
 
 
-def _literal_detail(path: str, name: str, given: Any, message: str) -> ValidationErrorDetail:
+def _literal_detail(
+    path: str, name: str, given: Any, message: str, candidates: list[Any] | None = None
+) -> ValidationErrorDetail:
     allowed = ALLOWED_VALUES[name]
     numeric = all(_is_number(value) for value in allowed)
     if (numeric and _is_number(given)) or (not numeric and isinstance(given, str)):
@@ -175,7 +194,7 @@ def _literal_detail(path: str, name: str, given: Any, message: str) -> Validatio
             error_type="invalid_value",
             given_value=given,
             allowed_values=allowed,
-            suggestion=f"Use {show(closest_allowed(name, given))} (closest valid value)",
+            suggestion=f"Use {show(closest_allowed(name, given, candidates))} (closest valid value)",
             message=message,
         )
     # right value, wrong JSON type: "10%", "0.1", true, null, a list ...
@@ -183,7 +202,7 @@ def _literal_detail(path: str, name: str, given: Any, message: str) -> Validatio
         expected = "float" if any(isinstance(value, float) for value in allowed) else "int"
     else:
         expected = "string"
-    best = closest_allowed(name, given)
+    best = closest_allowed(name, given, candidates)
     return ValidationErrorDetail(
         field_path=path,
         error_type="type_error",
@@ -195,14 +214,15 @@ def _literal_detail(path: str, name: str, given: Any, message: str) -> Validatio
     )
 
 
-def closest_allowed(field: str, given: Any) -> Any:
+def closest_allowed(field: str, given: Any, candidates: list[Any] | None = None) -> Any:
     """The allowed value of `field` nearest to what was given.
 
     Numbers: smallest distance, ties to the lower value; a fraction field given a percentage
     (stop_loss 10 or "10%") is read as 0.10. Strings: case-insensitive match, then prefix
     ("weekly" -> "W"), then the most similar spelling. Anything else: the middle allowed value.
+    `candidates` narrows the allowed values (e.g. to those consistent with another field).
     """
-    allowed = ALLOWED_VALUES[field]
+    allowed = candidates or ALLOWED_VALUES[field]
     if all(_is_number(value) for value in allowed):
         number = _as_number(given)
         if number is None:

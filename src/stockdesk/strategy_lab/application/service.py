@@ -32,7 +32,7 @@ def parse_params(raw: str | dict[str, Any]) -> MomentumStrategyParams:
     try:
         return MomentumStrategyParams.model_validate(data)
     except ValidationError as exc:
-        details = details_from_validation_error(exc)
+        details = details_from_validation_error(exc, data)
         summary = "; ".join(
             f"{d.field_path.removeprefix('params.')}: {d.suggestion or d.error_type}" for d in details
         )
