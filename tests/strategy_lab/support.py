@@ -85,7 +85,9 @@ def financial_rows(symbol: str, dates: pd.DatetimeIndex) -> list[dict]:
     return rows
 
 
-def populate(database: Database) -> None:
+def populate(database: Database, *, without: tuple[str, ...] = ()) -> None:
+    """The six symbols; `without` names financial columns left empty (e.g. revenue, as in Tushare's
+    fina_indicator)."""
     service = MarketDataImportService(SqlMarketDataRepository(database))
     dates = pd.bdate_range(end=END, periods=DAYS)
     securities, bars, financials = [], [], []
@@ -124,6 +126,6 @@ def populate(database: Database) -> None:
         {
             "securities": pd.DataFrame(securities),
             "bars": pd.concat(bars, ignore_index=True),
-            "financials": pd.DataFrame(financials),
+            "financials": pd.DataFrame(financials).drop(columns=list(without)),
         },
     )

@@ -71,8 +71,26 @@ class BacktestService:
                 EquityPoint(day=day.date(), strategy=round(s, 6), benchmark=round(b, 6))
                 for day, s, b in zip(curve.index, curve["strategy"], curve["benchmark"], strict=True)
             ],
-            notes=list(panel.notes),
+            notes=[*panel.notes, *_catalyst_notes(params, panel, metrics.trades)],
         )
+
+
+CATALYST_COLUMNS = {"revenue": "revenue", "earnings": "roe"}
+
+
+def _catalyst_notes(params: MomentumStrategyParams, panel: MarketPanel, trades: int) -> list[str]:
+    """Say why a strategy could not trade a symbol, or at all, instead of leaving a silent zero."""
+    column = CATALYST_COLUMNS[params.catalyst_type]
+    blind = panel.without_catalyst_data(column)
+    notes = []
+    if blind:
+        notes.append(
+            f"no quarterly {column} data, so the {params.catalyst_type} catalyst never passes: "
+            f"{', '.join(blind)}"
+        )
+    if trades == 0:
+        notes.append("no trades: no symbol passed the momentum, trend and catalyst filters on any rebalance")
+    return notes
 
 
 def _targets_in_window(weights: object, closes: pd.DataFrame) -> pd.DataFrame:

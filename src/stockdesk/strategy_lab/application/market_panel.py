@@ -16,6 +16,7 @@ from stockdesk.strategy_lab.domain.ports import IStrategyMarketData
 WARMUP_DAYS = 250
 DEFAULT_YEARS = 3
 MIN_WINDOW_BARS = 60  # a symbol needs this many bars inside the window to be part of the universe
+LISTED = 10  # symbols named in a note before "and N more"
 
 
 @dataclass(frozen=True)
@@ -27,6 +28,24 @@ class MarketPanel:
     closes: pd.DataFrame = field(repr=False)  # warm-up included
     fundamentals: pd.DataFrame = field(repr=False)
     notes: tuple[str, ...] = ()
+
+    def data_notes(self) -> list[str]:
+        """What the strategist should know about the data: a catalyst without figures never passes."""
+        notes = []
+        for catalyst, column in (("revenue", "revenue"), ("earnings", "roe")):
+            blind = len(self.without_catalyst_data(column))
+            if blind == len(self.universe):
+                notes.append(
+                    f'No symbol has quarterly {column} data: catalyst_type "{catalyst}" cannot trade.'
+                )
+            elif blind:
+                notes.append(f"{blind} of {len(self.universe)} symbols lack quarterly {column} data.")
+        return notes
+
+    def without_catalyst_data(self, column: str) -> list[str]:
+        """Symbols with no single-quarter `column` values: they can never pass that catalyst."""
+        known = self.fundamentals.dropna(subset=[column])["symbol"]
+        return [s for s in self.universe if s not in set(known)]
 
     @property
     def window_closes(self) -> pd.DataFrame:
@@ -44,6 +63,8 @@ def load_panel(market: IStrategyMarketData, window: BacktestWindow) -> MarketPan
     if start >= end:
         raise InvalidBacktestWindowError(f"the window is empty: --from {start} is not before --to {end}")
     closes = market.adjusted_closes(wanted, start - timedelta(days=WARMUP_DAYS), end)
+    if window.start is None and not closes.empty:  # a short history: keep the warm-up, score the rest
+        start = max(start, closes.index[0].date() + timedelta(days=WARMUP_DAYS))
     inside = closes.loc[pd.Timestamp(start) :]
     counts = inside.notna().sum()
     universe = [s for s in wanted if counts.get(s, 0) >= MIN_WINDOW_BARS]
@@ -55,11 +76,11 @@ def load_panel(market: IStrategyMarketData, window: BacktestWindow) -> MarketPan
         )
     notes = []
     if dropped:
-        notes.append(f"left out for lack of history in the window: {', '.join(dropped)}")
+        shown = ", ".join(dropped[:LISTED]) + (
+            f" and {len(dropped) - LISTED} more" if len(dropped) > LISTED else ""
+        )
+        notes.append(f"left out for lack of history in the window ({len(dropped)}): {shown}")
     fundamentals = single_quarter(market.reported_financials(universe, end))
-    missing = sorted(set(universe) - set(fundamentals["symbol"]))
-    if missing:
-        notes.append(f"no usable financial reports (never pass the catalyst filter): {', '.join(missing)}")
     return MarketPanel(
         universe=universe,
         markets={s: known[s] for s in universe},

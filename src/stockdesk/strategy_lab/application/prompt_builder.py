@@ -45,6 +45,7 @@ class RunHistory:
     best: IterationRecord | None = None  # best Sharpe of all scored, within the drawdown limit or not
     max_drawdown_limit: float = 0.35
     explore: bool = True
+    data_notes: list[str] = field(default_factory=list)
 
 
 class PromptBuilder:
@@ -97,6 +98,7 @@ def performance_text(history: RunHistory) -> str:
         f"Iteration {history.iteration} of {history.total}. Goal: the highest Sharpe ratio with a max "
         f"drawdown no deeper than -{history.max_drawdown_limit:.0%}."
     ]
+    lines.extend(history.data_notes)
     champion = history.champion
     if champion is not None and champion.params is not None and champion.metrics is not None:
         lines.append(
