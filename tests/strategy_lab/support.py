@@ -56,10 +56,10 @@ def answer(reasoning: str = REASONING, **changes: object) -> str:
     return f"Here are my parameters.\n```json\n{json.dumps(body)}\n```"
 
 
-def prices(symbol: str) -> np.ndarray:
+def prices(symbol: str, days: int = DAYS) -> np.ndarray:
     drift, _ = SYMBOLS[symbol]
     rng = np.random.default_rng(sum(map(ord, symbol)))  # fixed per symbol: reruns see the same prices
-    steps = drift + rng.normal(0.0, 0.012, DAYS)
+    steps = drift + rng.normal(0.0, 0.012, days)
     return 10.0 * np.exp(np.cumsum(steps))
 
 
@@ -85,11 +85,11 @@ def financial_rows(symbol: str, dates: pd.DatetimeIndex) -> list[dict]:
     return rows
 
 
-def populate(database: Database, *, without: tuple[str, ...] = ()) -> None:
+def populate(database: Database, *, without: tuple[str, ...] = (), days: int = DAYS) -> None:
     """The six symbols; `without` names financial columns left empty (e.g. revenue, as in Tushare's
     fina_indicator)."""
     service = MarketDataImportService(SqlMarketDataRepository(database))
-    dates = pd.bdate_range(end=END, periods=DAYS)
+    dates = pd.bdate_range(end=END, periods=days)
     securities, bars, financials = [], [], []
     for symbol in SYMBOLS:
         securities.append(
@@ -104,7 +104,7 @@ def populate(database: Database, *, without: tuple[str, ...] = ()) -> None:
                 "provider_codes": {"tushare": symbol},
             }
         )
-        close = prices(symbol)
+        close = prices(symbol, days)
         bars.append(
             pd.DataFrame(
                 {

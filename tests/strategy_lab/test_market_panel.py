@@ -50,6 +50,13 @@ def test_the_default_window_is_three_years_to_the_newest_bar_after_a_warm_up(set
     assert panel.closes.index[0] < panel.window_closes.index[0]  # warm-up before the window
 
 
+def test_a_long_history_keeps_the_three_year_default(settings: Settings) -> None:
+    container = AppContainer(settings)
+    populate(container.database, days=1100)  # from 2020-04-13: 3 years and the warm-up fit
+    panel = container.strategy_lab.backtests.panel(BacktestWindow())
+    assert panel.start == date(2021, 6, 28) and panel.end == END
+
+
 def test_a_symbol_without_history_in_the_window_is_left_out_with_a_note(settings: Settings) -> None:
     container = container_with(settings)
     add_newcomer(container)

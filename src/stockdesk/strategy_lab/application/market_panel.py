@@ -16,6 +16,7 @@ from stockdesk.strategy_lab.domain.ports import IStrategyMarketData
 WARMUP_DAYS = 250
 DEFAULT_YEARS = 3
 MIN_WINDOW_BARS = 60  # a symbol needs this many bars inside the window to be part of the universe
+HOLIDAY_DAYS = 14  # a history starting this soon after the warm-up start is not "short" (Golden Week)
 LISTED = 10  # symbols named in a note before "and N more"
 
 
@@ -62,9 +63,11 @@ def load_panel(market: IStrategyMarketData, window: BacktestWindow) -> MarketPan
     start = window.start or date(end.year - DEFAULT_YEARS, end.month, min(end.day, 28))
     if start >= end:
         raise InvalidBacktestWindowError(f"the window is empty: --from {start} is not before --to {end}")
-    closes = market.adjusted_closes(wanted, start - timedelta(days=WARMUP_DAYS), end)
-    if window.start is None and not closes.empty:  # a short history: keep the warm-up, score the rest
-        start = max(start, closes.index[0].date() + timedelta(days=WARMUP_DAYS))
+    load_from = start - timedelta(days=WARMUP_DAYS)
+    closes = market.adjusted_closes(wanted, load_from, end)
+    first = closes.index[0].date() if not closes.empty else load_from
+    if window.start is None and first > load_from + timedelta(days=HOLIDAY_DAYS):
+        start = first + timedelta(days=WARMUP_DAYS)  # a short history: keep the warm-up, score the rest
     inside = closes.loc[pd.Timestamp(start) :]
     counts = inside.notna().sum()
     universe = [s for s in wanted if counts.get(s, 0) >= MIN_WINDOW_BARS]
