@@ -8,6 +8,7 @@ from datetime import date
 
 import pytest
 
+from stockdesk.data_engineering.container import DataEngineeringContainer
 from stockdesk.llm_platform.infrastructure.scripted import ScriptedProvider
 from stockdesk.research.application.dtos import ValuationModelerResultDTO
 from stockdesk.research.application.valuation_modeler_service import ValuationModelerService
@@ -18,12 +19,15 @@ from stockdesk.research.domain.dtos.valuation import (
 )
 from stockdesk.research.domain.ports.valuation import IValuationDataPort
 from stockdesk.research.infrastructure.adapters.llm_adapter import LLMAdapter
+from stockdesk.research.infrastructure.adapters.valuation_data_adapter import ValuationDataAdapter
 from stockdesk.research.infrastructure.agents.valuation_modeler.agent import ValuationModelerAgent
 from stockdesk.research.infrastructure.agents.valuation_modeler.output_parser import parse_valuation_output
 from stockdesk.research.infrastructure.snapshot.valuation_snapshot_builder import ValuationSnapshotBuilder
+from stockdesk.shared.config import Settings
+from stockdesk.shared.db import Database
 from stockdesk.shared.errors import BadRequestException, LLMOutputParseError, NotFoundException
 from tests.conftest import scripted_service
-from tests.research.support import AS_OF, dailies, finance_records, overview, valuation_answer
+from tests.research.support import AS_OF, dailies, finance_records, overview, populate_store, valuation_answer
 
 
 class InMemoryValuationData(IValuationDataPort):
@@ -197,3 +201,16 @@ def test_na_data_is_said_to_be_insufficient():
     assert result.valuation_indicators["ps_ttm"] == "N/A"
     assert "PS(TTM)：N/A" in result.input
     assert "数据不足" in provider.requests[0].messages[0].content
+
+
+def test_the_overview_reads_the_latest_row_and_falls_back_to_the_window_for_stale_data(
+    database: Database,
+) -> None:
+    """The overview needs one row: it reads the last weeks, and the whole window only when they are empty."""
+    populate_store(database)
+    data = DataEngineeringContainer(Settings(), database)
+    adapter = ValuationDataAdapter(data.stock_basic_info, data.valuations, data.finance)
+    fresh = adapter.get_stock_overview("600001.SH", AS_OF)
+    stale = adapter.get_stock_overview("600001.SH", date(2024, 9, 30))  # three months after the last day
+    assert fresh is not None and fresh.trade_date == AS_OF and fresh.pe_ttm == 30.0
+    assert stale is not None and stale.trade_date == AS_OF and stale.pe_ttm == 30.0

@@ -83,9 +83,13 @@ def yoy_growth(frame: pd.DataFrame, column: str) -> pd.Series:
 
     (cur - prior) / |prior| x 100; NaN where the prior is missing or zero.
     """
-    prior = frame[["end_date", column]].copy()
-    prior["end_date"] = prior["end_date"] + pd.DateOffset(years=1)
-    merged = frame[["end_date", column]].merge(prior, on="end_date", how="left", suffixes=("", "_prior"))
-    cur, before = merged[column].astype("float64"), merged[f"{column}_prior"].astype("float64")
-    growth = (cur - before) / before.abs() * 100
-    return growth.where(before.notna() & (before != 0)).set_axis(frame.index)
+    end = pd.DatetimeIndex(pd.to_datetime(frame["end_date"]))
+    cur = frame[column].astype("float64").to_numpy()
+    # each period's value keyed by the day a year later: a lookup, not a merge (it runs per expert call)
+    shifted = pd.Series(cur, index=end + pd.DateOffset(years=1))
+    shifted = shifted[~shifted.index.duplicated(keep="last")]
+    before = shifted.reindex(end).to_numpy()
+    with np.errstate(divide="ignore", invalid="ignore"):
+        growth = (cur - before) / np.abs(before) * 100
+    valid = ~np.isnan(before) & (before != 0)
+    return pd.Series(np.where(valid, growth, np.nan), index=frame.index, dtype="float64")

@@ -174,8 +174,11 @@ class SqlMarketDataRepository(IMarketDataRepository):
         """Plain column values (no ORM objects): the long daily series are read several times a run."""
         wanted = [getattr(model, c) for c in columns if hasattr(model, c)]
         with self._db.session() as session:
-            result = session.execute(stmt.with_only_columns(*wanted)).mappings()
-            return [{k: _clean(v) for k, v in row.items()} for row in result]
+            result = session.execute(stmt.with_only_columns(*wanted))
+            keys = list(result.keys())
+            rows = result.all()
+        # v != v only for NaN (PostgreSQL keeps float NaN; it means "no value" here)
+        return [{k: (None if v != v else v) for k, v in zip(keys, row, strict=True)} for row in rows]
 
     def get_financials(self, symbol: str, as_of: date, limit: int | None = None) -> list[FinancialReportDTO]:
         latest = (

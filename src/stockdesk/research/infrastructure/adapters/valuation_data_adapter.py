@@ -17,6 +17,7 @@ from stockdesk.research.domain.dtos.valuation import (
 from stockdesk.research.domain.ports.valuation import IValuationDataPort
 
 HISTORY_DAYS = 3 * 366 + 7  # a little more than the 3-year percentile window
+RECENT_DAYS = 31
 
 
 class ValuationDataAdapter(IValuationDataPort):
@@ -34,7 +35,11 @@ class ValuationDataAdapter(IValuationDataPort):
         security = self._basic_info.execute(symbol)
         if security is None:
             return None
-        latest = self._valuations.execute(security.symbol, as_of=as_of, start=_history_start(as_of))
+        # the latest row only: read the last weeks first, the whole window only for stale data
+        recent = as_of - timedelta(days=RECENT_DAYS)
+        latest = self._valuations.execute(
+            security.symbol, as_of=as_of, start=recent
+        ) or self._valuations.execute(security.symbol, as_of=as_of, start=_history_start(as_of))
         last = latest[-1] if latest else None
         return StockOverviewInput(
             symbol=security.symbol,
