@@ -11,6 +11,7 @@ from typer.testing import CliRunner
 
 import stockdesk.entrypoints.cli as entry
 from stockdesk.entrypoints.container import AppContainer
+from stockdesk.llm_platform.domain.exceptions import LLMTransientError
 from stockdesk.llm_platform.infrastructure.scripted import ScriptedProvider
 from stockdesk.shared.config import Settings
 from stockdesk.shared.db import Database
@@ -104,3 +105,16 @@ def test_run_then_show_with_an_equity_curve_png(app: typer.Typer, tmp_path: Path
     assert run["id"] in listed.output and "2/2 iterations" in listed.output
     again = stockdesk("strategy", "run", "--resume", run["id"])
     assert again.returncode == 2 and "already completed" in again.stderr
+
+
+def test_a_run_whose_model_is_unreachable_exits_1_and_says_how_to_resume(
+    settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    container = AppContainer(settings)
+    provider = ScriptedProvider([LLMTransientError("connection refused")])
+    container.__dict__["llm_service"] = scripted_service(provider, database=container.database)
+    populate(container.database)
+    monkeypatch.setattr(entry, "_container", container)
+    result = strategy(entry.app, "run", "--iterations", "2", *FROM)
+    assert result.exit_code == 1
+    assert "connection refused" in result.stdout and "strategy run --resume" in result.stderr

@@ -11,7 +11,7 @@ from rich.console import Console
 from stockdesk.shared.dates import parse_day
 from stockdesk.strategy_lab.application.autonomous_loop import best_scored
 from stockdesk.strategy_lab.application.service import StrategyLabService, parse_params
-from stockdesk.strategy_lab.domain.dtos import BacktestWindow, RunConfig, StrategyRunDTO
+from stockdesk.strategy_lab.domain.dtos import BacktestWindow, RunConfig, RunStatus, StrategyRunDTO
 from stockdesk.strategy_lab.presentation.chart import write_equity_png
 from stockdesk.strategy_lab.presentation.cli.progress import RunProgress
 from stockdesk.strategy_lab.presentation.cli.tables import backtest_heading, iterations_table, metrics_table
@@ -100,8 +100,11 @@ def build_strategy_cli(get_service: Callable[[], StrategyLabService]) -> typer.T
             raise
         if as_json:
             typer.echo(finished.model_dump_json(indent=2))
-            return
-        print_run(out, finished)
+        else:
+            print_run(out, finished)
+        if finished.status == RunStatus.FAILED:  # e.g. the model could not be reached: resumable later
+            err.print(f"run failed; resume with `stockdesk strategy run --resume {finished.id}`")
+            raise typer.Exit(1)
 
     @app.command("show")
     def show(
