@@ -10,7 +10,12 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
-from stockdesk.strategy_lab.domain.dtos import IterationRecord, IterationStatus, PerformanceMetrics
+from stockdesk.strategy_lab.domain.dtos import (
+    DEFAULT_MAX_DRAWDOWN,
+    IterationRecord,
+    IterationStatus,
+    PerformanceMetrics,
+)
 from stockdesk.strategy_lab.domain.errors import ValidationErrorDetail
 from stockdesk.strategy_lab.domain.params import (
     ALLOWED_VALUES,
@@ -43,7 +48,7 @@ class RunHistory:
     records: list[IterationRecord] = field(default_factory=list)
     champion: IterationRecord | None = None
     best: IterationRecord | None = None  # best Sharpe of all scored, within the drawdown limit or not
-    max_drawdown_limit: float = 0.35
+    max_drawdown_limit: float = DEFAULT_MAX_DRAWDOWN
     explore: bool = True
     data_notes: list[str] = field(default_factory=list)
 

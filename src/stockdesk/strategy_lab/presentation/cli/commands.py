@@ -11,7 +11,13 @@ from rich.console import Console
 from stockdesk.shared.dates import parse_day
 from stockdesk.strategy_lab.application.autonomous_loop import best_scored
 from stockdesk.strategy_lab.application.service import StrategyLabService, parse_params
-from stockdesk.strategy_lab.domain.dtos import BacktestWindow, RunConfig, RunStatus, StrategyRunDTO
+from stockdesk.strategy_lab.domain.dtos import (
+    DEFAULT_MAX_DRAWDOWN,
+    BacktestWindow,
+    RunConfig,
+    RunStatus,
+    StrategyRunDTO,
+)
 from stockdesk.strategy_lab.presentation.chart import write_equity_png
 from stockdesk.strategy_lab.presentation.cli.progress import RunProgress
 from stockdesk.strategy_lab.presentation.cli.tables import backtest_heading, iterations_table, metrics_table
@@ -75,7 +81,7 @@ def build_strategy_cli(get_service: Callable[[], StrategyLabService]) -> typer.T
             None, "--to", help="Last day scored (default: the newest stored bar)."
         ),
         max_drawdown: float = typer.Option(
-            0.35, "--max-drawdown", min=0.01, max=1.0, help="The champion may not lose more than this."
+            DEFAULT_MAX_DRAWDOWN, "--max-drawdown", min=0.01, max=1.0, help="The champion may not lose more."
         ),
         resume: str | None = typer.Option(None, "--resume", help="Continue an unfinished run by its id."),
         as_json: bool = typer.Option(False, "--json", help="Print the finished run as JSON."),

@@ -7,7 +7,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from stockdesk.strategy_lab.domain.dtos import BacktestWindow, RunConfig
+from stockdesk.strategy_lab.domain.dtos import DEFAULT_MAX_DRAWDOWN, BacktestWindow, RunConfig
 
 
 class WindowBody(BaseModel):
@@ -25,7 +25,7 @@ class BacktestBody(WindowBody):
 
 class RunBody(WindowBody):
     iterations: int = Field(5, ge=1, le=200)
-    max_drawdown_limit: float = Field(0.35, gt=0.0, le=1.0)
+    max_drawdown_limit: float = Field(DEFAULT_MAX_DRAWDOWN, gt=0.0, le=1.0)
     max_attempts: int = Field(3, ge=1, le=10)
 
     def config(self) -> RunConfig:
