@@ -12,7 +12,7 @@ from stockdesk.data_engineering.infrastructure.persistence.repository import Sql
 from stockdesk.entrypoints.container import AppContainer
 from stockdesk.llm_platform.infrastructure.scripted import ScriptedProvider
 from stockdesk.shared.config import Settings
-from stockdesk.strategy_lab.domain.dtos import BacktestWindow, RunConfig
+from stockdesk.strategy_lab.domain.dtos import BacktestWindow, CostModel, RunConfig
 from stockdesk.strategy_lab.domain.errors import InvalidBacktestWindowError, InvalidUniverseError
 from stockdesk.strategy_lab.domain.params import MomentumStrategyParams
 from tests.conftest import scripted_service
@@ -89,3 +89,14 @@ def test_a_catalyst_without_figures_is_named_instead_of_a_silent_zero(settings: 
     lab.service.execute(lab.service.create_run(RunConfig(iterations=1, window=RECENT)).id)
     prompt = provider.requests[0].messages[-1].content
     assert 'No symbol has quarterly revenue data: catalyst_type "revenue" cannot trade.' in prompt
+
+
+def test_the_costs_reported_are_the_ones_charged(settings: Settings) -> None:
+    """An override keyed in lower case is both charged and reported (one lookup serves both)."""
+    params = MomentumStrategyParams(**PARAMS)
+    default = container_with(settings).strategy_lab.backtests.backtest(params, RECENT)
+    dearer_settings = settings.model_copy(update={"strategy_costs": {"cn": {"buy": 0.01, "sell": 0.01}}})
+    result = AppContainer(dearer_settings).strategy_lab.backtests.backtest(params, RECENT)
+    assert result.costs == {"CN": CostModel(buy=0.01, sell=0.01)}
+    assert default.costs["CN"] == CostModel(buy=0.0003, sell=0.0008)
+    assert result.metrics.total_return < default.metrics.total_return

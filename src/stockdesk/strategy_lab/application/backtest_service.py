@@ -9,7 +9,7 @@ import pandas as pd
 
 from stockdesk.shared.errors import one_line
 from stockdesk.strategy_lab.application.backtest import (
-    DEFAULT_COSTS,
+    cost_model,
     cost_rates,
     equal_weight_benchmark,
     performance,
@@ -66,7 +66,7 @@ class BacktestService:
             metrics=metrics,
             benchmark=benchmark,
             beat_benchmark=metrics.sharpe > benchmark.sharpe,
-            costs=_costs_used(panel.markets, self._costs),
+            costs={m: cost_model(m, self._costs) for m in sorted(set(panel.markets.values()))},
             equity_curve=[
                 EquityPoint(day=day.date(), strategy=round(s, 6), benchmark=round(b, 6))
                 for day, s, b in zip(curve.index, curve["strategy"], curve["benchmark"], strict=True)
@@ -105,11 +105,6 @@ def _targets_in_window(weights: object, closes: pd.DataFrame) -> pd.DataFrame:
         raise StrategyExecutionError("the strategy returned missing, infinite or negative weights")
     inside = weights.loc[weights.index.isin(closes.index)]
     return inside.reindex(columns=closes.columns, fill_value=0.0).astype(float)
-
-
-def _costs_used(markets: dict[str, str], overrides: dict[str, CostModel] | None) -> dict[str, CostModel]:
-    table = {**DEFAULT_COSTS, **{market.upper(): model for market, model in (overrides or {}).items()}}
-    return {m: table.get(m, DEFAULT_COSTS["US"]) for m in sorted(set(markets.values()))}
 
 
 def finite_metrics(result: BacktestResult) -> bool:

@@ -30,16 +30,21 @@ DEFAULT_COSTS: dict[str, CostModel] = {
 }
 
 
+def cost_model(market: str, overrides: dict[str, CostModel] | None = None) -> CostModel:
+    """The model charged in `market`.
+
+    `overrides` replaces the defaults of the markets it names (keys matched case-insensitively);
+    a market with no entry uses the (possibly overridden) US model.
+    """
+    table = {**DEFAULT_COSTS, **{name.upper(): model for name, model in (overrides or {}).items()}}
+    return table.get(str(market).upper(), table[DEFAULT_MARKET])
+
+
 def cost_rates(
     markets: dict[str, str], overrides: dict[str, CostModel] | None = None
 ) -> tuple[pd.Series, pd.Series]:
-    """Per-symbol (buy, sell) rates for `simulate` from each symbol's market.
-
-    `overrides` replaces the defaults of the markets it names (keys matched case-insensitively);
-    a symbol whose market has no entry uses the (possibly overridden) US model.
-    """
-    table = {**DEFAULT_COSTS, **{market.upper(): model for market, model in (overrides or {}).items()}}
-    models = [table.get(str(market).upper(), table[DEFAULT_MARKET]) for market in markets.values()]
+    """Per-symbol (buy, sell) rates for `simulate` from each symbol's market (see `cost_model`)."""
+    models = [cost_model(market, overrides) for market in markets.values()]
     symbols = pd.Index(list(markets), name="symbol")
     buy = pd.Series([model.buy for model in models], index=symbols, name="buy_cost", dtype="float64")
     sell = pd.Series([model.sell for model in models], index=symbols, name="sell_cost", dtype="float64")
