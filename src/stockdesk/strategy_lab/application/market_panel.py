@@ -59,12 +59,17 @@ def load_panel(market: IStrategyMarketData, window: BacktestWindow) -> MarketPan
     if not known:
         raise InvalidUniverseError("the store holds no securities: run `stockdesk data load-sample` first")
     wanted = _wanted(window.universe, known)
-    end = window.end or _newest_day(market, wanted)
+    # without an end the whole history is read once to find it, and serves as the closes too
+    history = None if window.end else _all_closes(market, wanted)
+    end = window.end or history.index[-1].date()  # type: ignore[union-attr]
     start = window.start or date(end.year - DEFAULT_YEARS, end.month, min(end.day, 28))
     if start >= end:
         raise InvalidBacktestWindowError(f"the window is empty: --from {start} is not before --to {end}")
     load_from = start - timedelta(days=WARMUP_DAYS)
-    closes = market.adjusted_closes(wanted, load_from, end)
+    if history is not None:
+        closes = history.loc[pd.Timestamp(load_from) :]
+    else:
+        closes = market.adjusted_closes(wanted, load_from, end)
     first = closes.index[0].date() if not closes.empty else load_from
     if window.start is None and first > load_from + timedelta(days=HOLIDAY_DAYS):
         start = first + timedelta(days=WARMUP_DAYS)  # a short history: keep the warm-up, score the rest
@@ -105,8 +110,8 @@ def _wanted(universe: list[str] | None, known: dict[str, str]) -> list[str]:
     return list(dict.fromkeys(asked))
 
 
-def _newest_day(market: IStrategyMarketData, symbols: list[str]) -> date:
-    recent = market.adjusted_closes(symbols, date(1990, 1, 1), date.today())
-    if recent.empty:
+def _all_closes(market: IStrategyMarketData, symbols: list[str]) -> pd.DataFrame:
+    history = market.adjusted_closes(symbols, date(1990, 1, 1), date.today())
+    if history.empty:
         raise InvalidUniverseError(f"no daily bars stored for {', '.join(symbols[:8])}")
-    return recent.index[-1].date()
+    return history
