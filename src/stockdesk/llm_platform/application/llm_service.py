@@ -29,6 +29,7 @@ from tenacity import (
 
 from stockdesk.llm_platform.application.budget import TokenBudget
 from stockdesk.llm_platform.application.structured_output import (
+    RAW_LOG_LIMIT,
     bounded_schema,
     extract_json_text,
     parse_structured,
@@ -52,7 +53,6 @@ from stockdesk.llm_platform.domain.exceptions import (
 from stockdesk.llm_platform.domain.ports import ILLMCallAuditRepository, ILLMProvider, IResponseCache
 
 logger = logging.getLogger(__name__)
-RAW_LOG_LIMIT = 2000
 
 _run_id: contextvars.ContextVar[str | None] = contextvars.ContextVar("stockdesk_llm_run_id", default=None)
 

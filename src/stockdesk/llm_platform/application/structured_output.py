@@ -9,13 +9,17 @@ from __future__ import annotations
 import copy
 import functools
 import json
+import logging
 import re
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
 from stockdesk.shared.errors import LLMOutputParseError
 
+logger = logging.getLogger(__name__)
+T = TypeVar("T", bound=BaseModel)
+RAW_LOG_LIMIT = 2000  # characters of a rejected answer kept in the log
 DEFAULT_MAX_ITEMS = 12
 DEFAULT_MAX_LENGTH = 1200
 
@@ -165,6 +169,18 @@ def parse_structured(text: str, model: type[BaseModel], *, finish_reason: str | 
         raise LLMOutputParseError(
             f"model JSON does not match {model.__name__}: {errors[0]}", raw_output=text, errors=errors
         ) from exc
+
+
+def parse_or_log(text: str, model: type[T], label: str) -> T:
+    """An agent's strict parser: parse_structured, and a rejected answer is logged (truncated) under
+    `label` before LLMOutputParseError propagates."""
+    try:
+        parsed = parse_structured(text, model)
+    except LLMOutputParseError as exc:
+        logger.error("%s output rejected: %s; raw=%r", label, exc.message, text[:RAW_LOG_LIMIT])
+        raise
+    assert isinstance(parsed, model)
+    return parsed
 
 
 def repair_prompt(errors: list[str]) -> str:

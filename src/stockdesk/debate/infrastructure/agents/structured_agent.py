@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable
 from typing import Any, Generic, TypeVar
 
@@ -10,25 +9,16 @@ from pydantic import BaseModel
 
 from stockdesk.debate.domain.ports.agents import AgentAnswer
 from stockdesk.debate.domain.ports.llm_port import ILLMPort
-from stockdesk.llm_platform.application.structured_output import parse_structured
-from stockdesk.shared.errors import LLMOutputParseError
+from stockdesk.llm_platform.application.structured_output import parse_or_log
 from stockdesk.shared.prompts import load_prompts
 
-logger = logging.getLogger(__name__)
 T = TypeVar("T", bound=BaseModel)
-RAW_LOG_LIMIT = 2000
 
 
 def parse_answer(raw: str, model: type[T], agent: str) -> T:
     """Strip <think>, extract the JSON, validate strictly; log the raw text (truncated) and raise
     LLMOutputParseError when it is not a valid `model`."""
-    try:
-        parsed = parse_structured(raw, model)
-    except LLMOutputParseError as exc:
-        logger.error("debate.%s output rejected: %s; raw=%r", agent, exc.message, raw[:RAW_LOG_LIMIT])
-        raise
-    assert isinstance(parsed, model)
-    return parsed
+    return parse_or_log(raw, model, f"debate.{agent}")
 
 
 class StructuredAgent(Generic[T]):

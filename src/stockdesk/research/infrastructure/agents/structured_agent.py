@@ -2,32 +2,22 @@
 
 from __future__ import annotations
 
-import logging
 from typing import Generic, TypeVar
 
 from pydantic import BaseModel
 
-from stockdesk.llm_platform.application.structured_output import parse_structured
+from stockdesk.llm_platform.application.structured_output import parse_or_log
 from stockdesk.research.domain.dtos.expert import AgentAnswer
 from stockdesk.research.domain.ports.llm import ILLMPort
-from stockdesk.shared.errors import LLMOutputParseError
 from stockdesk.shared.prompts import load_prompts
 
-logger = logging.getLogger(__name__)
 T = TypeVar("T", bound=BaseModel)
-RAW_LOG_LIMIT = 2000
 FEEDBACK_HEADER = "\n\n## 上一次回答未通过校验，请修正\n"
 
 
 def parse_expert_output(raw: str, model: type[T], expert: str) -> T:
     """Strip <think>, extract JSON, validate; log the raw output (truncated) and raise on failure."""
-    try:
-        parsed = parse_structured(raw, model)
-    except LLMOutputParseError as exc:
-        logger.error("%s output rejected: %s; raw=%r", expert, exc.message, raw[:RAW_LOG_LIMIT])
-        raise
-    assert isinstance(parsed, model)
-    return parsed
+    return parse_or_log(raw, model, expert)
 
 
 class StructuredAgent(Generic[T]):

@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 from stockdesk.judge.domain.dtos.verdict_result import VerdictResult
-from stockdesk.llm_platform.application.structured_output import parse_structured
+from stockdesk.llm_platform.application.structured_output import parse_or_log
 
 
 def parse_verdict(raw: str) -> VerdictResult:
     """Raises LLMOutputParseError (with the raw text) when the answer is not a valid verdict."""
-    parsed = parse_structured(raw, VerdictResult)
-    assert isinstance(parsed, VerdictResult)
-    return parsed
+    return parse_or_log(raw, VerdictResult, "judge.verdict")
