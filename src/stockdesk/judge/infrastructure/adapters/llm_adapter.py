@@ -5,24 +5,16 @@ from __future__ import annotations
 from pydantic import BaseModel
 
 from stockdesk.judge.domain.ports.llm_port import ILLMPort, LLMReply
+from stockdesk.llm_platform.application.context_adapter import ContextLLMAdapter
 from stockdesk.llm_platform.application.llm_service import LLMService
 
 
-class LLMAdapter(ILLMPort):
+class LLMAdapter(ContextLLMAdapter, ILLMPort):
     def __init__(self, service: LLMService, *, temperature: float = 0.1, max_tokens: int = 700):
-        self._service = service
-        self._temperature = temperature
-        self._max_tokens = max_tokens
+        super().__init__(service, temperature=temperature, max_tokens=max_tokens)
 
     def generate(
         self, prompt: str, system_message: str, *, response_model: type[BaseModel], caller: str
     ) -> LLMReply:
-        result = self._service.generate(
-            prompt,
-            system_message,
-            temperature=self._temperature,
-            response_model=response_model,
-            caller=caller,
-            max_tokens=self._max_tokens,
-        )
+        result = self._structured(prompt, system_message, response_model=response_model, caller=caller)
         return LLMReply(text=result.text, tokens=result.usage.total_tokens)

@@ -1,0 +1,38 @@
+"""The body every context's LLM-port adapter shares: its own sampling defaults over LLMService.
+
+Each context keeps its own ILLMPort and reply DTO (judge spec, Decision 6); what they do with the
+one LLMService call is the same, so it lives here once.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel
+
+from stockdesk.llm_platform.application.llm_service import LLMService
+from stockdesk.llm_platform.domain.dtos import LLMResult
+
+
+class ContextLLMAdapter:
+    def __init__(self, service: LLMService, *, temperature: float, max_tokens: int):
+        self._service = service
+        self._temperature = temperature
+        self._max_tokens = max_tokens
+
+    def _structured(
+        self,
+        prompt: str,
+        system_message: str,
+        *,
+        response_model: type[BaseModel],
+        caller: str,
+        max_tokens: int | None = None,
+    ) -> LLMResult:
+        """One validated call; `max_tokens` overrides the context's budget for a longer answer."""
+        return self._service.generate(
+            prompt,
+            system_message,
+            temperature=self._temperature,
+            response_model=response_model,
+            caller=caller,
+            max_tokens=max_tokens or self._max_tokens,
+        )
