@@ -4,7 +4,6 @@ snapshot builders from known inputs, dumped with `model_dump(mode="json")` as th
 
 from __future__ import annotations
 
-from datetime import date, timedelta
 from typing import Any
 
 import numpy as np
@@ -18,7 +17,7 @@ from stockdesk.research.application.dtos import (
     ValuationModelerResultDTO,
 )
 from stockdesk.research.domain.dtos.expert import GroundingReport, GuardReport
-from stockdesk.research.domain.dtos.financial import AuditFinanceRecordInput, DimensionAnalysis
+from stockdesk.research.domain.dtos.financial import DimensionAnalysis
 from stockdesk.research.domain.dtos.search import (
     DimensionSearchResult,
     SearchResultItem,
@@ -33,7 +32,7 @@ from stockdesk.research.infrastructure.snapshot.financial_snapshot_builder impor
 from stockdesk.research.infrastructure.snapshot.search_snapshot_builder import SearchSnapshotBuilder
 from stockdesk.research.infrastructure.snapshot.technical_snapshot_builder import TechnicalSnapshotBuilder
 from stockdesk.research.infrastructure.snapshot.valuation_snapshot_builder import ValuationSnapshotBuilder
-from tests.research.support import AS_OF, QUARTERS, dailies, finance_records, overview
+from tests.research.support import AS_OF, audit_records, dailies, finance_records, overview
 
 SYMBOL = "600001.SH"
 NAME = "示例银行"
@@ -92,28 +91,7 @@ def technical() -> TechnicalAnalystResultDTO:
 
 
 def financial() -> FinancialAuditorResultDTO:
-    records = []
-    for i, (end, eps, _bps, profit, gm) in enumerate(QUARTERS):
-        day = date.fromisoformat(end)
-        records.append(
-            AuditFinanceRecordInput(
-                end_date=day,
-                ann_date=day + timedelta(days=30),
-                eps=eps,
-                revenue=1000.0 + 100 * i,
-                profit_dedt=profit,
-                grossprofit_margin=gm,
-                netprofit_margin=18.0,
-                roe=12.5,
-                ocfps=eps * 1.5,
-                debt_to_assets=40.0,
-                interestdebt=2.5e9,
-                current_ratio=1.8,
-                quick_ratio=1.2,
-                ar_turn=3.0,
-            )
-        )
-    snap = FinancialSnapshotBuilder().build(SYMBOL, NAME, "银行", records, AS_OF)
+    snap = FinancialSnapshotBuilder().build(SYMBOL, NAME, "银行", audit_records(), AS_OF)
     return FinancialAuditorResultDTO(
         **_trace(
             financial_score=72,

@@ -10,6 +10,7 @@ import pandas as pd
 
 from stockdesk.data_engineering.application.import_service import MarketDataImportService
 from stockdesk.data_engineering.infrastructure.persistence.repository import SqlMarketDataRepository
+from stockdesk.research.domain.dtos.financial import AuditFinanceRecordInput
 from stockdesk.research.domain.dtos.valuation import (
     FinanceRecordInput,
     StockOverviewInput,
@@ -47,6 +48,29 @@ def finance_records(quarters: list[tuple] = QUARTERS) -> list[FinanceRecordInput
             profit_dedt=profit,
         )
         for end, eps, bps, profit, gm in quarters
+    ]
+
+
+def audit_records(quarters: list[tuple] = QUARTERS) -> list[AuditFinanceRecordInput]:
+    """The quarters above as the financial auditor reads them (revenue 1000, 1100, ...)."""
+    return [
+        AuditFinanceRecordInput(
+            end_date=date.fromisoformat(end),
+            ann_date=date.fromisoformat(end) + timedelta(days=30),
+            eps=eps,
+            revenue=1000.0 + 100 * i,
+            profit_dedt=profit,
+            grossprofit_margin=gm,
+            netprofit_margin=18.0,
+            roe=12.5,
+            ocfps=eps * 1.5,
+            debt_to_assets=40.0,
+            interestdebt=2.5e9,
+            current_ratio=1.8,
+            quick_ratio=1.2,
+            ar_turn=3.0,
+        )
+        for i, (end, eps, _bps, profit, gm) in enumerate(quarters)
     ]
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from datetime import date, timedelta
 
 import pytest
 from fastapi.testclient import TestClient
@@ -11,42 +10,16 @@ from fastapi.testclient import TestClient
 from stockdesk.entrypoints.api import create_app
 from stockdesk.entrypoints.container import AppContainer
 from stockdesk.llm_platform.infrastructure.scripted import ScriptedProvider
-from stockdesk.research.domain.dtos.financial import AuditFinanceRecordInput
 from stockdesk.research.domain.dtos.valuation import NA
 from stockdesk.research.infrastructure.agents.financial_auditor.agent import OUTPUT_TOKENS
 from stockdesk.research.infrastructure.snapshot.financial_snapshot_builder import FinancialSnapshotBuilder
 from stockdesk.shared.config import Settings
 from tests.conftest import scripted_service
-from tests.research.support import AS_OF, QUARTERS, populate_store, valuation_answer
-
-
-def records() -> list[AuditFinanceRecordInput]:
-    out = []
-    for i, (end, eps, _bps, profit, gm) in enumerate(QUARTERS):
-        day = date.fromisoformat(end)
-        out.append(
-            AuditFinanceRecordInput(
-                end_date=day,
-                ann_date=day + timedelta(days=30),
-                eps=eps,
-                revenue=1000.0 + 100 * i,
-                profit_dedt=profit,
-                grossprofit_margin=gm,
-                netprofit_margin=18.0,
-                roe=12.5,
-                ocfps=eps * 1.5,
-                debt_to_assets=40.0,
-                interestdebt=2.5e9,
-                current_ratio=1.8,
-                quick_ratio=1.2,
-                ar_turn=3.0,
-            )
-        )
-    return out
+from tests.research.support import AS_OF, audit_records, populate_store, valuation_answer
 
 
 def test_period_metrics_are_computed_per_quarter():
-    snap = FinancialSnapshotBuilder().build("600001.SH", "示例", "银行", records(), AS_OF)
+    snap = FinancialSnapshotBuilder().build("600001.SH", "示例", "银行", audit_records(), AS_OF)
     latest = snap.periods[0]
     assert [p.period for p in snap.periods][:3] == ["2024Q1", "2023A", "2023Q3"]
     assert latest.profit_dedt_yoy == 30.0  # 390 vs 300
