@@ -29,6 +29,7 @@ from stockdesk.debate.domain.dtos.expert_digest import ExpertDigest
 from stockdesk.debate.infrastructure.tools.store_tools import PanelData
 from stockdesk.llm_platform.domain.dtos import CompletionRequest
 from stockdesk.shared.db import Database
+from tests.research.search_support import news_row as search_news_row
 
 SYMBOL = "XMPL"
 AS_OF = date(2024, 3, 1)
@@ -40,15 +41,7 @@ LATE_SAME_DAY = "Example Widgets closes at a record"  # published 2024-03-01 23:
 
 
 def news_row(title: str, url: str, published_at: str, body: str) -> dict[str, Any]:
-    return {
-        "symbol": SYMBOL,
-        "published_at": published_at,
-        "title": title,
-        "summary": body[:120],
-        "body": body,
-        "url": url,
-        "source": "example.com",
-    }
+    return search_news_row(title, url, published_at, body, symbol=SYMBOL)
 
 
 NEWS = [
