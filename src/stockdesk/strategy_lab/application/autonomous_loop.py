@@ -142,7 +142,7 @@ class AutonomousLoop:
             best=best_scored(records),
             max_drawdown_limit=run.config.max_drawdown_limit,
             explore=champion is None or number - 1 - champion.number >= STALE_AFTER,
-            data_notes=panel.data_notes(),
+            data_notes=panel.data_notes,
         )
         last_errors = _errors_of(records[-1]) if records else []
         context = self._prompts.build(history, last_errors)

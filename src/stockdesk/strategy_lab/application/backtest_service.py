@@ -21,7 +21,7 @@ from stockdesk.strategy_lab.application.code_generator import TemplateCodeGenera
 from stockdesk.strategy_lab.application.market_panel import MarketPanel, load_panel
 from stockdesk.strategy_lab.domain.dtos import BacktestResult, BacktestWindow, CostModel, EquityPoint
 from stockdesk.strategy_lab.domain.errors import StrategyExecutionError
-from stockdesk.strategy_lab.domain.params import MomentumStrategyParams
+from stockdesk.strategy_lab.domain.params import CATALYST_COLUMNS, MomentumStrategyParams
 from stockdesk.strategy_lab.domain.ports import IStrategyMarketData
 
 
@@ -75,13 +75,10 @@ class BacktestService:
         )
 
 
-CATALYST_COLUMNS = {"revenue": "revenue", "earnings": "roe"}
-
-
 def _catalyst_notes(params: MomentumStrategyParams, panel: MarketPanel, trades: int) -> list[str]:
     """Say why a strategy could not trade a symbol, or at all, instead of leaving a silent zero."""
     column = CATALYST_COLUMNS[params.catalyst_type]
-    blind = panel.without_catalyst_data(column)
+    blind = panel.missing_figures[params.catalyst_type]
     notes = []
     if blind:
         notes.append(

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import date, timedelta
+from functools import cached_property
 
 import pandas as pd
 
 from stockdesk.strategy_lab.application.fundamentals import single_quarter
 from stockdesk.strategy_lab.domain.dtos import BacktestWindow
 from stockdesk.strategy_lab.domain.errors import InvalidBacktestWindowError, InvalidUniverseError
+from stockdesk.strategy_lab.domain.params import CATALYST_COLUMNS
 from stockdesk.strategy_lab.domain.ports import IStrategyMarketData
 
 # Prices before `start` let the longest moving average (120 trading days) and momentum exist on day one.
@@ -30,23 +32,28 @@ class MarketPanel:
     fundamentals: pd.DataFrame = field(repr=False)
     notes: tuple[str, ...] = ()
 
+    @cached_property
+    def missing_figures(self) -> dict[str, list[str]]:
+        """catalyst_type -> symbols without a single quarterly figure for it: they can never pass it."""
+        missing = {}
+        for catalyst, column in CATALYST_COLUMNS.items():
+            known = set(self.fundamentals.dropna(subset=[column])["symbol"])
+            missing[catalyst] = [s for s in self.universe if s not in known]
+        return missing
+
+    @cached_property
     def data_notes(self) -> list[str]:
         """What the strategist should know about the data: a catalyst without figures never passes."""
         notes = []
-        for catalyst, column in (("revenue", "revenue"), ("earnings", "roe")):
-            blind = len(self.without_catalyst_data(column))
-            if blind == len(self.universe):
+        for catalyst, blind in self.missing_figures.items():
+            column = CATALYST_COLUMNS[catalyst]
+            if len(blind) == len(self.universe):
                 notes.append(
                     f'No symbol has quarterly {column} data: catalyst_type "{catalyst}" cannot trade.'
                 )
             elif blind:
-                notes.append(f"{blind} of {len(self.universe)} symbols lack quarterly {column} data.")
+                notes.append(f"{len(blind)} of {len(self.universe)} symbols lack quarterly {column} data.")
         return notes
-
-    def without_catalyst_data(self, column: str) -> list[str]:
-        """Symbols with no single-quarter `column` values: they can never pass that catalyst."""
-        known = self.fundamentals.dropna(subset=[column])["symbol"]
-        return [s for s in self.universe if s not in set(known)]
 
     @property
     def window_closes(self) -> pd.DataFrame:

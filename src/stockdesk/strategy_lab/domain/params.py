@@ -45,6 +45,8 @@ class StrategyParamRequest(BaseModel):
 
 
 PARAM_FIELDS: tuple[str, ...] = tuple(MomentumStrategyParams.model_fields)
+# The quarterly figure each catalyst_type compares (short average above long average).
+CATALYST_COLUMNS: dict[str, str] = {"revenue": "revenue", "earnings": "roe"}
 
 
 def allowed_values(field: str) -> list[Any]:
