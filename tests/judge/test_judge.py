@@ -1,4 +1,4 @@
-"""Judge (judge-design spec): outcome -> JudgeInput, strict parsing, the rules layer, the REST route."""
+"""Judge (judge-design spec): outcome -> JudgeInput, strict parsing, evidence bound, plan from code, REST."""
 
 from __future__ import annotations
 
@@ -32,17 +32,33 @@ OUTCOME = {
     "key_disagreements": ["估值是否已反映增长"],
     "conflict_resolution": "基本面优势大于估值压力",
 }
+TECHNICAL = {
+    "trade_date": "2026-05-29",
+    "close": 100.0,
+    "atr14": 2.0,
+    "support_levels": [96.0],
+    "resistance_levels": [110.0],
+    "low_20d": 95.0,
+    "high_20d": 108.0,
+}
+NEUTRAL_FOUR_BULLISH_ONE = {
+    "stances": {
+        "valuation_modeler": "neutral",
+        "technical_analyst": "bullish",
+        "financial_auditor": "neutral",
+        "macro_intelligence": "neutral",
+        "catalyst_detective": "neutral",
+    },
+    "technical": TECHNICAL,
+}
 
 
 def verdict(**changes: object) -> str:
     answer = {
         "action": "BUY",
-        "position_percent": 0.2,
+        "plan": "standard",
         "confidence": 0.6,
-        "entry_strategy": "回调至支撑位分批建仓",
-        "stop_loss": "跌破入场价 8% 止损",
-        "take_profit": "上涨 20% 分批止盈",
-        "time_horizon": "3-6个月",
+        "time_horizon": "1-3个月",
         "risk_warnings": ["消费降级"],
         "reasoning": "辩论偏多且置信度中等，轻仓参与。",
     }
@@ -78,20 +94,26 @@ def test_unusable_outcome_is_a_400(outcome: dict, message: str) -> None:
 
 def test_one_call_gives_a_structured_verdict_with_the_prompt_and_raw_answer() -> None:
     svc, provider = service(verdict())
-    result = svc.run_on_outcome("600519.SH", OUTCOME)
-    assert provider.calls == 1 and result.action == "BUY" and result.position_percent == 0.2
-    assert result.rules_applied == []
+    result = svc.run_on_outcome("600519.SH", OUTCOME, {"technical": TECHNICAL})
+    assert provider.calls == 1 and result.action == "BUY" and result.source == "llm"
     assert "高端白酒需求稳健" in result.input and "消费降级" in result.input and "0.62" in result.input
     assert result.output == verdict()
+
+
+def test_the_prompt_offers_code_given_plans_and_caps() -> None:
+    svc, _ = service(verdict())
+    result = svc.run_on_outcome("600519.SH", OUTCOME, NEUTRAL_FOUR_BULLISH_ONE)
+    assert "止损 95.5" in result.input and "BUY ≤ 0.53" in result.input  # 2 of 6 voices bullish
+    assert "2026-05-29" in result.input
 
 
 @pytest.mark.parametrize(
     "bad",
     [
         {"action": "STRONG_BUY"},
-        {"position_percent": 1.4},
+        {"plan": "aggressive"},
         {"confidence": -0.1},
-        {"position_percent": "a lot"},
+        {"time_horizon": "2031-12-31"},  # no dates: only the code-given horizons
     ],
 )
 def test_out_of_bounds_answers_are_parse_errors(bad: dict) -> None:
@@ -100,28 +122,77 @@ def test_out_of_bounds_answers_are_parse_errors(bad: dict) -> None:
         svc.run_on_outcome("600519.SH", OUTCOME)
 
 
-def test_hold_means_no_position() -> None:
-    svc, _ = service(verdict(action="HOLD", position_percent=0.3, stop_loss="无"))
+def test_levels_and_size_come_from_code_not_from_the_model() -> None:
+    svc, _ = service(verdict(confidence=0.6))
+    result = svc.run_on_outcome("600519.SH", OUTCOME, {"technical": TECHNICAL})
+    plan = result.trade_plan
+    assert plan is not None and plan.entry_price == 100.0 and plan.stop_loss_price == 95.5
+    assert plan.take_profit_price == 110.0 and plan.risk_reward == 2.22
+    assert result.position_percent == plan.position_percent > 0
+    assert "95.5" in result.stop_loss and "110" in result.take_profit and "100" in result.entry_strategy
+
+
+def test_hold_means_no_position_and_two_levels_to_watch() -> None:
+    svc, _ = service(verdict(action="HOLD"))
+    result = svc.run_on_outcome("600519.SH", {**OUTCOME, "direction": "NEUTRAL"}, {"technical": TECHNICAL})
+    assert result.position_percent == 0.0 and result.trade_plan is not None
+    assert result.trade_plan.stop_loss_price < 100 < result.trade_plan.take_profit_price
+    assert "转弱" in result.stop_loss and "转强" in result.take_profit
+
+
+def test_confidence_is_capped_by_the_share_of_agreeing_voices_and_says_why() -> None:
+    svc, _ = service(verdict(confidence=0.85))
+    evidence = {**NEUTRAL_FOUR_BULLISH_ONE, "stances": {**NEUTRAL_FOUR_BULLISH_ONE["stances"]}}
+    result = svc.run_on_outcome("600519.SH", OUTCOME, evidence)  # debate bullish: 2 of 6 voices
+    assert result.confidence == 0.53 and result.confidence <= 0.3 + 0.7 * 2 / 6
+    [adjustment] = result.adjustments
+    assert adjustment.what == "confidence" and adjustment.from_ == 0.85 and adjustment.to == 0.53
+    assert "capped from 0.85 to 0.53: 2 of 6 voices bullish" in adjustment.why
+    assert result.model_dump(mode="json")["adjustments"][0]["from"] == 0.85
+
+
+def test_an_action_against_experts_and_debate_is_re_asked_once_then_accepted() -> None:
+    svc, provider = service(verdict(action="SELL"), verdict(action="HOLD", confidence=0.5))
+    outcome = {**OUTCOME, "direction": "NEUTRAL"}
+    result = svc.run_on_outcome("600519.SH", outcome, NEUTRAL_FOUR_BULLISH_ONE)
+    assert provider.calls == 2 and result.action == "HOLD" and result.source == "llm"
+    assert "experts lean neutral" in provider.requests[1].messages[-1].content
+    assert result.adjustments[0].what == "action" and result.adjustments[0].from_ == "SELL"
+
+
+def test_an_action_still_against_the_evidence_is_replaced_by_the_rules_verdict() -> None:
+    svc, provider = service(verdict(action="SELL"), verdict(action="SELL"))
+    evidence = {
+        **NEUTRAL_FOUR_BULLISH_ONE,
+        "code_signals": {
+            "technical_analyst": {"stance": "bullish", "score": 0.6, "confidence": 0.66},
+            "valuation_modeler": {"stance": "neutral", "score": 0.1, "confidence": 0.36},
+        },
+    }
+    result = svc.run_on_outcome("600519.SH", {**OUTCOME, "direction": "NEUTRAL"}, evidence)
+    assert provider.calls == 2 and result.source == "rules"
+    assert result.action == result.rules_verdict["action"] == "BUY"  # composite 0.35
+    assert any(a.what == "action" and a.to == "BUY" and "rules verdict" in a.why for a in result.adjustments)
+    assert result.confidence <= 0.3 + 0.7 * result.support["share"] + 1e-9
+
+
+def test_samples_report_how_often_the_action_agrees() -> None:
+    svc, provider = service(verdict(), verdict(), verdict(action="HOLD"), verdict())
+    result = svc.run_on_outcome("600519.SH", OUTCOME, {"technical": TECHNICAL}, samples=4)
+    assert provider.calls == 4 and result.stability == {
+        "samples": 4,
+        "agree": 3,
+        "actions": ["BUY", "BUY", "HOLD", "BUY"],
+    }
+    seeds = [r.seed for r in provider.requests]
+    assert len(set(seeds)) == 4  # each sample its own seed
+
+
+def test_without_prices_there_is_no_plan_and_no_position() -> None:
+    svc, _ = service(verdict())
     result = svc.run_on_outcome("600519.SH", OUTCOME)
-    assert result.position_percent == 0.0 and "hold_means_no_position" in result.rules_applied
-    assert result.stop_loss == "不持仓，无需止损" and "stop_loss_required" not in result.rules_applied
-
-
-def test_position_is_capped_by_confidence_and_by_the_single_name_limit() -> None:
-    svc, _ = service(
-        verdict(position_percent=0.9, confidence=0.4), verdict(position_percent=0.9, confidence=0.95)
-    )
-    low = svc.run_on_outcome("600519.SH", OUTCOME)
-    assert low.position_percent == 0.4 and low.rules_applied == ["position_capped_by_confidence"]
-    high = svc.run_on_outcome("600519.SH", OUTCOME)
-    assert high.position_percent == 0.5
-
-
-@pytest.mark.parametrize("stop", ["", "N/A", "  无 "])
-def test_every_trade_has_a_stop_loss(stop: str) -> None:
-    svc, _ = service(verdict(action="SELL", stop_loss=stop))
-    result = svc.run_on_outcome("600519.SH", OUTCOME)
-    assert result.stop_loss.strip() and "stop_loss_required" in result.rules_applied
+    assert result.trade_plan is None and result.position_percent == 0.0
+    assert "无行情数据" in result.stop_loss
 
 
 def client_for(settings: Settings, *answers: str) -> TestClient:
@@ -130,13 +201,13 @@ def client_for(settings: Settings, *answers: str) -> TestClient:
 
 
 def test_rest_verdict(settings: Settings) -> None:
-    response = client_for(settings, verdict(position_percent=0.8)).post(
-        URL, json={"symbol": "600519.SH", "debate_outcome": OUTCOME}
+    response = client_for(settings, verdict(confidence=0.8)).post(
+        URL, json={"symbol": "600519.SH", "debate_outcome": OUTCOME, "evidence": {"technical": TECHNICAL}}
     )
     assert response.status_code == 200, response.text
     body = response.json()
-    assert body["action"] == "BUY" and body["position_percent"] == 0.5  # min(confidence 0.6, cap 0.5)
-    assert body["rules_applied"] == ["position_capped_by_confidence"]
+    assert body["action"] == "BUY" and body["trade_plan"]["stop_loss_price"] == 95.5
+    assert body["confidence"] == 1.0 * 0.8  # one voice (the debate), bullish: cap 1.0
     assert {
         "entry_strategy",
         "stop_loss",
@@ -144,6 +215,8 @@ def test_rest_verdict(settings: Settings) -> None:
         "time_horizon",
         "risk_warnings",
         "reasoning",
+        "adjustments",
+        "trade_plan",
     } <= set(body)
 
 

@@ -11,6 +11,7 @@ from stockdesk.coordinator.infrastructure.adapters.gateways import (
     ExpertRunner,
     JudgeGatewayAdapter,
     ResearchGatewayAdapter,
+    SnapshotBuilder,
 )
 from stockdesk.coordinator.infrastructure.adapters.llm_run_scope import LLMRunScopeAdapter
 from stockdesk.coordinator.infrastructure.persistence.session_repository import (
@@ -29,6 +30,7 @@ class CoordinatorContainer:
         *,
         database: Database,
         experts: Mapping[str, Callable[[], ExpertRunner]],
+        snapshots: Mapping[str, Callable[[], SnapshotBuilder]] | None = None,
         securities: GetStockBasicInfoUseCase,
         debate: Callable[[], DebateService],
         judge: Callable[[], JudgeService],
@@ -37,6 +39,7 @@ class CoordinatorContainer:
         """Every argument is a factory: nothing is built until a research session needs it."""
         self._database = database
         self._experts = experts
+        self._snapshots = snapshots or {}
         self._securities = securities
         self._debate = debate
         self._judge = judge
@@ -49,7 +52,7 @@ class CoordinatorContainer:
     @cached_property
     def service(self) -> ResearchCoordinatorService:
         return ResearchCoordinatorService(
-            ResearchGatewayAdapter(self._experts, self._securities),
+            ResearchGatewayAdapter(self._experts, self._securities, self._snapshots),
             DebateGatewayAdapter(self._debate),
             JudgeGatewayAdapter(self._judge),
             self.repository,

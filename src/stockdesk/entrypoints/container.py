@@ -76,6 +76,13 @@ class AppContainer:
                 "macro_intelligence": lambda: research.macro_intelligence.run,
                 "catalyst_detective": lambda: research.catalyst_detective.run,
             },
+            snapshots={
+                "valuation_modeler": lambda: research.valuation_modeler.build_snapshot,
+                "technical_analyst": lambda: research.technical_analyst.build_snapshot,
+                "financial_auditor": lambda: research.financial_auditor.build_snapshot,
+                "macro_intelligence": lambda: research.macro_intelligence.build_snapshot,
+                "catalyst_detective": lambda: research.catalyst_detective.build_snapshot,
+            },
             securities=self.data.stock_basic_info,
             debate=lambda: self.debate.service,
             judge=lambda: self.judge.service,

@@ -92,6 +92,8 @@ def build_llm_service(
             max_retries=settings.llm_max_retries,
             max_output_tokens=settings.llm_max_output_tokens,
             cache_enabled=settings.llm_cache,
+            seed=settings.llm_seed,
+            repetition_penalty=settings.llm_repetition_penalty,
         ),
     )
 

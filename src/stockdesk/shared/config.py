@@ -86,6 +86,15 @@ class Settings(BaseSettings):
     llm_max_retries: int = 2
     llm_max_output_tokens: int = 1024
     llm_cache: bool = Field(default=False, description="Opt-in response cache for reproducible reruns.")
+    llm_seed: int | None = Field(
+        default=42, description="Sampling seed of every LLM call (same input, same answer); empty = random."
+    )
+    llm_repetition_penalty: float | None = Field(
+        default=0.8,
+        ge=0.0,
+        le=2.0,
+        description="Penalty on repeated phrases (llama.cpp's DRY sampler on the embedded model).",
+    )
     max_tokens_per_run: int | None = Field(default=None, description="Token budget per run; None = no limit.")
 
     # Embedded local model (llama.cpp via xllamacpp).

@@ -80,6 +80,11 @@ class ResearchCoordinatorService:
             debate_mode=request.debate_mode,
             started_at=_now(),
             reused_experts=sorted(reused),
+            llm_settings=(
+                {"rules_only": True}
+                if request.rules_only
+                else {**self._run_scope.settings(), "judge_samples": request.judge_samples}
+            ),
         )
         if not session.experts:
             raise BadRequestException("choose at least one expert", code="NO_EXPERTS")
@@ -101,6 +106,8 @@ class ResearchCoordinatorService:
             "as_of": session.as_of,
             "experts": [e.value for e in session.experts],
             "skip_debate": session.skip_debate,
+            "rules_only": request.rules_only,
+            "judge_samples": request.judge_samples,
             "debate_mode": session.debate_mode.value,
             "reused_results": reused,
             "expert_results": {},
@@ -147,6 +154,8 @@ class ResearchCoordinatorService:
             options=parent.options,
             skip_debate=parent.skip_debate,
             debate_mode=parent.debate_mode,
+            rules_only=bool(parent.llm_settings.get("rules_only")),
+            judge_samples=int(parent.llm_settings.get("judge_samples", 1)),
         )
         return await self.arun(request, parent=parent, **kwargs)
 

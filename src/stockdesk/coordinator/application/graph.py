@@ -8,6 +8,11 @@
 - debate/judge failures degrade to empty results with the error recorded; an empty debate
   outcome skips the judge (judge spec, Decision 7). Without a judge gateway the graph ends
   after the debate, as before the judge existed.
+- rules_only: each expert gives its snapshot and code-only signal (no LLM), the debate is
+  skipped and the judge gives the rules verdict.
+- The judge is handed the evidence: each expert's stance and code signal, and the technical
+  snapshot's as-of prices for the trade plan (built without the LLM when the technical analyst
+  was not asked for).
 """
 
 from __future__ import annotations
@@ -29,6 +34,7 @@ from stockdesk.coordinator.domain.ports.observer import INodeObserver
 from stockdesk.shared.errors import one_line
 
 ROUTE, AGGREGATOR, DEBATE, JUDGE = "route_to_experts", "aggregator_node", "debate_node", "judge_node"
+TECHNICAL = "technical_analyst"
 
 
 def merge(left: dict[str, Any], right: dict[str, Any]) -> dict[str, Any]:
@@ -40,6 +46,8 @@ class ResearchGraphState(TypedDict, total=False):
     as_of: date | None
     experts: list[str]
     skip_debate: bool
+    rules_only: bool
+    judge_samples: int
     debate_mode: str
     reused_results: dict[str, dict[str, Any]]
     expert_results: Annotated[dict[str, dict[str, Any]], merge]
@@ -104,13 +112,18 @@ class _Nodes:
         todo = [e for e in state["experts"] if e not in reused]
         for expert in todo:
             self.emit(expert, NodeStatus.WAITING)
-        payload = {"symbol": state["symbol"], "as_of": state.get("as_of")}
+        payload = {
+            "symbol": state["symbol"],
+            "as_of": state.get("as_of"),
+            "rules_only": state.get("rules_only", False),
+        }
         return [Send(expert, payload) for expert in todo] or AGGREGATOR
 
     def expert_node(self, expert: str) -> Callable[[ResearchGraphState], Awaitable[dict[str, Any]]]:
         async def run(state: ResearchGraphState) -> dict[str, Any]:
             async def work() -> dict[str, Any]:
-                result = await self.research.run_expert(expert, state["symbol"], state.get("as_of"))
+                run = self.research.run_expert_rules if state.get("rules_only") else self.research.run_expert
+                result = await run(expert, state["symbol"], state.get("as_of"))
                 return {"expert_results": {expert: result}}
 
             return await self.timed(expert, work, lambda error: {"expert_errors": {expert: error}})
@@ -125,6 +138,9 @@ class _Nodes:
         return {"aggregation": aggregate(digests, results, errors)}
 
     def after_aggregation(self, state: ResearchGraphState) -> str:
+        if state.get("rules_only") and state.get("expert_results") and not state.get("skip_debate"):
+            self.emit(DEBATE, NodeStatus.SKIPPED)
+            return JUDGE if self.judge is not None else END
         if state.get("skip_debate") or not state.get("expert_results") or self.debate is None:
             for node in (DEBATE, JUDGE):
                 self.emit(node, NodeStatus.SKIPPED)
@@ -144,15 +160,44 @@ class _Nodes:
 
         return await self.timed(DEBATE, work, lambda e: {"debate_outcome": {}, "errors": {"debate": e}})
 
+    async def technical_snapshot(self, state: ResearchGraphState) -> dict[str, Any]:
+        """The as-of prices for the trade plan: the technical expert's snapshot, else one built now."""
+        results = state.get("expert_results") or {}
+        found = (results.get(TECHNICAL) or {}).get("technical_indicators")
+        if isinstance(found, dict):
+            return found
+        try:
+            built = await self.research.run_expert_rules(TECHNICAL, state["symbol"], state.get("as_of"))
+        except Exception:  # no price history: the verdict says it has no plan
+            return {}
+        return built.get("technical_indicators") or {}
+
+    async def evidence(self, state: ResearchGraphState) -> dict[str, Any]:
+        results = state.get("expert_results") or {}
+        aggregation = state.get("aggregation") or {}
+        stances = aggregation.get("stances") or {
+            name: (r.get("code_signal") or {}).get("stance", "neutral") for name, r in results.items()
+        }
+        return {
+            "stances": stances,
+            "code_signals": {n: r["code_signal"] for n, r in results.items() if r.get("code_signal")},
+            "technical": await self.technical_snapshot(state),
+        }
+
     async def judge_node(self, state: ResearchGraphState) -> dict[str, Any]:
         assert self.judge is not None
         judge, outcome = self.judge, state.get("debate_outcome") or {}
-        if not outcome:  # Decision 7: no debate conclusion, no verdict
+        rules_only = bool(state.get("rules_only"))
+        if not outcome and not rules_only:  # Decision 7: no debate conclusion, no verdict
             self.emit(JUDGE, NodeStatus.SKIPPED)
             return {"verdict": {}}
 
         async def work() -> dict[str, Any]:
-            return {"verdict": await judge.run_verdict(state["symbol"], outcome)}
+            evidence = await self.evidence(state)
+            if rules_only:
+                return {"verdict": await judge.rules_verdict(state["symbol"], evidence)}
+            samples = state.get("judge_samples", 1)
+            return {"verdict": await judge.run_verdict(state["symbol"], outcome, evidence, samples)}
 
         return await self.timed(JUDGE, work, lambda e: {"verdict": {}, "errors": {"judge": e}})
 
@@ -175,7 +220,8 @@ def build_research_graph(
     graph.add_node(AGGREGATOR, nodes.aggregator_node)
     graph.add_edge(START, ROUTE)
     graph.add_conditional_edges(ROUTE, nodes.fan_out, [*experts, AGGREGATOR])
-    graph.add_conditional_edges(AGGREGATOR, nodes.after_aggregation, [DEBATE, END])
+    after = [DEBATE, JUDGE, END] if judge_gateway is not None else [DEBATE, END]
+    graph.add_conditional_edges(AGGREGATOR, nodes.after_aggregation, after)
     graph.add_node(DEBATE, nodes.debate_node)
     if judge_gateway is not None:
         graph.add_node(JUDGE, nodes.judge_node)

@@ -26,8 +26,11 @@ class ContextLLMAdapter:
         response_model: type[BaseModel],
         caller: str,
         max_tokens: int | None = None,
+        sample: int = 0,
     ) -> LLMResult:
-        """One validated call; `max_tokens` overrides the context's budget for a longer answer."""
+        """One validated call; `max_tokens` overrides the context's budget for a longer answer;
+        `sample` > 0 shifts the service's seed by that much (the judge's stability samples)."""
+        seed = None if sample == 0 else (self._service.seed or 0) + sample
         return self._service.generate(
             prompt,
             system_message,
@@ -35,4 +38,5 @@ class ContextLLMAdapter:
             response_model=response_model,
             caller=caller,
             max_tokens=max_tokens or self._max_tokens,
+            seed=seed,
         )

@@ -92,6 +92,8 @@ class LLMServiceOptions:
     max_output_tokens: int = 1024
     backoff_seconds: float = 1.0
     cache_enabled: bool = False
+    seed: int | None = None  # every call's sampling seed unless the caller gives one
+    repetition_penalty: float | None = None
     default_tags: tuple[str, ...] = field(default_factory=tuple)
 
 
@@ -135,6 +137,18 @@ class LLMService:
         return self._budget.calls(run_id or self.current_run_id)
 
     @property
+    def seed(self) -> int | None:
+        return self._options.seed
+
+    def sampling_settings(self) -> dict[str, Any]:
+        """What a session records so that its run can be reproduced."""
+        return {
+            "seed": self._options.seed,
+            "repetition_penalty": self._options.repetition_penalty,
+            "models": [f"{r.alias}={r.provider.name}:{r.provider.model}" for r in self._routes],
+        }
+
+    @property
     def aliases(self) -> list[str]:
         return [r.alias for r in self._routes]
 
@@ -156,6 +170,7 @@ class LLMService:
         caller: str | None = None,
         max_tokens: int | None = None,
         timeout_seconds: float | None = None,
+        seed: int | None = None,
     ) -> LLMResult:
         """Send one prompt; with `response_model` (or `json_schema`) return a validated object.
 
@@ -171,6 +186,8 @@ class LLMService:
             messages=messages,
             temperature=temperature,
             max_tokens=max_tokens or self._options.max_output_tokens,
+            seed=seed if seed is not None else self._options.seed,
+            repetition_penalty=self._options.repetition_penalty,
             json_schema=schema,
             schema_name=response_model.__name__ if response_model else "response",
             timeout_seconds=timeout_seconds or self._options.default_timeout_seconds,
@@ -290,6 +307,8 @@ class LLMService:
             "messages": [m.model_dump() for m in request.messages],
             "schema": request.json_schema,
             "temperature": request.temperature,
+            "seed": request.seed,
+            "repetition_penalty": request.repetition_penalty,
         }
         return hashlib.sha256(json.dumps(material, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
 

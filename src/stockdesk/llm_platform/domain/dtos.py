@@ -33,6 +33,12 @@ class CompletionRequest(BaseModel):
     messages: list[ChatMessage]
     temperature: float = 0.2
     max_tokens: int = 1024
+    seed: int | None = Field(default=None, description="fixed sampling seed: same prompt, same answer")
+    repetition_penalty: float | None = Field(
+        default=None,
+        description="discourages repeated phrases (llama.cpp's DRY multiplier on the embedded "
+        "model; remote providers ignore it)",
+    )
     json_schema: dict[str, Any] | None = None
     schema_name: str = "response"
     timeout_seconds: float = 240.0

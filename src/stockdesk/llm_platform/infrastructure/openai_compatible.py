@@ -27,11 +27,13 @@ class OpenAICompatibleProvider(ILLMProvider):
         model: str,
         api_key: str | None,
         supports_json_schema: bool = True,
+        repetition_parameter: str | None = None,
     ):
         self.name = name
         self.model = model
         self.base_url = base_url
         self.supports_json_schema = supports_json_schema
+        self._repetition_parameter = repetition_parameter
         # max_retries=0: retries and fail-over are the router's job, with its own backoff.
         self._client = openai.OpenAI(base_url=base_url, api_key=api_key or "not-needed", max_retries=0)
 
@@ -43,6 +45,12 @@ class OpenAICompatibleProvider(ILLMProvider):
             "max_tokens": request.max_tokens,
             "timeout": request.timeout_seconds,
         }
+        if request.seed is not None:
+            kwargs["seed"] = request.seed
+        if request.repetition_penalty and self._repetition_parameter:
+            # a server-specific sampler (llama.cpp's DRY) goes in the request body; remote APIs
+            # rarely loop, and their frequency_penalty would also punish JSON's quotes
+            kwargs["extra_body"] = {self._repetition_parameter: request.repetition_penalty}
         if request.json_schema is not None:
             if self.supports_json_schema:
                 kwargs["response_format"] = {

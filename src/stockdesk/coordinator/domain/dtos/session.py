@@ -23,6 +23,8 @@ class ResearchRequest(BaseModel):
     options: dict[str, Any] = Field(default_factory=dict)
     skip_debate: bool = False
     debate_mode: DebateModeName = DebateModeName.BULL_BEAR
+    rules_only: bool = Field(default=False, description="code-only signals and the rules verdict, no LLM")
+    judge_samples: int = Field(default=1, ge=1, le=9, description="seeded judge runs for verdict stability")
 
 
 class NodeExecution(BaseModel):
@@ -56,6 +58,12 @@ class ResearchSession(BaseModel):
     debate_outcome: dict[str, Any] = Field(default_factory=dict)
     verdict: dict[str, Any] = Field(default_factory=dict)
     errors: dict[str, str] = Field(default_factory=dict, description="debate/judge failures, degraded")
+    charts: list[dict[str, Any]] = Field(
+        default_factory=list, description="chart specs (series computed in code) the reports draw"
+    )
+    llm_settings: dict[str, Any] = Field(
+        default_factory=dict, description="seed and sampling settings the LLM calls ran with"
+    )
     nodes: list[NodeExecution] = Field(default_factory=list)
 
 

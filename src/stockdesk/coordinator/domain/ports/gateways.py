@@ -17,7 +17,11 @@ class IResearchGateway(ABC):
 
     @abstractmethod
     async def run_expert(self, expert: str, symbol: str, as_of: date | None) -> dict[str, Any]:
-        """One research expert's full result, serialised."""
+        """One research expert's full result, serialised, with its `code_signal`."""
+
+    @abstractmethod
+    async def run_expert_rules(self, expert: str, symbol: str, as_of: date | None) -> dict[str, Any]:
+        """The expert's snapshot and code-only signal, no LLM (rules-only mode, plan prices)."""
 
 
 class IDebateGateway(ABC):
@@ -34,5 +38,14 @@ class IDebateGateway(ABC):
 
 class IJudgeGateway(ABC):
     @abstractmethod
-    async def run_verdict(self, symbol: str, debate_outcome: dict[str, Any]) -> dict[str, Any]:
-        """Execute the verdict; returns the VerdictDTO serialised."""
+    async def run_verdict(
+        self, symbol: str, debate_outcome: dict[str, Any], evidence: dict[str, Any], samples: int = 1
+    ) -> dict[str, Any]:
+        """Execute the verdict; returns the VerdictDTO serialised.
+
+        `evidence`: stances, code_signals, technical (the snapshot with the as-of prices), facts.
+        """
+
+    @abstractmethod
+    async def rules_verdict(self, symbol: str, evidence: dict[str, Any]) -> dict[str, Any]:
+        """The code-only verdict from the same evidence, no LLM."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from contextlib import AbstractContextManager
+from typing import Any
 
 
 class ILLMRunScope(ABC):
@@ -14,3 +15,7 @@ class ILLMRunScope(ABC):
     @abstractmethod
     def usage(self, run_id: str) -> tuple[int, int]:
         """(LLM calls, tokens) booked to `run_id` so far."""
+
+    @abstractmethod
+    def settings(self) -> dict[str, Any]:
+        """Seed and sampling settings every call of a run uses (recorded in the session)."""

@@ -16,19 +16,26 @@ from pydantic import BaseModel
 from stockdesk.coordinator.domain.ports.gateways import IDebateGateway, IJudgeGateway, IResearchGateway
 from stockdesk.data_engineering.application import GetStockBasicInfoUseCase
 from stockdesk.debate.application import DebateMode, DebateService, digest_expert_results
-from stockdesk.judge.application import JudgeService, judge_input_from_outcome
+from stockdesk.judge.application import JudgeService
+from stockdesk.research.application.code_signals import INDICATOR_FIELDS, code_signal, code_signal_of_result
 from stockdesk.shared.errors import BadRequestException
 
 ExpertRunner = Callable[[str, date | None], BaseModel]
+SnapshotBuilder = Callable[[str, date | None], BaseModel]
 
 
 class ResearchGatewayAdapter(IResearchGateway):
     def __init__(
-        self, runners: Mapping[str, Callable[[], ExpertRunner]], securities: GetStockBasicInfoUseCase
+        self,
+        runners: Mapping[str, Callable[[], ExpertRunner]],
+        securities: GetStockBasicInfoUseCase,
+        snapshots: Mapping[str, Callable[[], SnapshotBuilder]] | None = None,
     ):
-        """`runners[name]()` gives that expert's `run(symbol, as_of)`; built only when used."""
+        """`runners[name]()` gives that expert's `run(symbol, as_of)`, `snapshots[name]()` its
+        `build_snapshot(symbol, as_of)`; built only when used."""
         self._runners = runners
         self._securities = securities
+        self._snapshots = snapshots or {}
 
     def require_symbol(self, symbol: str) -> str:
         return self._securities.require(symbol).symbol
@@ -37,7 +44,22 @@ class ResearchGatewayAdapter(IResearchGateway):
         if expert not in self._runners:
             raise BadRequestException(f"unknown expert {expert!r}", code="UNKNOWN_EXPERT")
         result = await asyncio.to_thread(self._runners[expert](), symbol, as_of)
-        return result.model_dump(mode="json")
+        dumped = result.model_dump(mode="json")
+        dumped["code_signal"] = code_signal_of_result(expert, dumped).model_dump(mode="json")
+        return dumped
+
+    async def run_expert_rules(self, expert: str, symbol: str, as_of: date | None) -> dict[str, Any]:
+        if expert not in self._snapshots:
+            raise BadRequestException(f"unknown expert {expert!r}", code="UNKNOWN_EXPERT")
+        snapshot = await asyncio.to_thread(self._snapshots[expert](), symbol, as_of)
+        dumped = snapshot.model_dump(mode="json")
+        return {
+            "symbol": symbol,
+            "as_of": as_of.isoformat() if as_of else None,
+            "rules_only": True,
+            INDICATOR_FIELDS[expert]: dumped,
+            "code_signal": code_signal(expert, dumped).model_dump(mode="json"),
+        }
 
 
 class DebateGatewayAdapter(IDebateGateway):
@@ -59,7 +81,15 @@ class JudgeGatewayAdapter(IJudgeGateway):
     def __init__(self, service: Callable[[], JudgeService]):
         self._service = service
 
-    async def run_verdict(self, symbol: str, debate_outcome: dict[str, Any]) -> dict[str, Any]:
-        judge_input = judge_input_from_outcome(symbol, debate_outcome)
-        verdict = await asyncio.to_thread(self._service().run, judge_input)
+    async def run_verdict(
+        self, symbol: str, debate_outcome: dict[str, Any], evidence: dict[str, Any], samples: int = 1
+    ) -> dict[str, Any]:
+        service = self._service()
+        verdict = await asyncio.to_thread(
+            lambda: service.run_on_outcome(symbol, debate_outcome, evidence, samples=samples)
+        )
+        return verdict.model_dump(mode="json")
+
+    async def rules_verdict(self, symbol: str, evidence: dict[str, Any]) -> dict[str, Any]:
+        verdict = await asyncio.to_thread(self._service().rules_only, symbol, evidence)
         return verdict.model_dump(mode="json")

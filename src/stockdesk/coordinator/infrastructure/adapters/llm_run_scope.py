@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from contextlib import AbstractContextManager
+from typing import Any
 
 from stockdesk.coordinator.domain.ports.run_scope import ILLMRunScope
 from stockdesk.llm_platform.application.llm_service import LLMService
@@ -20,3 +21,6 @@ class LLMRunScopeAdapter(ILLMRunScope):
     def usage(self, run_id: str) -> tuple[int, int]:
         service = self._service()
         return service.calls_made(run_id), service.tokens_used(run_id)
+
+    def settings(self) -> dict[str, Any]:
+        return self._service().sampling_settings()

@@ -39,6 +39,8 @@ class ResearchSessionRow(Base):
     debate_outcome: Mapped[dict] = mapped_column(JSON, default=dict)
     verdict: Mapped[dict] = mapped_column(JSON, default=dict)
     errors: Mapped[dict] = mapped_column(JSON, default=dict)
+    charts: Mapped[list] = mapped_column(JSON, default=list)
+    llm_settings: Mapped[dict] = mapped_column(JSON, default=dict)
 
 
 class NodeExecutionRow(Base):

@@ -1,8 +1,17 @@
-"""VerdictDTO (Decision 4) plus what the rules layer changed and the audit trail of the call."""
+"""VerdictDTO (Decision 4) plus the computed trade plan, what code changed, and the audit trail.
+
+entry_strategy / stop_loss / take_profit keep the spec's text fields, now written by code from
+`trade_plan`; `adjustments` lists every change code made to the model's answer.
+"""
 
 from __future__ import annotations
 
+from typing import Any
+
 from pydantic import BaseModel, Field
+
+from stockdesk.judge.domain.dtos.adjustment import Adjustment
+from stockdesk.judge.domain.dtos.trade_plan import TradePlan
 
 
 class VerdictDTO(BaseModel):
@@ -16,8 +25,21 @@ class VerdictDTO(BaseModel):
     time_horizon: str
     risk_warnings: list[str]
     reasoning: str
+    source: str = Field(default="llm", description="llm | rules (the code-only verdict)")
+    trade_plan: TradePlan | None = Field(default=None, description="None only without any price history")
+    adjustments: list[Adjustment] = Field(default_factory=list)
+    support: dict[str, Any] = Field(
+        default_factory=dict, description="voices pointing the action's way and the confidence cap"
+    )
+    rules_verdict: dict[str, Any] = Field(
+        default_factory=dict, description="the code-only verdict beside it: action, confidence, signals"
+    )
+    stability: dict[str, Any] | None = Field(
+        default=None, description="--samples N: the actions of N seeded judge runs and how many agree"
+    )
+    claim_checks: dict[str, Any] = Field(default_factory=dict, description="violations found and dropped")
     rules_applied: list[str] = Field(
-        default_factory=list, description="rules that changed the model's answer, e.g. hold_means_no_position"
+        default_factory=list, description="names of the rules that changed the model's answer"
     )
     input: str = Field(default="", description="the prompt sent to the model")
     output: str = Field(default="", description="the model's raw answer")

@@ -1,66 +1,218 @@
-"""JudgeService: one LLM verdict, then a small rules layer that says what it changed.
+"""JudgeService: the model chooses and explains; code owns every number and bounds the confidence.
 
-Rules (applied in code after the model, in this order):
-- hold_means_no_position: HOLD carries position 0.
-- position_capped_by_confidence: the position never exceeds the verdict's confidence, nor
-  MAX_POSITION (a single name never takes more than half the book).
-- stop_loss_required: a BUY or SELL without a usable stop-loss gets the default one.
+After the model's answer, in this order (each change kept in `adjustments`):
+1. against the evidence (both the expert majority and the debate point elsewhere): re-asked once
+   with the reason; still against -> replaced by the rules verdict;
+2. confidence capped at 0.3 + 0.7 x the share of voices pointing the action's way;
+3. the trade plan (levels, distances, size) computed for the final action and confidence from
+   the as-of prices; the text fields entry_strategy / stop_loss / take_profit are written from it.
+`samples` > 1 asks the same question under other seeds and reports how often the action agrees.
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping
 from typing import Any
 
 from stockdesk.judge.application.dtos.verdict_dto import VerdictDTO
 from stockdesk.judge.application.services.debate_outcome import judge_input_from_outcome
+from stockdesk.judge.application.services.evidence import judge_evidence
+from stockdesk.judge.application.services.evidence_bound import against_evidence, support_for
+from stockdesk.judge.application.services.plan_text import plan_texts
+from stockdesk.judge.application.services.rules_verdict import RulesDecision, rules_decision
+from stockdesk.judge.application.services.trade_plan import compute_trade_plan, plan_options
+from stockdesk.judge.domain.dtos.adjustment import Adjustment
+from stockdesk.judge.domain.dtos.evidence import JudgeEvidence
 from stockdesk.judge.domain.dtos.judge_input import JudgeInput
+from stockdesk.judge.domain.dtos.trade_plan import PlanVariant, TradePlan
 from stockdesk.judge.domain.dtos.verdict_result import VerdictResult
 from stockdesk.judge.domain.model.enums import ActionDirection
-from stockdesk.judge.domain.ports.judge_verdict_agent import IJudgeVerdictAgentPort
+from stockdesk.judge.domain.ports.judge_verdict_agent import IJudgeVerdictAgentPort, VerdictAnswer
+from stockdesk.shared.errors import LLMOutputParseError
 
-MAX_POSITION = 0.5
-DEFAULT_STOP_LOSS = {
-    ActionDirection.BUY: "收盘价较入场价下跌 8% 止损离场",
-    ActionDirection.SELL: "卖出后若收盘价较卖出价上涨 8%，重新评估并回补",
-    ActionDirection.HOLD: "不持仓，无需止损",
-}
-_NO_STOP = {"", "无", "n/a", "na", "none", "-", "数据不足"}
+logger = logging.getLogger(__name__)
+MAX_SAMPLES = 9
+RULES_HORIZON = "1-3个月"
+STANCE_WORDS = {"bullish": "看多", "neutral": "中性", "bearish": "看空"}
 
 
-def apply_rules(result: VerdictResult) -> tuple[VerdictResult, list[str]]:
-    fired: list[str] = []
-    position = result.position_percent
-    stop_loss = result.stop_loss
-    if result.action is ActionDirection.HOLD and position > 0:
-        position = 0.0
-        fired.append("hold_means_no_position")
-    cap = min(result.confidence, MAX_POSITION)
-    if position > cap:
-        position = cap
-        fired.append("position_capped_by_confidence")
-    if stop_loss.strip().lower() in _NO_STOP:
-        stop_loss = DEFAULT_STOP_LOSS[result.action]
-        if result.action is not ActionDirection.HOLD:
-            fired.append("stop_loss_required")
-    return result.model_copy(update={"position_percent": round(position, 4), "stop_loss": stop_loss}), fired
+def rules_reasoning(rules: RulesDecision) -> str:
+    parts = [
+        f"{name} {STANCE_WORDS.get(s.stance, s.stance)}（{s.score:+.2f}）"
+        for name, s in rules.signals.items()
+    ]
+    return (
+        f"规则裁决（无 LLM）：综合得分 {rules.composite:+.2f} → {rules.action.value}；"
+        + ("，".join(parts) or "无可用信号")
+    )[:400]
+
+
+def rules_summary(rules: RulesDecision, plan: TradePlan | None) -> dict[str, Any]:
+    return {
+        "action": rules.action.value,
+        "confidence": rules.confidence,
+        "composite": rules.composite,
+        "support": rules.support,
+        "signals": {name: s.model_dump() for name, s in rules.signals.items()},
+        "trade_plan": plan.model_dump(mode="json") if plan else None,
+    }
+
+
+def plan_for(
+    action: ActionDirection, evidence: JudgeEvidence, confidence: float, variant: PlanVariant
+) -> TradePlan | None:
+    return compute_trade_plan(action, evidence.prices, confidence, variant) if evidence.prices else None
 
 
 class JudgeService:
     def __init__(self, agent: IJudgeVerdictAgentPort):
         self._agent = agent
 
-    def run(self, judge_input: JudgeInput) -> VerdictDTO:
-        answer = self._agent.decide(judge_input)
-        result, fired = apply_rules(answer.result)
+    # ---- entry points --------------------------------------------------------------------------
+    def run_on_outcome(
+        self,
+        symbol: str,
+        debate_outcome: Mapping[str, Any],
+        evidence: Mapping[str, Any] | None = None,
+        *,
+        samples: int = 1,
+    ) -> VerdictDTO:
+        """The REST route's and the Coordinator's entry: dicts in, a verdict out."""
+        judge_input = judge_input_from_outcome(symbol, debate_outcome)
+        judge_input = judge_input.model_copy(update={"evidence": judge_evidence(evidence)})
+        return self.run(judge_input, samples=samples)
+
+    def rules_only(self, symbol: str, evidence: Mapping[str, Any] | None) -> VerdictDTO:
+        """The code-only verdict: no LLM, no debate; seconds, not minutes."""
+        found = judge_evidence(evidence)
+        rules = rules_decision(found.code_signals)
+        plan = plan_for(rules.action, found, rules.confidence, "standard")
+        support = support_for(rules.action, {n: s.stance for n, s in found.code_signals.items()}, None)
+        return VerdictDTO(
+            symbol=symbol,
+            action=rules.action.value,
+            position_percent=plan.position_percent if plan else 0.0,
+            confidence=rules.confidence,
+            **plan_texts(plan),
+            time_horizon=RULES_HORIZON,
+            risk_warnings=[],
+            reasoning=rules_reasoning(rules),
+            source="rules",
+            trade_plan=plan,
+            support=support.model_dump(),
+            rules_verdict=rules_summary(rules, plan),
+        )
+
+    def run(self, judge_input: JudgeInput, *, samples: int = 1) -> VerdictDTO:
+        evidence = judge_input.evidence
+        rules = rules_decision(evidence.code_signals)
+        rules_plan = plan_for(rules.action, evidence, rules.confidence, "standard")
+        prepared = self._with_options(judge_input)
+        answer = self._agent.decide(prepared)
+        first_action = answer.result.action
+        adjustments: list[Adjustment] = []
+        result, source, answer = self._direction_checked(prepared, answer, rules, adjustments)
+
+        support = support_for(result.action, evidence.stances, prepared.direction)
+        confidence = result.confidence
+        if confidence > support.cap:
+            adjustments.append(
+                Adjustment(
+                    what="confidence",
+                    from_=confidence,
+                    to=support.cap,
+                    why=f"confidence capped from {confidence:.2f} to {support.cap:.2f}: {support.words()}",
+                )
+            )
+            confidence = support.cap
+        plan = plan_for(result.action, evidence, confidence, result.plan)
+        stability = self._stability(prepared, samples, first_action, result.action)
         return VerdictDTO(
             symbol=judge_input.symbol,
-            **result.model_dump(mode="json"),
-            rules_applied=fired,
+            action=result.action.value,
+            position_percent=plan.position_percent if plan else 0.0,
+            confidence=confidence,
+            **plan_texts(plan),
+            time_horizon=result.time_horizon,
+            risk_warnings=list(dict.fromkeys(result.risk_warnings)),
+            reasoning=result.reasoning,
+            source=source,
+            trade_plan=plan,
+            adjustments=adjustments,
+            support=support.model_dump(),
+            rules_verdict=rules_summary(rules, rules_plan),
+            stability=stability,
+            rules_applied=[a.what for a in adjustments],
             input=answer.input,
             output=answer.output,
         )
 
-    def run_on_outcome(self, symbol: str, debate_outcome: Mapping[str, Any]) -> VerdictDTO:
-        """The REST route's and the Coordinator's entry: a debate outcome dict in, a verdict out."""
-        return self.run(judge_input_from_outcome(symbol, debate_outcome))
+    # ---- steps ---------------------------------------------------------------------------------
+    @staticmethod
+    def _with_options(judge_input: JudgeInput) -> JudgeInput:
+        """The code-given plans and confidence caps the model chooses within."""
+        evidence = judge_input.evidence
+        caps = {a.value: support_for(a, evidence.stances, judge_input.direction).cap for a in ActionDirection}
+        plans = (
+            {a.value: plan_options(a, evidence.prices, caps[a.value]) for a in ActionDirection}
+            if evidence.prices
+            else {}
+        )
+        return judge_input.model_copy(update={"plans": plans, "caps": caps})
+
+    def _direction_checked(
+        self,
+        judge_input: JudgeInput,
+        answer: VerdictAnswer,
+        rules: RulesDecision,
+        adjustments: list[Adjustment],
+    ) -> tuple[VerdictResult, str, VerdictAnswer]:
+        stances, debate = judge_input.evidence.stances, judge_input.direction
+        reason = against_evidence(answer.result.action, stances, debate)
+        if reason is None:
+            return answer.result, "llm", answer
+        first = answer.result.action
+        retry = self._agent.decide(judge_input, feedback=f"{reason}。请依据证据重新裁决。")
+        if against_evidence(retry.result.action, stances, debate) is None:
+            adjustments.append(
+                Adjustment(
+                    what="action",
+                    from_=first.value,
+                    to=retry.result.action.value,
+                    why=f"re-asked once: {reason}",
+                )
+            )
+            return retry.result, "llm", retry
+        adjustments.append(
+            Adjustment(
+                what="action",
+                from_=retry.result.action.value,
+                to=rules.action.value,
+                why=f"replaced by the rules verdict after one re-ask: {reason}",
+            )
+        )
+        replaced = VerdictResult(
+            action=rules.action,
+            plan="standard",
+            confidence=rules.confidence,
+            time_horizon=RULES_HORIZON,
+            risk_warnings=[],
+            reasoning=rules_reasoning(rules)[:200],
+        )
+        return replaced, "rules", retry
+
+    def _stability(
+        self, judge_input: JudgeInput, samples: int, first: ActionDirection, final: ActionDirection
+    ) -> dict[str, Any] | None:
+        if samples <= 1:
+            return None
+        actions = [first.value]
+        for sample in range(1, min(samples, MAX_SAMPLES)):
+            try:
+                actions.append(self._agent.decide(judge_input, sample=sample).result.action.value)
+            except LLMOutputParseError:
+                logger.warning("judge stability sample %d did not parse; counted as disagreeing", sample)
+                actions.append("invalid")
+        return {"samples": len(actions), "agree": actions.count(final.value), "actions": actions}
+

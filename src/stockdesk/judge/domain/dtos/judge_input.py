@@ -1,9 +1,12 @@
-"""JudgeInput (judge spec, Decision 3): the debate's conclusions only, no Debate types imported."""
+"""JudgeInput (judge spec, Decision 3): the debate's conclusions, no Debate types imported,
+plus the evidence the coordinator hands over and the code-given plan options."""
 
 from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
+from stockdesk.judge.domain.dtos.evidence import JudgeEvidence
+from stockdesk.judge.domain.dtos.trade_plan import PlanOption
 from stockdesk.judge.domain.model.enums import DebateDirection
 
 
@@ -16,3 +19,8 @@ class JudgeInput(BaseModel):
     risk_factors: list[str] = Field(default_factory=list)
     key_disagreements: list[str] = Field(default_factory=list)
     conflict_resolution: str = ""
+    evidence: JudgeEvidence = Field(default_factory=JudgeEvidence)
+    plans: dict[str, list[PlanOption]] = Field(
+        default_factory=dict, description="per action (BUY/SELL/HOLD), the plans the judge may choose"
+    )
+    caps: dict[str, float] = Field(default_factory=dict, description="per action, the confidence cap")

@@ -1,4 +1,4 @@
-"""IJudgeVerdictAgentPort (Decision 1): one agent, one LLM call per verdict."""
+"""IJudgeVerdictAgentPort (Decision 1): one agent, one LLM call per verdict (plus one re-ask)."""
 
 from __future__ import annotations
 
@@ -20,4 +20,7 @@ class VerdictAnswer(BaseModel):
 
 class IJudgeVerdictAgentPort(ABC):
     @abstractmethod
-    def decide(self, judge_input: JudgeInput) -> VerdictAnswer: ...
+    def decide(
+        self, judge_input: JudgeInput, *, feedback: str | None = None, sample: int = 0
+    ) -> VerdictAnswer:
+        """`feedback`: why the last answer was refused; `sample` > 0: another seed (stability runs)."""

@@ -15,6 +15,12 @@ class LLMReply(BaseModel):
 class ILLMPort(ABC):
     @abstractmethod
     def generate(
-        self, prompt: str, system_message: str, *, response_model: type[BaseModel], caller: str
+        self,
+        prompt: str,
+        system_message: str,
+        *,
+        response_model: type[BaseModel],
+        caller: str,
+        sample: int = 0,
     ) -> LLMReply:
-        """Structured call; raises LLMOutputParseError when the answer cannot be validated."""
+        """Structured call; `sample` > 0 shifts the seed. Raises LLMOutputParseError when invalid."""

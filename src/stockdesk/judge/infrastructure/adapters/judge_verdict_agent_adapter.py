@@ -3,17 +3,74 @@
 from __future__ import annotations
 
 from stockdesk.judge.domain.dtos.judge_input import JudgeInput
-from stockdesk.judge.domain.dtos.verdict_result import VerdictResult
+from stockdesk.judge.domain.dtos.trade_plan import PlanOption
 from stockdesk.judge.domain.ports.judge_verdict_agent import IJudgeVerdictAgentPort, VerdictAnswer
 from stockdesk.judge.domain.ports.llm_port import ILLMPort
 from stockdesk.judge.infrastructure.agents.verdict import output_parser
 from stockdesk.shared.prompts import load_prompts
 
 NONE = "（无）"
+FEEDBACK_HEADER = "\n## 上一次回答未被接受，请修正\n"
+STANCE_WORDS = {"bullish": "看多", "neutral": "中性", "bearish": "看空"}
 
 
 def bullets(items: list[str]) -> str:
     return "\n".join(f"  - {item}" for item in items) if items else f"  {NONE}"
+
+
+def stance_lines(judge_input: JudgeInput) -> str:
+    evidence = judge_input.evidence
+    lines = []
+    for expert, stance in evidence.stances.items():
+        line = f"- {expert}: {STANCE_WORDS.get(stance, stance)}"
+        signal = evidence.code_signals.get(expert)
+        if signal is not None:
+            line += f"（规则信号 {STANCE_WORDS.get(signal.stance, signal.stance)}）"
+        lines.append(line)
+    return "\n".join(lines) or NONE
+
+
+def plan_line(action: str, options: list[PlanOption]) -> str:
+    by_variant = {o.variant: o.plan for o in options}
+    std, con = by_variant.get("standard"), by_variant.get("conservative")
+    if std is None:
+        return f"- {action}：无方案"
+    entry, stop, target = std.entry_price, std.stop_loss_price, std.take_profit_price
+    down, up = std.stop_distance_pct, std.target_distance_pct
+    if action == "BUY":
+        parts = [f"入场参考 {entry:g}", f"止损 {stop:g}（-{down:g}%）", f"止盈 {target:g}（+{up:g}%）"]
+        parts.append(f"盈亏比 {std.risk_reward:g}")
+        if con is not None:
+            parts.append(f"保守方案止盈 {con.take_profit_price:g}，仓位减半")
+    elif action == "SELL":
+        parts = [f"于 {entry:g} 离场", f"收复 {stop:g}（+{down:g}%）则看空判断失效"]
+        parts.append(f"下行目标 {target:g}（-{up:g}%）")
+    else:
+        parts = ["不入场", f"跌破 {stop:g}（-{down:g}%）转弱", f"突破 {target:g}（+{up:g}%）转强"]
+    return f"- {action}：" + "；".join(parts)
+
+
+def render_prompt(prompts: object, judge_input: JudgeInput, feedback: str | None) -> str:
+    plans = "\n".join(
+        plan_line(a, judge_input.plans[a]) for a in ("BUY", "SELL", "HOLD") if a in judge_input.plans
+    )
+    prices = judge_input.evidence.prices
+    caps = "；".join(f"{a} ≤ {c:.2f}" for a, c in judge_input.caps.items()) or NONE
+    return prompts.render_user(  # type: ignore[attr-defined]
+        symbol=judge_input.symbol,
+        direction=judge_input.direction.value,
+        confidence=f"{judge_input.confidence:.2f}",
+        bull_thesis=judge_input.bull_thesis or NONE,
+        bear_thesis=judge_input.bear_thesis or NONE,
+        risk_factors=bullets(judge_input.risk_factors),
+        key_disagreements=bullets(judge_input.key_disagreements),
+        conflict_resolution=judge_input.conflict_resolution or NONE,
+        stances=stance_lines(judge_input),
+        reference_date=(prices.trade_date if prices and prices.trade_date else "最近"),
+        plans=plans or "（无行情数据，无法计算方案）",
+        caps=caps,
+        feedback=f"{FEEDBACK_HEADER}{feedback}\n" if feedback else "",
+    )
 
 
 class JudgeVerdictAgentAdapter(IJudgeVerdictAgentPort):
@@ -21,18 +78,15 @@ class JudgeVerdictAgentAdapter(IJudgeVerdictAgentPort):
         self._llm = llm
         self._prompts = load_prompts(output_parser.__package__ or "")
 
-    def decide(self, judge_input: JudgeInput) -> VerdictAnswer:
-        prompt = self._prompts.render_user(
-            symbol=judge_input.symbol,
-            direction=judge_input.direction.value,
-            confidence=f"{judge_input.confidence:.2f}",
-            bull_thesis=judge_input.bull_thesis or NONE,
-            bear_thesis=judge_input.bear_thesis or NONE,
-            risk_factors=bullets(judge_input.risk_factors),
-            key_disagreements=bullets(judge_input.key_disagreements),
-            conflict_resolution=judge_input.conflict_resolution or NONE,
-        )
+    def decide(
+        self, judge_input: JudgeInput, *, feedback: str | None = None, sample: int = 0
+    ) -> VerdictAnswer:
+        prompt = render_prompt(self._prompts, judge_input, feedback)
         reply = self._llm.generate(
-            prompt, self._prompts.system, response_model=VerdictResult, caller="judge.verdict"
+            prompt,
+            self._prompts.system,
+            response_model=output_parser.VerdictResult,
+            caller="judge.verdict",
+            sample=sample,
         )
         return VerdictAnswer(input=prompt, output=reply.text, result=output_parser.parse_verdict(reply.text))

@@ -10,11 +10,19 @@ from stockdesk.llm_platform.application.llm_service import LLMService
 
 
 class LLMAdapter(ContextLLMAdapter, ILLMPort):
-    def __init__(self, service: LLMService, *, temperature: float = 0.1, max_tokens: int = 700):
+    def __init__(self, service: LLMService, *, temperature: float = 0.1, max_tokens: int = 400):
         super().__init__(service, temperature=temperature, max_tokens=max_tokens)
 
     def generate(
-        self, prompt: str, system_message: str, *, response_model: type[BaseModel], caller: str
+        self,
+        prompt: str,
+        system_message: str,
+        *,
+        response_model: type[BaseModel],
+        caller: str,
+        sample: int = 0,
     ) -> LLMReply:
-        result = self._structured(prompt, system_message, response_model=response_model, caller=caller)
+        result = self._structured(
+            prompt, system_message, response_model=response_model, caller=caller, sample=sample
+        )
         return LLMReply(text=result.text, tokens=result.usage.total_tokens)

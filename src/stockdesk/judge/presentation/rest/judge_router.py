@@ -16,6 +16,8 @@ def build_judge_router(get_service: Callable[[], JudgeService]) -> APIRouter:
     @router.post("/judge/verdict", response_model=VerdictDTO)
     def verdict(request: VerdictRequest, service: JudgeService = Depends(get_service)) -> VerdictDTO:
         """A debate outcome in, one structured verdict out, with the rules that changed it."""
-        return service.run_on_outcome(request.symbol.strip(), request.debate_outcome)
+        return service.run_on_outcome(
+            request.symbol.strip(), request.debate_outcome, request.evidence, samples=request.samples
+        )
 
     return router

@@ -13,3 +13,9 @@ class VerdictRequest(BaseModel):
         description="a DebateOutcomeDTO as JSON: direction, confidence, bull_case, bear_case, risk_matrix, "
         "key_disagreements, conflict_resolution"
     )
+    evidence: dict[str, Any] = Field(
+        default_factory=dict,
+        description="optional: stances {expert: bullish|neutral|bearish}, code_signals {expert: {stance, "
+        "score, confidence}}, technical (a technical snapshot: close, atr14, support_levels, ...)",
+    )
+    samples: int = Field(default=1, ge=1, le=9, description="seeded judge runs for verdict stability")

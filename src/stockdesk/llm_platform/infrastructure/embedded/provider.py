@@ -31,7 +31,13 @@ class EmbeddedProvider(ILLMProvider):
         url = self._server.base_url()
         if self._client is None or self._client_url != url:
             self._client = OpenAICompatibleProvider(
-                name=self.name, base_url=url, model=LOCAL_MODEL_NAME, api_key=None
+                name=self.name,
+                base_url=url,
+                model=LOCAL_MODEL_NAME,
+                api_key=None,
+                # DRY penalises repeating a phrase and leaves JSON punctuation alone (it breaks
+                # sequences at quotes and colons), where frequency_penalty would punish every quote
+                repetition_parameter="dry_multiplier",
             )
             self._client_url = url
         return self._client

@@ -1,0 +1,67 @@
+"""Evidence as the coordinator hands it over (plain dicts) -> JudgeEvidence.
+
+The one place the technical snapshot's field names are read by the judge (close, atr14, swing
+levels, 20-day range: research.domain.dtos.technical.TechnicalSnapshotDTO).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from pydantic import ValidationError
+
+from stockdesk.judge.domain.dtos.evidence import CodeSignalInput, JudgeEvidence
+from stockdesk.judge.domain.dtos.trade_plan import PlanInputs
+from stockdesk.judge.domain.exceptions import InvalidDebateOutcomeError
+
+
+def _number(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return float(value)
+
+
+def _numbers(values: Any) -> list[float]:
+    return (
+        [v for v in (_number(x) for x in values or []) if v is not None] if isinstance(values, list) else []
+    )
+
+
+def plan_inputs(technical: Mapping[str, Any] | None) -> PlanInputs | None:
+    """Prices for the plan; None without a usable close (no history before the date)."""
+    if not technical:
+        return None
+    close = _number(technical.get("close"))
+    if close is None or close <= 0:
+        return None
+    return PlanInputs(
+        trade_date=str(technical.get("trade_date")) if technical.get("trade_date") else None,
+        close=close,
+        atr=_number(technical.get("atr14")),
+        support_levels=_numbers(technical.get("support_levels")),
+        resistance_levels=_numbers(technical.get("resistance_levels")),
+        low_20d=_number(technical.get("low_20d")),
+        high_20d=_number(technical.get("high_20d")),
+    )
+
+
+def judge_evidence(evidence: Mapping[str, Any] | None) -> JudgeEvidence:
+    if not evidence:
+        return JudgeEvidence()
+    try:
+        signals = {
+            str(name): CodeSignalInput.model_validate({"expert": name, **dict(signal)})
+            for name, signal in (evidence.get("code_signals") or {}).items()
+            if isinstance(signal, Mapping)
+        }
+    except ValidationError as exc:
+        raise InvalidDebateOutcomeError(f"evidence.code_signals: {exc.errors()[0]['msg']}") from exc
+    stances = {str(k): str(v) for k, v in (evidence.get("stances") or {}).items()}
+    technical = evidence.get("technical")
+    return JudgeEvidence(
+        stances=stances,
+        code_signals=signals,
+        prices=plan_inputs(technical if isinstance(technical, Mapping) else None),
+        facts=dict(evidence.get("facts") or {}),
+    )

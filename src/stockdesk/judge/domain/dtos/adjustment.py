@@ -1,0 +1,16 @@
+"""One change code made to the model's verdict, kept so a reader sees what and why."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class Adjustment(BaseModel):
+    model_config = ConfigDict(populate_by_name=True, serialize_by_alias=True)
+
+    what: str = Field(description="confidence | action | position | reasoning | risk_warnings ...")
+    from_: Any = Field(alias="from")
+    to: Any
+    why: str = Field(description="in plain words, e.g. '1 of 5 voices bullish'")

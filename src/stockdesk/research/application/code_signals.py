@@ -1,0 +1,210 @@
+"""Code-only signals: each expert's snapshot read by documented rules, no LLM.
+
+Every rule gives a component score in [-1, 1]; an expert's score is the mean of the components
+its snapshot could feed (a missing number is skipped, never guessed). stance: score >= 0.3
+bullish, <= -0.3 bearish, else neutral; confidence = 0.3 + 0.6 x |score|, times the share of
+components that had data (an expert with no usable number says neutral with confidence 0).
+
+- valuation: PE/PB percentile (mean of the two; <= 20 +1, <= 40 +0.5, >= 80 -1, >= 60 -0.5),
+  Graham safety margin (>= 30% +1, >= 10% +0.5, <= -50% -1, <= -20% -0.5), PEG (0 < PEG < 1 +0.5,
+  > 2 -0.5, else 0).
+- technical: trend = mean of close vs MA20/MA60/MA120 (+1 above, -1 below); 20-day change
+  (> 5% +1, > 0 +0.5, < -5% -1, < 0 -0.5); MACD histogram sign (+-0.5); RSI > 75 -0.5, < 25 +0.5.
+- financial (newest period): revenue and profit growth (> 10% +1, > 0 +0.5, < -10% -1, < 0 -0.5),
+  ROE annualised from the year-to-date figure (>= 15% +1, >= 8% +0.5, < 0 -1, < 4% -0.5), debt to
+  assets > 70% -0.5, cash quality (OCF/EPS) >= 1 +0.5, < 0.5 -0.5. Its code score is 50 + 50 x score.
+- macro / catalyst: positive and negative headlines counted with a word list; with at least two
+  counted, score = (positive - negative) / (positive + negative), confidence grows with the count.
+"""
+
+from __future__ import annotations
+
+import operator
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from stockdesk.research.domain.dtos.code_signal import CodeSignal
+
+BULLISH_AT, BEARISH_AT = 0.3, -0.3
+ANNUALISE = {"Q1": 4.0, "H1": 2.0, "Q3": 4.0 / 3.0, "A": 1.0}
+INDICATOR_FIELDS = {
+    "valuation_modeler": "valuation_indicators",
+    "technical_analyst": "technical_indicators",
+    "financial_auditor": "financial_indicators",
+    "macro_intelligence": "macro_indicators",
+    "catalyst_detective": "catalyst_indicators",
+}
+POSITIVE_WORDS = (
+    "增长", "上涨", "利好", "突破", "超预期", "增持", "回购", "中标", "获批", "降息", "降准", "宽松",
+    "创新高", "盈利", "扭亏", "提价", "分红",
+    "beat", "beats", "upgrade", "record high", "surge", "rally", "approval", "raises guidance",
+    "rate cut", "buyback", "growth",
+)  # fmt: skip
+NEGATIVE_WORDS = (
+    "下跌", "下滑", "利空", "亏损", "减持", "处罚", "立案", "调查", "诉讼", "加息", "收紧", "违约",
+    "暴跌", "退市", "预减", "预亏", "召回",
+    "miss", "misses", "downgrade", "lawsuit", "probe", "plunge", "decline", "recall", "rate hike",
+    "cuts guidance", "loss",
+)  # fmt: skip
+
+
+def number(value: Any) -> float | None:
+    """A snapshot value as a float; 'N/A', text and missing values are None."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return float(value)
+
+
+OPS = {">": operator.gt, ">=": operator.ge, "<": operator.lt, "<=": operator.le}
+Rule = tuple[str, float, float]  # (comparison, threshold, points)
+
+
+def graded(value: float | None, rules: tuple[Rule, ...]) -> float | None:
+    """The points of the first rule that holds, else 0; None when there is no value."""
+    if value is None:
+        return None
+    return next((points for op, limit, points in rules if OPS[op](value, limit)), 0.0)
+
+
+GROWTH: tuple[Rule, ...] = ((">", 10, 1.0), (">", 0, 0.5), ("<", -10, -1.0), ("<", 0, -0.5))
+
+
+def signal_from(expert: str, components: dict[str, float | None], reasons: list[str]) -> CodeSignal:
+    present = [v for v in components.values() if v is not None]
+    if not present:
+        return CodeSignal(expert=expert, stance="neutral", score=0.0, confidence=0.0, reasons=["无可用数据"])
+    score = max(-1.0, min(1.0, sum(present) / len(present)))
+    stance = "bullish" if score >= BULLISH_AT else "bearish" if score <= BEARISH_AT else "neutral"
+    coverage = len(present) / len(components)
+    confidence = (0.3 + 0.6 * abs(score)) * coverage
+    return CodeSignal(
+        expert=expert, stance=stance, score=round(score, 3), confidence=round(confidence, 2), reasons=reasons
+    )
+
+
+def valuation_signal(snapshot: Mapping[str, Any]) -> CodeSignal:
+    known = [
+        p
+        for p in (number(snapshot.get("pe_percentile")), number(snapshot.get("pb_percentile")))
+        if p is not None
+    ]
+    pct = sum(known) / len(known) if known else None
+    margin = number(snapshot.get("graham_safety_margin"))
+    peg = number(snapshot.get("peg_ratio"))
+    components = {
+        "percentile": graded(pct, (("<=", 20, 1.0), ("<=", 40, 0.5), (">=", 80, -1.0), (">=", 60, -0.5))),
+        "safety_margin": graded(
+            margin, ((">=", 30, 1.0), (">=", 10, 0.5), ("<=", -50, -1.0), ("<=", -20, -0.5))
+        ),
+        "peg": graded(peg, (("<=", 0, 0.0), ("<", 1, 0.5), (">", 2, -0.5))),
+    }
+    reasons = []
+    if pct is not None:
+        reasons.append(f"PE/PB 历史分位均值 {pct:g}")
+    if margin is not None:
+        reasons.append(f"格雷厄姆安全边际 {margin:g}%")
+    if peg is not None:
+        reasons.append(f"PEG {peg:g}")
+    return signal_from("valuation_modeler", components, reasons)
+
+
+def technical_signal(snapshot: Mapping[str, Any]) -> CodeSignal:
+    close = number(snapshot.get("close"))
+    averages = [number(snapshot.get(f"ma{p}")) for p in (20, 60, 120)]
+    sides = [1.0 if close > ma else -1.0 for ma in averages if ma is not None and close is not None]
+    change = number(snapshot.get("change_20d_pct"))
+    hist = number(snapshot.get("macd_hist"))
+    rsi = number(snapshot.get("rsi14"))
+    components = {
+        "trend": sum(sides) / len(sides) if sides else None,
+        "momentum": graded(change, ((">", 5, 1.0), (">", 0, 0.5), ("<", -5, -1.0), ("<", 0, -0.5))),
+        "macd": graded(hist, ((">", 0, 0.5), ("<", 0, -0.5))),
+        "rsi": graded(rsi, ((">", 75, -0.5), ("<", 25, 0.5))),
+    }
+    reasons = []
+    if sides:
+        reasons.append(f"收盘价在 {sum(s > 0 for s in sides)}/{len(sides)} 条均线（MA20/60/120）之上")
+    if change is not None:
+        reasons.append(f"20 日涨跌幅 {change:g}%")
+    if hist is not None:
+        reasons.append(f"MACD 柱 {hist:g}")
+    if rsi is not None:
+        reasons.append(f"RSI14 {rsi:g}")
+    return signal_from("technical_analyst", components, reasons)
+
+
+def annualised_roe(period: str, roe: float | None) -> float | None:
+    match = re.search(r"(Q1|H1|Q3|A)$", period or "")
+    if roe is None or match is None:
+        return roe
+    return roe * ANNUALISE[match.group(1)]
+
+
+def financial_signal(snapshot: Mapping[str, Any]) -> CodeSignal:
+    periods = snapshot.get("periods") or []
+    latest: Mapping[str, Any] = periods[0] if periods and isinstance(periods[0], Mapping) else {}
+    period = str(latest.get("period", ""))
+    revenue = number(latest.get("revenue_yoy"))
+    profit = number(latest.get("profit_dedt_yoy"))
+    roe = annualised_roe(period, number(latest.get("roe")))
+    debt = number(latest.get("debt_to_assets"))
+    cash = number(latest.get("cash_quality"))
+    components = {
+        "revenue_growth": graded(revenue, GROWTH),
+        "profit_growth": graded(profit, GROWTH),
+        "roe": graded(roe, ((">=", 15, 1.0), (">=", 8, 0.5), ("<", 0, -1.0), ("<", 4, -0.5))),
+        "leverage": graded(debt, ((">", 70, -0.5),)),
+        "cash_quality": graded(cash, ((">=", 1, 0.5), ("<", 0.5, -0.5))),
+    }
+    named = (
+        ("营收同比", revenue, "%"), ("利润同比", profit, "%"), ("年化 ROE", roe, "%"),
+        ("资产负债率", debt, "%"), ("现金质量", cash, ""),
+    )  # fmt: skip
+    reasons = [f"{label} {value:.2f}{unit}（{period}）" for label, value, unit in named if value is not None]
+    signal = signal_from("financial_auditor", components, reasons)
+    score = round(50 + 50 * signal.score)
+    return signal.model_copy(update={"reasons": [f"代码财务评分 {score}", *signal.reasons]})
+
+
+def count_words(text: str, words: tuple[str, ...]) -> int:
+    lowered = text.lower()
+    return sum(1 for word in words if word in lowered)
+
+
+def search_signal(expert: str, snapshot: Mapping[str, Any]) -> CodeSignal:
+    """Each headline counts once, as positive or negative by which word list it hits more."""
+    positive = negative = 0
+    for dimension in snapshot.get("dimensions") or []:
+        for item in (dimension or {}).get("items") or []:
+            text = f"{item.get('title', '')} {item.get('snippet', '')}"
+            pos, neg = count_words(text, POSITIVE_WORDS), count_words(text, NEGATIVE_WORDS)
+            positive += pos > neg
+            negative += neg > pos
+    counted = positive + negative
+    reasons = [f"正面条目 {positive}，负面条目 {negative}"]
+    if counted < 2:
+        return CodeSignal(expert=expert, stance="neutral", score=0.0, confidence=0.0, reasons=reasons)
+    score = (positive - negative) / counted
+    stance = "bullish" if score >= BULLISH_AT else "bearish" if score <= BEARISH_AT else "neutral"
+    confidence = min(0.8, (0.3 + 0.6 * abs(score)) * min(1.0, counted / 10))
+    return CodeSignal(
+        expert=expert, stance=stance, score=round(score, 3), confidence=round(confidence, 2), reasons=reasons
+    )
+
+
+def code_signal(expert: str, snapshot: Mapping[str, Any]) -> CodeSignal:
+    """The code-only signal of `expert` from its snapshot (as the result DTO dumps it)."""
+    if expert == "valuation_modeler":
+        return valuation_signal(snapshot)
+    if expert == "technical_analyst":
+        return technical_signal(snapshot)
+    if expert == "financial_auditor":
+        return financial_signal(snapshot)
+    return search_signal(expert, snapshot)
+
+
+def code_signal_of_result(expert: str, result: Mapping[str, Any]) -> CodeSignal:
+    """The same, reading the snapshot out of a full expert result dict."""
+    snapshot = result.get(INDICATOR_FIELDS.get(expert, ""), {})
+    return code_signal(expert, snapshot if isinstance(snapshot, Mapping) else {})

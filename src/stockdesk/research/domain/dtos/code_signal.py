@@ -1,0 +1,17 @@
+"""A code-only signal: what the rules (no LLM) read from one expert's snapshot."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+Stance = Literal["bullish", "neutral", "bearish"]
+
+
+class CodeSignal(BaseModel):
+    expert: str
+    stance: Stance
+    score: float = Field(ge=-1.0, le=1.0, description="-1 most bearish .. +1 most bullish")
+    confidence: float = Field(ge=0.0, le=1.0)
+    reasons: list[str] = Field(default_factory=list, description="each rule that fired, with its number")
