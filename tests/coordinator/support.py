@@ -6,11 +6,13 @@ from __future__ import annotations
 import json
 import threading
 from collections.abc import Callable
+from datetime import date
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
+from stockdesk.coordinator.domain.ports.gateways import IResearchGateway
 from stockdesk.data_engineering.application.import_service import MarketDataImportService
 from stockdesk.data_engineering.infrastructure.persistence.repository import SqlMarketDataRepository
 from stockdesk.entrypoints.container import AppContainer
@@ -21,7 +23,7 @@ from tests.conftest import scripted_service
 from tests.research.support import AS_OF, populate_store
 
 SYMBOL = "600001.SH"
-__all__ = ["ANSWERS", "AS_OF", "SYMBOL", "Router", "pipeline"]
+__all__ = ["ANSWERS", "AS_OF", "SYMBOL", "ChartsGateway", "Router", "break_charts", "pipeline"]
 
 # one schema-valid answer per agent, by the schema it asks for (the pipeline benchmark reads it too)
 ANSWERS: dict[str, dict[str, Any]] = json.loads(
@@ -87,3 +89,42 @@ def pipeline(
         add_news(container)
     container.__dict__["llm_service"] = scripted_service(provider, database=container.database)
     return container, router, provider
+
+
+class ChartsGateway(IResearchGateway):
+    """A research gateway double for the session's chart step: `build_charts` answers or raises as told."""
+
+    def __init__(
+        self,
+        charts: list[dict[str, Any]] | None = None,
+        failed: dict[str, str] | None = None,
+        error: Exception | None = None,
+    ) -> None:
+        self.charts, self.failed, self.error = charts or [], failed or {}, error
+
+    def require_symbol(self, symbol: str) -> str:
+        return symbol
+
+    async def run_expert(self, expert: str, symbol: str, as_of: date | None) -> dict[str, Any]:
+        raise NotImplementedError("only the chart step uses this double")
+
+    async def run_expert_rules(self, expert: str, symbol: str, as_of: date | None) -> dict[str, Any]:
+        raise NotImplementedError("only the chart step uses this double")
+
+    async def build_charts(
+        self, symbol: str, as_of: date | None
+    ) -> tuple[list[dict[str, Any]], dict[str, str]]:
+        if self.error is not None:
+            raise self.error
+        return self.charts, self.failed
+
+
+def break_charts(container: AppContainer) -> None:
+    """Every research chart of the real pipeline fails (the experts still run)."""
+
+    def broken(*_: Any) -> None:
+        raise RuntimeError("chart data unavailable")
+
+    builder = container.research.chart_series_builder
+    for name in ("price", "valuation", "financials"):
+        setattr(builder, name, broken)

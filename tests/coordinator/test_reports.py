@@ -177,8 +177,22 @@ def verdict(**changes: Any) -> dict[str, Any]:
         "time_horizon": "3-6个月",
         "risk_warnings": ["消费降级"],
         "reasoning": "辩论偏多，轻仓参与。",
-        "rules_applied": ["position_capped_by_confidence"],
-    }
+        "rules_applied": ["confidence"],
+        "adjustments": [
+            {"what": "confidence", "from": 0.85, "to": 0.72,
+             "why": "confidence capped from 0.85 to 0.72: 3 of 5 voices bullish"}
+        ],
+        "trade_plan": {
+            "action": "BUY", "variant": "standard", "reference_date": "2025-11-14", "entry_price": 1650.0,
+            "atr": 25.0, "atr_source": "ATR(14)", "swing_low": 1610.0, "swing_high": 1900.0,
+            "stop_loss_price": 1600.0, "take_profit_price": 1900.0, "stop_distance_pct": 3.03,
+            "target_distance_pct": 15.15, "risk_reward": 5.0, "position_percent": 0.15,
+            "stop_rule": "entry - swing 1610", "target_rule": "swing high 1900", "sizing_rule": "vol target",
+        },
+        "support": {"stance": "bullish", "agreeing": 3, "voices": 5, "share": 0.6, "cap": 0.72},
+        "stability": {"samples": 5, "agree": 4, "actions": ["BUY", "BUY", "HOLD", "BUY", "BUY"]},
+        "rules_verdict": {"action": "HOLD", "confidence": 0.55, "composite": 0.1},
+    }  # fmt: skip
     return VerdictDTO(**{**fields, **changes}).model_dump(mode="json")
 
 
@@ -295,7 +309,16 @@ def test_full_report_shows_verdict_experts_debate_risks_and_usage(fmt: str) -> N
         "回调至 1650 附近分批建仓",
     ):
         assert text in report
-    assert "position_capped_by_confidence" in report
+    for text in (
+        "confidence capped from 0.85 to 0.72: 3 of 5 voices bullish",
+        "1,600.00 (3.03%)",
+        "1,900.00 (15.15%)",
+        "Risk/reward",
+        "verdict stability 4/5",
+        "3 of 5 voices bullish · confidence cap 0.72",
+        "Rules verdict beside it (code only): HOLD · confidence 0.55",
+    ):
+        assert text in report, text
     for signal in ("Undervalued", "BULLISH", "STRONG_BULLISH", "Neutral", "Positive"):
         assert signal in report
     assert number_shown(report, fmt, "pe_ttm", "23.46")

@@ -7,6 +7,7 @@ from functools import cached_property
 
 from stockdesk.coordinator.application import ResearchCoordinatorService
 from stockdesk.coordinator.infrastructure.adapters.gateways import (
+    ChartBuilder,
     DebateGatewayAdapter,
     ExpertRunner,
     JudgeGatewayAdapter,
@@ -31,6 +32,7 @@ class CoordinatorContainer:
         database: Database,
         experts: Mapping[str, Callable[[], ExpertRunner]],
         snapshots: Mapping[str, Callable[[], SnapshotBuilder]] | None = None,
+        charts: Callable[[], ChartBuilder] | None = None,
         securities: GetStockBasicInfoUseCase,
         debate: Callable[[], DebateService],
         judge: Callable[[], JudgeService],
@@ -40,6 +42,7 @@ class CoordinatorContainer:
         self._database = database
         self._experts = experts
         self._snapshots = snapshots or {}
+        self._charts = charts
         self._securities = securities
         self._debate = debate
         self._judge = judge
@@ -52,7 +55,7 @@ class CoordinatorContainer:
     @cached_property
     def service(self) -> ResearchCoordinatorService:
         return ResearchCoordinatorService(
-            ResearchGatewayAdapter(self._experts, self._securities, self._snapshots),
+            ResearchGatewayAdapter(self._experts, self._securities, self._snapshots, self._charts),
             DebateGatewayAdapter(self._debate),
             JudgeGatewayAdapter(self._judge),
             self.repository,

@@ -16,6 +16,7 @@ from rich.table import Table
 
 from stockdesk import __version__
 from stockdesk.coordinator.presentation.cli.analyze import build_analyze_command
+from stockdesk.coordinator.presentation.cli.sessions import build_report_command, build_sessions_command
 from stockdesk.data_engineering.presentation.cli import build_data_cli
 from stockdesk.entrypoints.container import AppContainer
 from stockdesk.llm_platform.presentation.cli import build_llm_cli, model_assembly_progress
@@ -62,6 +63,8 @@ app.add_typer(build_llm_cli(lambda: container().llm_service), name="llm")
 app.add_typer(build_research_cli(lambda: container().research), name="research")
 app.command("search")(build_search_command(lambda: container().search_service))
 app.command("analyze")(build_analyze_command(lambda: container().coordinator.service))
+app.command("report")(build_report_command(lambda: container().coordinator.service))
+app.command("sessions")(build_sessions_command(lambda: container().coordinator.service))
 app.add_typer(build_strategy_cli(lambda: container().strategy_lab.service), name="strategy")
 
 

@@ -83,6 +83,7 @@ class AppContainer:
                 "macro_intelligence": lambda: research.macro_intelligence.build_snapshot,
                 "catalyst_detective": lambda: research.catalyst_detective.build_snapshot,
             },
+            charts=lambda: research.chart_data.build,
             securities=self.data.stock_basic_info,
             debate=lambda: self.debate.service,
             judge=lambda: self.judge.service,

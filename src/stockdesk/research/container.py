@@ -14,10 +14,12 @@ from stockdesk.data_engineering.application import (
 from stockdesk.llm_platform.application.llm_service import LLMService
 from stockdesk.llm_platform.application.search_service import WebSearchService
 from stockdesk.research.application.catalyst_detective_service import CatalystDetectiveService
+from stockdesk.research.application.chart_data_service import ChartDataService
 from stockdesk.research.application.financial_auditor_service import FinancialAuditorService
 from stockdesk.research.application.macro_intelligence_service import MacroIntelligenceService
 from stockdesk.research.application.technical_analyst_service import TechnicalAnalystService
 from stockdesk.research.application.valuation_modeler_service import ValuationModelerService
+from stockdesk.research.domain.ports.charts import IChartSeriesBuilder
 from stockdesk.research.domain.ports.financial import (
     IFinancialAuditorAgentPort,
     IFinancialDataPort,
@@ -51,6 +53,7 @@ from stockdesk.research.infrastructure.agents.financial_auditor.agent import Fin
 from stockdesk.research.infrastructure.agents.macro_intelligence.agent import MacroIntelligenceAgent
 from stockdesk.research.infrastructure.agents.technical_analyst.agent import TechnicalAnalystAgent
 from stockdesk.research.infrastructure.agents.valuation_modeler.agent import ValuationModelerAgent
+from stockdesk.research.infrastructure.chart_series import ChartSeriesBuilder
 from stockdesk.research.infrastructure.search_utils.result_filter import (
     ISearchResultFilter,
     RuleBasedResultFilter,
@@ -174,3 +177,14 @@ class ResearchContainer:
     @property
     def catalyst_detective(self) -> CatalystDetectiveService:
         return CatalystDetectiveService(self.catalyst_data, self.search_snapshot_builder, self.catalyst_agent)
+
+    # charts: the same data ports, series computed in code, no LLM ---------------------------------
+    @cached_property
+    def chart_series_builder(self) -> IChartSeriesBuilder:
+        return ChartSeriesBuilder()
+
+    @property
+    def chart_data(self) -> ChartDataService:
+        return ChartDataService(
+            self.technical_data, self.valuation_data, self.financial_data, self.chart_series_builder
+        )

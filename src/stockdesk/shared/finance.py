@@ -2,7 +2,9 @@
 
 TTM figures from year-to-date reports (how A-share and SEC reports are stated):
 TTM = latest YTD + last annual - same-period-last-year YTD; an annual report is its own TTM.
-Vectorised: one merge per term, no loops over rows.
+A period's year-earlier report is the one of the same type (Q1/H1/Q3/A) ending nearest a year before,
+within 20 days: US 52/53-week fiscal calendars end on different days each year (AAPL 2023-07-01 vs
+2024-06-29). Vectorised: one merge per term, no loops over rows.
 """
 
 from __future__ import annotations
@@ -21,6 +23,43 @@ def round_half_up(value: float, digits: int = 0) -> float:
 
 ANNUAL = "A"
 _KIND_BY_MONTH = {3: "Q1", 6: "H1", 9: "Q3", 12: "A"}
+MONTHS_BY_KIND = {"Q1": 3, "H1": 6, "Q3": 9, "A": 12}
+PRIOR_TOLERANCE_DAYS = 20
+
+
+def report_kind(reports: pd.DataFrame) -> pd.Series:
+    """Q1/H1/Q3/A per row: `report_type` where given, else from the month of `end_date` (A-share calendar).
+
+    NaN where neither tells (a US period without a report type ending in, say, July).
+    """
+    by_month = pd.to_datetime(reports["end_date"]).dt.month.map(_KIND_BY_MONTH)
+    if "report_type" not in reports.columns:
+        return by_month.astype("object")
+    return reports["report_type"].astype("object").where(reports["report_type"].notna(), by_month)
+
+
+def period_months(reports: pd.DataFrame) -> pd.Series:
+    """Months each year-to-date report covers (3/6/9/12); NaN where the report type is unknown."""
+    return report_kind(reports).map(MONTHS_BY_KIND).astype("float64")
+
+
+def prior_position(frame: pd.DataFrame) -> np.ndarray:
+    """Row position of each period's year-earlier report of the same type, -1 where there is none.
+
+    Nearest to end_date - 1 year within PRIOR_TOLERANCE_DAYS. A broadcast over all pairs: the frames
+    are a company's dozen periods, and this runs per expert call (cheaper than a merge).
+    """
+    end = pd.DatetimeIndex(pd.to_datetime(frame["end_date"]))
+    if len(end) == 0:
+        return np.empty(0, dtype="int64")
+    kind = report_kind(frame).fillna("?").to_numpy(dtype=object)
+    days = end.to_numpy(dtype="datetime64[D]")
+    probe = (end - pd.DateOffset(years=1)).to_numpy(dtype="datetime64[D]")
+    gap = np.abs(days[None, :] - probe[:, None]).astype("int64")  # rows: period, columns: candidate
+    gap[kind[None, :] != kind[:, None]] = np.iinfo("int64").max
+    best = gap.argmin(axis=1)
+    found = gap[np.arange(len(best)), best] <= PRIOR_TOLERANCE_DAYS
+    return np.where(found, best, -1)
 
 
 def ttm(reports: pd.DataFrame, value: str) -> pd.Series:
@@ -32,12 +71,7 @@ def ttm(reports: pd.DataFrame, value: str) -> pd.Series:
     calendars drift by days). NaN where a needed prior report is missing.
     """
     end = pd.to_datetime(reports["end_date"]).astype("datetime64[ns]")
-    by_month = end.dt.month.map(_KIND_BY_MONTH)
-    kind = (
-        reports["report_type"].astype("object").fillna(by_month)
-        if "report_type" in reports.columns
-        else by_month
-    )
+    kind = report_kind(reports)
     base = pd.DataFrame(
         {
             "symbol": reports["symbol"].to_numpy(),
@@ -79,16 +113,14 @@ def ttm(reports: pd.DataFrame, value: str) -> pd.Series:
 
 
 def yoy_growth(frame: pd.DataFrame, column: str) -> pd.Series:
-    """YoY growth in percent of each period (column end_date) against the same period a year earlier.
+    """YoY growth in percent of each period (column end_date) against its year-earlier report.
 
-    (cur - prior) / |prior| x 100; NaN where the prior is missing or zero.
+    (cur - prior) / |prior| x 100; NaN where the prior is missing or zero. The prior is found by
+    `prior_position` (same report type, nearest a year earlier), so 52/53-week years compare too.
     """
-    end = pd.DatetimeIndex(pd.to_datetime(frame["end_date"]))
-    cur = frame[column].astype("float64").to_numpy()
-    # each period's value keyed by the day a year later: a lookup, not a merge (it runs per expert call)
-    shifted = pd.Series(cur, index=end + pd.DateOffset(years=1))
-    shifted = shifted[~shifted.index.duplicated(keep="last")]
-    before = shifted.reindex(end).to_numpy()
+    cur = pd.to_numeric(frame[column], errors="coerce").to_numpy(dtype="float64")
+    prior = prior_position(frame)
+    before = np.where(prior >= 0, cur[prior], np.nan) if len(cur) else cur
     with np.errstate(divide="ignore", invalid="ignore"):
         growth = (cur - before) / np.abs(before) * 100
     valid = ~np.isnan(before) & (before != 0)

@@ -19,6 +19,24 @@ def stance(signal: str) -> str:
     return "neutral"
 
 
+def code_digests(expert_results: dict[str, Any]) -> list[dict[str, Any]]:
+    """Rules-only mode: each expert's code-only signal stands where the LLM's signal would."""
+    digests = []
+    for expert, result in expert_results.items():
+        code = result.get("code_signal") or {}
+        digests.append(
+            {
+                "expert": expert,
+                "signal": str(code.get("stance", "neutral")),
+                "confidence": float(code.get("confidence", 0.0)),
+                "key_reasoning": "；".join(code.get("reasons") or []),
+                "risk_warnings": [],
+                "key_numbers": {"code_score": code.get("score")},
+            }
+        )
+    return digests
+
+
 def aggregate(
     digests: list[dict[str, Any]], expert_results: dict[str, Any], expert_errors: dict[str, str]
 ) -> dict[str, Any]:

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from datetime import UTC, date, datetime
 from typing import Any
 
+from stockdesk.coordinator.application.charts import attach_charts
 from stockdesk.coordinator.application.graph import build_research_graph
 from stockdesk.coordinator.domain.dtos.session import (
     NodeExecution,
@@ -117,6 +118,7 @@ class ResearchCoordinatorService:
         clock = asyncio.get_running_loop().time()
         with self._run_scope.scope(session.id):
             final = await graph.ainvoke(state)
+        final = await attach_charts(self._research, session.symbol, session.as_of, final)
         calls, tokens = self._run_scope.usage(session.id)
         session = session.model_copy(
             update={
@@ -126,6 +128,7 @@ class ResearchCoordinatorService:
                 "debate_outcome": final.get("debate_outcome", {}),
                 "verdict": final.get("verdict", {}),
                 "errors": final.get("errors", {}),
+                "charts": final.get("charts", []),
                 "finished_at": _now(),
                 "duration_seconds": round(asyncio.get_running_loop().time() - clock, 3),
                 "llm_calls": calls,

@@ -26,7 +26,7 @@ from typing import Annotated, Any, TypedDict
 from langgraph.graph import END, START, StateGraph
 from langgraph.types import Send
 
-from stockdesk.coordinator.application.aggregation import aggregate
+from stockdesk.coordinator.application.aggregation import aggregate, code_digests
 from stockdesk.coordinator.domain.dtos.session import NodeExecution
 from stockdesk.coordinator.domain.model.enums import ALL_EXPERTS, NodeStatus
 from stockdesk.coordinator.domain.ports.gateways import IDebateGateway, IJudgeGateway, IResearchGateway
@@ -133,7 +133,10 @@ class _Nodes:
     def aggregator_node(self, state: ResearchGraphState) -> dict[str, Any]:
         results = state.get("expert_results") or {}
         errors = state.get("expert_errors") or {}
-        digests = self.debate.digest(results) if (self.debate and results) else []
+        if state.get("rules_only"):
+            digests = code_digests(results)
+        else:
+            digests = self.debate.digest(results) if (self.debate and results) else []
         self.emit(AGGREGATOR, NodeStatus.DONE, finished_at=_now(), seconds=0.0)
         return {"aggregation": aggregate(digests, results, errors)}
 

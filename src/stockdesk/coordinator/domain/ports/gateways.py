@@ -23,6 +23,13 @@ class IResearchGateway(ABC):
     async def run_expert_rules(self, expert: str, symbol: str, as_of: date | None) -> dict[str, Any]:
         """The expert's snapshot and code-only signal, no LLM (rules-only mode, plan prices)."""
 
+    async def build_charts(
+        self, symbol: str, as_of: date | None
+    ) -> tuple[list[dict[str, Any]], dict[str, str]]:
+        """The research charts (ChartSpec dicts: price, valuation, financials) and, by chart, why one
+        could not be built. Not abstract: a gateway without chart data simply gives none."""
+        return [], {}
+
 
 class IDebateGateway(ABC):
     @abstractmethod

@@ -17,11 +17,13 @@ from stockdesk.coordinator.domain.ports.gateways import IDebateGateway, IJudgeGa
 from stockdesk.data_engineering.application import GetStockBasicInfoUseCase
 from stockdesk.debate.application import DebateMode, DebateService, digest_expert_results
 from stockdesk.judge.application import JudgeService
+from stockdesk.research.application import ChartSet
 from stockdesk.research.application.code_signals import INDICATOR_FIELDS, code_signal, code_signal_of_result
 from stockdesk.shared.errors import BadRequestException
 
 ExpertRunner = Callable[[str, date | None], BaseModel]
 SnapshotBuilder = Callable[[str, date | None], BaseModel]
+ChartBuilder = Callable[[str, date | None], ChartSet]
 
 
 class ResearchGatewayAdapter(IResearchGateway):
@@ -30,12 +32,15 @@ class ResearchGatewayAdapter(IResearchGateway):
         runners: Mapping[str, Callable[[], ExpertRunner]],
         securities: GetStockBasicInfoUseCase,
         snapshots: Mapping[str, Callable[[], SnapshotBuilder]] | None = None,
+        charts: Callable[[], ChartBuilder] | None = None,
     ):
         """`runners[name]()` gives that expert's `run(symbol, as_of)`, `snapshots[name]()` its
-        `build_snapshot(symbol, as_of)`; built only when used."""
+        `build_snapshot(symbol, as_of)`, `charts()` the chart data's `build(symbol, as_of)`;
+        built only when used."""
         self._runners = runners
         self._securities = securities
         self._snapshots = snapshots or {}
+        self._charts = charts
 
     def require_symbol(self, symbol: str) -> str:
         return self._securities.require(symbol).symbol
@@ -60,6 +65,14 @@ class ResearchGatewayAdapter(IResearchGateway):
             INDICATOR_FIELDS[expert]: dumped,
             "code_signal": code_signal(expert, dumped).model_dump(mode="json"),
         }
+
+    async def build_charts(
+        self, symbol: str, as_of: date | None
+    ) -> tuple[list[dict[str, Any]], dict[str, str]]:
+        if self._charts is None:
+            return [], {}
+        chart_set = await asyncio.to_thread(self._charts(), symbol, as_of)
+        return [c.model_dump(mode="json") for c in chart_set.charts], dict(chart_set.failed)
 
 
 class DebateGatewayAdapter(IDebateGateway):

@@ -19,7 +19,7 @@ from stockdesk.coordinator.application import (
     ResearchSession,
 )
 from stockdesk.coordinator.presentation.cli.live_view import LiveView
-from stockdesk.coordinator.presentation.reports.render import render_report, report_format
+from stockdesk.coordinator.presentation.reports.render import render_report, report_format, write_report
 from stockdesk.shared.dates import parse_day
 from stockdesk.shared.errors import BadRequestException
 
@@ -51,18 +51,33 @@ def build_analyze_command(
         ),
         skip_debate: bool = typer.Option(False, "--skip-debate", help="Experts only: no debate, no verdict."),
         debate: DebateModeName = typer.Option(DebateModeName.BULL_BEAR, "--debate", help="Debate mode."),
+        rules_only: bool = typer.Option(
+            False,
+            "--rules-only",
+            help="No LLM: each expert's code-only signal and the rules verdict (seconds).",
+        ),
+        samples: int = typer.Option(
+            1,
+            "--samples",
+            min=1,
+            max=9,
+            help="Run the judge N times with different seeds: verdict stability.",
+        ),
         out: Path | None = typer.Option(
             None, "--out", help="Write the report: report.md, report.html or report.json (full session)."
         ),
     ) -> None:
         """Run the research pipeline on one symbol and print (or write) the report."""
-        fmt = report_format(out) if out else None  # a bad suffix fails before any work
+        if out:
+            report_format(out)  # a bad suffix fails before any work
         request = ResearchRequest(
             symbol=symbol,
             as_of=parse_day(as_of),
             experts=parse_experts(experts),
             skip_debate=skip_debate,
             debate_mode=debate,
+            rules_only=rules_only,
+            judge_samples=samples,
         )
         service = get_service()
         nodes = [e.value for e in request.experts] + ["aggregator_node", "debate_node", "judge_node"]
@@ -84,11 +99,7 @@ def build_analyze_command(
         if out is None:
             Console().print(Markdown(render_report(session, "md")))
             return
-        assert fmt is not None
-        out.parent.mkdir(parents=True, exist_ok=True)
-        tmp = out.with_name(out.name + ".tmp")
-        tmp.write_text(render_report(session, fmt), encoding="utf-8")
-        tmp.replace(out)  # never a half-written report
-        typer.echo(f"report written to {out.resolve()}")
+        written = write_report(session, out)  # atomically, with a Markdown report's chart images
+        typer.echo(f"report written to {written[0].resolve()}")
 
     return analyze

@@ -9,11 +9,14 @@ from __future__ import annotations
 from functools import lru_cache
 from pathlib import Path
 from typing import Literal, get_args
+from urllib.parse import quote
 
 from jinja2 import Environment, PackageLoader, StrictUndefined
 
 from stockdesk.coordinator.application import ResearchSession
+from stockdesk.coordinator.presentation.reports.charts_view import chart_views
 from stockdesk.coordinator.presentation.reports.view import build_view
+from stockdesk.shared.charts import render_png
 from stockdesk.shared.errors import BadRequestException
 
 ReportFormat = Literal["md", "html", "json"]
@@ -57,7 +60,8 @@ def _environment(fmt: str) -> Environment:
     return env
 
 
-def render_report(session: ResearchSession, fmt: ReportFormat) -> str:
+def render_report(session: ResearchSession, fmt: ReportFormat, *, images: str | None = None) -> str:
+    """The report as text; `images`: the folder (relative to a Markdown report) holding its chart PNGs."""
     if fmt == "json":
         return session.model_dump_json(indent=2)
     if fmt not in TEMPLATES:
@@ -66,4 +70,32 @@ def render_report(session: ResearchSession, fmt: ReportFormat) -> str:
             f"unknown report format '{fmt}'; choose one of: {choices}", code="BAD_REPORT_FORMAT"
         )
     template = _environment(fmt).get_template(TEMPLATES[fmt])
-    return template.render(report=build_view(session))
+    return template.render(report=build_view(session), images=images)
+
+
+def _write(path: Path, data: bytes) -> Path:
+    """Atomically: a reader never sees a half-written file."""
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_bytes(data)
+    tmp.replace(path)
+    return path
+
+
+def write_report(session: ResearchSession, out: Path) -> list[Path]:
+    """Write the report to `out` (format by suffix); the paths written, the report first.
+
+    A Markdown report gets its charts as PNG files in `<stem>_files/` beside it, linked relatively,
+    written before the report so it never links a missing image. HTML inlines its charts as SVG.
+    """
+    fmt = report_format(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    images: str | None = None
+    pictures: list[Path] = []
+    drawable = [(c.file, c.spec) for c in chart_views(session) if c.spec is not None] if fmt == "md" else []
+    if drawable:
+        folder = out.with_name(f"{out.stem}_files")
+        folder.mkdir(exist_ok=True)
+        pictures = [_write(folder / name, render_png(spec)) for name, spec in drawable]
+        images = quote(folder.name)
+    _write(out, render_report(session, fmt, images=images).encode("utf-8"))
+    return [out, *pictures]

@@ -13,6 +13,7 @@ from typing import Any
 from stockdesk.coordinator.application import ResearchSession
 from stockdesk.coordinator.application.aggregation import stance
 from stockdesk.coordinator.presentation.reports import formatting as fmt
+from stockdesk.coordinator.presentation.reports.charts_view import chart_views
 from stockdesk.coordinator.presentation.reports.view_model import (
     Agreement,
     Debate,
@@ -74,12 +75,92 @@ def _why_no_verdict(session: ResearchSession) -> str:
     return "The judge did not run (no judge service was configured)."
 
 
+def _price(value: Any) -> str:
+    return f"{value:,.2f}" if fmt.is_number(value) else fmt.DASH
+
+
+def plan_rows(plan: Mapping[str, Any]) -> tuple[list[Pair], list[str]]:
+    """The trade plan (judge.domain.dtos.trade_plan.TradePlan) as rows, each number from code."""
+    if not plan:
+        return [], []
+    action = str(plan.get("action", ""))
+    stop_name, target_name = {
+        "SELL": ("Invalidation (bearish view wrong above)", "Downside target"),
+        "HOLD": ("Watch below (turns bearish)", "Watch above (turns bullish)"),
+    }.get(action, ("Stop-loss", "Take-profit"))
+    entry_name = {"SELL": "Exit reference", "HOLD": "Reference (no entry)"}.get(action, "Entry")
+    day = plan.get("reference_date")
+    rows = [
+        Pair(entry_name, _price(plan.get("entry_price")) + (f" (close of {day})" if day else "")),
+        Pair(
+            stop_name, f"{_price(plan.get('stop_loss_price'))} ({fmt.number(plan.get('stop_distance_pct'))}%)"
+        ),
+        Pair(
+            target_name,
+            f"{_price(plan.get('take_profit_price'))} ({fmt.number(plan.get('target_distance_pct'))}%)",
+        ),
+        Pair("Risk/reward", fmt.number(plan.get("risk_reward"))),
+        Pair("ATR", f"{_price(plan.get('atr'))} ({fmt.text(plan.get('atr_source'))})"),
+        Pair("Swing low / high", f"{_price(plan.get('swing_low'))} / {_price(plan.get('swing_high'))}"),
+        Pair("Plan", fmt.text(plan.get("variant"))),
+    ]
+    rules = [
+        f"{name}: {fmt.text(plan.get(key))}"
+        for name, key in (("stop", "stop_rule"), ("target", "target_rule"), ("size", "sizing_rule"))
+    ]
+    return rows, rules
+
+
+def _adjustment_words(verdict: Mapping[str, Any]) -> list[str]:
+    return [fmt.text(_dict(a).get("why")) for a in _list(verdict.get("adjustments"))]
+
+
+def _stability(verdict: Mapping[str, Any]) -> str:
+    stability = _dict(verdict.get("stability"))
+    if not stability:
+        return ""
+    actions = ", ".join(str(a) for a in _list(stability.get("actions")))
+    return f"verdict stability {_int(stability.get('agree'))}/{_int(stability.get('samples'))} ({actions})"
+
+
+def _rules_line(verdict: Mapping[str, Any]) -> str:
+    rules = _dict(verdict.get("rules_verdict"))
+    if not rules or verdict.get("source") == "rules":
+        return ""
+    return (
+        f"{fmt.text(rules.get('action'))} · confidence {fmt.confidence(rules.get('confidence'))} · "
+        f"composite {fmt.number(rules.get('composite'))}"
+    )
+
+
+def _support_line(verdict: Mapping[str, Any]) -> str:
+    support = _dict(verdict.get("support"))
+    if not support:
+        return ""
+    voices = f"{_int(support.get('agreeing'))} of {_int(support.get('voices'))} voices"
+    return f"{voices} {fmt.text(support.get('stance'))} · confidence cap {fmt.confidence(support.get('cap'))}"
+
+
+def _dropped(verdict: Mapping[str, Any]) -> list[str]:
+    checks = _dict(verdict.get("claim_checks"))
+    return _texts(checks.get("dropped"))
+
+
 def verdict_card(session: ResearchSession) -> VerdictCard:
     verdict = _dict(session.verdict)
     if not verdict:
         return VerdictCard(present=False, missing_reason=_why_no_verdict(session))
     action = fmt.text(verdict.get("action")).upper()
+    plan, plan_rules = plan_rows(_dict(verdict.get("trade_plan")))
     return VerdictCard(
+        source=fmt.text(verdict.get("source") or "llm"),
+        plan=plan,
+        plan_rules=plan_rules,
+        adjustments=_adjustment_words(verdict),
+        support=_support_line(verdict),
+        stability=_stability(verdict),
+        rules_verdict=_rules_line(verdict),
+        dropped=_dropped(verdict),
         present=True,
         action=action,
         tone=TONES.get(action, "none"),
@@ -136,6 +217,7 @@ def _expert_row(
     reasoning = digest.get("key_reasoning") or _first(result, REASONING_FIELDS)
     grounding, flags = guard_flags(result)
     numbers = _dict(digest.get("key_numbers"))
+    code = _dict(result.get("code_signal"))
     return ExpertRow(
         name=name,
         title=fmt.label(name),
@@ -144,6 +226,12 @@ def _expert_row(
         stance=fmt.text(stances.get(name) or (stance(str(signal)) if signal is not None else None)),
         signal=fmt.text(signal),
         confidence=fmt.confidence(confidence),
+        code_signal=(
+            f"{fmt.text(code.get('stance'))} ({code['score']:+.2f})"
+            if fmt.is_number(code.get("score"))
+            else fmt.DASH
+        ),
+        code_reasons=_texts(code.get("reasons")),
         key_numbers=[Pair(str(k), fmt.number(v)) for k, v in numbers.items()],
         reasoning=fmt.text(reasoning) if reasoning else "",
         risks=_texts(digest.get("risk_warnings")),
@@ -303,4 +391,5 @@ def build_view(session: ResearchSession) -> ReportView:
         debate=debate(session),
         errors=[Pair(k, fmt.text(v)) for k, v in session.errors.items()],
         footer=footer(session),
+        charts=chart_views(session),
     )

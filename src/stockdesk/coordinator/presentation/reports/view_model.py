@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from stockdesk.coordinator.presentation.reports.charts_view import ChartView
 from stockdesk.coordinator.presentation.reports.formatting import DASH
 
 
@@ -37,6 +38,14 @@ class VerdictCard:
     reasoning: str = DASH
     rules_applied: list[str] = field(default_factory=list)
     risk_warnings: list[str] = field(default_factory=list)
+    source: str = "llm"  # llm | rules (the code-only verdict)
+    plan: list[Pair] = field(default_factory=list)  # the trade plan's numbers, computed in code
+    plan_rules: list[str] = field(default_factory=list)  # how each level and the size were set
+    adjustments: list[str] = field(default_factory=list)  # what code changed, in plain words
+    support: str = ""
+    stability: str = ""
+    rules_verdict: str = ""
+    dropped: list[str] = field(default_factory=list)  # claims removed for contradicting the input
 
 
 @dataclass(frozen=True)
@@ -48,6 +57,8 @@ class ExpertRow:
     stance: str = DASH
     signal: str = DASH
     confidence: str = DASH
+    code_signal: str = DASH  # the rules' reading of the same snapshot, no LLM
+    code_reasons: list[str] = field(default_factory=list)
     key_numbers: list[Pair] = field(default_factory=list)
     reasoning: str = ""
     risks: list[str] = field(default_factory=list)
@@ -154,3 +165,4 @@ class ReportView:
     debate: Debate
     errors: list[Pair]
     footer: Footer
+    charts: list[ChartView] = field(default_factory=list)  # reports.charts_view

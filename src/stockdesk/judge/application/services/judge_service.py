@@ -88,7 +88,8 @@ class JudgeService:
         found = judge_evidence(evidence)
         rules = rules_decision(found.code_signals)
         plan = plan_for(rules.action, found, rules.confidence, "standard")
-        support = support_for(rules.action, {n: s.stance for n, s in found.code_signals.items()}, None)
+        voices = {n: s.stance for n, s in found.code_signals.items() if s.confidence > 0}  # had data
+        support = support_for(rules.action, voices, None)
         return VerdictDTO(
             symbol=symbol,
             action=rules.action.value,

@@ -7,7 +7,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field
 
-from stockdesk.research.domain.dtos.valuation import Num
+from stockdesk.research.domain.dtos.valuation import DEDUCTED_PROFIT, Num
 
 
 class AuditFinanceRecordInput(BaseModel):
@@ -15,10 +15,12 @@ class AuditFinanceRecordInput(BaseModel):
 
     end_date: date
     ann_date: date
+    report_type: str | None = Field(default=None, description="Q1/H1/Q3/A; None: from the end month")
     eps: float | None = None
     revenue: float | None = None
     or_yoy: float | None = None
     profit_dedt: float | None = None
+    net_profit: float | None = Field(default=None, description="attributable to the parent, YTD")
     grossprofit_margin: float | None = None
     netprofit_margin: float | None = None
     roe: float | None = None
@@ -37,7 +39,7 @@ class AuditFinanceRecordInput(BaseModel):
 class PeriodMetrics(BaseModel):
     period: str = Field(description="e.g. 2025Q3 (Q1/H1/Q3/A are year-to-date)")
     revenue_yoy: Num
-    profit_dedt_yoy: Num
+    profit_dedt_yoy: Num = Field(description="of the snapshot's profit_growth_basis")
     gross_margin: Num
     net_margin: Num
     roe: Num
@@ -59,6 +61,7 @@ class FinancialSnapshotDTO(BaseModel):
     periods: list[PeriodMetrics] = Field(description="newest first, at most 8")
     period_count: int
     latest_period: str
+    profit_growth_basis: str = Field(default=DEDUCTED_PROFIT, description="the profit profit_dedt_yoy is of")
     table: str = Field(description="the periods as the markdown table shown to the model")
 
 

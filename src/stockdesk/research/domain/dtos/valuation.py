@@ -11,6 +11,12 @@ NA = "N/A"
 Num = float | str  # a number, or "N/A" when it cannot be computed honestly
 Pct = int | str  # an integer percentile 0-100, or "N/A"
 
+# Which profit a growth figure is of: deducted profit (A-share), else net income attributable to the
+# parent (SEC NetIncomeLoss), which US filings report instead.
+DEDUCTED_PROFIT = "扣非净利润"
+NET_PROFIT_FALLBACK = "归母净利润（无扣非数据）"
+EPS_TTM = "TTM"
+
 
 class StockOverviewInput(BaseModel):
     """Basic info plus the latest market valuation as of the analysis date."""
@@ -49,6 +55,8 @@ class FinanceRecordInput(BaseModel):
     netprofit_margin: float | None = None
     debt_to_assets: float | None = None
     profit_dedt: float | None = None
+    net_profit: float | None = Field(default=None, description="attributable to the parent, YTD")
+    report_type: str | None = Field(default=None, description="Q1/H1/Q3/A; None: from the end month")
 
 
 class ValuationSnapshotDTO(BaseModel):
@@ -72,8 +80,10 @@ class ValuationSnapshotDTO(BaseModel):
     history_days: int = Field(description="trading days in the 3-year percentile window")
     growth_rate_avg: Num
     growth_periods: int
+    growth_basis: str = Field(default=DEDUCTED_PROFIT, description="which profit the growth is of")
     peg_ratio: Num
     eps_ttm: Num
+    eps_basis: str = Field(default=EPS_TTM, description='"TTM", or annualised when TTM cannot be formed')
     bps: Num
     graham_intrinsic_val: Num
     graham_safety_margin: Num

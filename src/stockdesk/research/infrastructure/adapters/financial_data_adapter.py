@@ -24,7 +24,7 @@ class FinancialDataAdapter(IFinancialDataPort):
 
     def get_finance_records(self, symbol: str, as_of: date) -> list[AuditFinanceRecordInput]:
         reports = self._finance.execute(symbol, as_of=as_of, limit=PERIODS_NEEDED)
-        fields = set(AuditFinanceRecordInput.model_fields)
+        fields = set(AuditFinanceRecordInput.model_fields)  # by name: net_profit, report_type come too
         return [
             AuditFinanceRecordInput.model_validate({k: v for k, v in r.model_dump().items() if k in fields})
             for r in reports

@@ -78,6 +78,8 @@ class ValuationDataAdapter(IValuationDataPort):
                 netprofit_margin=r.netprofit_margin,
                 debt_to_assets=r.debt_to_assets,
                 profit_dedt=r.profit_dedt,
+                net_profit=r.net_profit,  # growth falls back to it where profit_dedt is absent (SEC)
+                report_type=r.report_type,  # US fiscal years: the end month does not tell Q1/H1/Q3/A
             )
             for r in reports
         ]

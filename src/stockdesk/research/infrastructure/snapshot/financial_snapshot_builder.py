@@ -1,8 +1,12 @@
 """Financial audit snapshot: the last 8 periods' growth, margins, returns, cash quality, leverage, turnover.
 
-YoY growth compares each period with the same period a year earlier (year-to-date figures);
-revenue growth uses the reported `or_yoy` when revenue itself is not stored. Turnover days are
-period days / turnover where the source gives no days. Vectorised over the periods.
+YoY growth compares each period with the report of the same type (Q1/H1/Q3/A) a year earlier
+(year-to-date figures; within 20 days, for US 52/53-week years); revenue growth uses the reported
+`or_yoy` when revenue itself is not stored. Profit growth is of deducted profit when it yields any
+growth in the periods shown, else of net profit attributable to the parent (SEC filings have no
+deducted profit); `profit_growth_basis` and the table row's label say which. Periods are named by
+fiscal year (the calendar year the fiscal year ends in: AAPL's quarter to 2023-12-30 is 2024Q1) and
+report type. Turnover days are period days / turnover where the source gives no days. Vectorised.
 """
 
 from __future__ import annotations
@@ -17,36 +21,57 @@ from stockdesk.research.domain.dtos.financial import (
     FinancialSnapshotDTO,
     PeriodMetrics,
 )
-from stockdesk.research.domain.dtos.valuation import NA, Num
+from stockdesk.research.domain.dtos.valuation import DEDUCTED_PROFIT, NA, NET_PROFIT_FALLBACK, Num
 from stockdesk.research.domain.ports.financial import IFinancialSnapshotBuilder
-from stockdesk.shared.finance import round_half_up, yoy_growth
+from stockdesk.shared.finance import period_months, report_kind, round_half_up, yoy_growth
 
 PERIODS = 8
-PERIOD_DAYS = {3: 90, 6: 180, 9: 270, 12: 360}
-LABEL = {3: "Q1", 6: "H1", 9: "Q3", 12: "A"}
+DAYS_PER_MONTH = 30  # 90/180/270/360-day periods
 COLUMNS = {
     "revenue_yoy": "营收同比%", "profit_dedt_yoy": "扣非净利同比%", "gross_margin": "毛利率%",
     "net_margin": "净利率%", "roe": "ROE%", "roic": "ROIC%", "cash_quality": "现金质量(OCFPS/EPS)",
     "debt_to_assets": "资产负债率%", "interest_debt_yi": "有息负债(亿)", "current_ratio": "流动比率",
     "quick_ratio": "速动比率", "receivable_days": "应收周转天数", "inventory_days": "存货周转天数",
 }  # fmt: skip
+PROFIT_ROW_LABEL = {DEDUCTED_PROFIT: COLUMNS["profit_dedt_yoy"], NET_PROFIT_FALLBACK: "归母净利同比%"}
+CALENDAR_DRIFT = pd.Timedelta(days=7)  # a 52/53-week year may end a few days into the next month
 
 
 def _num(value: float, digits: int = 2) -> Num:
     return round_half_up(float(value), digits) if pd.notna(value) and np.isfinite(value) else NA
 
 
-def _days(reported: pd.Series, turnover: pd.Series, month: pd.Series) -> pd.Series:
-    derived = month.map(PERIOD_DAYS) / turnover.where(turnover > 0)
+def _days(reported: pd.Series, turnover: pd.Series, months: pd.Series) -> pd.Series:
+    derived = months * DAYS_PER_MONTH / turnover.where(turnover > 0)
     return reported.where(reported.notna(), derived)
 
 
-def render_table(periods: list[PeriodMetrics]) -> str:
+def period_labels(frame: pd.DataFrame, months: pd.Series) -> pd.Series:
+    """Fiscal year + report type ("2024H1"); the fiscal year ends (12 - months) months after the period.
+
+    Unknown report types keep the calendar year and no suffix.
+    """
+    end = frame["end_date"] - CALENDAR_DRIFT
+    fiscal_year = end.dt.year + (end.dt.month - 1 + 12 - months.fillna(12)) // 12
+    kind = report_kind(frame).where(months.notna(), "")
+    return fiscal_year.astype(int).astype(str) + kind.astype(str)
+
+
+def profit_growth(frame: pd.DataFrame, shown: int) -> tuple[pd.Series, str]:
+    """Deducted-profit growth if it yields any in the last `shown` periods, else net-profit growth."""
+    deducted = yoy_growth(frame, "profit_dedt")
+    if deducted.tail(shown).notna().any():
+        return deducted, DEDUCTED_PROFIT
+    net = yoy_growth(frame, "net_profit")
+    return (net, NET_PROFIT_FALLBACK) if net.tail(shown).notna().any() else (deducted, DEDUCTED_PROFIT)
+
+
+def render_table(periods: list[PeriodMetrics], labels: dict[str, str] = COLUMNS) -> str:
     header = "| 指标 | " + " | ".join(p.period for p in periods) + " |"
     rule = "| --- |" + " --- |" * len(periods)
     rows = [
         f"| {label} | " + " | ".join(str(getattr(p, key)) for p in periods) + " |"
-        for key, label in COLUMNS.items()
+        for key, label in labels.items()
     ]
     return "\n".join([header, rule, *rows])
 
@@ -60,17 +85,17 @@ class FinancialSnapshotBuilder(IFinancialSnapshotBuilder):
         )
         frame["end_date"] = pd.to_datetime(frame["end_date"])
         frame = frame.sort_values("end_date").drop_duplicates("end_date", keep="last").reset_index(drop=True)
-        numeric = [c for c in frame.columns if c not in ("end_date", "ann_date")]
+        numeric = [c for c in frame.columns if c not in ("end_date", "ann_date", "report_type")]
         frame[numeric] = frame[numeric].apply(pd.to_numeric, errors="coerce").astype("float64")
-        month = frame["end_date"].dt.month
+        months = period_months(frame)
         revenue_yoy = yoy_growth(frame, "revenue")
         frame["revenue_yoy"] = revenue_yoy.where(revenue_yoy.notna(), frame["or_yoy"])
-        frame["profit_dedt_yoy"] = yoy_growth(frame, "profit_dedt")
+        frame["profit_dedt_yoy"], basis = profit_growth(frame, PERIODS)
         frame["cash_quality"] = frame["ocfps"] / frame["eps"].where(frame["eps"] > 0)
-        frame["receivable_days"] = _days(frame["arturn_days"], frame["ar_turn"], month)
-        frame["inventory_days"] = _days(frame["invturn_days"], frame["inv_turn"], month)
+        frame["receivable_days"] = _days(frame["arturn_days"], frame["ar_turn"], months)
+        frame["inventory_days"] = _days(frame["invturn_days"], frame["inv_turn"], months)
         frame["interest_debt_yi"] = frame["interestdebt"] / 1e8
-        frame["period"] = frame["end_date"].dt.year.astype(str) + month.map(LABEL).fillna("")
+        frame["period"] = period_labels(frame, months)
         latest = frame.tail(PERIODS).iloc[::-1]
         periods = [
             PeriodMetrics(
@@ -99,5 +124,6 @@ class FinancialSnapshotBuilder(IFinancialSnapshotBuilder):
             periods=periods,
             period_count=len(periods),
             latest_period=periods[0].period if periods else NA,
-            table=render_table(periods),
+            profit_growth_basis=basis,
+            table=render_table(periods, COLUMNS | {"profit_dedt_yoy": PROFIT_ROW_LABEL[basis]}),
         )

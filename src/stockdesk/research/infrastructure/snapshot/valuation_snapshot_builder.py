@@ -4,9 +4,16 @@ Definitions (issue #4, fixing the spec's looser wording):
 - percentile window: trading days in (as_of - 3 calendar years, as_of]; valid = present and > 0;
   fewer than 60 valid -> N/A; rank = count(valid <= current); percentile = round-half-up(rank / n * 100).
 - growth_rate_avg: mean of the 4 most recent YoY growths of profit_dedt (each period against the same
-  period a year earlier, year-to-date vs year-to-date), skipping a missing or zero prior.
+  period a year earlier, year-to-date vs year-to-date), skipping a missing or zero prior. "A year
+  earlier" is the report of the same type (Q1/H1/Q3/A) ending within 20 days of a year before
+  (US 52/53-week years). Basis, per snapshot: profit_dedt when it yields at least one growth, else
+  net_profit (net income attributable to the parent; SEC filings have no deducted profit), named in
+  growth_basis.
 - PEG = pe_ttm / growth_rate_avg; N/A when growth <= 0 or pe_ttm <= 0.
-- Graham = sqrt(22.5 x EPS_TTM x BPS) with EPS_TTM = latest YTD + last annual - same period last year.
+- Graham = sqrt(22.5 x EPS x BPS) with EPS = TTM (latest YTD + last annual - same period last year);
+  where that cannot be formed (annual or year-earlier report missing), the latest YTD EPS annualised
+  (x 12 / months covered: Q1 x4, H1 x2, Q3 x4/3), named in eps_basis. Report types come from
+  report_type (US fiscal years end in any month), else from the end month.
 - gross margin trend: latest period vs the same period a year earlier, in percentage points.
 """
 
@@ -20,7 +27,10 @@ import numpy as np
 import pandas as pd
 
 from stockdesk.research.domain.dtos.valuation import (
+    DEDUCTED_PROFIT,
+    EPS_TTM,
     NA,
+    NET_PROFIT_FALLBACK,
     FinanceRecordInput,
     Num,
     StockOverviewInput,
@@ -28,7 +38,7 @@ from stockdesk.research.domain.dtos.valuation import (
     ValuationSnapshotDTO,
 )
 from stockdesk.research.domain.ports.valuation import IValuationSnapshotBuilder
-from stockdesk.shared.finance import round_half_up, ttm, yoy_growth
+from stockdesk.shared.finance import period_months, prior_position, round_half_up, ttm, yoy_growth
 
 logger = logging.getLogger(__name__)
 
@@ -36,6 +46,8 @@ MIN_HISTORY = 60
 HISTORY_YEARS = 3
 GROWTH_PERIODS = 4
 YI = 1e8  # 亿
+GROWTH_BASES = (("profit_dedt", DEDUCTED_PROFIT), ("net_profit", NET_PROFIT_FALLBACK))  # first that yields
+ANNUALISED = {3: "年化，Q1 × 4", 6: "年化，H1 × 2", 9: "年化，Q3 × 4/3"}
 
 # Sanity bounds: a value outside becomes N/A with a WARNING naming field, value and symbol.
 BOUNDS: dict[str, tuple[float, float]] = {
@@ -84,16 +96,37 @@ def _finance_frame(finance: list[FinanceRecordInput]) -> pd.DataFrame:
     return frame
 
 
+def growth_average(frame: pd.DataFrame) -> tuple[pd.Series, str]:
+    """The latest GROWTH_PERIODS YoY growths and their basis: deducted profit if it yields any, else net."""
+    for column, basis in GROWTH_BASES:
+        recent = yoy_growth(frame, column).dropna().iloc[-GROWTH_PERIODS:]
+        if len(recent):
+            return recent, basis
+    return pd.Series(dtype="float64"), DEDUCTED_PROFIT
+
+
+def eps_estimate(frame: pd.DataFrame) -> tuple[float, str]:
+    """Latest EPS TTM; where it cannot be formed, the latest YTD EPS annualised (labelled)."""
+    if frame.empty:
+        return float("nan"), EPS_TTM
+    eps_ttm = float(ttm(frame, "eps").iloc[-1])
+    months = float(period_months(frame).iloc[-1])
+    latest_eps = frame["eps"].iloc[-1]
+    if np.isfinite(eps_ttm) or pd.isna(latest_eps) or months not in ANNUALISED:
+        return eps_ttm, EPS_TTM
+    return float(latest_eps) * 12 / months, ANNUALISED[int(months)]
+
+
 def gross_margin_trend(frame: pd.DataFrame) -> str:
     """ "同比上升 x%" / "同比下降 x%" / "持平" (percentage points), N/A without a year-earlier margin."""
     if frame.empty:
         return NA
-    latest = frame.iloc[-1]
-    prior_date = latest["end_date"] - pd.DateOffset(years=1)
-    prior = frame.loc[frame["end_date"] == prior_date, "grossprofit_margin"]
-    if pd.isna(latest["grossprofit_margin"]) or prior.empty or pd.isna(prior.iloc[0]):
+    latest = frame["grossprofit_margin"].iloc[-1]
+    prior_at = int(prior_position(frame)[-1])
+    prior = frame["grossprofit_margin"].iloc[prior_at] if prior_at >= 0 else float("nan")
+    if pd.isna(latest) or pd.isna(prior):
         return NA
-    change = round_half_up(float(latest["grossprofit_margin"]) - float(prior.iloc[0]), 1)
+    change = round_half_up(float(latest) - float(prior), 1)
     if change > 0:
         return f"同比上升 {change:.1f}%"
     if change < 0:
@@ -122,8 +155,7 @@ class ValuationSnapshotBuilder(IValuationSnapshotBuilder):
 
         fin = _finance_frame(finance)
         latest = fin.iloc[-1] if not fin.empty else None
-        growth = yoy_growth(fin, "profit_dedt").dropna() if not fin.empty else pd.Series(dtype="float64")
-        recent = growth.iloc[-GROWTH_PERIODS:]
+        recent, growth_basis = growth_average(fin)
         growth = float(recent.mean()) if len(recent) else float("nan")
         growth_avg: Num = round_half_up(growth, 2) if len(recent) else NA
 
@@ -132,7 +164,7 @@ class ValuationSnapshotBuilder(IValuationSnapshotBuilder):
         if len(recent) and growth > 0 and isinstance(pe_ttm, float) and pe_ttm > 0 and overview.pe_ttm:
             peg = round_half_up(overview.pe_ttm / growth, 2)  # from unrounded inputs
 
-        eps_ttm = float(ttm(fin, "eps").iloc[-1]) if latest is not None else float("nan")
+        eps_ttm, eps_basis = eps_estimate(fin)
         bps = float(latest["bps"]) if latest is not None and pd.notna(latest["bps"]) else float("nan")
         price = bounded("current_price", overview.close, symbol)
         graham: Num = NA
@@ -163,8 +195,10 @@ class ValuationSnapshotBuilder(IValuationSnapshotBuilder):
             history_days=len(window),
             growth_rate_avg=growth_avg,
             growth_periods=len(recent),
+            growth_basis=growth_basis,
             peg_ratio=peg,
             eps_ttm=round_half_up(eps_ttm, 4) if np.isfinite(eps_ttm) else NA,
+            eps_basis=eps_basis,
             bps=round_half_up(bps, 4) if np.isfinite(bps) else NA,
             graham_intrinsic_val=graham,
             graham_safety_margin=margin,

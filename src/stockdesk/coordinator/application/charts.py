@@ -1,0 +1,150 @@
+"""The session's charts: the research charts, the trade plan's levels on the price chart, the stances.
+
+Charts are an extra: whatever fails here is recorded in errors["charts"] and the session goes on.
+The specs are stored as JSON dicts (ResearchSession.charts) and drawn by the reports and the web UI.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+from datetime import date
+from typing import Any, TypeVar
+
+import numpy as np
+
+from stockdesk.coordinator.application.aggregation import stance
+from stockdesk.coordinator.domain.ports.gateways import IResearchGateway
+from stockdesk.shared.charts import ChartPanel, ChartSeries, ChartSpec, ReferenceLine
+from stockdesk.shared.errors import one_line
+
+T = TypeVar("T")
+PRICE_CHART = "price"
+STANCE_COLORS = {"bullish": "#2e7d32", "bearish": "#c62828", "neutral": "#9e9e9e"}
+# the plan's three levels, named as each action means them (judge's TradePlan)
+PLAN_LEVELS = (("entry_price", "entry"), ("stop_loss_price", "stop"), ("take_profit_price", "target"))
+PLAN_NAMES = {
+    "BUY": ("entry", "stop-loss", "take-profit"),
+    "SELL": ("exit reference", "invalidation", "downside target"),
+    "HOLD": ("reference", "watch below", "watch above"),
+}
+
+
+def _mapping(value: Any) -> Mapping[str, Any]:
+    return value if isinstance(value, Mapping) else {}
+
+
+def _number(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        return None
+    return float(value)
+
+
+def plan_lines(verdict: Mapping[str, Any]) -> list[ReferenceLine]:
+    """Entry, stop and target of the verdict's trade plan; levels that are missing or not > 0 are left out."""
+    plan = _mapping(verdict.get("trade_plan"))
+    action = str(plan.get("action") or verdict.get("action") or "").upper()
+    names = PLAN_NAMES.get(action, PLAN_NAMES["BUY"])
+    lines = []
+    for (key, style), name in zip(PLAN_LEVELS, names, strict=True):
+        value = _number(plan.get(key))
+        if value is not None and value > 0:
+            lines.append(ReferenceLine(label=name, value=value, style=style))
+    return lines
+
+
+def with_plan_lines(chart: dict[str, Any], verdict: Mapping[str, Any]) -> dict[str, Any]:
+    """The price chart with the plan's levels on its price panel, and a caption that says so."""
+    lines = plan_lines(verdict)
+    if not lines:
+        return chart
+    spec = ChartSpec.model_validate(chart)
+    price = spec.panels[0]
+    levels = " / ".join(f"{line.label} {line.value:.2f}" for line in lines)
+    ratio = _number(_mapping(verdict.get("trade_plan")).get("risk_reward"))
+    caption = f"{spec.caption.rstrip('.')}; dashed: trade plan {levels}" + (
+        f" (reward/risk {ratio:.2f})." if ratio is not None else "."
+    )
+    panel = price.model_copy(update={"lines": [*price.lines, *lines]})
+    return spec.model_copy(update={"panels": [panel, *spec.panels[1:]], "caption": caption}).model_dump(
+        mode="json"
+    )
+
+
+def stance_chart(aggregation: Mapping[str, Any]) -> ChartSpec | None:
+    """One bar per expert: + confidence when bullish, - when bearish; a dot on zero when neutral."""
+    digests = [d for d in aggregation.get("digests") or [] if isinstance(d, Mapping) and d.get("expert")]
+    if not digests:
+        return None
+    known = _mapping(aggregation.get("stances"))
+    experts = [str(d["expert"]) for d in digests]
+    stances = np.array(
+        [known.get(e) or stance(str(d.get("signal", ""))) for e, d in zip(experts, digests, strict=True)]
+    )
+    confidence = np.clip([_number(d.get("confidence")) or 0.0 for d in digests], 0.0, 1.0)
+    signed = np.select([stances == "bullish", stances == "bearish"], [confidence, -confidence], 0.0)
+    series = [
+        ChartSeries(
+            name=name,
+            kind="scatter" if name == "neutral" else "bar",
+            stack=None if name == "neutral" else "stance",
+            values=np.where(stances == name, signed.round(3), np.nan).tolist(),
+            color=color,
+        )
+        for name, color in STANCE_COLORS.items()
+        if (stances == name).any()
+    ]
+    counts = ", ".join(f"{int((stances == s).sum())} {s}" for s in STANCE_COLORS)
+    return ChartSpec(
+        id="stances",
+        title="Expert stances and confidence",
+        caption=f"{counts}: each bar is one expert's confidence, up when bullish, down when bearish "
+        "(neutral: a dot on zero).",
+        x=[e.split("_")[0] for e in experts],
+        x_kind="category",
+        panels=[
+            ChartPanel(
+                y_label="signed confidence",
+                series=series,
+                lines=[ReferenceLine(label="zero", value=0.0, style="zero")],
+                y_min=-1.05,
+                y_max=1.05,
+            )
+        ],
+    )
+
+
+def _guarded(problems: list[str], name: str, make: Callable[[], T], fallback: T) -> T:
+    try:
+        return make()
+    except Exception as exc:  # a chart is an extra: record it, the session goes on
+        problems.append(f"{name}: {one_line(exc)}")
+        return fallback
+
+
+async def attach_charts(
+    research: IResearchGateway, symbol: str, as_of: date | None, final: Mapping[str, Any]
+) -> dict[str, Any]:
+    """The graph's final state plus "charts"; a failure goes to errors["charts"], never up."""
+    charts: list[dict[str, Any]] = []
+    problems: list[str] = []
+    try:
+        built, failed = await research.build_charts(symbol, as_of)
+        charts.extend(built)
+        problems.extend(f"{name}: {why}" for name, why in failed.items())
+    except Exception as exc:
+        problems.append(f"research charts: {one_line(exc)}")
+    verdict = _mapping(final.get("verdict"))
+    charts = _guarded(
+        problems,
+        "trade plan levels",
+        lambda: [with_plan_lines(c, verdict) if c.get("id") == PRICE_CHART else c for c in charts],
+        charts,
+    )
+    stances = _guarded(problems, "stances", lambda: stance_chart(_mapping(final.get("aggregation"))), None)
+    if stances is not None:
+        charts.append(stances.model_dump(mode="json"))
+    errors = dict(final.get("errors") or {})
+    if problems:
+        errors["charts"] = "; ".join(problems)
+    return {**final, "charts": charts, "errors": errors}

@@ -1,0 +1,109 @@
+"""ChartSpec: a chart as data (series computed in code), drawn by matplotlib here and by ECharts in the UI.
+
+Framework-neutral and JSON-safe: x values are ISO dates or category labels, gaps are None (never
+NaN, which JSON cannot carry), styles are names the renderers map to their own colours and dashes.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Literal
+
+from pydantic import BaseModel, Field, field_validator, model_validator
+
+SeriesKind = Literal["line", "bar", "scatter", "area"]
+LineStyle = Literal["entry", "stop", "target", "median", "zero", "reference"]
+XKind = Literal["date", "category"]
+
+
+def _clean(values: list[float | None]) -> list[float | None]:
+    """NaN and infinities become gaps: a spec must survive a JSON round trip unchanged."""
+    return [None if v is None or not math.isfinite(v) else float(v) for v in values]
+
+
+class ChartSeries(BaseModel):
+    name: str = Field(min_length=1, description="legend entry")
+    values: list[float | None] = Field(description="one per x value; None is a gap")
+    kind: SeriesKind = "line"
+    secondary: bool = Field(default=False, description="drawn against the panel's right-hand axis")
+    stack: str | None = Field(default=None, description="bar series with the same key share one slot")
+    color: str | None = Field(default=None, description="#rrggbb; the renderer picks one when None")
+
+    @field_validator("values")
+    @classmethod
+    def _gaps(cls, values: list[float | None]) -> list[float | None]:
+        return _clean(values)
+
+
+class ReferenceLine(BaseModel):
+    """A horizontal level across the panel (a trade plan's entry/stop/target, a median, zero)."""
+
+    label: str
+    value: float = Field(allow_inf_nan=False)
+    style: LineStyle = "reference"
+
+
+class Band(BaseModel):
+    """A shaded range between two per-x boundaries (e.g. the 10th-90th percentile of a window)."""
+
+    label: str
+    lower: list[float | None]
+    upper: list[float | None]
+    color: str | None = None
+
+    @field_validator("lower", "upper")
+    @classmethod
+    def _gaps(cls, values: list[float | None]) -> list[float | None]:
+        return _clean(values)
+
+
+class Point(BaseModel):
+    """One highlighted value, e.g. today's PE on its history; `label` is printed beside it."""
+
+    label: str
+    x: str = Field(description="one of the chart's x values")
+    y: float = Field(allow_inf_nan=False)
+
+
+class ChartPanel(BaseModel):
+    """One plot area; panels of a chart share the x axis and are stacked top to bottom."""
+
+    y_label: str = ""
+    y2_label: str = Field(default="", description="label of the right-hand axis, when a series uses it")
+    series: list[ChartSeries] = Field(default_factory=list)
+    lines: list[ReferenceLine] = Field(default_factory=list)
+    bands: list[Band] = Field(default_factory=list)
+    points: list[Point] = Field(default_factory=list)
+    height: float = Field(default=1.0, gt=0, description="relative height among the chart's panels")
+    y_min: float | None = None
+    y_max: float | None = None
+
+
+class ChartSpec(BaseModel):
+    id: str = Field(pattern=r"^[a-z0-9_-]+$", description="stable name; also the image file name")
+    title: str
+    caption: str = Field(description="one line: what to read from the chart")
+    x: list[str] = Field(description="ISO dates (x_kind date) or labels (x_kind category)")
+    x_kind: XKind = "date"
+    panels: list[ChartPanel] = Field(min_length=1)
+
+    @field_validator("caption")
+    @classmethod
+    def _one_line(cls, caption: str) -> str:
+        return " ".join(caption.split())
+
+    @model_validator(mode="after")
+    def _aligned(self) -> ChartSpec:
+        """Every per-x list has one value per x, every point sits on an x value."""
+        n, known = len(self.x), set(self.x)
+        for panel in self.panels:
+            for series in panel.series:
+                if len(series.values) != n:
+                    raise ValueError(f"series {series.name!r} has {len(series.values)} values for {n} x")
+            for band in panel.bands:
+                if len(band.lower) != n or len(band.upper) != n:
+                    raise ValueError(f"band {band.label!r} does not have {n} lower and upper values")
+            for point in panel.points:
+                if point.x not in known:
+                    raise ValueError(f"point {point.label!r} at {point.x!r} is not an x value")
+        return self
