@@ -153,7 +153,7 @@ def valuation_answer(**changes: object) -> str:
         "confidence_score": 0.6,
         "estimated_intrinsic_value_range": {"lower_bound": "格雷厄姆内在价值附近", "upper_bound": "数据不足"},
         "key_evidence": ["PE(TTM) 为 30.0，处于历史 100 分位", "ROE 为 12.5%"],
-        "risk_factors": ["PS 分位数据不足"],
+        "risk_factors": ["估值回归风险"],
         "reasoning_summary": "估值处于历史高位，更像陷阱而非机会。",
     }
     answer.update(changes)

@@ -17,8 +17,10 @@ class CatalystDetectiveService(SearchExpertService[CatalystDetectiveOutput, Cata
     verdict_field = "catalyst_assessment"
     summary_field = "catalyst_summary"
     cleared_when_nothing_found = ("positive_catalysts", "negative_catalysts")
-
-    def texts(self, output: CatalystDetectiveOutput) -> list[str]:
-        points = [p for d in output.dimension_analyses for p in (d.assessment, *d.key_points)]
-        events = [c.event for c in (*output.positive_catalysts, *output.negative_catalysts)]
-        return [output.catalyst_summary, *points, *events]
+    text_fields = (
+        "catalyst_summary",
+        "dimension_analyses.*.assessment",
+        "dimension_analyses.*.key_points",
+        "positive_catalysts[].event",
+        "negative_catalysts[].event",
+    )

@@ -13,13 +13,18 @@ from stockdesk.research.domain.ports.financial import (
     IFinancialDataPort,
     IFinancialSnapshotBuilder,
 )
+from stockdesk.shared.claims import collect_texts
+
+FINANCIAL_TEXTS = (
+    "summary_reasoning",
+    "key_risks",
+    "dimension_analyses.*.assessment",
+    "dimension_analyses.*.key_findings",
+)
 
 
-def financial_texts(output: FinancialAuditOutput) -> list[str]:
-    parts = [output.summary_reasoning, *output.key_risks]
-    for dimension in output.dimension_analyses:
-        parts += [dimension.assessment, *dimension.key_findings]
-    return parts
+def financial_texts(output: FinancialAuditOutput) -> dict[str, str | list[str]]:
+    return collect_texts(output, FINANCIAL_TEXTS)
 
 
 class FinancialAuditorService:

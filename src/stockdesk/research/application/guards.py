@@ -1,25 +1,31 @@
-"""Guards no other research desk has: grounding of quoted numbers, and no trade instructions.
+"""Guards on what a research expert writes: grounding of quoted numbers, and no trade instructions.
 
-Every number an expert writes in its evidence or reasoning must be one the snapshot gave it
-(allowing rounding and percent formatting); research experts must not tell anyone to buy or sell.
+Grounding now lives in the shared kernel (stockdesk.shared.claims), where the debate and the judge
+use it too; the names stay importable from here. Trade instructions are research's own rule:
+research experts must not tell anyone to buy or sell (the judge does that).
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from typing import Any
 
 from stockdesk.research.domain.dtos.expert import GroundingReport
+from stockdesk.shared.claims import Texts, Violation, is_grounded, numbers_in_text, snapshot_numbers
+from stockdesk.shared.claims import check_grounding as _shared_grounding
+from stockdesk.shared.claims.grounding import SMALL_INTEGER_LIMIT
+from stockdesk.shared.claims.scope import claims_of, field_items
 
-# ASCII-only look-behind: in Chinese text a number often follows a CJK character directly ("价值10.9%")
-_NUMBER = re.compile(
-    r"(?<![A-Za-z0-9_.])[-+]?\d{1,3}(?:,\d{3})+(?:\.\d+)?|(?<![A-Za-z0-9_.])[-+]?\d+(?:\.\d+)?"
-)
-_DATE = re.compile(r"\d{4}[-/年.]\d{1,2}(?:[-/月.]\d{1,2}日?)?|\d{4}\s?[Qq][1-4]|[Qq][1-4]|\d{8}")
-_YEAR = re.compile(r"^(19|20)\d{2}$")
-SMALL_INTEGER_LIMIT = 12  # "4 个季度", "3 年": counts and ordinals are not data claims ...
-_MEASURE_AFTER = re.compile(r"\s*(?:%|％|分位|倍|pp|个百分点)")  # ... but "5%" and "5 分位" are
+__all__ = [
+    "SMALL_INTEGER_LIMIT",
+    "TRADE_INSTRUCTION_PATTERNS",
+    "check_grounding",
+    "is_grounded",
+    "numbers_in_text",
+    "snapshot_numbers",
+    "trade_instructions",
+    "trade_violations",
+]
 
 TRADE_INSTRUCTION_PATTERNS = [
     r"建议(?:买入|卖出|增持|减持|加仓|减仓|清仓|持有)",
@@ -35,68 +41,22 @@ TRADE_INSTRUCTION_PATTERNS = [
 _TRADE = re.compile("|".join(TRADE_INSTRUCTION_PATTERNS), re.IGNORECASE)
 
 
-def _decimals(token: str) -> int:
-    return len(token.split(".", 1)[1]) if "." in token else 0
-
-
-def numbers_in_text(text: str) -> list[str]:
-    """Numeric tokens a reader would take as data claims (dates, years, small counts excluded)."""
-    cleaned = _DATE.sub(" ", text)
-    tokens = []
-    for match in _NUMBER.finditer(cleaned):
-        plain = match.group(0).replace(",", "").lstrip("+")
-        if _YEAR.match(plain):
-            continue
-        is_measure = bool(_MEASURE_AFTER.match(cleaned, match.end()))
-        if "." not in plain and abs(int(plain)) <= SMALL_INTEGER_LIMIT and not is_measure:
-            continue
-        tokens.append(plain)
-    return tokens
-
-
-def snapshot_numbers(snapshot: Any) -> list[float]:
-    """Every number in a snapshot (nested dicts/lists; numbers inside strings like '同比上升 2.2%')."""
-    found: list[float] = []
-
-    def visit(value: Any) -> None:
-        if isinstance(value, bool):
-            return
-        if isinstance(value, (int, float)):
-            found.append(float(value))
-        elif isinstance(value, str):
-            found.extend(float(t.replace(",", "")) for t in _NUMBER.findall(value))
-        elif isinstance(value, dict):
-            for item in value.values():
-                visit(item)
-        elif isinstance(value, (list, tuple)):
-            for item in value:
-                visit(item)
-
-    visit(snapshot)
-    return found
-
-
-def is_grounded(token: str, known: Iterable[float]) -> bool:
-    value = float(token)
-    tolerance = 0.5 * 10 ** (-_decimals(token)) + 1e-9
-    for number in known:
-        for candidate in (number, number * 100, number / 100, abs(number)):
-            if abs(candidate - value) <= tolerance or abs(round(candidate, _decimals(token)) - value) <= 1e-9:
-                return True
-    return False
-
-
-def check_grounding(texts: Iterable[str], snapshot: Any) -> GroundingReport:
-    known = snapshot_numbers(snapshot)
-    checked = 0
-    ungrounded: list[str] = []
-    for text in texts:
-        for token in numbers_in_text(text):
-            checked += 1
-            if not is_grounded(token, known) and token not in ungrounded:
-                ungrounded.append(token)
-    return GroundingReport(numbers_checked=checked, ungrounded=ungrounded)
+def check_grounding(texts: Iterable[str], snapshot: object) -> GroundingReport:
+    """The shared grounding check, reported as research's GroundingReport."""
+    return GroundingReport.model_validate(_shared_grounding(texts, snapshot).model_dump())
 
 
 def trade_instructions(texts: Iterable[str]) -> list[str]:
     return sorted({m.group(0) for text in texts for m in _TRADE.finditer(text)})
+
+
+def trade_violations(texts: Texts) -> list[Violation]:
+    """Each sentence giving a trade instruction, as a violation (dropped if it survives a repair)."""
+    found = []
+    for field, value in texts.items():
+        for item, text in field_items(value):
+            for claim in claims_of(field, item, text):
+                for match in _TRADE.finditer(claim.clause):
+                    detail = f"「{claim.sentence}」给出了交易指令“{match.group(0)}”：研究员只做分析判断。"
+                    found.append(claim.violation("trade_instruction", detail, match.group(0)))
+    return list({(v.field, v.item, v.text, v.term): v for v in found}.values())

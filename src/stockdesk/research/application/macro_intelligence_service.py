@@ -17,7 +17,10 @@ class MacroIntelligenceService(SearchExpertService[MacroIntelligenceOutput, Macr
     verdict_field = "macro_environment"
     summary_field = "macro_summary"
     cleared_when_nothing_found = ("key_opportunities", "key_risks")
-
-    def texts(self, output: MacroIntelligenceOutput) -> list[str]:
-        points = [p for d in output.dimension_analyses for p in (d.assessment, *d.key_points)]
-        return [output.macro_summary, *points, *output.key_opportunities, *output.key_risks]
+    text_fields = (
+        "macro_summary",
+        "dimension_analyses.*.assessment",
+        "dimension_analyses.*.key_points",
+        "key_opportunities",
+        "key_risks",
+    )

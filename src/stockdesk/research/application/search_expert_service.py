@@ -10,7 +10,7 @@ all, that answer is fixed in code and no LLM call is spent on it.
 
 from __future__ import annotations
 
-from abc import ABC, abstractmethod
+from abc import ABC
 from datetime import date
 from typing import Generic, Protocol, TypeVar
 
@@ -21,6 +21,7 @@ from stockdesk.research.application.inputs import require_found, require_symbol
 from stockdesk.research.domain.dtos.expert import AgentAnswer, GuardReport
 from stockdesk.research.domain.dtos.search import SearchSnapshotDTO
 from stockdesk.research.domain.ports.soft_intel import ISearchDataPort, ISearchSnapshotBuilder
+from stockdesk.shared.claims import collect_texts
 
 T = TypeVar("T", bound=BaseModel)
 T_co = TypeVar("T_co", bound=BaseModel, covariant=True)
@@ -65,9 +66,11 @@ class SearchExpertService(ABC, Generic[T, R]):
         self._builder = snapshot_builder
         self._analyze = agent.analyze
 
-    @abstractmethod
-    def texts(self, output: T) -> list[str]:
-        """The free text the guards read."""
+    text_fields: tuple[str, ...]  # field paths of the free text the guards read
+
+    def texts(self, output: T) -> dict[str, str | list[str]]:
+        """The free text the guards read, by field path."""
+        return collect_texts(output, self.text_fields)
 
     def hold_to_no_information(self, output: T) -> T:
         """The answer when nothing was found: neutral, low confidence, 数据不足, no events."""

@@ -13,13 +13,17 @@ from stockdesk.research.domain.ports.technical import (
     ITechnicalDataPort,
     ITechnicalSnapshotBuilder,
 )
+from stockdesk.shared.claims import collect_texts
 from stockdesk.shared.errors import BadRequestException
 
 MIN_BARS = 20
 
 
-def technical_texts(output: TechnicalAnalysisOutput) -> list[str]:
-    return [*output.evidence, output.risk_warning, output.summary_reasoning]
+TECHNICAL_TEXTS = ("evidence", "risk_warning", "summary_reasoning")
+
+
+def technical_texts(output: TechnicalAnalysisOutput) -> dict[str, str | list[str]]:
+    return collect_texts(output, TECHNICAL_TEXTS)
 
 
 class TechnicalAnalystService:

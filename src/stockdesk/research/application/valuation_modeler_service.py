@@ -13,11 +13,14 @@ from stockdesk.research.domain.ports.valuation import (
     IValuationModelerAgentPort,
     IValuationSnapshotBuilder,
 )
+from stockdesk.shared.claims import collect_texts
+
+VALUATION_TEXTS = ("key_evidence", "risk_factors", "reasoning_summary")
 
 
-def valuation_texts(output: ValuationModelOutput) -> list[str]:
-    """The fields whose numbers must be grounded and which must carry no trade instruction."""
-    return [*output.key_evidence, *output.risk_factors, output.reasoning_summary]
+def valuation_texts(output: ValuationModelOutput) -> dict[str, str | list[str]]:
+    """The fields the guards read: numbers grounded, no trade instruction, claims true to the input."""
+    return collect_texts(output, VALUATION_TEXTS)
 
 
 class ValuationModelerService:

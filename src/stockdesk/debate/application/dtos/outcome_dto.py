@@ -17,3 +17,8 @@ class DebateOutcomeDTO(DebateOutcome):
         default_factory=list, description="one row per LLM call: agent, input, output, tokens"
     )
     dropped_sources: int = Field(default=0, description="panel: cited sources not in the allowed list")
+    claim_checks: dict[str, Any] = Field(
+        default_factory=dict,
+        description="bull-bear: per agent, the claim violations found, whether a repair was asked, "
+        "what still violated after it and what was dropped",
+    )

@@ -1,8 +1,10 @@
 """DebateService: expert results -> digests -> a debate in the asked mode -> DebateOutcomeDTO.
 
-Bull-bear mode is exactly three LLM calls: the bull and bear advocates argue at the same time
-(neither sees the other), then the resolution agent weighs both against the digests. Panel mode
-is handed to the panel service when one is configured.
+Bull-bear mode is three LLM calls: the bull and bear advocates argue at the same time (neither
+sees the other), then the resolution agent weighs both against the digests. Each answer goes
+through the shared claim checks; one that fails gets one repair call with the findings, and
+what still fails is dropped (`claim_checks` in the outcome records it). Panel mode is handed to
+the panel service when one is configured.
 """
 
 from __future__ import annotations
@@ -13,9 +15,18 @@ from typing import Any, Protocol, TypeVar
 
 from pydantic import BaseModel
 
+from stockdesk.debate.application.claim_round import (
+    BEAR_TEXTS,
+    BULL_TEXTS,
+    RESOLUTION_REQUIRED,
+    RESOLUTION_TEXTS,
+    ClaimRound,
+    checked_round,
+)
 from stockdesk.debate.application.dtos.outcome_dto import DebateOutcomeDTO
 from stockdesk.debate.application.expert_digest import digest_expert_results
 from stockdesk.debate.application.parallel import run_in_parallel
+from stockdesk.debate.domain.dtos.bull_bear import BearArgument, BullArgument
 from stockdesk.debate.domain.dtos.expert_digest import ExpertDigest
 from stockdesk.debate.domain.dtos.outcome import BearCase, BullCase, DebateOutcome, RiskItem
 from stockdesk.debate.domain.model.enums import DebateMode
@@ -91,25 +102,53 @@ class DebateService:
         return self._run_bull_bear(symbol, digests)
 
     def _run_bull_bear(self, symbol: str, digests: Sequence[ExpertDigest]) -> DebateOutcomeDTO:
+        shown = {"symbol": symbol, "digests": [d.model_dump(mode="json") for d in digests]}
         bull, bear = run_in_parallel(
-            [lambda: self._bull.argue(symbol, digests), lambda: self._bear.argue(symbol, digests)],
+            [
+                lambda: checked_round(
+                    lambda feedback: self._bull.argue(symbol, digests, feedback),
+                    BULL_TEXTS,
+                    shown,
+                    role="bull",
+                ),
+                lambda: checked_round(
+                    lambda feedback: self._bear.argue(symbol, digests, feedback),
+                    BEAR_TEXTS,
+                    shown,
+                    role="bear",
+                ),
+            ],
             name="debate-advocate",
         )
-        resolution = self._resolution.resolve(symbol, digests, bull.parsed, bear.parsed)
-        result = resolution.parsed
+        bull_case = BullArgument.model_validate(bull.data)
+        bear_case = BearArgument.model_validate(bear.data)
+        weighed = {**shown, "bull": bull.data, "bear": bear.data}
+        resolution = checked_round(
+            lambda feedback: self._resolution.resolve(symbol, digests, bull_case, bear_case, feedback),
+            RESOLUTION_TEXTS,
+            weighed,
+            required=RESOLUTION_REQUIRED,
+        )
+        result = resolution.data
+        rounds: dict[str, ClaimRound[Any]] = {
+            "bull_advocate": bull,
+            "bear_advocate": bear,
+            "resolution": resolution,
+        }
         return DebateOutcomeDTO(
             symbol=symbol,
-            direction=result.direction,
-            confidence=result.confidence,
-            bull_case=_copy(bull.parsed, BullCase),
-            bear_case=_copy(bear.parsed, BearCase),
-            risk_matrix=[_copy(risk, RiskItem) for risk in result.risk_matrix],
-            key_disagreements=list(result.key_disagreements),
-            conflict_resolution=result.conflict_resolution,
+            direction=result["direction"],
+            confidence=result["confidence"],
+            bull_case=_copy(bull_case, BullCase),
+            bear_case=_copy(bear_case, BearCase),
+            risk_matrix=[RiskItem.model_validate(risk) for risk in result["risk_matrix"]],
+            key_disagreements=list(result["key_disagreements"]),
+            conflict_resolution=result["conflict_resolution"],
             mode=DebateMode.BULL_BEAR.value,
             experts_considered=[d.expert for d in digests],
             artifact=None,
-            audit=[_audit_row(a) for a in (bull, bear, resolution)],
+            audit=[_audit_row(a) for r in rounds.values() for a in r.answers],
+            claim_checks={name: r.record for name, r in rounds.items()},
         )
 
     def _run_panel(self, symbol: str, digests: list[ExpertDigest], as_of: date) -> DebateOutcomeDTO:

@@ -1,4 +1,8 @@
-"""The three bull-bear agent ports: one LLM round each, answered with the prompt, raw text and parse."""
+"""The three bull-bear agent ports: one LLM round each, answered with the prompt, raw text and parse.
+
+`feedback` is set on the one repair round after the claim checks: what the first answer got
+wrong, to be added to the prompt.
+"""
 
 from __future__ import annotations
 
@@ -26,19 +30,28 @@ class AgentAnswer(BaseModel, Generic[T]):
 
 class IBullAdvocateAgentPort(ABC):
     @abstractmethod
-    def argue(self, symbol: str, digests: Sequence[ExpertDigest]) -> AgentAnswer[BullArgument]:
+    def argue(
+        self, symbol: str, digests: Sequence[ExpertDigest], feedback: str | None = None
+    ) -> AgentAnswer[BullArgument]:
         """The strongest case for the stock, from the digests only."""
 
 
 class IBearAdvocateAgentPort(ABC):
     @abstractmethod
-    def argue(self, symbol: str, digests: Sequence[ExpertDigest]) -> AgentAnswer[BearArgument]:
+    def argue(
+        self, symbol: str, digests: Sequence[ExpertDigest], feedback: str | None = None
+    ) -> AgentAnswer[BearArgument]:
         """The strongest case against the stock, from the digests only."""
 
 
 class IResolutionAgentPort(ABC):
     @abstractmethod
     def resolve(
-        self, symbol: str, digests: Sequence[ExpertDigest], bull: BullArgument, bear: BearArgument
+        self,
+        symbol: str,
+        digests: Sequence[ExpertDigest],
+        bull: BullArgument,
+        bear: BearArgument,
+        feedback: str | None = None,
     ) -> AgentAnswer[ResolutionResult]:
         """Weigh both cases against the digests: direction, confidence, risks, disagreements."""

@@ -13,6 +13,7 @@ from stockdesk.llm_platform.application.structured_output import parse_or_log
 from stockdesk.shared.prompts import load_prompts
 
 T = TypeVar("T", bound=BaseModel)
+FEEDBACK_HEADER = "\n\n## 上一次回答未通过校验，请修正\n"
 
 
 def parse_answer(raw: str, model: type[T], agent: str) -> T:
@@ -37,8 +38,11 @@ class StructuredAgent(Generic[T]):
         self._model = output_model
         self._parse = parse
 
-    def ask(self, **values: Any) -> AgentAnswer[T]:
+    def ask(self, feedback: str | None = None, **values: Any) -> AgentAnswer[T]:
+        """One call; `feedback` (the claim checks' findings on a first answer) ends the prompt."""
         prompt = self._prompts.render_user(**values)
+        if feedback:
+            prompt += f"{FEEDBACK_HEADER}{feedback}"
         reply = self._llm.generate(
             prompt, self._prompts.system, response_model=self._model, caller=f"debate.{self._agent}"
         )

@@ -6,6 +6,8 @@ from typing import Generic, TypeVar
 
 from pydantic import BaseModel, Field
 
+from stockdesk.shared.claims import Violation
+
 T = TypeVar("T", bound=BaseModel)
 
 
@@ -30,6 +32,8 @@ class GroundingReport(BaseModel):
 
 
 class GuardReport(BaseModel):
+    """What the guards found. After one repair round, what still violated was dropped (`dropped`)."""
+
     grounding: GroundingReport = Field(default_factory=GroundingReport)
     trade_instructions: list[str] = Field(default_factory=list, description="phrases that were detected")
     retried: bool = False
@@ -39,4 +43,15 @@ class GuardReport(BaseModel):
     )
     no_information: bool = Field(
         default=False, description="the search found nothing: the answer was held to 数据不足"
+    )
+    first_violations: list[Violation] = Field(
+        default_factory=list,
+        description="what the first answer got wrong: the repair round was asked for these",
+    )
+    violations: list[Violation] = Field(
+        default_factory=list, description="what the answer returned still got wrong (before dropping)"
+    )
+    dropped: list[str] = Field(
+        default_factory=list,
+        description="'<field>: <text>' removed from the answer because it still violated",
     )

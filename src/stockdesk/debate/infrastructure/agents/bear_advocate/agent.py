@@ -23,5 +23,7 @@ class BearAdvocateAgent(IBearAdvocateAgentPort):
             parse=parse_bear_argument,
         )
 
-    def argue(self, symbol: str, digests: Sequence[ExpertDigest]) -> AgentAnswer[BearArgument]:
-        return self._agent.ask(symbol=symbol, digests=render_digests(digests))
+    def argue(
+        self, symbol: str, digests: Sequence[ExpertDigest], feedback: str | None = None
+    ) -> AgentAnswer[BearArgument]:
+        return self._agent.ask(feedback, symbol=symbol, digests=render_digests(digests))

@@ -23,5 +23,7 @@ class BullAdvocateAgent(IBullAdvocateAgentPort):
             parse=parse_bull_argument,
         )
 
-    def argue(self, symbol: str, digests: Sequence[ExpertDigest]) -> AgentAnswer[BullArgument]:
-        return self._agent.ask(symbol=symbol, digests=render_digests(digests))
+    def argue(
+        self, symbol: str, digests: Sequence[ExpertDigest], feedback: str | None = None
+    ) -> AgentAnswer[BullArgument]:
+        return self._agent.ask(feedback, symbol=symbol, digests=render_digests(digests))

@@ -24,9 +24,15 @@ class ResolutionAgent(IResolutionAgentPort):
         )
 
     def resolve(
-        self, symbol: str, digests: Sequence[ExpertDigest], bull: BullArgument, bear: BearArgument
+        self,
+        symbol: str,
+        digests: Sequence[ExpertDigest],
+        bull: BullArgument,
+        bear: BearArgument,
+        feedback: str | None = None,
     ) -> AgentAnswer[ResolutionResult]:
         return self._agent.ask(
+            feedback,
             symbol=symbol,
             digests=render_digests(digests),
             bull_case=render_bull(bull),

@@ -1,0 +1,105 @@
+"""One debate agent's round under the shared claim checks: answer, check, one repair, drop the rest.
+
+The advocates are checked against the digests they were shown (numbers, percentiles, growth signs,
+benchmarks the digests never gave, repeated points) and for arguing the other side; the
+resolution against the digests and both cleaned cases. What still violates after the repair
+round is dropped; `ClaimRound.record` says what was found, asked for and dropped.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Collection
+from dataclasses import dataclass, field
+from typing import Any, Generic, TypeVar
+
+from pydantic import BaseModel
+
+from stockdesk.debate.domain.ports.agents import AgentAnswer
+from stockdesk.shared.claims import (
+    Violation,
+    apply_texts,
+    check_claims,
+    collect_texts,
+    drop_violating,
+    repair_feedback,
+    required_fields,
+)
+from stockdesk.shared.errors import LLMOutputParseError
+
+logger = logging.getLogger(__name__)
+T = TypeVar("T", bound=BaseModel)
+
+BULL_TEXTS = ("core_thesis", "supporting_arguments", "acknowledged_risks")
+BEAR_TEXTS = ("core_thesis", "supporting_arguments", "acknowledged_strengths")
+RESOLUTION_TEXTS = (
+    "risk_matrix[].risk",
+    "risk_matrix.*.mitigation",
+    "key_disagreements",
+    "conflict_resolution",
+)
+RESOLUTION_REQUIRED = ("conflict_resolution",)  # an outcome may have no risk row left, not an empty verdict
+
+
+def _dumps(violations: list[Violation]) -> list[dict[str, Any]]:
+    return [v.model_dump() for v in violations]
+
+
+@dataclass
+class ClaimRound(Generic[T]):
+    """The calls made (for the audit), the final answer's fields after dropping, and the record."""
+
+    answers: list[AgentAnswer[T]]
+    data: dict[str, Any]
+    retried: bool = False  # a repair was asked (its answer may not have parsed)
+    first_violations: list[Violation] = field(default_factory=list)
+    violations: list[Violation] = field(default_factory=list)
+    dropped: list[str] = field(default_factory=list)
+
+    @property
+    def record(self) -> dict[str, Any]:
+        return {
+            "first_violations": _dumps(self.first_violations),
+            "retried": self.retried,
+            "violations": _dumps(self.violations),
+            "dropped": list(self.dropped),
+        }
+
+
+def checked_round(
+    ask: Callable[[str | None], AgentAnswer[T]],
+    paths: tuple[str, ...],
+    facts: Any,
+    *,
+    role: str | None = None,
+    required: Collection[str] | None = None,
+) -> ClaimRound[T]:
+    """`ask(feedback)` is one call of the agent; `required` defaults to the model's non-empty fields."""
+    first = ask(None)
+    texts = collect_texts(first.parsed, paths)
+    found = check_claims(texts, facts, role=role)
+    if not found:
+        return ClaimRound([first], first.parsed.model_dump())
+    logger.info("debate.%s: %d claim violation(s); one repair round", first.agent, len(found))
+    answers, final, still = [first], first, found
+    try:
+        second = ask(repair_feedback(found))
+    except LLMOutputParseError:
+        logger.warning("debate.%s: the repair did not parse; dropping from the first answer", first.agent)
+    else:
+        answers, final = [first, second], second
+        texts = collect_texts(second.parsed, paths)
+        still = check_claims(texts, facts, role=role)
+    if not still:
+        return ClaimRound(answers, final.parsed.model_dump(), retried=True, first_violations=found)
+    keep = required_fields(final.parsed, texts) if required is None else {p for p in texts if p in required}
+    cleaned = drop_violating(texts, still, required=keep)
+    logger.info("debate.%s: dropped after the repair: %s", first.agent, cleaned.dropped)
+    return ClaimRound(
+        answers,
+        apply_texts(final.parsed, cleaned),
+        retried=True,
+        first_violations=found,
+        violations=still,
+        dropped=cleaned.dropped,
+    )

@@ -1,0 +1,43 @@
+"""Claims checked against the numbers (shared kernel: research, the debate and the judge use it).
+
+Pure functions over plain data; nothing here imports a bounded context. The usual round:
+
+    texts = collect_texts(answer, PATHS)                  # {field: prose or bullets}
+    violations = check_claims(texts, facts, role=...)     # facts: the input the model was shown
+    if violations: ask again with repair_feedback(violations), check the new answer the same way
+    cleaned = drop_violating(texts, still, required=required_fields(answer, texts))
+    answer = Model.model_validate(apply_texts(answer, cleaned))
+"""
+
+from stockdesk.shared.claims.check import check_claims
+from stockdesk.shared.claims.fields import apply_texts, collect_texts, required_fields
+from stockdesk.shared.claims.grounding import (
+    Grounding,
+    check_grounding,
+    is_grounded,
+    numbers_in_text,
+    snapshot_numbers,
+)
+from stockdesk.shared.claims.repair import PLACEHOLDER, CleanedTexts, drop_violating, repair_feedback
+from stockdesk.shared.claims.scope import Texts
+from stockdesk.shared.claims.violation import ALL_KINDS, Violation, ViolationKind
+
+__all__ = [
+    "ALL_KINDS",
+    "PLACEHOLDER",
+    "CleanedTexts",
+    "Grounding",
+    "Texts",
+    "Violation",
+    "ViolationKind",
+    "apply_texts",
+    "check_claims",
+    "check_grounding",
+    "collect_texts",
+    "drop_violating",
+    "is_grounded",
+    "numbers_in_text",
+    "repair_feedback",
+    "required_fields",
+    "snapshot_numbers",
+]
