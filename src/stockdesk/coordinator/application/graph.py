@@ -185,6 +185,7 @@ class _Nodes:
             "stances": stances,
             "code_signals": {n: r["code_signal"] for n, r in results.items() if r.get("code_signal")},
             "technical": await self.technical_snapshot(state),
+            "facts": {"digests": aggregation.get("digests") or []},  # what the judge's text is checked on
         }
 
     async def judge_node(self, state: ResearchGraphState) -> dict[str, Any]:

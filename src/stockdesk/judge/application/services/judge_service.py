@@ -3,8 +3,10 @@
 After the model's answer, in this order (each change kept in `adjustments`):
 1. against the evidence (both the expert majority and the debate point elsewhere): re-asked once
    with the reason; still against -> replaced by the rules verdict;
-2. confidence capped at 0.3 + 0.7 x the share of voices pointing the action's way;
-3. the trade plan (levels, distances, size) computed for the final action and confidence from
+2. the reasoning and risk warnings checked against what the judge was shown (shared claim
+   checks): one repair round, then what still contradicts the input is dropped;
+3. confidence capped at 0.3 + 0.7 x the share of voices pointing the action's way;
+4. the trade plan (levels, distances, size) computed for the final action and confidence from
    the as-of prices; the text fields entry_strategy / stop_loss / take_profit are written from it.
 `samples` > 1 asks the same question under other seeds and reports how often the action agrees.
 """
@@ -16,6 +18,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from stockdesk.judge.application.dtos.verdict_dto import VerdictDTO
+from stockdesk.judge.application.services.claim_checks import checked_texts
 from stockdesk.judge.application.services.debate_outcome import judge_input_from_outcome
 from stockdesk.judge.application.services.evidence import judge_evidence
 from stockdesk.judge.application.services.evidence_bound import against_evidence, support_for
@@ -114,6 +117,23 @@ class JudgeService:
         first_action = answer.result.action
         adjustments: list[Adjustment] = []
         result, source, answer = self._direction_checked(prepared, answer, rules, adjustments)
+        claims: dict[str, Any] = {}
+        if source == "llm":
+            result, claims = checked_texts(
+                result,
+                answer,
+                evidence.facts,
+                lambda feedback: self._agent.decide(prepared, feedback=feedback),
+            )
+            if claims.get("dropped"):
+                adjustments.append(
+                    Adjustment(
+                        what="reasoning",
+                        from_=len(claims["dropped"]),
+                        to=0,
+                        why=f"dropped {len(claims['dropped'])} statement(s) contradicting the input",
+                    )
+                )
 
         support = support_for(result.action, evidence.stances, prepared.direction)
         confidence = result.confidence
@@ -144,6 +164,7 @@ class JudgeService:
             support=support.model_dump(),
             rules_verdict=rules_summary(rules, rules_plan),
             stability=stability,
+            claim_checks=claims,
             rules_applied=[a.what for a in adjustments],
             input=answer.input,
             output=answer.output,
@@ -216,4 +237,3 @@ class JudgeService:
                 logger.warning("judge stability sample %d did not parse; counted as disagreeing", sample)
                 actions.append("invalid")
         return {"samples": len(actions), "agree": actions.count(final.value), "actions": actions}
-
