@@ -10,6 +10,7 @@ from fastapi.testclient import TestClient
 from stockdesk.entrypoints.api import create_app
 from stockdesk.entrypoints.container import AppContainer
 from stockdesk.llm_platform.infrastructure.scripted import ScriptedProvider
+from stockdesk.research.application.code_signals import financial_score, financial_signal
 from stockdesk.research.domain.dtos.valuation import NA
 from stockdesk.research.infrastructure.agents.financial_auditor.agent import OUTPUT_TOKENS
 from stockdesk.research.infrastructure.snapshot.financial_snapshot_builder import FinancialSnapshotBuilder
@@ -79,12 +80,16 @@ def test_rest_responses_of_the_three_experts_are_symmetric(settings: Settings):
         assert {"input", "output", f"{name}_indicators", "grounding", "guards", "symbol", "as_of"} <= set(
             body
         ), name
-    assert bodies["financial"]["financial_score"] == 70 and not bodies["financial"]["guards"]["flagged"]
+    financial = bodies["financial"]
+    code_score = financial_score(financial_signal(financial["financial_indicators"]))
+    assert (
+        financial["financial_score"] == code_score != 70 and not financial["guards"]["flagged"]
+    )  # 70: the model's
     assert bodies["technical"]["technical_indicators"]["bars"] == 300
 
 
-def test_the_auditor_asks_for_a_longer_answer_than_the_other_experts(settings: Settings):
-    """Five dimensions in Chinese overran the default budget on the embedded model: own budget."""
+def test_the_auditor_writes_no_score_and_has_its_own_short_budget(settings: Settings):
+    """Scores come from code: the schema asks for none, and five short notes fit a 700-token budget."""
     provider = ScriptedProvider([lambda r: AUDIT if "审计" in r.messages[-1].content else valuation_answer()])
     container = AppContainer(settings, llm_service=scripted_service(provider))
     populate_store(container.database)
@@ -93,4 +98,6 @@ def test_the_auditor_asks_for_a_longer_answer_than_the_other_experts(settings: S
     assert client.get("/api/v1/research/financial-audit", params=params).status_code == 200
     assert client.get("/api/v1/research/valuation-model", params=params).status_code == 200
     audit, valuation = provider.requests
-    assert audit.max_tokens == OUTPUT_TOKENS and valuation.max_tokens < OUTPUT_TOKENS
+    assert audit.max_tokens == OUTPUT_TOKENS < valuation.max_tokens
+    schema = json.dumps(audit.json_schema)
+    assert "financial_score" not in schema and '"score"' not in schema

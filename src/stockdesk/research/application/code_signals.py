@@ -141,9 +141,14 @@ def annualised_roe(period: str, roe: float | None) -> float | None:
     return roe * ANNUALISE[match.group(1)]
 
 
-def financial_signal(snapshot: Mapping[str, Any]) -> CodeSignal:
+def _latest_period(snapshot: Mapping[str, Any]) -> Mapping[str, Any]:
     periods = snapshot.get("periods") or []
-    latest: Mapping[str, Any] = periods[0] if periods and isinstance(periods[0], Mapping) else {}
+    return periods[0] if periods and isinstance(periods[0], Mapping) else {}
+
+
+def financial_components(snapshot: Mapping[str, Any]) -> tuple[dict[str, float | None], list[str]]:
+    """The financial rules' component scores and the numbers each read (newest period)."""
+    latest = _latest_period(snapshot)
     period = str(latest.get("period", ""))
     revenue = number(latest.get("revenue_yoy"))
     profit = number(latest.get("profit_dedt_yoy"))
@@ -162,9 +167,36 @@ def financial_signal(snapshot: Mapping[str, Any]) -> CodeSignal:
         ("资产负债率", debt, "%"), ("现金质量", cash, ""),
     )  # fmt: skip
     reasons = [f"{label} {value:.2f}{unit}（{period}）" for label, value, unit in named if value is not None]
+    return components, reasons
+
+
+def financial_signal(snapshot: Mapping[str, Any]) -> CodeSignal:
+    components, reasons = financial_components(snapshot)
     signal = signal_from("financial_auditor", components, reasons)
-    score = round(50 + 50 * signal.score)
-    return signal.model_copy(update={"reasons": [f"代码财务评分 {score}", *signal.reasons]})
+    return signal.model_copy(update={"reasons": [f"代码财务评分 {financial_score(signal)}", *signal.reasons]})
+
+
+def financial_score(signal: CodeSignal) -> int:
+    return round(50 + 50 * signal.score)
+
+
+DIMENSION_COMPONENTS = {
+    "profitability": ("roe",),
+    "growth": ("revenue_growth", "profit_growth"),
+    "cash_quality": ("cash_quality",),
+    "solvency": ("leverage",),
+    "efficiency": (),  # turnover days have no rule yet: no score rather than a guessed one
+}
+
+
+def financial_dimension_scores(snapshot: Mapping[str, Any]) -> dict[str, int | None]:
+    """Each audit dimension scored 0-100 by code: 50 + 50 x the mean of its components."""
+    components, _ = financial_components(snapshot)
+    scores: dict[str, int | None] = {}
+    for dimension, names in DIMENSION_COMPONENTS.items():
+        present = [components[n] for n in names if components[n] is not None]
+        scores[dimension] = round(50 + 50 * sum(present) / len(present)) if present else None  # type: ignore[operator]
+    return scores
 
 
 def count_words(text: str, words: tuple[str, ...]) -> int:

@@ -4,10 +4,19 @@ from __future__ import annotations
 
 from datetime import date
 
+from stockdesk.research.application.code_signals import (
+    financial_dimension_scores,
+    financial_score,
+    financial_signal,
+)
 from stockdesk.research.application.dtos import FinancialAuditorResultDTO
 from stockdesk.research.application.expert_runner import run_guarded
 from stockdesk.research.application.inputs import require_financials, require_found, require_symbol
-from stockdesk.research.domain.dtos.financial import FinancialAuditOutput, FinancialSnapshotDTO
+from stockdesk.research.domain.dtos.financial import (
+    DimensionAnalysis,
+    FinancialAuditOutput,
+    FinancialSnapshotDTO,
+)
 from stockdesk.research.domain.ports.financial import (
     IFinancialAuditorAgentPort,
     IFinancialDataPort,
@@ -19,7 +28,6 @@ FINANCIAL_TEXTS = (
     "summary_reasoning",
     "key_risks",
     "dimension_analyses.*.assessment",
-    "dimension_analyses.*.key_findings",
 )
 
 
@@ -53,13 +61,23 @@ class FinancialAuditorService:
             snapshot.model_dump(mode="json", exclude={"table"}),
             expert="financial_auditor",
         )
+        indicators = snapshot.model_dump(mode="json")
+        parsed = answer.parsed
+        scores = financial_dimension_scores(indicators)
         return FinancialAuditorResultDTO(
-            **answer.parsed.model_dump(),
+            **parsed.model_dump(exclude={"dimension_analyses"}),
+            financial_score=financial_score(financial_signal(indicators)),
+            dimension_analyses=[
+                DimensionAnalysis(
+                    dimension=d.dimension, score=scores.get(d.dimension), assessment=d.assessment
+                )
+                for d in parsed.dimension_analyses
+            ],
             symbol=snapshot.symbol,
             as_of=snapshot.as_of,
             input=answer.input,
             output=answer.output,
-            financial_indicators=snapshot.model_dump(mode="json"),
+            financial_indicators=indicators,
             grounding=guards.grounding,
             guards=guards,
         )

@@ -7,7 +7,11 @@ from datetime import date
 from stockdesk.research.application.dtos import TechnicalAnalystResultDTO
 from stockdesk.research.application.expert_runner import run_guarded
 from stockdesk.research.application.inputs import require_found, require_symbol
-from stockdesk.research.domain.dtos.technical import TechnicalAnalysisOutput, TechnicalSnapshotDTO
+from stockdesk.research.domain.dtos.technical import (
+    KeyTechnicalLevels,
+    TechnicalAnalysisOutput,
+    TechnicalSnapshotDTO,
+)
 from stockdesk.research.domain.ports.technical import (
     ITechnicalAnalystAgentPort,
     ITechnicalDataPort,
@@ -57,8 +61,12 @@ class TechnicalAnalystService:
             snapshot.model_dump(mode="json"),
             expert="technical_analyst",
         )
+        levels = KeyTechnicalLevels(
+            support=snapshot.support_levels[:3], resistance=snapshot.resistance_levels[:3]
+        )  # code's swing levels: the model no longer writes prices
         return TechnicalAnalystResultDTO(
             **answer.parsed.model_dump(),
+            key_technical_levels=levels,
             symbol=snapshot.symbol,
             as_of=snapshot.as_of,
             input=answer.input,

@@ -13,19 +13,19 @@ from pydantic import BaseModel, Field, field_validator
 from stockdesk.debate.domain.dtos.outcome import RiskItem
 from stockdesk.debate.domain.model.enums import DebateDirection
 
-Line = Annotated[str, Field(min_length=1, max_length=100)]
+Line = Annotated[str, Field(min_length=1, max_length=60)]
 Level = Literal["High", "Medium", "Low"]
 LEVEL_WORDS = {"high", "medium", "low", "高", "中", "低"}
 
 
 class BullArgument(BaseModel):
-    core_thesis: str = Field(min_length=1, max_length=120)
+    core_thesis: str = Field(min_length=1, max_length=80)
     supporting_arguments: list[Line] = Field(min_length=1, max_length=3)
     acknowledged_risks: list[Line] = Field(default_factory=list, max_length=2)
 
 
 class BearArgument(BaseModel):
-    core_thesis: str = Field(min_length=1, max_length=120)
+    core_thesis: str = Field(min_length=1, max_length=80)
     supporting_arguments: list[Line] = Field(min_length=1, max_length=3)
     acknowledged_strengths: list[Line] = Field(default_factory=list, max_length=2)
 
@@ -33,10 +33,10 @@ class BearArgument(BaseModel):
 class RiskAssessment(RiskItem):
     """A RiskItem whose probability and impact must be one of High / Medium / Low."""
 
-    risk: str = Field(min_length=1, max_length=100)
+    risk: str = Field(min_length=1, max_length=60)
     probability: Level
     impact: Level
-    mitigation: str = Field(default="", max_length=100)
+    mitigation: str = Field(default="", max_length=60)
 
     @field_validator("risk")
     @classmethod
@@ -50,6 +50,6 @@ class RiskAssessment(RiskItem):
 class ResolutionResult(BaseModel):
     direction: DebateDirection
     confidence: float = Field(ge=0.0, le=1.0)
-    risk_matrix: list[RiskAssessment] = Field(min_length=1, max_length=3)
+    risk_matrix: list[RiskAssessment] = Field(min_length=1, max_length=2)
     key_disagreements: list[Line] = Field(min_length=1, max_length=2)
-    conflict_resolution: str = Field(min_length=1, max_length=150)
+    conflict_resolution: str = Field(min_length=1, max_length=100)

@@ -69,16 +69,26 @@ Dimension = Literal["profitability", "growth", "cash_quality", "solvency", "effi
 
 
 class DimensionAnalysis(BaseModel):
+    """One dimension in the result: the score and findings from code, the assessment from the model."""
+
     dimension: Dimension
-    score: int = Field(ge=0, le=100)
+    score: int | None = Field(default=None, ge=0, le=100, description="code-computed; None without data")
     assessment: str = Field(min_length=1, max_length=150)
     key_findings: list[Annotated[str, Field(max_length=120)]] = Field(default_factory=list, max_length=3)
 
 
+class DimensionNote(BaseModel):
+    """What the model writes per dimension: one short judgement, no score (code scores)."""
+
+    dimension: Dimension
+    assessment: str = Field(min_length=1, max_length=60)
+
+
 class FinancialAuditOutput(BaseModel):
-    financial_score: int = Field(ge=0, le=100)
+    """What the LLM must return: choices and short text; every score is computed in code."""
+
     signal: Literal["STRONG_BULLISH", "BULLISH", "NEUTRAL", "BEARISH", "STRONG_BEARISH"]
     confidence: float = Field(ge=0.0, le=1.0)
-    dimension_analyses: list[DimensionAnalysis] = Field(min_length=1, max_length=5)
-    key_risks: list[Annotated[str, Field(max_length=120)]] = Field(min_length=1, max_length=3)
-    summary_reasoning: str = Field(min_length=1, max_length=300)
+    dimension_analyses: list[DimensionNote] = Field(min_length=1, max_length=5)
+    key_risks: list[Annotated[str, Field(max_length=60)]] = Field(min_length=1, max_length=2)
+    summary_reasoning: str = Field(min_length=1, max_length=150)

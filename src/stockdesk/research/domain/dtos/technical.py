@@ -71,9 +71,10 @@ class KeyTechnicalLevels(BaseModel):
 
 
 class TechnicalAnalysisOutput(BaseModel):
+    """What the LLM must return; the key levels are the snapshot's swing levels, set by code."""
+
     signal: Literal["BULLISH", "BEARISH", "NEUTRAL"]
     confidence: float = Field(ge=0.0, le=1.0)
-    key_technical_levels: KeyTechnicalLevels
-    risk_warning: str = Field(min_length=1, max_length=200)
-    summary_reasoning: str = Field(min_length=1, max_length=300)
-    evidence: list[Annotated[str, Field(max_length=120)]] = Field(default_factory=list, max_length=4)
+    risk_warning: str = Field(min_length=1, max_length=100)
+    summary_reasoning: str = Field(min_length=1, max_length=150)
+    evidence: list[Annotated[str, Field(max_length=60)]] = Field(default_factory=list, max_length=3)

@@ -96,8 +96,8 @@ class ValuationSnapshotDTO(BaseModel):
 
 
 class IntrinsicValueRange(BaseModel):
-    lower_bound: str = Field(max_length=80)
-    upper_bound: str = Field(max_length=80)
+    lower_bound: str = Field(max_length=60)
+    upper_bound: str = Field(max_length=60)
 
 
 class ValuationModelOutput(BaseModel):
@@ -107,9 +107,9 @@ class ValuationModelOutput(BaseModel):
     confidence_score: float = Field(ge=0.0, le=1.0)
     estimated_intrinsic_value_range: IntrinsicValueRange
     # bounds keep a small local model's grammar-constrained answer short
-    key_evidence: list[Annotated[str, Field(max_length=120)]] = Field(min_length=1, max_length=4)
-    risk_factors: list[Annotated[str, Field(max_length=120)]] = Field(min_length=1, max_length=3)
-    reasoning_summary: str = Field(min_length=1, max_length=300)
+    key_evidence: list[Annotated[str, Field(max_length=60)]] = Field(min_length=1, max_length=3)
+    risk_factors: list[Annotated[str, Field(max_length=60)]] = Field(min_length=1, max_length=3)
+    reasoning_summary: str = Field(min_length=1, max_length=150)
 
 
 VERDICT_DISPLAY_LABELS = {"Undervalued": "低估", "Fair": "合理", "Overvalued": "高估"}

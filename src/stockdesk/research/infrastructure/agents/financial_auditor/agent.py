@@ -8,9 +8,9 @@ from stockdesk.research.domain.ports.financial import IFinancialAuditorAgentPort
 from stockdesk.research.domain.ports.llm import ILLMPort
 from stockdesk.research.infrastructure.agents.structured_agent import StructuredAgent
 
-# Five scored dimensions with findings, written in Chinese, run past the default 900-token budget
-# on the embedded model (seen on 600519.SH: cut off on the first try and on the repair).
-OUTPUT_TOKENS = 1800
+# Five short dimension notes in Chinese fit well within 700 tokens (scores come from code);
+# the budget only stops a runaway answer.
+OUTPUT_TOKENS = 700
 
 
 class FinancialAuditorAgent(IFinancialAuditorAgentPort):
