@@ -62,7 +62,9 @@ class FinancialSnapshotDTO(BaseModel):
     period_count: int
     latest_period: str
     profit_growth_basis: str = Field(default=DEDUCTED_PROFIT, description="the profit profit_dedt_yoy is of")
-    table: str = Field(description="the periods as the markdown table shown to the model")
+    table: str = Field(description="the newest periods as the markdown table shown to the model")
+    table_period_count: int = Field(default=0, description="how many periods the table shows")
+    highlights: str = Field(default="", description="the newest figures with their direction in words")
 
 
 Dimension = Literal["profitability", "growth", "cash_quality", "solvency", "efficiency"]

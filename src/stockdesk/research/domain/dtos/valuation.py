@@ -93,6 +93,7 @@ class ValuationSnapshotDTO(BaseModel):
     net_margin: Num
     debt_to_assets: Num
     latest_report_period: str
+    highlights: str = Field(default="", description="percentiles, safety margin and growth worded by code")
 
 
 class IntrinsicValueRange(BaseModel):

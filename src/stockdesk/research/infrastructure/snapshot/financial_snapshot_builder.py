@@ -23,9 +23,11 @@ from stockdesk.research.domain.dtos.financial import (
 )
 from stockdesk.research.domain.dtos.valuation import DEDUCTED_PROFIT, NA, NET_PROFIT_FALLBACK, Num
 from stockdesk.research.domain.ports.financial import IFinancialSnapshotBuilder
+from stockdesk.research.infrastructure.snapshot.highlights import financial_highlights
 from stockdesk.shared.finance import period_months, report_kind, round_half_up, yoy_growth
 
 PERIODS = 8
+TABLE_PERIODS = 4  # the prompt's table: the newest four (the snapshot keeps eight for charts and checks)
 DAYS_PER_MONTH = 30  # 90/180/270/360-day periods
 COLUMNS = {
     "revenue_yoy": "营收同比%", "profit_dedt_yoy": "扣非净利同比%", "gross_margin": "毛利率%",
@@ -125,5 +127,11 @@ class FinancialSnapshotBuilder(IFinancialSnapshotBuilder):
             period_count=len(periods),
             latest_period=periods[0].period if periods else NA,
             profit_growth_basis=basis,
-            table=render_table(periods, COLUMNS | {"profit_dedt_yoy": PROFIT_ROW_LABEL[basis]}),
+            table=render_table(
+                periods[:TABLE_PERIODS], COLUMNS | {"profit_dedt_yoy": PROFIT_ROW_LABEL[basis]}
+            ),
+            table_period_count=len(periods[:TABLE_PERIODS]),
+            highlights=financial_highlights(periods[0], PROFIT_ROW_LABEL[basis].removesuffix("%"))
+            if periods
+            else "",
         )

@@ -38,6 +38,7 @@ from stockdesk.research.domain.dtos.valuation import (
     ValuationSnapshotDTO,
 )
 from stockdesk.research.domain.ports.valuation import IValuationSnapshotBuilder
+from stockdesk.research.infrastructure.snapshot.highlights import valuation_highlights
 from stockdesk.shared.finance import period_months, prior_position, round_half_up, ttm, yoy_growth
 
 logger = logging.getLogger(__name__)
@@ -176,6 +177,7 @@ class ValuationSnapshotBuilder(IValuationSnapshotBuilder):
                 margin = round_half_up((graham_value - price) / price * 100, 1)
 
         total_mv = bounded("total_mv", overview.total_mv, symbol)
+        pe_pct, pb_pct = percentile(window["pe_ttm"], overview.pe_ttm), percentile(window["pb"], overview.pb)
         return ValuationSnapshotDTO(
             symbol=symbol,
             stock_name=overview.stock_name,
@@ -189,8 +191,8 @@ class ValuationSnapshotBuilder(IValuationSnapshotBuilder):
             pb=bounded("pb", overview.pb, symbol),
             ps_ttm=bounded("ps_ttm", overview.ps_ttm, symbol),
             dv_ratio=bounded("dv_ratio", overview.dv_ratio, symbol),
-            pe_percentile=percentile(window["pe_ttm"], overview.pe_ttm),
-            pb_percentile=percentile(window["pb"], overview.pb),
+            pe_percentile=pe_pct,
+            pb_percentile=pb_pct,
             ps_percentile=percentile(window["ps_ttm"], overview.ps_ttm),
             history_days=len(window),
             growth_rate_avg=growth_avg,
@@ -208,6 +210,7 @@ class ValuationSnapshotBuilder(IValuationSnapshotBuilder):
             net_margin=bounded("net_margin", _get(latest, "netprofit_margin"), symbol),
             debt_to_assets=bounded("debt_to_assets", _get(latest, "debt_to_assets"), symbol),
             latest_report_period=latest["end_date"].date().isoformat() if latest is not None else NA,
+            highlights=valuation_highlights(pe_pct, pb_pct, margin, growth_avg, growth_basis),
         )
 
 
