@@ -19,6 +19,7 @@ from stockdesk.research.domain.dtos.valuation import DEDUCTED_PROFIT, NET_PROFIT
 from stockdesk.research.domain.ports.charts import IChartSeriesBuilder
 from stockdesk.research.infrastructure.snapshot.financial_snapshot_builder import (
     PERIODS,
+    audit_frame,
     period_labels,
     profit_growth,
 )
@@ -178,13 +179,7 @@ def financial_frame(records: list[AuditFinanceRecordInput]) -> tuple[pd.DataFram
 
     Returns the frame and which profit the growth is of (the auditor's basis).
     """
-    frame = pd.DataFrame(
-        [r.model_dump() for r in records], columns=list(AuditFinanceRecordInput.model_fields)
-    )
-    frame["end_date"] = pd.to_datetime(frame["end_date"])
-    frame = frame.sort_values("end_date").drop_duplicates("end_date", keep="last").reset_index(drop=True)
-    numeric = [c for c in frame.columns if c not in ("end_date", "ann_date", "report_type")]
-    frame[numeric] = frame[numeric].apply(pd.to_numeric, errors="coerce").astype("float64")
+    frame = audit_frame(records)
     revenue = yoy_growth(frame, "revenue")
     frame["revenue_yoy"] = revenue.where(revenue.notna(), frame["or_yoy"])  # as the auditor reads it
     frame["profit_yoy"], basis = profit_growth(frame, PERIODS)

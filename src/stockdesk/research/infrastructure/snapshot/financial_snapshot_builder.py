@@ -78,17 +78,23 @@ def render_table(periods: list[PeriodMetrics], labels: dict[str, str] = COLUMNS)
     return "\n".join([header, rule, *rows])
 
 
+def audit_frame(records: list[AuditFinanceRecordInput]) -> pd.DataFrame:
+    """The records as one frame: one row per period end (the last one reported), oldest first."""
+    frame = pd.DataFrame(
+        [r.model_dump() for r in records], columns=list(AuditFinanceRecordInput.model_fields)
+    )
+    frame["end_date"] = pd.to_datetime(frame["end_date"])
+    frame = frame.sort_values("end_date").drop_duplicates("end_date", keep="last").reset_index(drop=True)
+    numeric = [c for c in frame.columns if c not in ("end_date", "ann_date", "report_type")]
+    frame[numeric] = frame[numeric].apply(pd.to_numeric, errors="coerce").astype("float64")
+    return frame
+
+
 class FinancialSnapshotBuilder(IFinancialSnapshotBuilder):
     def build(
         self, symbol: str, name: str, industry: str, records: list[AuditFinanceRecordInput], as_of: date
     ) -> FinancialSnapshotDTO:
-        frame = pd.DataFrame(
-            [r.model_dump() for r in records], columns=list(AuditFinanceRecordInput.model_fields)
-        )
-        frame["end_date"] = pd.to_datetime(frame["end_date"])
-        frame = frame.sort_values("end_date").drop_duplicates("end_date", keep="last").reset_index(drop=True)
-        numeric = [c for c in frame.columns if c not in ("end_date", "ann_date", "report_type")]
-        frame[numeric] = frame[numeric].apply(pd.to_numeric, errors="coerce").astype("float64")
+        frame = audit_frame(records)
         months = period_months(frame)
         revenue_yoy = yoy_growth(frame, "revenue")
         frame["revenue_yoy"] = revenue_yoy.where(revenue_yoy.notna(), frame["or_yoy"])
