@@ -107,3 +107,16 @@ def test_sessions_lists_newest_first(app_with_pipeline: tuple[typer.Typer, Route
     assert listing.exit_code == 0, listing.output
     assert listing.output.index(ids[1][:8]) < listing.output.index(ids[0][:8])
     assert "of 2 session(s)" in listing.output
+
+
+def test_the_plan_has_prices_even_without_the_technical_expert(
+    app_with_pipeline: tuple[typer.Typer, Router], tmp_path: Path
+) -> None:
+    """The trade plan reads the as-of prices from a technical snapshot built without the LLM."""
+    app, router = app_with_pipeline
+    out = tmp_path / "valuation-only.json"
+    args = ["analyze", SYMBOL, "--as-of", AS_OF.isoformat(), "--experts", "valuation", "--out", str(out)]
+    assert run(app, *args).exit_code == 0
+    verdict = json.loads(out.read_text(encoding="utf-8"))["verdict"]
+    assert router.count("TechnicalAnalysisOutput") == 0
+    assert verdict["trade_plan"]["entry_price"] > 0 and verdict["trade_plan"]["atr"] > 0
