@@ -16,9 +16,9 @@ from pydantic import ValidationError
 from stockdesk.debate.domain.dtos.expert_digest import ExpertDigest
 from stockdesk.debate.domain.exceptions import InvalidExpertResultsError
 
-REASONING_CHARS = 300
-RISK_CHARS = 120
-MAX_RISKS = 3
+REASONING_CHARS = 150  # the experts write at most 150 now
+RISK_CHARS = 60
+MAX_RISKS = 2
 
 SIGNAL_FIELDS = ("signal", "valuation_verdict", "macro_environment", "catalyst_assessment")
 CONFIDENCE_FIELDS = ("confidence", "confidence_score")
