@@ -384,3 +384,15 @@ def test_field_paths_read_and_write_nested_texts_for_any_caller() -> None:
 def test_violations_name_their_field_and_bullet() -> None:
     violation = Violation(kind="duplicate", field="positive_catalysts[].event", item=1, text="x", detail="d")
     assert violation.where() == "positive_catalysts.event 第 2 条"
+
+
+def test_a_clause_said_twice_behind_a_connective_is_a_loop_and_its_repeat_is_cut() -> None:
+    """make demo's judge (000338.SZ): "且整体财务状况不佳 ... 整体财务状况不佳。" in one reasoning."""
+    said = "该股票仍然被高估，且整体财务状况不佳，现金质量下降，整体财务状况不佳。"
+    texts = {"reasoning": said + "财务审计师的分析更有说服力。"}
+    found = check_claims(texts, {})
+    assert [(v.kind, v.text) for v in found] == [("repetition", "整体财务状况不佳")]
+    cleaned = drop_violating(texts, found, required={"reasoning"})
+    kept = "该股票仍然被高估，且整体财务状况不佳，现金质量下降。"
+    assert cleaned.texts["reasoning"] == kept + "财务审计师的分析更有说服力。"
+    assert cleaned.dropped == ["reasoning: 整体财务状况不佳。"]

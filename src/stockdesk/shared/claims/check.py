@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Collection
 from typing import Any
 
@@ -15,13 +14,10 @@ from stockdesk.shared.claims.references import input_has_reference, unsupported_
 from stockdesk.shared.claims.repetition import duplicates, repetition
 from stockdesk.shared.claims.roles import role_reversal
 from stockdesk.shared.claims.scope import Claim, Texts, claims_of, field_items
-from stockdesk.shared.claims.text_units import normalise, sentences
+from stockdesk.shared.claims.text_units import normalise, sentences, without_link
 from stockdesk.shared.claims.violation import ALL_KINDS, Violation, ViolationKind
 
 MIN_QUOTE = 6  # a clause this long found in the input text is a quote of it, not a claim of one's own
-_LEADING_LINK = re.compile(
-    r"^(?:但是|但|而且|而|并且|且|同时|然而|不过|因此|所以|另外|此外|and|but|so)\s*", re.I
-)
 CLAUSE_CHECKS = {
     "unavailable_but_present": unavailable_but_present,
     "direction_contradicts_sign": direction_contradicts_sign,
@@ -70,7 +66,7 @@ def check_claims(
             if "ungrounded_number" in kinds:
                 found += _ungrounded(field, item, text, numbers)
             for claim in claims_of(field, item, text):
-                quoted = normalise(_LEADING_LINK.sub("", claim.clause))
+                quoted = normalise(without_link(claim.clause))
                 if len(quoted) >= MIN_QUOTE and quoted in shown:
                     continue  # the debate quoting an expert's words: that expert answers for them
                 for kind, check in CLAUSE_CHECKS.items():

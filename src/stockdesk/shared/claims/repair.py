@@ -13,13 +13,14 @@ from collections.abc import Collection, Iterable
 from pydantic import BaseModel, Field
 
 from stockdesk.shared.claims.scope import Texts, field_items
-from stockdesk.shared.claims.text_units import core, normalise, split_sentences
+from stockdesk.shared.claims.text_units import core, normalise, split_sentences, without_link
 from stockdesk.shared.claims.violation import Violation
 
 PLACEHOLDER = "（已删除与输入矛盾的表述）"
 MAX_FEEDBACK_LINES = 12
 _CLAUSE_PARTS = re.compile(r"(，|(?<!\d),|,(?!\d))")
 MIN_FRAGMENT = 4
+_SENTENCE_END = set("。！？.!?；;")
 
 
 class CleanedTexts(BaseModel):
@@ -62,9 +63,12 @@ def _dedupe(text: str, loops: set[str]) -> tuple[str, list[str]]:
         parts = _CLAUSE_PARTS.split(piece)
         rebuilt: list[str] = []
         for clause, separator in zip(parts[::2], [*parts[1::2], ""], strict=True):
-            clause_key = normalise(clause)
+            clause_key = normalise(without_link(clause))
             if clause_key in loops and clause_key in seen:
                 removed.append(clause.strip())
+                end = clause.rstrip()[-1:]
+                if end in _SENTENCE_END and rebuilt:  # keep the sentence's end on what is left
+                    rebuilt[-1] = rebuilt[-1].rstrip("，, ") + end
                 continue
             seen.add(clause_key)
             rebuilt.append(clause + separator)

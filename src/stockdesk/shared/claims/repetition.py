@@ -3,7 +3,7 @@ over inside one text (a small model loops until its length limit).
 
 Bullets are the same when their normalised text is equal or nearly so (and quotes the same
 numbers: "ROE 12.5%" and "ROE 4.5%" are two claims). Inside a text a repeated sentence of 6+
-characters counts; a clause counts from 10 characters, or from 6 when it comes three times, so
+characters counts; a clause counts from 8 characters, or from 6 when it comes three times, so
 that "处于历史低位" said of PE and of PB is not a loop.
 """
 
@@ -14,11 +14,11 @@ from collections import Counter
 from collections.abc import Sequence
 from difflib import SequenceMatcher
 
-from stockdesk.shared.claims.text_units import clauses, normalise, sentences
+from stockdesk.shared.claims.text_units import clauses, normalise, sentences, without_link
 from stockdesk.shared.claims.violation import Violation
 
 MIN_SENTENCE = 6
-MIN_CLAUSE = 10
+MIN_CLAUSE = 8  # "整体财务状况不佳" twice in one reasoning (000338.SZ demo) is a loop
 MIN_SHORT_CLAUSE_COUNT = 3
 NEAR = 0.9
 _DIGITS = re.compile(r"\d+(?:\.\d+)?")
@@ -65,7 +65,7 @@ def repeated_units(text: str) -> list[tuple[str, int]]:
         for s in once
         if len(normalise(s)) >= MIN_SENTENCE and counts[normalise(s)] > 1
     ]
-    parts = [c for s in once for c in clauses(s)]
+    parts = [without_link(c) for s in once for c in clauses(s)]
     clause_counts = Counter(normalise(c) for c in parts)
 
     def loops(clause: str) -> bool:

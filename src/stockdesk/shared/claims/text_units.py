@@ -44,6 +44,16 @@ def units(text: str) -> list[tuple[str, list[str]]]:
     return [(s, clauses(s)) for s in sentences(text)]
 
 
+_LEADING_LINK = re.compile(
+    r"^(?:但是|但|而且|而|并且|且|同时|然而|不过|因此|所以|另外|此外|and|but|so)\s*", re.I
+)
+
+
+def without_link(clause: str) -> str:
+    """A clause without its leading connective: "且整体财务状况不佳" says "整体财务状况不佳" again."""
+    return _LEADING_LINK.sub("", clause)
+
+
 def normalise(text: str) -> str:
     """Letters, digits and CJK only, lower case: what two bullets must share to be the same."""
     return _NOT_WORD.sub("", text.lower())
