@@ -10,9 +10,14 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from stockdesk.research.domain.dtos.expert import GroundingReport
-from stockdesk.shared.claims import Texts, Violation, is_grounded, numbers_in_text, snapshot_numbers
-from stockdesk.shared.claims import check_grounding as _shared_grounding
+from stockdesk.shared.claims import (
+    Texts,
+    Violation,
+    check_grounding,
+    is_grounded,
+    numbers_in_text,
+    snapshot_numbers,
+)
 from stockdesk.shared.claims.grounding import SMALL_INTEGER_LIMIT
 from stockdesk.shared.claims.scope import claims_of, field_items
 
@@ -39,11 +44,6 @@ TRADE_INSTRUCTION_PATTERNS = [
     r"\bshould (?:buy|sell)\b",
 ]
 _TRADE = re.compile("|".join(TRADE_INSTRUCTION_PATTERNS), re.IGNORECASE)
-
-
-def check_grounding(texts: Iterable[str], snapshot: object) -> GroundingReport:
-    """The shared grounding check, reported as research's GroundingReport."""
-    return GroundingReport.model_validate(_shared_grounding(texts, snapshot).model_dump())
 
 
 def trade_instructions(texts: Iterable[str]) -> list[str]:

@@ -6,7 +6,7 @@ from typing import Generic, TypeVar
 
 from pydantic import BaseModel, Field
 
-from stockdesk.shared.claims import Violation
+from stockdesk.shared.claims import Grounding, Violation
 
 T = TypeVar("T", bound=BaseModel)
 
@@ -20,15 +20,9 @@ class AgentAnswer(BaseModel, Generic[T]):
     tokens: int = 0
 
 
-class GroundingReport(BaseModel):
-    """Numbers quoted in the expert's text, checked against the snapshot it was given."""
-
-    numbers_checked: int = 0
-    ungrounded: list[str] = Field(default_factory=list)
-
-    @property
-    def passed(self) -> bool:
-        return not self.ungrounded
+# Numbers quoted in the expert's text, checked against the snapshot it was given: the shared
+# kernel's grounding result, under the name research's DTOs have always used.
+GroundingReport = Grounding
 
 
 class GuardReport(BaseModel):
