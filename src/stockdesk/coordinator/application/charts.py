@@ -6,7 +6,6 @@ The specs are stored as JSON dicts (ResearchSession.charts) and drawn by the rep
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Mapping
 from datetime import date
 from typing import Any, TypeVar
@@ -17,6 +16,7 @@ from stockdesk.coordinator.application.aggregation import stance
 from stockdesk.coordinator.domain.ports.gateways import IResearchGateway
 from stockdesk.shared.charts import ChartPanel, ChartSeries, ChartSpec, ReferenceLine
 from stockdesk.shared.errors import one_line
+from stockdesk.shared.numbers import finite_number
 
 T = TypeVar("T")
 PRICE_CHART = "price"
@@ -34,12 +34,6 @@ def _mapping(value: Any) -> Mapping[str, Any]:
     return value if isinstance(value, Mapping) else {}
 
 
-def _number(value: Any) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        return None
-    return float(value)
-
-
 def plan_lines(verdict: Mapping[str, Any]) -> list[ReferenceLine]:
     """Entry, stop and target of the verdict's trade plan; levels that are missing or not > 0 are left out."""
     plan = _mapping(verdict.get("trade_plan"))
@@ -47,7 +41,7 @@ def plan_lines(verdict: Mapping[str, Any]) -> list[ReferenceLine]:
     names = PLAN_NAMES.get(action, PLAN_NAMES["BUY"])
     lines = []
     for (key, style), name in zip(PLAN_LEVELS, names, strict=True):
-        value = _number(plan.get(key))
+        value = finite_number(plan.get(key))
         if value is not None and value > 0:
             lines.append(ReferenceLine(label=name, value=value, style=style))
     return lines
@@ -61,7 +55,7 @@ def with_plan_lines(chart: dict[str, Any], verdict: Mapping[str, Any]) -> dict[s
     spec = ChartSpec.model_validate(chart)
     price = spec.panels[0]
     levels = " / ".join(f"{line.label} {line.value:.2f}" for line in lines)
-    ratio = _number(_mapping(verdict.get("trade_plan")).get("risk_reward"))
+    ratio = finite_number(_mapping(verdict.get("trade_plan")).get("risk_reward"))
     caption = f"{spec.caption.rstrip('.')}; dashed: trade plan {levels}" + (
         f" (reward/risk {ratio:.2f})." if ratio is not None else "."
     )
@@ -81,7 +75,7 @@ def stance_chart(aggregation: Mapping[str, Any]) -> ChartSpec | None:
     stances = np.array(
         [known.get(e) or stance(str(d.get("signal", ""))) for e, d in zip(experts, digests, strict=True)]
     )
-    confidence = np.clip([_number(d.get("confidence")) or 0.0 for d in digests], 0.0, 1.0)
+    confidence = np.clip([finite_number(d.get("confidence")) or 0.0 for d in digests], 0.0, 1.0)
     signed = np.select([stances == "bullish", stances == "bearish"], [confidence, -confidence], 0.0)
     series = [
         ChartSeries(

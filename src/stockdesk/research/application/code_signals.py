@@ -25,6 +25,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from stockdesk.research.domain.dtos.code_signal import CodeSignal
+from stockdesk.shared.numbers import finite_number
 
 BULLISH_AT, BEARISH_AT = 0.3, -0.3
 ANNUALISE = {"Q1": 4.0, "H1": 2.0, "Q3": 4.0 / 3.0, "A": 1.0}
@@ -47,13 +48,6 @@ NEGATIVE_WORDS = (
     "miss", "misses", "downgrade", "lawsuit", "probe", "plunge", "decline", "recall", "rate hike",
     "cuts guidance", "loss",
 )  # fmt: skip
-
-
-def number(value: Any) -> float | None:
-    """A snapshot value as a float; 'N/A', text and missing values are None."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return None
-    return float(value)
 
 
 OPS = {">": operator.gt, ">=": operator.ge, "<": operator.lt, "<=": operator.le}
@@ -86,12 +80,12 @@ def signal_from(expert: str, components: dict[str, float | None], reasons: list[
 def valuation_signal(snapshot: Mapping[str, Any]) -> CodeSignal:
     known = [
         p
-        for p in (number(snapshot.get("pe_percentile")), number(snapshot.get("pb_percentile")))
+        for p in (finite_number(snapshot.get("pe_percentile")), finite_number(snapshot.get("pb_percentile")))
         if p is not None
     ]
     pct = sum(known) / len(known) if known else None
-    margin = number(snapshot.get("graham_safety_margin"))
-    peg = number(snapshot.get("peg_ratio"))
+    margin = finite_number(snapshot.get("graham_safety_margin"))
+    peg = finite_number(snapshot.get("peg_ratio"))
     components = {
         "percentile": graded(pct, (("<=", 20, 1.0), ("<=", 40, 0.5), (">=", 80, -1.0), (">=", 60, -0.5))),
         "safety_margin": graded(
@@ -110,12 +104,12 @@ def valuation_signal(snapshot: Mapping[str, Any]) -> CodeSignal:
 
 
 def technical_signal(snapshot: Mapping[str, Any]) -> CodeSignal:
-    close = number(snapshot.get("close"))
-    averages = [number(snapshot.get(f"ma{p}")) for p in (20, 60, 120)]
+    close = finite_number(snapshot.get("close"))
+    averages = [finite_number(snapshot.get(f"ma{p}")) for p in (20, 60, 120)]
     sides = [1.0 if close > ma else -1.0 for ma in averages if ma is not None and close is not None]
-    change = number(snapshot.get("change_20d_pct"))
-    hist = number(snapshot.get("macd_hist"))
-    rsi = number(snapshot.get("rsi14"))
+    change = finite_number(snapshot.get("change_20d_pct"))
+    hist = finite_number(snapshot.get("macd_hist"))
+    rsi = finite_number(snapshot.get("rsi14"))
     components = {
         "trend": sum(sides) / len(sides) if sides else None,
         "momentum": graded(change, ((">", 5, 1.0), (">", 0, 0.5), ("<", -5, -1.0), ("<", 0, -0.5))),
@@ -150,11 +144,11 @@ def financial_components(snapshot: Mapping[str, Any]) -> tuple[dict[str, float |
     """The financial rules' component scores and the numbers each read (newest period)."""
     latest = _latest_period(snapshot)
     period = str(latest.get("period", ""))
-    revenue = number(latest.get("revenue_yoy"))
-    profit = number(latest.get("profit_dedt_yoy"))
-    roe = annualised_roe(period, number(latest.get("roe")))
-    debt = number(latest.get("debt_to_assets"))
-    cash = number(latest.get("cash_quality"))
+    revenue = finite_number(latest.get("revenue_yoy"))
+    profit = finite_number(latest.get("profit_dedt_yoy"))
+    roe = annualised_roe(period, finite_number(latest.get("roe")))
+    debt = finite_number(latest.get("debt_to_assets"))
+    cash = finite_number(latest.get("cash_quality"))
     components = {
         "revenue_growth": graded(revenue, GROWTH),
         "profit_growth": graded(profit, GROWTH),

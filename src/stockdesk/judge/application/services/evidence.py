@@ -14,17 +14,14 @@ from pydantic import ValidationError
 from stockdesk.judge.domain.dtos.evidence import CodeSignalInput, JudgeEvidence
 from stockdesk.judge.domain.dtos.trade_plan import PlanInputs
 from stockdesk.judge.domain.exceptions import InvalidDebateOutcomeError
-
-
-def _number(value: Any) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return None
-    return float(value)
+from stockdesk.shared.numbers import finite_number
 
 
 def _numbers(values: Any) -> list[float]:
     return (
-        [v for v in (_number(x) for x in values or []) if v is not None] if isinstance(values, list) else []
+        [v for v in (finite_number(x) for x in values or []) if v is not None]
+        if isinstance(values, list)
+        else []
     )
 
 
@@ -32,17 +29,17 @@ def plan_inputs(technical: Mapping[str, Any] | None) -> PlanInputs | None:
     """Prices for the plan; None without a usable close (no history before the date)."""
     if not technical:
         return None
-    close = _number(technical.get("close"))
+    close = finite_number(technical.get("close"))
     if close is None or close <= 0:
         return None
     return PlanInputs(
         trade_date=str(technical.get("trade_date")) if technical.get("trade_date") else None,
         close=close,
-        atr=_number(technical.get("atr14")),
+        atr=finite_number(technical.get("atr14")),
         support_levels=_numbers(technical.get("support_levels")),
         resistance_levels=_numbers(technical.get("resistance_levels")),
-        low_20d=_number(technical.get("low_20d")),
-        high_20d=_number(technical.get("high_20d")),
+        low_20d=finite_number(technical.get("low_20d")),
+        high_20d=finite_number(technical.get("high_20d")),
     )
 
 
