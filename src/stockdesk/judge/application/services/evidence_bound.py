@@ -25,6 +25,7 @@ DEBATE_STANCE = {
     DebateDirection.BEARISH: "bearish",
     DebateDirection.NEUTRAL: "neutral",
 }
+STANCE_WORDS = {"bullish": "看多", "neutral": "中性", "bearish": "看空"}  # how prompts and reasons say it
 FLOOR, SLOPE = 0.3, 0.7
 
 

@@ -21,9 +21,9 @@ from stockdesk.judge.application.dtos.verdict_dto import VerdictDTO
 from stockdesk.judge.application.services.claim_checks import checked_texts
 from stockdesk.judge.application.services.debate_outcome import judge_input_from_outcome
 from stockdesk.judge.application.services.evidence import judge_evidence
-from stockdesk.judge.application.services.evidence_bound import against_evidence, support_for
+from stockdesk.judge.application.services.evidence_bound import STANCE_WORDS, against_evidence, support_for
 from stockdesk.judge.application.services.plan_text import plan_texts
-from stockdesk.judge.application.services.rules_verdict import RulesDecision, rules_decision
+from stockdesk.judge.application.services.rules_verdict import RulesDecision, counted, rules_decision
 from stockdesk.judge.application.services.trade_plan import compute_trade_plan, plan_options
 from stockdesk.judge.domain.dtos.adjustment import Adjustment
 from stockdesk.judge.domain.dtos.evidence import JudgeEvidence
@@ -37,7 +37,6 @@ from stockdesk.shared.errors import LLMOutputParseError
 logger = logging.getLogger(__name__)
 MAX_SAMPLES = 9
 RULES_HORIZON = "1-3个月"
-STANCE_WORDS = {"bullish": "看多", "neutral": "中性", "bearish": "看空"}
 
 
 def rules_reasoning(rules: RulesDecision) -> str:
@@ -91,7 +90,7 @@ class JudgeService:
         found = judge_evidence(evidence)
         rules = rules_decision(found.code_signals)
         plan = plan_for(rules.action, found, rules.confidence, "standard")
-        voices = {n: s.stance for n, s in found.code_signals.items() if s.confidence > 0}  # had data
+        voices = {name: s.stance for name, s in counted(found.code_signals).items()}
         support = support_for(rules.action, voices, None)
         return VerdictDTO(
             symbol=symbol,

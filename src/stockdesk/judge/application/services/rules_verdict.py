@@ -47,11 +47,18 @@ class RulesDecision(BaseModel):
         )
 
 
+def counted(signals: Mapping[str, CodeSignalInput]) -> dict[str, CodeSignalInput]:
+    """The signals that had data (confidence > 0): the only ones the rules and their support count."""
+    return {name: s for name, s in signals.items() if s.confidence > 0}
+
+
 def rules_decision(signals: Mapping[str, CodeSignalInput]) -> RulesDecision:
-    counted = {name: s for name, s in signals.items() if s.confidence > 0}
-    weight = sum(WEIGHTS.get(name, 0.5) for name in counted)
+    counted_signals = counted(signals)
+    weight = sum(WEIGHTS.get(name, 0.5) for name in counted_signals)
     composite = (
-        sum(WEIGHTS.get(name, 0.5) * s.score for name, s in counted.items()) / weight if weight else 0.0
+        sum(WEIGHTS.get(name, 0.5) * s.score for name, s in counted_signals.items()) / weight
+        if weight
+        else 0.0
     )
     if composite >= ACT_AT:
         action = ActionDirection.BUY
@@ -60,12 +67,18 @@ def rules_decision(signals: Mapping[str, CodeSignalInput]) -> RulesDecision:
     else:
         action = ActionDirection.HOLD
     stance = ACTION_STANCE[action]
-    support = sum(s.stance == stance for s in counted.values()) / len(counted) if counted else 0.0
+    support = (
+        sum(s.stance == stance for s in counted_signals.values()) / len(counted_signals)
+        if counted_signals
+        else 0.0
+    )
     if action is ActionDirection.HOLD:
         strength = 1 - abs(composite) / ACT_AT
     else:
         strength = min(1.0, abs(composite) / 0.5)
-    confidence = min(MAX_CONFIDENCE, (0.3 + 0.7 * support) * (0.5 + 0.5 * strength)) if counted else 0.3
+    confidence = (
+        min(MAX_CONFIDENCE, (0.3 + 0.7 * support) * (0.5 + 0.5 * strength)) if counted_signals else 0.3
+    )
     return RulesDecision(
         action=action,
         confidence=int(confidence * 100 + 1e-9) / 100,  # rounded down: the bound still holds

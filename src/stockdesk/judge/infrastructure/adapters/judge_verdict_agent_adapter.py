@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from stockdesk.judge.application.services.evidence_bound import STANCE_WORDS
 from stockdesk.judge.domain.dtos.judge_input import JudgeInput
 from stockdesk.judge.domain.dtos.trade_plan import PlanOption
 from stockdesk.judge.domain.ports.judge_verdict_agent import IJudgeVerdictAgentPort, VerdictAnswer
@@ -11,7 +12,6 @@ from stockdesk.shared.prompts import load_prompts
 
 NONE = "（无）"
 FEEDBACK_HEADER = "\n## 上一次回答未被接受，请修正\n"
-STANCE_WORDS = {"bullish": "看多", "neutral": "中性", "bearish": "看空"}
 
 
 def bullets(items: list[str]) -> str:
