@@ -20,6 +20,11 @@ from stockdesk.shared.claims.words import (
 THESIS_FIELDS = ("core_thesis", "thesis")
 BULL_ROLES = {"bull", "bull_advocate", "bullish"}
 BEAR_ROLES = {"bear", "bear_advocate", "bearish"}
+# per side: the other side's verdict words, its own conclusion words, its name, the other's stance
+SIDES = {
+    "bull": (BEAR_VERDICT, BULL_CONCLUSION, "多头", "看空"),
+    "bear": (BULL_VERDICT, BEAR_CONCLUSION, "空头", "看多"),
+}
 
 
 def _said(pattern: re.Pattern[str], text: str) -> list[str]:
@@ -35,22 +40,11 @@ def role_reversal(field: str, thesis: str, role: str | None) -> list[Violation]:
     role = (role or "").lower()
     if field not in THESIS_FIELDS or not thesis.strip():
         return []
-    if role in BULL_ROLES:
-        other, own, side, other_side = (
-            _said(BEAR_VERDICT, thesis),
-            _said(BULL_CONCLUSION, thesis),
-            "多头",
-            "看空",
-        )
-    elif role in BEAR_ROLES:
-        other, own, side, other_side = (
-            _said(BULL_VERDICT, thesis),
-            _said(BEAR_CONCLUSION, thesis),
-            "空头",
-            "看多",
-        )
-    else:
+    key = "bull" if role in BULL_ROLES else "bear" if role in BEAR_ROLES else None
+    if key is None:
         return []
+    other_verdict, own_conclusion, side, other_side = SIDES[key]
+    other, own = _said(other_verdict, thesis), _said(own_conclusion, thesis)
     if not other or own:
         return []
     claim = Claim(field, None, core(thesis), thesis)

@@ -92,22 +92,20 @@ BULL_CONCLUSION = _words(
     english=("bullish", "undervalued", "upside", "growth", "opportunity", "opportunities", "strong",
              "improving", "cheap"),
 )  # fmt: skip
-BEAR_CONCLUSION = _words(
-    "高估", "估值过高", "估值偏高", "风险大", "风险较大", "风险很大", "风险极大", "存在投资风险",
-    "存在较大风险",
-    "下跌", "下行", "看空", "卖出", "回避", "不宜", "谨慎", "减持", "泡沫", "缺乏投资价值", "不具备投资价值",
-    "风险", "压力", "放缓", "下滑", "恶化", "疲弱", "拖累", "承压", "隐忧", "担忧", "回调", "缺位", "为负",
-    "过高", "偏高",
-    english=("bearish", "overvalued", "downside", "sell", "avoid", "decline", "declining", "weak", "risk",
-             "risks", "expensive"),
-)  # fmt: skip
 # what makes a bull thesis bearish: a strong bearish conclusion (plain "风险" is a risk acknowledged)
-BEAR_VERDICT = _words(
+_BEAR_VERDICT_WORDS = (
     "高估", "估值过高", "估值偏高", "风险大", "风险较大", "风险很大", "风险极大", "存在投资风险",
     "存在较大风险",
     "下跌", "下行", "看空", "卖出", "回避", "不宜", "减持", "泡沫", "缺乏投资价值", "不具备投资价值", "过高",
-    english=("bearish", "overvalued", "downside", "sell", "avoid"),
 )  # fmt: skip
+_BEAR_VERDICT_ENGLISH = ("bearish", "overvalued", "downside", "sell", "avoid")
+BEAR_CONCLUSION = _words(
+    *_BEAR_VERDICT_WORDS,
+    "谨慎", "风险", "压力", "放缓", "下滑", "恶化", "疲弱", "拖累", "承压", "隐忧", "担忧", "回调", "缺位",
+    "为负", "偏高",
+    english=(*_BEAR_VERDICT_ENGLISH, "decline", "declining", "weak", "risk", "risks", "expensive"),
+)  # fmt: skip
+BEAR_VERDICT = _words(*_BEAR_VERDICT_WORDS, english=_BEAR_VERDICT_ENGLISH)
 BULL_VERDICT = _words(
     "看多", "看好", "上涨空间", "上行空间", "低估", "估值偏低", "值得买入", "值得投资", "机会大于风险",
     "有望上涨", "具备投资价值",
