@@ -17,13 +17,8 @@ import tracemalloc
 import numpy as np
 import pandas as pd
 
-from stockdesk.strategy_lab.application.backtest import (
-    cost_rates,
-    equal_weight_benchmark,
-    performance,
-    simulate,
-    strategy_metrics,
-)
+from stockdesk.shared.execution import cost_rates, equal_weight_benchmark, simulate
+from stockdesk.strategy_lab.application.backtest import performance, strategy_metrics
 from stockdesk.strategy_lab.application.code_check import load_strategy
 from stockdesk.strategy_lab.application.code_generator import TemplateCodeGenerator
 from stockdesk.strategy_lab.domain.params import MomentumStrategyParams

@@ -9,13 +9,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from stockdesk.shared.errors import BadRequestException
-from stockdesk.strategy_lab.application.backtest import (
-    DEFAULT_COSTS,
-    cost_rates,
-    equal_weight_benchmark,
-    simulate,
-)
-from stockdesk.strategy_lab.domain.dtos import CostModel
+from stockdesk.shared.execution import DEFAULT_COSTS, CostModel, cost_rates, equal_weight_benchmark, simulate
 
 DAYS = pd.bdate_range("2024-01-01", periods=12)
 NAN = float("nan")

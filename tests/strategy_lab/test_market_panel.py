@@ -12,7 +12,8 @@ from stockdesk.data_engineering.infrastructure.persistence.repository import Sql
 from stockdesk.entrypoints.container import AppContainer
 from stockdesk.llm_platform.infrastructure.scripted import ScriptedProvider
 from stockdesk.shared.config import Settings
-from stockdesk.strategy_lab.domain.dtos import BacktestWindow, CostModel, RunConfig
+from stockdesk.shared.execution import CostModel
+from stockdesk.strategy_lab.domain.dtos import BacktestWindow, RunConfig
 from stockdesk.strategy_lab.domain.errors import InvalidBacktestWindowError, InvalidUniverseError
 from stockdesk.strategy_lab.domain.params import MomentumStrategyParams
 from tests.conftest import scripted_service

@@ -13,11 +13,11 @@ from stockdesk.data_engineering.application import (
 from stockdesk.llm_platform.application.llm_service import LLMService
 from stockdesk.shared.config import Settings
 from stockdesk.shared.db import Database
+from stockdesk.shared.execution import CostModel
 from stockdesk.strategy_lab.application.autonomous_loop import AutonomousLoop
 from stockdesk.strategy_lab.application.backtest_service import BacktestService
 from stockdesk.strategy_lab.application.code_generator import TemplateCodeGenerator
 from stockdesk.strategy_lab.application.service import StrategyLabService
-from stockdesk.strategy_lab.domain.dtos import CostModel
 from stockdesk.strategy_lab.infrastructure.adapters.market_data import StoreMarketData
 from stockdesk.strategy_lab.infrastructure.agents.strategist.agent import StrategistAgent
 from stockdesk.strategy_lab.infrastructure.persistence.run_repository import SqlStrategyRunRepository

@@ -8,18 +8,12 @@ import numpy as np
 import pandas as pd
 
 from stockdesk.shared.errors import one_line
-from stockdesk.strategy_lab.application.backtest import (
-    cost_model,
-    cost_rates,
-    equal_weight_benchmark,
-    performance,
-    simulate,
-    strategy_metrics,
-)
+from stockdesk.shared.execution import CostModel, cost_model, cost_rates, equal_weight_benchmark, simulate
+from stockdesk.strategy_lab.application.backtest import performance, strategy_metrics
 from stockdesk.strategy_lab.application.code_check import load_strategy
 from stockdesk.strategy_lab.application.code_generator import TemplateCodeGenerator
 from stockdesk.strategy_lab.application.market_panel import MarketPanel, load_panel
-from stockdesk.strategy_lab.domain.dtos import BacktestResult, BacktestWindow, CostModel, EquityPoint
+from stockdesk.strategy_lab.domain.dtos import BacktestResult, BacktestWindow, EquityPoint
 from stockdesk.strategy_lab.domain.errors import StrategyExecutionError
 from stockdesk.strategy_lab.domain.params import CATALYST_COLUMNS, MomentumStrategyParams
 from stockdesk.strategy_lab.domain.ports import IStrategyMarketData

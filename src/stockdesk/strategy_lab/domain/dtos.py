@@ -8,18 +8,12 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from stockdesk.shared.execution import CostModel
 from stockdesk.strategy_lab.domain.params import MomentumStrategyParams
 
 # Momentum portfolios of a handful of A-shares drew down 35-48% on the sample (2017-2020; the
 # equal-weight universe itself -36%): a tighter default would leave most runs without a champion.
 DEFAULT_MAX_DRAWDOWN = 0.5
-
-
-class CostModel(BaseModel):
-    """One-way transaction costs as fractions of the traded value (0.0003 = 3 bps)."""
-
-    buy: float = Field(ge=0.0, le=0.05)
-    sell: float = Field(ge=0.0, le=0.05)
 
 
 class BacktestWindow(BaseModel):

@@ -1,16 +1,5 @@
-"""Vectorised backtest: simulate target weights, an equal-weight benchmark, metrics and costs."""
+"""Backtest metrics; simulation and costs live in the shared execution module (stockdesk.shared.execution)."""
 
-from stockdesk.strategy_lab.application.backtest.costs import DEFAULT_COSTS, cost_model, cost_rates
-from stockdesk.strategy_lab.application.backtest.engine import Simulation, equal_weight_benchmark, simulate
 from stockdesk.strategy_lab.application.backtest.metrics import performance, strategy_metrics
 
-__all__ = [
-    "DEFAULT_COSTS",
-    "Simulation",
-    "cost_model",
-    "cost_rates",
-    "equal_weight_benchmark",
-    "performance",
-    "simulate",
-    "strategy_metrics",
-]
+__all__ = ["performance", "strategy_metrics"]

@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from stockdesk.shared.errors import BadRequestException
-from stockdesk.strategy_lab.application.backtest.engine import Simulation
+from stockdesk.shared.execution import Simulation
 from stockdesk.strategy_lab.domain.dtos import PerformanceMetrics, StrategyMetrics
 
 NOISE = 1e-12

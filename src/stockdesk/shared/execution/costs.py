@@ -6,21 +6,36 @@ Where the numbers come from (public fee schedules; rounded, broker commissions v
   only, halved from 0.1 % with effect from 2023-08-28 (Ministry of Finance / State Taxation
   Administration announcement 2023 No. 39).
 - US: 0.0005 each way, an estimate of spread and regulatory fees (SEC Section 31 fee and FINRA TAF on
-  sells are fractions of a basis point; most retail brokers charge no commission).
+  sells are fractions of a basis point; most retail brokers charge no commission). The US has no
+  stamp duty or transaction tax on share trades, so buy and sell are the same.
 - HK: 0.0013 each way = 0.1 % stamp duty paid by both buyer and seller (since 2023-11-17) plus the
   exchange trading fee, SFC and AFRC levies and a typical commission.
 - TW: buy 0.001425 = the 0.1425 % maximum broker commission; sell 0.004425 = that commission plus
   the 0.3 % securities transaction tax on sells of shares.
 A market the table does not know gets the US figures: a modest, commission-free-broker estimate.
+
+Slippage (the fill being worse than the quoted price: half the spread, market impact) is not in the
+table; `with_slippage` adds an assumed fraction to both sides of a model.
 """
 
 from __future__ import annotations
 
 import pandas as pd
+from pydantic import BaseModel, Field
 
-from stockdesk.strategy_lab.domain.dtos import CostModel
+from stockdesk.shared.errors import BadRequestException
 
 DEFAULT_MARKET = "US"
+MAX_COST = 0.05
+"""The largest one-way cost a model accepts (5 %): anything above is a typo, not a fee."""
+
+
+class CostModel(BaseModel):
+    """One-way transaction costs as fractions of the traded value (0.0003 = 3 bps)."""
+
+    buy: float = Field(ge=0.0, le=MAX_COST)
+    sell: float = Field(ge=0.0, le=MAX_COST)
+
 
 DEFAULT_COSTS: dict[str, CostModel] = {
     "CN": CostModel(buy=0.0003, sell=0.0008),
@@ -49,3 +64,12 @@ def cost_rates(
     buy = pd.Series([model.buy for model in models], index=symbols, name="buy_cost", dtype="float64")
     sell = pd.Series([model.sell for model in models], index=symbols, name="sell_cost", dtype="float64")
     return buy, sell
+
+
+def with_slippage(model: CostModel, slippage: float) -> CostModel:
+    """`model` with `slippage` (a fraction of the traded value, e.g. 0.001 = 10 bps) added to each side."""
+    if not 0.0 <= slippage <= MAX_COST - max(model.buy, model.sell):
+        raise BadRequestException(
+            f"slippage must be >= 0 and keep each side within {MAX_COST}, got {slippage} on {model}"
+        )
+    return CostModel(buy=model.buy + slippage, sell=model.sell + slippage)
