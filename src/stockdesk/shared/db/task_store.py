@@ -1,0 +1,288 @@
+"""ITaskStore over SQLAlchemy: `jobs` and `job_tasks` in the shared database.
+
+Batches go through Core statements with executemany (one statement, many parameter sets, one
+transaction), so adding or finishing thousands of tasks costs one round trip per batch rather than
+one ORM object each.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterable, Mapping
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import (
+    JSON,
+    Connection,
+    DateTime,
+    ForeignKey,
+    Index,
+    Integer,
+    String,
+    Text,
+    UniqueConstraint,
+    bindparam,
+    case,
+    func,
+    insert,
+    select,
+    update,
+)
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Mapped, mapped_column
+from sqlalchemy.sql.dml import Insert
+
+from stockdesk.shared.db.base import Base
+from stockdesk.shared.db.database import Database
+from stockdesk.shared.db.timestamps import as_utc
+from stockdesk.shared.tasks import ITaskStore, JobRecord, JobStatus, TaskCounts, TaskRecord, TaskStatus
+from stockdesk.shared.tasks.canonical import jsonable
+
+MAX_KEY_CHARS = 255
+
+
+class JobRow(Base):
+    __tablename__ = "jobs"
+    __table_args__ = (UniqueConstraint("kind", "config_hash", name="uq_jobs_kind_config_hash"),)
+
+    id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    kind: Mapped[str] = mapped_column(String(64))
+    config_hash: Mapped[str] = mapped_column(String(64))
+    config: Mapped[dict] = mapped_column(JSON)
+    status: Mapped[str] = mapped_column(String(16))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), index=True)
+    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    error: Mapped[str | None] = mapped_column(Text)
+
+
+class JobTaskRow(Base):
+    __tablename__ = "job_tasks"
+    __table_args__ = (Index("ix_job_tasks_job_id_status", "job_id", "status"),)
+
+    job_id: Mapped[str] = mapped_column(
+        String(64), ForeignKey("jobs.id", ondelete="CASCADE"), primary_key=True
+    )
+    key: Mapped[str] = mapped_column(String(MAX_KEY_CHARS), primary_key=True)
+    status: Mapped[str] = mapped_column(String(16))
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+    error: Mapped[str | None] = mapped_column(Text)
+    result: Mapped[dict | None] = mapped_column(JSON)
+    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+JOBS = JobRow.__table__
+TASKS = JobTaskRow.__table__
+_KEY = bindparam("b_key")  # executemany parameter names must differ from the column names
+_THIS_TASK = (TASKS.c.job_id == bindparam("b_job_id")) & (TASKS.c.key == _KEY)
+_ONE_LESS_ATTEMPT = case((TASKS.c.attempts > 0, TASKS.c.attempts - 1), else_=0)
+
+
+def _insert_missing(conn: Connection) -> Insert:
+    """INSERT that skips rows whose primary key exists (a concurrent add_tasks, say)."""
+    if conn.dialect.name == "sqlite":
+        return sqlite.insert(TASKS).on_conflict_do_nothing()
+    if conn.dialect.name == "postgresql":
+        return postgresql.insert(TASKS).on_conflict_do_nothing()
+    return insert(TASKS)  # pragma: no cover - only the two supported databases
+
+
+def _job(row: JobRow) -> JobRecord:
+    return JobRecord(
+        id=row.id,
+        kind=row.kind,
+        config_hash=row.config_hash,
+        config=row.config,
+        status=JobStatus(row.status),
+        created_at=as_utc(row.created_at),
+        updated_at=as_utc(row.updated_at),
+        error=row.error,
+    )
+
+
+def _task(row: JobTaskRow) -> TaskRecord:
+    return TaskRecord(
+        job_id=row.job_id,
+        key=row.key,
+        status=TaskStatus(row.status),
+        attempts=row.attempts,
+        error=row.error,
+        result=row.result,
+        updated_at=as_utc(row.updated_at),
+    )
+
+
+class SqlTaskStore(ITaskStore):
+    def __init__(self, database: Database):
+        self._db = database
+
+    def open_job(self, kind: str, config_hash: str, config: Mapping[str, Any]) -> tuple[JobRecord, bool]:
+        existing = self._find(kind, config_hash)
+        if existing is None:
+            now = datetime.now(UTC)
+            row = JobRow(
+                id=uuid.uuid4().hex,
+                kind=kind,
+                config_hash=config_hash,
+                config=jsonable(config),
+                status=JobStatus.PENDING.value,
+                created_at=now,
+                updated_at=now,
+            )
+            try:
+                with self._db.session() as db:
+                    db.add(row)
+                return _job(row), True
+            except IntegrityError:  # another process created it in between
+                existing = self._find(kind, config_hash)
+                if existing is None:
+                    raise
+        with self._db.session() as db:  # recover from a runner that died
+            now = datetime.now(UTC)
+            db.execute(
+                update(TASKS)
+                .where(TASKS.c.job_id == existing, TASKS.c.status == TaskStatus.RUNNING.value)
+                .values(status=TaskStatus.PENDING.value, attempts=_ONE_LESS_ATTEMPT, updated_at=now)
+            )
+            row = db.get_one(JobRow, existing)
+            if row.status == JobStatus.RUNNING.value:
+                row.status = JobStatus.INTERRUPTED.value
+                row.error = "interrupted: the process running it stopped"
+                row.updated_at = now
+            return _job(row), False
+
+    def _find(self, kind: str, config_hash: str) -> str | None:
+        with self._db.session() as db:
+            return db.scalar(select(JobRow.id).where(JobRow.kind == kind, JobRow.config_hash == config_hash))
+
+    def add_tasks(self, job_id: str, keys: Iterable[str]) -> int:
+        wanted = list(dict.fromkeys(keys))  # without duplicates, in order
+        for key in wanted:
+            if not isinstance(key, str) or not key or len(key) > MAX_KEY_CHARS:
+                raise ValueError(f"a task key must be non-empty text of at most {MAX_KEY_CHARS} characters")
+        with self._db.session() as db:
+            if db.get(JobRow, job_id) is None:
+                raise KeyError(f"job {job_id} does not exist")
+            have = set(db.scalars(select(JobTaskRow.key).where(JobTaskRow.job_id == job_id)))
+            missing = [key for key in wanted if key not in have]
+            if missing:
+                conn = db.connection()
+                now = datetime.now(UTC)
+                conn.execute(
+                    _insert_missing(conn).values(
+                        job_id=job_id,
+                        key=_KEY,
+                        status=TaskStatus.PENDING.value,
+                        attempts=0,
+                        updated_at=now,
+                    ),
+                    [{"b_key": key} for key in missing],
+                )
+            return len(missing)
+
+    def claimable(self, job_id: str, max_attempts: int, limit: int | None = None) -> list[TaskRecord]:
+        retriable = (JobTaskRow.status == TaskStatus.FAILED.value) & (JobTaskRow.attempts < max_attempts)
+        query = (
+            select(JobTaskRow)
+            .where(JobTaskRow.job_id == job_id, (JobTaskRow.status == TaskStatus.PENDING.value) | retriable)
+            .order_by(JobTaskRow.key)
+            .limit(limit)
+        )
+        with self._db.session() as db:
+            return [_task(row) for row in db.scalars(query)]
+
+    def _update_each(self, job_id: str, keys: Iterable[str], where: Any = None, **values: Any) -> None:
+        """One UPDATE of `values` run for every key (executemany), in one transaction."""
+        params = [{"b_job_id": job_id, "b_key": key} for key in dict.fromkeys(keys)]
+        if not params:
+            return
+        stmt = update(TASKS).where(_THIS_TASK)
+        if where is not None:
+            stmt = stmt.where(where)
+        with self._db.session() as db:
+            db.connection().execute(stmt.values(updated_at=datetime.now(UTC), **values), params)
+
+    def mark_running(self, job_id: str, keys: Iterable[str]) -> None:
+        self._update_each(job_id, keys, status=TaskStatus.RUNNING.value, attempts=TASKS.c.attempts + 1)
+
+    def release(self, job_id: str, keys: Iterable[str]) -> None:
+        self._update_each(
+            job_id,
+            keys,
+            TASKS.c.status == TaskStatus.RUNNING.value,
+            status=TaskStatus.PENDING.value,
+            attempts=_ONE_LESS_ATTEMPT,
+        )
+
+    def complete(self, job_id: str, results: Mapping[str, Mapping[str, Any]]) -> None:
+        if not results:
+            return
+        params = [
+            {"b_job_id": job_id, "b_key": key, "b_result": jsonable(result)}
+            for key, result in results.items()
+        ]
+        stmt = (
+            update(TASKS)
+            .where(_THIS_TASK)
+            .values(
+                status=TaskStatus.DONE.value,
+                result=bindparam("b_result", type_=JSON),
+                error=None,
+                updated_at=datetime.now(UTC),
+            )
+        )
+        with self._db.session() as db:
+            db.connection().execute(stmt, params)
+
+    def fail(self, job_id: str, errors: Mapping[str, str]) -> None:
+        if not errors:
+            return
+        params = [{"b_job_id": job_id, "b_key": key, "b_error": error} for key, error in errors.items()]
+        stmt = (
+            update(TASKS)
+            .where(_THIS_TASK)
+            .values(status=TaskStatus.FAILED.value, error=bindparam("b_error"), updated_at=datetime.now(UTC))
+        )
+        with self._db.session() as db:
+            db.connection().execute(stmt, params)
+
+    def tasks(self, job_id: str, status: TaskStatus | None = None) -> list[TaskRecord]:
+        query = select(JobTaskRow).where(JobTaskRow.job_id == job_id).order_by(JobTaskRow.key)
+        if status is not None:
+            query = query.where(JobTaskRow.status == TaskStatus(status).value)
+        with self._db.session() as db:
+            return [_task(row) for row in db.scalars(query)]
+
+    def counts(self, job_id: str) -> TaskCounts:
+        query = (
+            select(JobTaskRow.status, func.count())
+            .where(JobTaskRow.job_id == job_id)
+            .group_by(JobTaskRow.status)
+        )
+        with self._db.session() as db:
+            by_status = {status: int(n) for status, n in db.execute(query)}
+        return TaskCounts(
+            **{s.value: by_status.get(s.value, 0) for s in TaskStatus}, total=sum(by_status.values())
+        )
+
+    def set_job_status(self, job_id: str, status: JobStatus, error: str | None = None) -> None:
+        with self._db.session() as db:
+            row = db.get(JobRow, job_id)
+            if row is None:
+                raise KeyError(f"job {job_id} does not exist")
+            row.status = JobStatus(status).value
+            row.error = error
+            row.updated_at = datetime.now(UTC)
+
+    def get_job(self, job_id: str) -> JobRecord | None:
+        with self._db.session() as db:
+            row = db.get(JobRow, job_id)
+            return None if row is None else _job(row)
+
+    def list_jobs(self, kind: str | None = None, limit: int = 20) -> list[JobRecord]:
+        query = select(JobRow).order_by(JobRow.created_at.desc(), JobRow.id).limit(limit)
+        if kind is not None:
+            query = query.where(JobRow.kind == kind)
+        with self._db.session() as db:
+            return [_job(row) for row in db.scalars(query)]

@@ -1,0 +1,38 @@
+"""One durable job/task system for all long work (evaluation, batch analysis, briefings, REST jobs).
+
+A job is one piece of long work, identified by (kind, config hash): opening it again with the same
+configuration returns the same job, so a rerun resumes instead of starting over. Its tasks are the
+units of work (one key each, e.g. "AAPL|2024-06-28"), stored with status, attempts, error and a
+JSON result. Pure: DTOs, the storage port and the runner; `stockdesk.shared.db.task_store` is the
+SQL implementation of the port. The usual round:
+
+    store = SqlTaskStore(database)
+    job, created = store.open_job("evaluate", config_hash(config), config)
+    store.add_tasks(job.id, keys)                     # only missing keys are inserted
+    counts = run_tasks(store, job.id, work, batch_size=50, max_attempts=3)
+    # counts.failed > 0: those tasks exhausted their attempts; store.tasks(job.id, FAILED) lists them
+
+One runner per job at a time: opening a job puts tasks left `running` (by a process that died)
+back to `pending`, so a second live runner on the same job would redo the first one's batch.
+"""
+
+from stockdesk.shared.tasks.canonical import canonical_json, config_hash, jsonable
+from stockdesk.shared.tasks.dtos import JobRecord, JobStatus, TaskCounts, TaskRecord, TaskStatus
+from stockdesk.shared.tasks.ports import ITaskStore
+from stockdesk.shared.tasks.runner import BatchWorker, ProgressCallback, error_line, run_tasks
+
+__all__ = [
+    "BatchWorker",
+    "ITaskStore",
+    "JobRecord",
+    "JobStatus",
+    "ProgressCallback",
+    "TaskCounts",
+    "TaskRecord",
+    "TaskStatus",
+    "canonical_json",
+    "config_hash",
+    "error_line",
+    "jsonable",
+    "run_tasks",
+]

@@ -1,0 +1,53 @@
+"""What the task store takes and returns: jobs, their tasks, and task counts."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from enum import StrEnum
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+
+class JobStatus(StrEnum):
+    PENDING = "pending"  # opened, not run yet
+    RUNNING = "running"
+    DONE = "done"  # every task done
+    FAILED = "failed"  # some tasks exhausted their attempts (or the runner itself failed)
+    INTERRUPTED = "interrupted"  # stopped by Ctrl-C, or found `running` by the next process
+
+
+class TaskStatus(StrEnum):
+    PENDING = "pending"
+    RUNNING = "running"
+    DONE = "done"
+    FAILED = "failed"  # retried while attempts < max_attempts, reported after that
+
+
+class JobRecord(BaseModel):
+    id: str
+    kind: str
+    config_hash: str
+    config: dict[str, Any]
+    status: JobStatus
+    created_at: datetime
+    updated_at: datetime
+    error: str | None = None
+
+
+class TaskRecord(BaseModel):
+    job_id: str
+    key: str
+    status: TaskStatus
+    attempts: int = Field(description="times the task was started and finished (done or failed)")
+    error: str | None = Field(default=None, description="`ExcType: message` of the last failure")
+    result: dict[str, Any] | None = None
+    updated_at: datetime
+
+
+class TaskCounts(BaseModel):
+    pending: int = 0
+    running: int = 0
+    done: int = 0
+    failed: int = 0
+    total: int = 0

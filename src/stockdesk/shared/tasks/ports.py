@@ -1,0 +1,72 @@
+"""The storage port of jobs and tasks; `stockdesk.shared.db.task_store.SqlTaskStore` implements it."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from stockdesk.shared.tasks.dtos import JobRecord, JobStatus, TaskCounts, TaskRecord, TaskStatus
+
+
+class ITaskStore(ABC):
+    """Durable jobs and tasks. Every method is one transaction.
+
+    One runner per job at a time: `open_job` on an existing job assumes that no other process is
+    working on it, and puts tasks left `running` back to `pending`.
+    """
+
+    @abstractmethod
+    def open_job(self, kind: str, config_hash: str, config: Mapping[str, Any]) -> tuple[JobRecord, bool]:
+        """The job of (kind, config_hash), created (status pending) if missing; True when created.
+
+        Reopening an existing job recovers it from a process that died: its `running` tasks go
+        back to `pending` (the interrupted attempt is not counted) and a `running` job becomes
+        `interrupted`. The stored config is the one the job was created with.
+        """
+
+    @abstractmethod
+    def add_tasks(self, job_id: str, keys: Iterable[str]) -> int:
+        """Insert the keys the job does not have yet (status pending); returns how many were new.
+
+        Idempotent, one transaction, bulk insert. Keys are non-empty text of at most 255 characters.
+        Raises KeyError if the job does not exist.
+        """
+
+    @abstractmethod
+    def claimable(self, job_id: str, max_attempts: int, limit: int | None = None) -> list[TaskRecord]:
+        """Pending tasks plus failed ones with attempts < max_attempts, in key order."""
+
+    @abstractmethod
+    def mark_running(self, job_id: str, keys: Iterable[str]) -> None:
+        """Status running and one more attempt, for each key."""
+
+    @abstractmethod
+    def release(self, job_id: str, keys: Iterable[str]) -> None:
+        """Running tasks among `keys` back to pending, their attempt not counted (an interruption)."""
+
+    @abstractmethod
+    def complete(self, job_id: str, results: Mapping[str, Mapping[str, Any]]) -> None:
+        """Status done with its JSON result (error cleared), for each key; one transaction."""
+
+    @abstractmethod
+    def fail(self, job_id: str, errors: Mapping[str, str]) -> None:
+        """Status failed with its one-line error, for each key; one transaction."""
+
+    @abstractmethod
+    def tasks(self, job_id: str, status: TaskStatus | None = None) -> list[TaskRecord]:
+        """The job's tasks (of one status if given), in key order."""
+
+    @abstractmethod
+    def counts(self, job_id: str) -> TaskCounts: ...
+
+    @abstractmethod
+    def set_job_status(self, job_id: str, status: JobStatus, error: str | None = None) -> None:
+        """Raises KeyError if the job does not exist."""
+
+    @abstractmethod
+    def get_job(self, job_id: str) -> JobRecord | None: ...
+
+    @abstractmethod
+    def list_jobs(self, kind: str | None = None, limit: int = 20) -> list[JobRecord]:
+        """Newest first."""
