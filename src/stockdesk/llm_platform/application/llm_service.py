@@ -1,8 +1,8 @@
 """LLMService: the one way any context talks to a language model.
 
 Routing (aliases, priorities, tags), retries with backoff, fail-over, structured output with one
-repair attempt, response cache, token budget and the audit trail all live here, so that a caller
-only says what it wants: `generate(prompt, system_message, response_model=Verdict)`.
+repair attempt, response cache, token budget, usage metering and the audit trail all live here, so
+that a caller only says what it wants: `generate(prompt, system_message, response_model=Verdict)`.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ import contextvars
 import hashlib
 import json
 import logging
+import threading
 import time
 import uuid
 from collections.abc import Iterator, Sequence
@@ -50,16 +51,86 @@ from stockdesk.llm_platform.domain.exceptions import (
     LLMTransientError,
     UnknownAliasError,
 )
-from stockdesk.llm_platform.domain.ports import ILLMCallAuditRepository, ILLMProvider, IResponseCache
+from stockdesk.llm_platform.domain.ports import (
+    CacheStats,
+    ILLMCallAuditRepository,
+    ILLMProvider,
+    IResponseCache,
+)
+from stockdesk.shared.errors import ConfigurationError
 
 logger = logging.getLogger(__name__)
 
 _run_id: contextvars.ContextVar[str | None] = contextvars.ContextVar("stockdesk_llm_run_id", default=None)
+_force_cache: contextvars.ContextVar[bool] = contextvars.ContextVar(
+    "stockdesk_llm_force_cache", default=False
+)
+_meters: contextvars.ContextVar[tuple[UsageMeter, ...]] = contextvars.ContextVar(
+    "stockdesk_llm_usage_meters", default=()
+)
+
+__all__ = [
+    "CacheStats",
+    "LLMService",
+    "LLMServiceOptions",
+    "ProviderRoute",
+    "UsageMeter",
+    "active_run_id",
+]
 
 
 def active_run_id() -> str | None:
     """The run set by `LLMService.run_scope`, for other audits of the same run (web searches)."""
     return _run_id.get()
+
+
+class UsageMeter:
+    """What the LLM calls inside one `LLMService.usage_scope` cost; safe to update from threads.
+
+    `calls` are provider calls that answered (a cache hit is not a call, and neither is a failed
+    attempt: those are `errors`); the token counts are of those calls only.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self.calls = 0
+        self.cache_hits = 0
+        self.errors = 0
+        self.prompt_tokens = 0
+        self.completion_tokens = 0
+
+    @property
+    def tokens(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+    def add_call(self, usage: TokenUsage) -> None:
+        with self._lock:
+            self.calls += 1
+            self.prompt_tokens += usage.prompt_tokens
+            self.completion_tokens += usage.completion_tokens
+
+    def add_cache_hit(self) -> None:
+        with self._lock:
+            self.cache_hits += 1
+
+    def add_error(self) -> None:
+        with self._lock:
+            self.errors += 1
+
+    def as_dict(self) -> dict[str, int]:
+        with self._lock:
+            return {
+                "calls": self.calls,
+                "cache_hits": self.cache_hits,
+                "errors": self.errors,
+                "prompt_tokens": self.prompt_tokens,
+                "completion_tokens": self.completion_tokens,
+                "tokens": self.prompt_tokens + self.completion_tokens,
+            }
+
+    def __repr__(self) -> str:
+        fields = ", ".join(f"{k}={v}" for k, v in self.as_dict().items())
+        return f"UsageMeter({fields})"
 
 
 def _log_invalid(caller: str | None, what: str, exc: LLMOutputParseError) -> None:
@@ -125,6 +196,54 @@ class LLMService:
             yield run_id
         finally:
             _run_id.reset(token)
+
+    @contextmanager
+    def cache_scope(self) -> Iterator[None]:
+        """Use the response cache for every call inside the block, whatever STOCKDESK_LLM_CACHE says.
+
+        A repeated identical call (same provider, model, messages, schema, temperature, seed and
+        repetition penalty) is answered from the database without calling the provider. Like
+        `run_scope` it is a context variable: it follows `asyncio.to_thread` and threads started in
+        a copied context (`contextvars.copy_context().run`), not bare `threading.Thread`s.
+        """
+        if self._cache is None:
+            logger.warning("no response cache is configured (no database): calls will not be cached")
+        token = _force_cache.set(True)
+        try:
+            yield
+        finally:
+            _force_cache.reset(token)
+
+    @contextmanager
+    def usage_scope(self) -> Iterator[UsageMeter]:
+        """Count the provider calls, cache hits and tokens of every call inside the block.
+
+        Scopes nest: each meter counts what happens inside its own block. Context-variable based,
+        so it follows the same threads and tasks as `cache_scope`.
+        """
+        meter = UsageMeter()
+        token = _meters.set((*_meters.get(), meter))
+        try:
+            yield meter
+        finally:
+            _meters.reset(token)
+
+    @property
+    def cache_enabled(self) -> bool:
+        """Whether calls here and now use the response cache (the setting, or a `cache_scope`)."""
+        return self._cache is not None and (self._options.cache_enabled or _force_cache.get())
+
+    def cache_stats(self) -> CacheStats:
+        return self._require_cache().stats()
+
+    def cache_clear(self) -> int:
+        """Delete every cached response; return how many were deleted."""
+        return self._require_cache().clear()
+
+    def _require_cache(self) -> IResponseCache:
+        if self._cache is None:
+            raise ConfigurationError("the LLM response cache needs a database, and none is configured")
+        return self._cache
 
     @property
     def current_run_id(self) -> str:
@@ -318,23 +437,33 @@ class LLMService:
         run_id = self.current_run_id
         self._budget.check(run_id)
         prompt_hash = _prompt_hash(request)
-        key = self._cache_key(route, request) if (self._cache and self._options.cache_enabled) else None
+        meters = _meters.get()
+        key = self._cache_key(route, request) if self.cache_enabled else None
         if key is not None and self._cache is not None:
             hit = self._cache.get(key)
             if hit is not None:
+                for meter in meters:
+                    meter.add_cache_hit()
                 self._record(route, run_id, caller, tags, prompt_hash, hit, 0.0, "cached")
                 return hit, True
         started = time.perf_counter()
         try:
             response = route.provider.complete(request)
         except (LLMProviderError, LLMTransientError) as exc:
+            for meter in meters:
+                meter.add_error()
             self._record_error(route, run_id, caller, tags, prompt_hash, exc, time.perf_counter() - started)
             raise
         latency = time.perf_counter() - started
         self._budget.add(run_id, response.usage.total_tokens)
+        for meter in meters:
+            meter.add_call(response.usage)
         self._record(route, run_id, caller, tags, prompt_hash, response, latency, "ok")
         if key is not None and self._cache is not None and response.finish_reason != "length":
-            self._cache.put(key, response)
+            try:
+                self._cache.put(key, response)
+            except Exception:  # a cache that cannot be written must never lose the answer
+                logger.exception("could not store the LLM response in the cache")
         return response, False
 
     def _record(

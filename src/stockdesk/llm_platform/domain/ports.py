@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from datetime import datetime
+
+from pydantic import BaseModel
 
 from stockdesk.llm_platform.domain.dtos import CompletionRequest, CompletionResponse, LLMCallRecord
 from stockdesk.llm_platform.domain.search import SearchCallRecord, WebSearchRequest, WebSearchResponse
@@ -27,12 +30,28 @@ class ILLMCallAuditRepository(ABC):
     def record(self, record: LLMCallRecord) -> None: ...
 
 
+class CacheStats(BaseModel):
+    """What the response cache holds: entry count, stored size and the age range of the entries."""
+
+    entries: int = 0
+    size_bytes: int = 0  # UTF-8 size of the stored responses (JSON), not counting indexes
+    oldest: datetime | None = None
+    newest: datetime | None = None
+
+
 class IResponseCache(ABC):
     @abstractmethod
     def get(self, key: str) -> CompletionResponse | None: ...
 
     @abstractmethod
     def put(self, key: str, response: CompletionResponse) -> None: ...
+
+    @abstractmethod
+    def stats(self) -> CacheStats: ...
+
+    @abstractmethod
+    def clear(self) -> int:
+        """Delete every entry; return how many were deleted."""
 
 
 class IWebSearchProvider(ABC):

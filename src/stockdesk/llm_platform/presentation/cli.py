@@ -3,16 +3,49 @@
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Callable
+from datetime import UTC
 
 import typer
 from rich.console import Console
 from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn
 
-from stockdesk.llm_platform.application.llm_service import LLMService
+from stockdesk.llm_platform.application.llm_service import CacheStats, LLMService
 from stockdesk.llm_platform.application.ping import run_ping
 
 console = Console()
+err_console = Console(stderr=True)
+
+
+def _interactive() -> bool:
+    """Whether a confirmation can be asked (a person at a terminal)."""
+    return sys.stdin.isatty()
+
+
+def _size(size_bytes: int) -> str:
+    if size_bytes < 1024:
+        return f"{size_bytes} B"
+    value = size_bytes / 1024
+    for unit in ("KB", "MB"):
+        if value < 1024:
+            return f"{value:.1f} {unit}"
+        value /= 1024
+    return f"{value:.1f} GB"
+
+
+def _stats_lines(stats: CacheStats, enabled: bool) -> list[str]:
+    lines = [
+        f"entries: {stats.entries}",
+        f"size:    {_size(stats.size_bytes)}",
+    ]
+    if stats.oldest and stats.newest:
+        lines.append(f"oldest:  {stats.oldest.astimezone(UTC):%Y-%m-%d %H:%M:%S} UTC")
+        lines.append(f"newest:  {stats.newest.astimezone(UTC):%Y-%m-%d %H:%M:%S} UTC")
+    lines.append(
+        f"STOCKDESK_LLM_CACHE is {'on' if enabled else 'off'} (`stockdesk evaluate` always uses the cache)"
+    )
+    return lines
 
 
 def model_assembly_progress() -> tuple[Progress, Callable[[int, int], None]]:
@@ -77,4 +110,42 @@ def build_llm_cli(get_service: Callable[[], LLMService]) -> typer.Typer:
         for name in get_service().aliases:
             typer.echo(name)
 
+    app.add_typer(_build_cache_cli(get_service), name="cache")
     return app
+
+
+def _build_cache_cli(get_service: Callable[[], LLMService]) -> typer.Typer:
+    cache = typer.Typer(
+        help="The LLM response cache (replayed answers of identical calls).", no_args_is_help=True
+    )
+
+    @cache.command("stats")
+    def stats(as_json: bool = typer.Option(False, "--json", help="Print one JSON document only.")) -> None:
+        """How many responses are cached, their size and age range (no model is started)."""
+        service = get_service()
+        result = service.cache_stats()
+        if as_json:
+            typer.echo(json.dumps({**result.model_dump(mode="json"), "enabled": service.cache_enabled}))
+            return
+        for line in _stats_lines(result, service.cache_enabled):
+            typer.echo(line)
+
+    @cache.command("clear")
+    def clear(yes: bool = typer.Option(False, "--yes", "-y", help="Do not ask for confirmation.")) -> None:
+        """Delete every cached response: the next identical calls go to the model again."""
+        service = get_service()
+        if not yes:
+            if not _interactive():
+                err_console.print(
+                    "[red]error:[/] refusing to clear the LLM response cache without confirmation: "
+                    "pass --yes",
+                    highlight=False,
+                    soft_wrap=True,
+                )
+                raise typer.Exit(2)
+            entries = service.cache_stats().entries
+            typer.confirm(f"Delete {entries} cached LLM responses?", abort=True)
+        removed = service.cache_clear()
+        typer.echo(f"removed {removed} cached LLM response{'' if removed == 1 else 's'}")
+
+    return cache

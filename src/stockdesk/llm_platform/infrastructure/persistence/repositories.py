@@ -5,10 +5,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 
-from sqlalchemy import select
+from sqlalchemy import LargeBinary, Text, cast, delete, func, select
+from sqlalchemy.exc import IntegrityError
 
 from stockdesk.llm_platform.domain.dtos import CompletionResponse, LLMCallRecord
 from stockdesk.llm_platform.domain.ports import (
+    CacheStats,
     ILLMCallAuditRepository,
     IResponseCache,
     ISearchAuditRepository,
@@ -53,8 +55,42 @@ class SqlResponseCache(IResponseCache):
             return CompletionResponse.model_validate(row.response) if row else None
 
     def put(self, key: str, response: CompletionResponse) -> None:
+        try:
+            with self._db.session() as session:
+                session.merge(LLMResponseCacheRow(key=key, response=response.model_dump(mode="json")))
+        except IntegrityError:
+            pass  # a parallel caller stored the same key first: same request, same answer
+
+    def stats(self) -> CacheStats:
+        row = LLMResponseCacheRow
         with self._db.session() as session:
-            session.merge(LLMResponseCacheRow(key=key, response=response.model_dump(mode="json")))
+            # SQLite keeps JSON as text: the BLOB cast measures it in bytes, not characters
+            as_bytes = (
+                func.length(cast(cast(row.response, Text), LargeBinary))
+                if session.get_bind().dialect.name == "sqlite"
+                else func.octet_length(cast(row.response, Text))
+            )
+            entries, size, oldest, newest = session.execute(
+                select(
+                    func.count(),
+                    func.coalesce(func.sum(as_bytes), 0),
+                    func.min(row.created_at),
+                    func.max(row.created_at),
+                )
+            ).one()
+        return CacheStats(entries=entries, size_bytes=int(size), oldest=_utc(oldest), newest=_utc(newest))
+
+    def clear(self) -> int:
+        with self._db.session() as session:
+            result = session.execute(delete(LLMResponseCacheRow))
+            return int(result.rowcount or 0)  # type: ignore[attr-defined]
+
+
+def _utc(moment: datetime | None) -> datetime | None:
+    """SQLite hands timestamps back without a zone; they were written in UTC."""
+    if moment is None or moment.tzinfo is not None:
+        return moment
+    return moment.replace(tzinfo=UTC)
 
 
 class SqlSearchAuditRepository(ISearchAuditRepository):
