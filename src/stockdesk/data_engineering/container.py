@@ -13,6 +13,7 @@ from stockdesk.data_engineering.application.use_cases import (
     GetFilingPagesUseCase,
     GetFilingsUseCase,
     GetFinanceForTickerUseCase,
+    GetMarketFramesUseCase,
     GetNewsUseCase,
     GetPriceHistoryUseCase,
     GetStockBasicInfoUseCase,
@@ -80,6 +81,10 @@ class DataEngineeringContainer:
     @property
     def securities(self) -> ListSecuritiesUseCase:
         return ListSecuritiesUseCase(self.repository)
+
+    @property
+    def market_frames(self) -> GetMarketFramesUseCase:
+        return GetMarketFramesUseCase(self.repository)
 
     @property
     def price_history(self) -> GetPriceHistoryUseCase:

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import date
 from functools import cached_property
 
 from stockdesk.data_engineering.application import (
     GetDailyBarsUseCase,
     GetFinanceForTickerUseCase,
+    GetMarketFramesUseCase,
     GetStockBasicInfoUseCase,
     GetValuationDailiesForTickerUseCase,
+    ListSecuritiesUseCase,
 )
 from stockdesk.llm_platform.application.llm_service import LLMService
 from stockdesk.llm_platform.application.search_service import WebSearchService
@@ -17,6 +20,7 @@ from stockdesk.research.application.catalyst_detective_service import CatalystDe
 from stockdesk.research.application.chart_data_service import ChartDataService
 from stockdesk.research.application.financial_auditor_service import FinancialAuditorService
 from stockdesk.research.application.macro_intelligence_service import MacroIntelligenceService
+from stockdesk.research.application.rules_signal_service import RulesSignalService
 from stockdesk.research.application.technical_analyst_service import TechnicalAnalystService
 from stockdesk.research.application.valuation_modeler_service import ValuationModelerService
 from stockdesk.research.domain.ports.charts import IChartSeriesBuilder
@@ -46,6 +50,7 @@ from stockdesk.research.infrastructure.adapters.catalyst_data_adapter import Cat
 from stockdesk.research.infrastructure.adapters.financial_data_adapter import FinancialDataAdapter
 from stockdesk.research.infrastructure.adapters.llm_adapter import LLMAdapter
 from stockdesk.research.infrastructure.adapters.macro_data_adapter import MacroDataAdapter
+from stockdesk.research.infrastructure.adapters.rules_history_adapter import RulesHistoryAdapter
 from stockdesk.research.infrastructure.adapters.technical_data_adapter import TechnicalDataAdapter
 from stockdesk.research.infrastructure.adapters.valuation_data_adapter import ValuationDataAdapter
 from stockdesk.research.infrastructure.agents.catalyst_detective.agent import CatalystDetectiveAgent
@@ -59,6 +64,7 @@ from stockdesk.research.infrastructure.search_utils.result_filter import (
     RuleBasedResultFilter,
 )
 from stockdesk.research.infrastructure.snapshot.financial_snapshot_builder import FinancialSnapshotBuilder
+from stockdesk.research.infrastructure.snapshot.rules_fields import RulesFieldsBuilder
 from stockdesk.research.infrastructure.snapshot.search_snapshot_builder import SearchSnapshotBuilder
 from stockdesk.research.infrastructure.snapshot.technical_snapshot_builder import TechnicalSnapshotBuilder
 from stockdesk.research.infrastructure.snapshot.valuation_snapshot_builder import ValuationSnapshotBuilder
@@ -74,6 +80,8 @@ class ResearchContainer:
         bars: GetDailyBarsUseCase,
         llm_service: Callable[[], LLMService],
         search: Callable[[], WebSearchService],
+        securities: ListSecuritiesUseCase | None = None,
+        market_frames: GetMarketFramesUseCase | None = None,
     ):
         """`llm_service` and `search` are factories: nothing starts until an expert really asks."""
         self._basic_info = basic_info
@@ -82,6 +90,8 @@ class ResearchContainer:
         self._bars = bars
         self._llm_service = llm_service
         self._search = search
+        self._securities = securities
+        self._market_frames = market_frames
 
     @cached_property
     def llm(self) -> ILLMPort:
@@ -188,3 +198,34 @@ class ResearchContainer:
         return ChartDataService(
             self.technical_data, self.valuation_data, self.financial_data, self.chart_series_builder
         )
+
+    # rules signals in batch (walk-forward evaluation): history once, fields per date ----------------
+    @property
+    def rules_signals(self) -> RulesSignalService:
+        if self._securities is None or self._market_frames is None:
+            raise RuntimeError("ResearchContainer needs securities and market_frames for rules signals")
+        return RulesSignalService(
+            RulesHistoryAdapter(self._securities, self._market_frames),
+            RulesFieldsBuilder(),
+            {
+                "macro_intelligence": lambda symbol, day: self.macro_intelligence.build_snapshot(symbol, day),
+                "catalyst_detective": lambda symbol, day: self.catalyst_detective.build_snapshot(symbol, day),
+            },
+            nothing_to_find=self._nothing_to_find(),
+        )
+
+    def _nothing_to_find(self) -> Callable[[date], bool]:
+        """Searches as of a day before the store's first text find nothing, if only the store is
+        searched. Decided on first use (a run of numeric experts never builds the search service)."""
+        decided: list[Callable[[date], bool]] = []
+
+        def check(day: date) -> bool:
+            if not decided:
+                if self._market_frames is None or self._search().order != ["local"]:
+                    decided.append(lambda _: False)
+                else:
+                    first = self._market_frames.first_text_date()
+                    decided.append(lambda d: first is None or d < first)
+            return decided[0](day)
+
+        return check

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from datetime import date
 
+import pandas as pd
+
 from stockdesk.data_engineering.domain.dtos import (
     DailyBarDTO,
     DailyValuationDTO,
@@ -98,6 +100,35 @@ class GetPriceHistoryUseCase:
             close=frame["close"].astype(float).tolist(),
             adj_close=(frame["close"].astype(float) * factor).tolist(),
         )
+
+
+class GetMarketFramesUseCase:
+    """Many symbols' stored history in one read each, as canonical pandas frames.
+
+    For vectorised consumers (walk-forward evaluation): per-bar DTOs for 300 symbols x 3 years would
+    cost more than the computation. Frames hold the store's column names; dates are Timestamps.
+    Point in time is the consumer's job: it gets everything up to `end` and slices by date
+    (financials: every announced version, with its `ann_date`).
+    """
+
+    def __init__(self, repository: IMarketDataRepository):
+        self._repository = repository
+
+    def bars(self, symbols: list[str], start: date | None, end: date) -> pd.DataFrame:
+        return self._repository.bars_frame([normalize_symbol(s) for s in symbols], end, start)
+
+    def valuations(self, symbols: list[str], start: date | None, end: date) -> pd.DataFrame:
+        return self._repository.valuations_frame([normalize_symbol(s) for s in symbols], end, start)
+
+    def first_text_date(self) -> date | None:
+        """The earliest stored news or filing date: before it, a search of the store finds nothing."""
+        return self._repository.first_text_date()
+
+    def financial_versions(self, symbols: list[str]) -> pd.DataFrame:
+        frame = self._repository.financials_frame([normalize_symbol(s) for s in symbols])
+        for column in ("end_date", "ann_date"):
+            frame[column] = pd.to_datetime(frame[column])
+        return frame
 
 
 class GetNewsUseCase:

@@ -92,7 +92,15 @@ class IMarketDataRepository(ABC):
         """Bars of many symbols as one canonical frame (for vectorised consumers)."""
 
     @abstractmethod
+    def valuations_frame(self, symbols: list[str], as_of: date, start: date | None = None) -> pd.DataFrame:
+        """Daily valuations of many symbols as one canonical frame, by symbol and date."""
+
+    @abstractmethod
     def financials_frame(self, symbols: list[str]) -> pd.DataFrame: ...
+
+    @abstractmethod
+    def first_text_date(self) -> date | None:
+        """The earliest publication date of any stored news item or filing (None: no text at all)."""
 
     @abstractmethod
     def dividends_frame(self, symbols: list[str]) -> pd.DataFrame: ...

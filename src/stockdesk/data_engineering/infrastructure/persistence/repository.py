@@ -274,6 +274,22 @@ class SqlMarketDataRepository(IMarketDataRepository):
         frame["trade_date"] = pd.to_datetime(frame["trade_date"])
         return frame
 
+    def valuations_frame(self, symbols: list[str], as_of: date, start: date | None = None) -> pd.DataFrame:
+        table = DailyValuationRow.__table__
+        stmt = select(table).where(
+            table.c.symbol.in_(symbols), *self._window(table.c.trade_date, as_of, start, None)
+        )
+        frame = self._frame(stmt.order_by(table.c.symbol, table.c.trade_date))
+        frame["trade_date"] = pd.to_datetime(frame["trade_date"])
+        return frame
+
+    def first_text_date(self) -> date | None:
+        with self._db.session() as session:
+            news = session.scalar(select(func.min(NewsItemRow.published_at)))
+            filed = session.scalar(select(func.min(FilingRow.filed_date)))
+        days = [pd.Timestamp(v).date() for v in (news, filed) if v is not None]
+        return min(days) if days else None
+
     def financials_frame(self, symbols: list[str]) -> pd.DataFrame:
         """Every stored version of every report of `symbols` (canonical columns)."""
         table = FinancialReportRow.__table__

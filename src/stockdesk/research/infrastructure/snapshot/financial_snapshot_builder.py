@@ -24,7 +24,7 @@ from stockdesk.research.domain.dtos.financial import (
 from stockdesk.research.domain.dtos.valuation import DEDUCTED_PROFIT, NA, NET_PROFIT_FALLBACK, Num
 from stockdesk.research.domain.ports.financial import IFinancialSnapshotBuilder
 from stockdesk.research.infrastructure.snapshot.highlights import financial_highlights
-from stockdesk.shared.finance import period_months, report_kind, round_half_up, yoy_growth
+from stockdesk.shared.finance import by_period, period_months, report_kind, round_half_up, yoy_growth
 
 PERIODS = 8
 TABLE_PERIODS = 4  # the prompt's table: the newest four (the snapshot keeps eight for charts and checks)
@@ -36,6 +36,7 @@ COLUMNS = {
     "quick_ratio": "速动比率", "receivable_days": "应收周转天数", "inventory_days": "存货周转天数",
 }  # fmt: skip
 PROFIT_ROW_LABEL = {DEDUCTED_PROFIT: COLUMNS["profit_dedt_yoy"], NET_PROFIT_FALLBACK: "归母净利同比%"}
+AUDIT_COLUMNS = list(AuditFinanceRecordInput.model_fields)
 CALENDAR_DRIFT = pd.Timedelta(days=7)  # a 52/53-week year may end a few days into the next month
 
 
@@ -53,19 +54,33 @@ def period_labels(frame: pd.DataFrame, months: pd.Series) -> pd.Series:
 
     Unknown report types keep the calendar year and no suffix.
     """
-    end = frame["end_date"] - CALENDAR_DRIFT
-    fiscal_year = end.dt.year + (end.dt.month - 1 + 12 - months.fillna(12)) // 12
-    kind = report_kind(frame).where(months.notna(), "")
-    return fiscal_year.astype(int).astype(str) + kind.astype(str)
+    end = frame["end_date"].to_numpy() - CALENDAR_DRIFT.to_timedelta64()
+    covered = months.to_numpy(dtype="float64")
+    month = end.astype("datetime64[M]").astype("int64") % 12 + 1
+    fiscal_year = (
+        end.astype("datetime64[Y]").astype("int64")
+        + 1970
+        + (month - 1 + 12 - np.where(np.isnan(covered), 12, covered)) // 12
+    )
+    kinds = report_kind(frame).to_numpy()
+    labels = [
+        f"{int(year)}{kind if known else ''}"
+        for year, kind, known in zip(fiscal_year, kinds, ~np.isnan(covered), strict=True)
+    ]
+    return pd.Series(labels, index=frame.index, dtype="str")
 
 
 def profit_growth(frame: pd.DataFrame, shown: int) -> tuple[pd.Series, str]:
     """Deducted-profit growth if it yields any in the last `shown` periods, else net-profit growth."""
     deducted = yoy_growth(frame, "profit_dedt")
-    if deducted.tail(shown).notna().any():
+    if _any_in(deducted, shown):
         return deducted, DEDUCTED_PROFIT
     net = yoy_growth(frame, "net_profit")
-    return (net, NET_PROFIT_FALLBACK) if net.tail(shown).notna().any() else (deducted, DEDUCTED_PROFIT)
+    return (net, NET_PROFIT_FALLBACK) if _any_in(net, shown) else (deducted, DEDUCTED_PROFIT)
+
+
+def _any_in(growth: pd.Series, last: int) -> bool:
+    return bool((~np.isnan(growth.to_numpy()[-last:])).any()) if last > 0 else False
 
 
 def render_table(periods: list[PeriodMetrics], labels: dict[str, str] = COLUMNS) -> str:
@@ -78,32 +93,64 @@ def render_table(periods: list[PeriodMetrics], labels: dict[str, str] = COLUMNS)
     return "\n".join([header, rule, *rows])
 
 
-def audit_frame(records: list[AuditFinanceRecordInput]) -> pd.DataFrame:
-    """The records as one frame: one row per period end (the last one reported), oldest first."""
-    frame = pd.DataFrame(
-        [r.model_dump() for r in records], columns=list(AuditFinanceRecordInput.model_fields)
-    )
-    frame["end_date"] = pd.to_datetime(frame["end_date"])
-    frame = frame.sort_values("end_date").drop_duplicates("end_date", keep="last").reset_index(drop=True)
-    numeric = [c for c in frame.columns if c not in ("end_date", "ann_date", "report_type")]
-    frame[numeric] = frame[numeric].apply(pd.to_numeric, errors="coerce").astype("float64")
-    return frame
+def audit_frame(records: list[AuditFinanceRecordInput] | pd.DataFrame) -> pd.DataFrame:
+    """The records as one frame: one row per period end (the last one reported), oldest first.
+
+    Figures as floats. From the records, or from rows already in their columns (the evaluation's
+    batch path takes them from the stored versions and skips building records).
+    """
+    rows = records
+    if not isinstance(rows, pd.DataFrame):
+        rows = pd.DataFrame([r.model_dump() for r in records], columns=AUDIT_COLUMNS)
+    return by_period(rows, AUDIT_COLUMNS, text=("ann_date", "report_type"))
+
+
+def rule_columns(
+    records: list[AuditFinanceRecordInput] | pd.DataFrame,
+) -> tuple[pd.DataFrame, pd.Series, str]:
+    """The records' frame with the columns the code signal reads (growth, cash quality, period),
+    their months and the profit-growth basis. The builder and the evaluation's batch path share it."""
+    frame = audit_frame(records)
+    columns, months, basis = _rule_values(frame)
+    return frame.assign(**columns), months, basis
+
+
+def _rule_values(frame: pd.DataFrame) -> tuple[dict[str, np.ndarray], pd.Series, str]:
+    """`rule_columns`' added columns as arrays (adding them to the frame costs more than computing them)."""
+    months = period_months(frame)
+    revenue_yoy = yoy_growth(frame, "revenue").to_numpy()
+    profit_yoy, basis = profit_growth(frame, PERIODS)
+    eps = frame["eps"].to_numpy()
+    columns = {
+        "revenue_yoy": np.where(np.isnan(revenue_yoy), frame["or_yoy"].to_numpy(), revenue_yoy),
+        "profit_dedt_yoy": profit_yoy.to_numpy(),
+        "cash_quality": frame["ocfps"].to_numpy() / np.where(eps > 0, eps, np.nan),
+        "period": period_labels(frame, months).to_numpy(),
+    }
+    return columns, months, basis
+
+
+RULE_FIELDS = ("revenue_yoy", "profit_dedt_yoy", "roe", "debt_to_assets", "cash_quality")
+
+
+def latest_rule_period(records: list[AuditFinanceRecordInput] | pd.DataFrame) -> dict[str, Num | str]:
+    """The newest period's rule fields as `periods[0]` of the snapshot holds them."""
+    frame = audit_frame(records)
+    if frame.empty:
+        return {}
+    columns, _, _ = _rule_values(frame)
+    columns |= {c: frame[c].to_numpy() for c in RULE_FIELDS if c not in columns}
+    return {"period": columns["period"][-1], **{f: _num(columns[f][-1]) for f in RULE_FIELDS}}
 
 
 class FinancialSnapshotBuilder(IFinancialSnapshotBuilder):
     def build(
         self, symbol: str, name: str, industry: str, records: list[AuditFinanceRecordInput], as_of: date
     ) -> FinancialSnapshotDTO:
-        frame = audit_frame(records)
-        months = period_months(frame)
-        revenue_yoy = yoy_growth(frame, "revenue")
-        frame["revenue_yoy"] = revenue_yoy.where(revenue_yoy.notna(), frame["or_yoy"])
-        frame["profit_dedt_yoy"], basis = profit_growth(frame, PERIODS)
-        frame["cash_quality"] = frame["ocfps"] / frame["eps"].where(frame["eps"] > 0)
+        frame, months, basis = rule_columns(records)
         frame["receivable_days"] = _days(frame["arturn_days"], frame["ar_turn"], months)
         frame["inventory_days"] = _days(frame["invturn_days"], frame["inv_turn"], months)
         frame["interest_debt_yi"] = frame["interestdebt"] / 1e8
-        frame["period"] = period_labels(frame, months)
         latest = frame.tail(PERIODS).iloc[::-1]
         periods = [
             PeriodMetrics(

@@ -39,6 +39,45 @@ def adjusted_frame(bars: list[PriceBarInput], as_of: date) -> pd.DataFrame:
     return frame
 
 
+def moving_average(close: np.ndarray, period: int) -> float:
+    """The last SMA(period); NaN with fewer bars than the period (never a shorter one)."""
+    return last(talib.SMA(close, period)) if len(close) >= period else float("nan")
+
+
+def rsi_series(close: np.ndarray) -> np.ndarray:
+    return talib.RSI(close, 14) if len(close) > 14 else np.full(len(close), np.nan)
+
+
+def macd_series(close: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(DIF, DEA, histogram) of MACD(12, 26, 9); NaN below 34 bars."""
+    n = len(close)
+    return talib.MACD(close, 12, 26, 9) if n >= 34 else (np.full(n, np.nan),) * 3
+
+
+def atr_series(high: np.ndarray, low: np.ndarray, close: np.ndarray) -> np.ndarray:
+    return talib.ATR(high, low, close, 14) if len(close) > 14 else np.full(len(close), np.nan)
+
+
+def change_pct(close: np.ndarray, days: int) -> float:
+    """Percent change of the last close over the close `days` bars earlier."""
+    return (last(close) / close[-days - 1] - 1) * 100 if len(close) > days else float("nan")
+
+
+def rule_fields(close: np.ndarray, high: np.ndarray, low: np.ndarray) -> dict[str, Num]:
+    """The snapshot fields the code signal and the trade plan read, as the snapshot rounds them.
+
+    The builder and the evaluation's batch path both call this: one definition of each number.
+    """
+    return {
+        "close": num(last(close)),
+        "change_20d_pct": num(change_pct(close, 20)),
+        **{f"ma{p}": num(moving_average(close, p)) for p in (20, 60, 120)},
+        "rsi14": num(last(rsi_series(close))),
+        "macd_hist": num(last(macd_series(close)[2]), 3),
+        "atr14": num(last(atr_series(high, low, close))),
+    }
+
+
 def num(value: float, digits: int = 2) -> Num:
     return round_half_up(float(value), digits) if value is not None and np.isfinite(value) else NA
 
@@ -98,12 +137,12 @@ class TechnicalSnapshotBuilder(ITechnicalSnapshotBuilder):
         close, high, low = (frame[c].to_numpy(dtype="float64") for c in ("close", "high", "low"))
         volume = frame["volume"].to_numpy(dtype="float64")
         price = last(close)
-        mas = {p: (last(talib.SMA(close, p)) if n >= p else float("nan")) for p in MA_PERIODS}
-        rsi = talib.RSI(close, 14) if n > 14 else np.full(n, np.nan)
-        dif, dea, hist = talib.MACD(close, 12, 26, 9) if n >= 34 else (np.full(n, np.nan),) * 3
+        mas = {p: moving_average(close, p) for p in MA_PERIODS}
+        rsi = rsi_series(close)
+        dif, dea, hist = macd_series(close)
         k, d = kdj(frame) if n >= 9 else (np.full(n, np.nan),) * 2
         upper, mid, lower = talib.BBANDS(close, 20, 2, 2) if n >= 20 else (np.full(n, np.nan),) * 3
-        atr = talib.ATR(high, low, close, 14) if n > 14 else np.full(n, np.nan)
+        atr = atr_series(high, low, close)
         adx = talib.ADX(high, low, close, 14) if n >= 28 else np.full(n, np.nan)
         vol20 = volume[-20:]
         vwap = float(np.sum(close[-20:] * vol20) / np.sum(vol20)) if n >= 20 and np.sum(vol20) > 0 else np.nan
@@ -142,7 +181,6 @@ class TechnicalSnapshotBuilder(ITechnicalSnapshotBuilder):
             patterns.append("跌破布林下轨")
 
         band = (last(upper) - last(lower)) / last(mid) * 100 if n >= 20 and last(mid) else np.nan
-        change = lambda days: (price / close[-days - 1] - 1) * 100 if n > days else np.nan  # noqa: E731
         return TechnicalSnapshotDTO(
             symbol=symbol,
             stock_name=name,
@@ -150,8 +188,8 @@ class TechnicalSnapshotBuilder(ITechnicalSnapshotBuilder):
             trade_date=str(frame["trade_date"].iloc[-1]) if n else NA,
             bars=n,
             close=num(price),
-            change_5d_pct=num(change(5)),
-            change_20d_pct=num(change(20)),
+            change_5d_pct=num(change_pct(close, 5)),
+            change_20d_pct=num(change_pct(close, 20)),
             **{f"ma{p}": num(v) for p, v in mas.items()},
             rsi14=num(last(rsi)),
             macd_dif=num(last(dif), 3),

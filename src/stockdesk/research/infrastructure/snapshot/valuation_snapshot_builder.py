@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import logging
 import math
+from dataclasses import dataclass
 from datetime import date
 
 import numpy as np
@@ -39,7 +40,7 @@ from stockdesk.research.domain.dtos.valuation import (
 )
 from stockdesk.research.domain.ports.valuation import IValuationSnapshotBuilder
 from stockdesk.research.infrastructure.snapshot.highlights import valuation_highlights
-from stockdesk.shared.finance import period_months, prior_position, round_half_up, ttm, yoy_growth
+from stockdesk.shared.finance import by_period, period_months, prior_position, round_half_up, ttm, yoy_growth
 
 logger = logging.getLogger(__name__)
 
@@ -48,6 +49,8 @@ HISTORY_YEARS = 3
 GROWTH_PERIODS = 4
 YI = 1e8  # 亿
 GROWTH_BASES = (("profit_dedt", DEDUCTED_PROFIT), ("net_profit", NET_PROFIT_FALLBACK))  # first that yields
+FINANCE_COLUMNS = list(FinanceRecordInput.model_fields)
+TEXT_COLUMNS = ("ann_date", "report_type")  # the other columns but end_date are figures
 ANNUALISED = {3: "年化，Q1 × 4", 6: "年化，H1 × 2", 9: "年化，Q3 × 4/3"}
 
 # Sanity bounds: a value outside becomes N/A with a WARNING naming field, value and symbol.
@@ -80,7 +83,11 @@ def bounded(field: str, value: float | None, symbol: str, digits: int = 2) -> Nu
 
 def percentile(series: pd.Series, current: float | None) -> Num:
     """Percentile rank of `current` within the valid (positive) values of `series`."""
-    values = pd.to_numeric(series, errors="coerce").to_numpy(dtype="float64")
+    return percentile_of(pd.to_numeric(series, errors="coerce").to_numpy(dtype="float64"), current)
+
+
+def percentile_of(values: np.ndarray, current: float | None) -> Num:
+    """The same over a float array (the evaluation's batch path slices one per date)."""
     valid = values[np.isfinite(values) & (values > 0)]
     if len(valid) < MIN_HISTORY or current is None or not np.isfinite(current) or current <= 0:
         return NA
@@ -88,21 +95,25 @@ def percentile(series: pd.Series, current: float | None) -> Num:
     return int(round_half_up(rank / len(valid) * 100))
 
 
-def _finance_frame(finance: list[FinanceRecordInput]) -> pd.DataFrame:
-    columns = list(FinanceRecordInput.model_fields)
-    frame = pd.DataFrame([f.model_dump() for f in finance], columns=columns)
-    frame["end_date"] = pd.to_datetime(frame["end_date"])
-    frame = frame.sort_values("end_date").drop_duplicates("end_date", keep="last").reset_index(drop=True)
-    frame["symbol"] = "_"
-    return frame
+def _finance_frame(finance: list[FinanceRecordInput] | pd.DataFrame) -> pd.DataFrame:
+    """One row per period end (the last given), oldest first, figures as floats.
+
+    From the records, or from rows already in their columns (the evaluation's batch path takes them
+    from the stored versions and skips building records).
+    """
+    rows = finance
+    if not isinstance(rows, pd.DataFrame):
+        rows = pd.DataFrame([f.model_dump() for f in finance], columns=FINANCE_COLUMNS)
+    return by_period(rows, FINANCE_COLUMNS, text=TEXT_COLUMNS)
 
 
 def growth_average(frame: pd.DataFrame) -> tuple[pd.Series, str]:
     """The latest GROWTH_PERIODS YoY growths and their basis: deducted profit if it yields any, else net."""
     for column, basis in GROWTH_BASES:
-        recent = yoy_growth(frame, column).dropna().iloc[-GROWTH_PERIODS:]
-        if len(recent):
-            return recent, basis
+        growth = yoy_growth(frame, column)
+        kept = np.flatnonzero(~np.isnan(growth.to_numpy()))[-GROWTH_PERIODS:]
+        if len(kept):
+            return growth.iloc[kept], basis
     return pd.Series(dtype="float64"), DEDUCTED_PROFIT
 
 
@@ -135,6 +146,57 @@ def gross_margin_trend(frame: pd.DataFrame) -> str:
     return "持平"
 
 
+@dataclass(frozen=True)
+class FinanceBasis:
+    """What the reports announced by a date give the valuation: it changes only on announcements."""
+
+    recent: pd.Series
+    growth_basis: str
+    eps_ttm: float
+    eps_basis: str
+    bps: float
+    frame: pd.DataFrame
+
+    @property
+    def growth(self) -> float:
+        return float(self.recent.mean()) if len(self.recent) else float("nan")
+
+    @property
+    def latest(self) -> pd.Series | None:
+        """The newest period's row; None without reports (read where needed: a row costs more than
+        the numbers above)."""
+        return self.frame.iloc[-1] if len(self.frame) else None
+
+
+def finance_basis(finance: list[FinanceRecordInput] | pd.DataFrame) -> FinanceBasis:
+    """From the records, or from rows in their columns (see `_finance_frame`)."""
+    fin = _finance_frame(finance)
+    recent, growth_basis = growth_average(fin)
+    eps_ttm, eps_basis = eps_estimate(fin)
+    bps = fin["bps"].to_numpy()[-1] if len(fin) else float("nan")
+    return FinanceBasis(recent, growth_basis, eps_ttm, eps_basis, float(bps), fin)
+
+
+def peg_ratio(basis: FinanceBasis, pe_ttm: float | None, bounded_pe: Num) -> Num:
+    """PE TTM / average growth, from unrounded inputs; N/A unless both are positive."""
+    growth = basis.growth
+    if len(basis.recent) and growth > 0 and isinstance(bounded_pe, float) and bounded_pe > 0 and pe_ttm:
+        return round_half_up(pe_ttm / growth, 2)
+    return NA
+
+
+def graham(basis: FinanceBasis, price: Num) -> tuple[Num, Num]:
+    """(Graham number, safety margin in % of the price); N/A without positive EPS and BPS."""
+    eps_ttm, bps = basis.eps_ttm, basis.bps
+    if not (np.isfinite(eps_ttm) and np.isfinite(bps) and eps_ttm > 0 and bps > 0):
+        return NA, NA
+    value = math.sqrt(22.5 * eps_ttm * bps)
+    margin: Num = NA
+    if isinstance(price, float) and price > 0:
+        margin = round_half_up((value - price) / price * 100, 1)
+    return round_half_up(value, 2), margin
+
+
 class ValuationSnapshotBuilder(IValuationSnapshotBuilder):
     def build(
         self,
@@ -154,27 +216,14 @@ class ValuationSnapshotBuilder(IValuationSnapshotBuilder):
             & (history["trade_date"] <= end)
         ]
 
-        fin = _finance_frame(finance)
-        latest = fin.iloc[-1] if not fin.empty else None
-        recent, growth_basis = growth_average(fin)
-        growth = float(recent.mean()) if len(recent) else float("nan")
-        growth_avg: Num = round_half_up(growth, 2) if len(recent) else NA
-
+        basis = finance_basis(finance)
+        latest, recent, growth_basis = basis.latest, basis.recent, basis.growth_basis
+        growth_avg: Num = round_half_up(basis.growth, 2) if len(recent) else NA
         pe_ttm = bounded("pe_ttm", overview.pe_ttm, symbol)
-        peg: Num = NA
-        if len(recent) and growth > 0 and isinstance(pe_ttm, float) and pe_ttm > 0 and overview.pe_ttm:
-            peg = round_half_up(overview.pe_ttm / growth, 2)  # from unrounded inputs
-
-        eps_ttm, eps_basis = eps_estimate(fin)
-        bps = float(latest["bps"]) if latest is not None and pd.notna(latest["bps"]) else float("nan")
+        peg = peg_ratio(basis, overview.pe_ttm, pe_ttm)
+        eps_ttm, eps_basis, bps = basis.eps_ttm, basis.eps_basis, basis.bps
         price = bounded("current_price", overview.close, symbol)
-        graham: Num = NA
-        margin: Num = NA
-        if np.isfinite(eps_ttm) and np.isfinite(bps) and eps_ttm > 0 and bps > 0:
-            graham_value = math.sqrt(22.5 * eps_ttm * bps)
-            graham = round_half_up(graham_value, 2)
-            if isinstance(price, float) and price > 0:
-                margin = round_half_up((graham_value - price) / price * 100, 1)
+        graham_value, margin = graham(basis, price)
 
         total_mv = bounded("total_mv", overview.total_mv, symbol)
         pe_pct, pb_pct = percentile(window["pe_ttm"], overview.pe_ttm), percentile(window["pb"], overview.pb)
@@ -202,10 +251,10 @@ class ValuationSnapshotBuilder(IValuationSnapshotBuilder):
             eps_ttm=round_half_up(eps_ttm, 4) if np.isfinite(eps_ttm) else NA,
             eps_basis=eps_basis,
             bps=round_half_up(bps, 4) if np.isfinite(bps) else NA,
-            graham_intrinsic_val=graham,
+            graham_intrinsic_val=graham_value,
             graham_safety_margin=margin,
             gross_margin=bounded("gross_margin", _get(latest, "grossprofit_margin"), symbol),
-            gross_margin_trend=gross_margin_trend(fin),
+            gross_margin_trend=gross_margin_trend(basis.frame),
             roe=bounded("roe", _get(latest, "roe"), symbol),
             net_margin=bounded("net_margin", _get(latest, "netprofit_margin"), symbol),
             debt_to_assets=bounded("debt_to_assets", _get(latest, "debt_to_assets"), symbol),

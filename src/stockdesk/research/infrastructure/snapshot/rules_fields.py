@@ -1,0 +1,171 @@
+"""The code signals' fields for many dates of one symbol, from its history loaded once.
+
+Each date sees exactly the rows its snapshot would read (the data adapters' windows, point in
+time) and each number comes from the function the snapshot builder itself uses, so the signals
+equal the snapshot path's (a test compares them date by date). What is skipped is everything the
+signals do not read: patterns, levels, tables, highlights, and the per-point store reads.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import date, timedelta
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from stockdesk.research.domain.dtos.financial import AuditFinanceRecordInput
+from stockdesk.research.domain.dtos.valuation import FinanceRecordInput
+from stockdesk.research.domain.ports.rules_batch import IRulesFieldsBuilder, SymbolHistory
+from stockdesk.research.infrastructure.adapters.financial_data_adapter import PERIODS_NEEDED
+from stockdesk.research.infrastructure.adapters.technical_data_adapter import HISTORY_DAYS as BAR_DAYS
+from stockdesk.research.infrastructure.adapters.valuation_data_adapter import HISTORY_DAYS as VALUATION_DAYS
+from stockdesk.research.infrastructure.adapters.valuation_data_adapter import RECENT_DAYS
+from stockdesk.research.infrastructure.snapshot.financial_snapshot_builder import latest_rule_period
+from stockdesk.research.infrastructure.snapshot.technical_snapshot_builder import rule_fields
+from stockdesk.research.infrastructure.snapshot.valuation_snapshot_builder import (
+    HISTORY_YEARS,
+    FinanceBasis,
+    bounded,
+    finance_basis,
+    graham,
+    peg_ratio,
+    percentile_of,
+)
+
+MIN_BARS = 20  # the technical service refuses fewer (NOT_ENOUGH_BARS)
+NO_REPORTS = "no financial report announced by this date"
+TECHNICAL, VALUATION, FINANCIAL = "technical_analyst", "valuation_modeler", "financial_auditor"
+AUDIT_FIELDS = list(AuditFinanceRecordInput.model_fields)
+FINANCE_FIELDS = list(FinanceRecordInput.model_fields)
+
+
+def _filled(values: np.ndarray) -> np.ndarray:
+    """Forward then backward fill, then 1.0: the technical builder's treatment of adj_factor."""
+    if not np.isnan(values).any():
+        return values
+    return pd.Series(values).ffill().bfill().fillna(1.0).to_numpy()
+
+
+class _Bars:
+    """A symbol's bars as arrays, sliced per date like TechnicalDataAdapter reads them."""
+
+    def __init__(self, bars: pd.DataFrame):
+        frame = bars.sort_values("trade_date")
+        self.dates = frame["trade_date"].to_numpy(dtype="datetime64[ns]")
+        numeric = {c: pd.to_numeric(frame[c], errors="coerce").to_numpy(dtype="float64") for c in
+                   ("open", "high", "low", "close", "adj_factor")}  # fmt: skip
+        self.close, self.factor = numeric["close"], numeric["adj_factor"]
+        self.open = np.where(np.isnan(numeric["open"]), self.close, numeric["open"])
+        self.high = np.where(np.isnan(numeric["high"]), np.fmax(self.open, self.close), numeric["high"])
+        self.low = np.where(np.isnan(numeric["low"]), np.fmin(self.open, self.close), numeric["low"])
+
+    def fields(self, day: date) -> dict[str, Any] | str:
+        lo = np.searchsorted(self.dates, np.datetime64(day - timedelta(days=BAR_DAYS)), "left")
+        hi = np.searchsorted(self.dates, np.datetime64(day), "right")
+        if hi - lo < MIN_BARS:
+            return f"NOT_ENOUGH_BARS: {hi - lo} daily bars by this date (at least {MIN_BARS})"
+        factor = _filled(self.factor[lo:hi])
+        scale = factor / factor[-1]
+        close, high, low = (a[lo:hi] * scale for a in (self.close, self.high, self.low))
+        trade_date = pd.Timestamp(self.dates[hi - 1]).date().isoformat()
+        return {"trade_date": trade_date, **rule_fields(close, high, low)}
+
+
+class _Reports:
+    """Announced versions; per date the latest version of each period, newest 12 (as the adapters).
+
+    A state's rows go to the builders' functions as a frame in the records' columns, as the records
+    the adapters build would hold them (dates as days, figures as floats, missing as NaN).
+    """
+
+    def __init__(self, financials: pd.DataFrame):
+        frame = financials.sort_values(["ann_date", "end_date"]).reset_index(drop=True)
+        self.ann = frame["ann_date"].to_numpy(dtype="datetime64[ns]")
+        self.end = frame["end_date"].to_numpy(dtype="datetime64[ns]")
+        columns = {c: frame[c].to_numpy(dtype="datetime64[D]") for c in ("end_date", "ann_date")}
+        for column in dict.fromkeys([*FINANCE_FIELDS, *AUDIT_FIELDS]):
+            if column == "report_type":  # object, not str: pandas' arrow strings are slow to take from
+                given = frame[column].to_numpy(dtype=object) if column in frame else np.full(len(frame), None)
+                columns[column] = pd.Series(np.where(pd.isna(given), None, given), dtype=object)
+            elif column not in columns:
+                values = frame[column] if column in frame else pd.Series(np.nan, index=frame.index)
+                columns[column] = pd.to_numeric(values, errors="coerce").to_numpy(dtype="float64")
+        self.valuation = pd.DataFrame({c: columns[c] for c in FINANCE_FIELDS})
+        self.audit = pd.DataFrame({c: columns[c] for c in AUDIT_FIELDS})
+        self._states: dict[int, tuple[FinanceBasis, dict[str, Any]] | None] = {}
+
+    def state(self, day: date) -> tuple[FinanceBasis, dict[str, Any]] | None:
+        known = int(np.searchsorted(self.ann, np.datetime64(day), "right"))
+        if known not in self._states:
+            self._states[known] = self._build(known)
+        return self._states[known]
+
+    def _build(self, known: int) -> tuple[FinanceBasis, dict[str, Any]] | None:
+        if not known:
+            return None
+        rows = self._latest(known)
+        return finance_basis(self.valuation.take(rows)), {
+            "periods": [latest_rule_period(self.audit.take(rows))]
+        }
+
+    def _latest(self, known: int) -> np.ndarray:
+        """Rows of the newest PERIODS_NEEDED periods among the first `known` versions, oldest first
+        (the order the builders sort them into): each period's latest announcement (of equal ones,
+        the first)."""
+        dated = np.flatnonzero(~np.isnat(self.end[:known]))
+        end, ann = self.end[dated].view("int64"), self.ann[dated].view("int64")
+        order = dated[np.lexsort((-dated, ann, end))]
+        ends = self.end[order].view("int64")
+        return order[np.append(ends[1:] != ends[:-1], True)][-PERIODS_NEEDED:]
+
+
+class _Valuations:
+    """Daily valuations sliced per date like ValuationDataAdapter reads them."""
+
+    def __init__(self, valuations: pd.DataFrame):
+        frame = valuations.sort_values("trade_date")
+        self.dates = frame["trade_date"].to_numpy(dtype="datetime64[ns]")
+        self.columns = {
+            c: pd.to_numeric(frame[c], errors="coerce").to_numpy(dtype="float64")
+            for c in ("close", "pe_ttm", "pb")
+        }
+
+    def fields(self, symbol: str, day: date, basis: FinanceBasis) -> dict[str, Any]:
+        hi = int(np.searchsorted(self.dates, np.datetime64(day), "right"))
+        recent = np.searchsorted(self.dates, np.datetime64(day - timedelta(days=RECENT_DAYS)), "left")
+        start = np.searchsorted(self.dates, np.datetime64(day - timedelta(days=VALUATION_DAYS)), "left")
+        has_last = hi > recent or hi > start
+        last = {c: (_value(v[hi - 1]) if has_last else None) for c, v in self.columns.items()}
+        window_start = pd.Timestamp(day) - pd.DateOffset(years=HISTORY_YEARS)
+        lo = int(np.searchsorted(self.dates, np.datetime64(window_start), "right"))
+        lo = max(lo, int(start))
+        pe_ttm = bounded("pe_ttm", last["pe_ttm"], symbol)
+        price = bounded("current_price", last["close"], symbol)
+        return {
+            "pe_percentile": percentile_of(self.columns["pe_ttm"][lo:hi], last["pe_ttm"]),
+            "pb_percentile": percentile_of(self.columns["pb"][lo:hi], last["pb"]),
+            "graham_safety_margin": graham(basis, price)[1],
+            "peg_ratio": peg_ratio(basis, last["pe_ttm"], pe_ttm),
+        }
+
+
+def _value(value: float) -> float | None:
+    return None if np.isnan(value) else float(value)
+
+
+class RulesFieldsBuilder(IRulesFieldsBuilder):
+    def fields(self, history: SymbolHistory, dates: Sequence[date]) -> dict[date, dict[str, Any]]:
+        bars = _Bars(history.bars)
+        reports = _Reports(history.financials)
+        valuations = _Valuations(history.valuations)
+        out: dict[date, dict[str, Any]] = {}
+        for day in dates:
+            state = reports.state(day)
+            out[day] = {
+                TECHNICAL: bars.fields(day),
+                VALUATION: valuations.fields(history.symbol, day, state[0]) if state else NO_REPORTS,
+                FINANCIAL: state[1] if state else NO_REPORTS,
+            }
+        return out
