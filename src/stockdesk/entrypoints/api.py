@@ -15,6 +15,7 @@ from stockdesk.coordinator.presentation.rest.coordinator_router import build_coo
 from stockdesk.data_engineering.presentation.rest import build_data_router
 from stockdesk.debate.presentation.rest.debate_router import build_debate_router
 from stockdesk.entrypoints.container import AppContainer
+from stockdesk.evaluation.presentation.rest import build_evaluation_router
 from stockdesk.judge.presentation.rest.judge_router import build_judge_router
 from stockdesk.research.presentation.rest.financial_auditor_routes import build_financial_router
 from stockdesk.research.presentation.rest.search_expert_routes import (
@@ -156,4 +157,5 @@ def create_app(container: AppContainer | None = None) -> FastAPI:
     app.include_router(build_judge_router(lambda: container.judge.service), prefix=API_PREFIX)
     app.include_router(build_coordinator_router(lambda: container.coordinator.service), prefix=API_PREFIX)
     app.include_router(build_strategy_router(lambda: container.strategy_lab.service), prefix=API_PREFIX)
+    app.include_router(build_evaluation_router(lambda: container.evaluation.service), prefix=API_PREFIX)
     return app

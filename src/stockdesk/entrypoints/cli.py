@@ -19,6 +19,7 @@ from stockdesk.coordinator.presentation.cli.analyze import build_analyze_command
 from stockdesk.coordinator.presentation.cli.sessions import build_report_command, build_sessions_command
 from stockdesk.data_engineering.presentation.cli import build_data_cli
 from stockdesk.entrypoints.container import AppContainer
+from stockdesk.evaluation.presentation.cli import build_evaluate_command
 from stockdesk.llm_platform.presentation.cli import build_llm_cli, model_assembly_progress
 from stockdesk.llm_platform.presentation.search_cli import build_search_command
 from stockdesk.research.presentation.cli import build_research_cli
@@ -65,6 +66,7 @@ app.command("search")(build_search_command(lambda: container().search_service))
 app.command("analyze")(build_analyze_command(lambda: container().coordinator.service))
 app.command("report")(build_report_command(lambda: container().coordinator.service))
 app.command("sessions")(build_sessions_command(lambda: container().coordinator.service))
+app.command("evaluate")(build_evaluate_command(lambda: container().evaluation.service))
 app.add_typer(build_strategy_cli(lambda: container().strategy_lab.service), name="strategy")
 
 

@@ -8,6 +8,7 @@ from stockdesk.coordinator.container import CoordinatorContainer
 from stockdesk.data_engineering.container import DataEngineeringContainer
 from stockdesk.debate.container import DebateContainer
 from stockdesk.debate.infrastructure.tools.store_tools import PanelData
+from stockdesk.evaluation.container import EvaluationContainer
 from stockdesk.judge.container import JudgeContainer
 from stockdesk.llm_platform.application.llm_service import LLMService
 from stockdesk.llm_platform.application.search_service import WebSearchService
@@ -43,6 +44,8 @@ class AppContainer:
             bars=data.daily_bars,
             llm_service=lambda: self.llm_service,
             search=lambda: self.search_service,
+            securities=data.securities,
+            market_frames=data.market_frames,
         )
 
     @cached_property
@@ -99,6 +102,19 @@ class AppContainer:
             securities=data.securities,
             prices=data.price_history,
             finance=data.finance,
+            llm_service=lambda: self.llm_service,
+        )
+
+    @cached_property
+    def evaluation(self) -> EvaluationContainer:
+        data = self.data
+        return EvaluationContainer(
+            database=self.database,
+            securities=data.securities,
+            market_frames=data.market_frames,
+            rules_signals=lambda: self.research.rules_signals,
+            judge=lambda: self.judge.service,
+            coordinator=lambda: self.coordinator.service,
             llm_service=lambda: self.llm_service,
         )
 

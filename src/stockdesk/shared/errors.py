@@ -37,6 +37,13 @@ class NotFoundException(StockdeskError):
     http_status = 404
 
 
+class ConflictException(StockdeskError):
+    """The thing exists but is not in a state that allows the request yet (HTTP 409)."""
+
+    code = "CONFLICT"
+    http_status = 409
+
+
 class ConfigurationError(StockdeskError):
     """Settings are missing or inconsistent; the message says which setting to fix."""
 

@@ -1,6 +1,7 @@
 """Application interface of the coordinator: the research pipeline and its sessions."""
 
 from stockdesk.coordinator.application.coordinator_service import ResearchCoordinatorService
+from stockdesk.coordinator.application.experts import SHORT_NAMES, parse_experts
 from stockdesk.coordinator.application.graph import ResearchGraphState, build_research_graph
 from stockdesk.coordinator.domain.dtos.session import (
     NodeExecution,
@@ -19,6 +20,7 @@ from stockdesk.coordinator.domain.model.enums import (
 
 __all__ = [
     "ALL_EXPERTS",
+    "SHORT_NAMES",
     "DebateModeName",
     "ExpertName",
     "NodeExecution",
@@ -31,4 +33,5 @@ __all__ = [
     "SessionStatus",
     "SessionSummary",
     "build_research_graph",
+    "parse_experts",
 ]

@@ -37,6 +37,22 @@ def code_digests(expert_results: dict[str, Any]) -> list[dict[str, Any]]:
     return digests
 
 
+def llm_signals(digests: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Each expert's own (LLM) stance as a signal the rules can combine: score = +-confidence."""
+    signals = {}
+    for digest in digests:
+        side = stance(str(digest.get("signal", "")))
+        confidence = min(1.0, max(0.0, float(digest.get("confidence", 0.0))))
+        score = confidence if side == "bullish" else -confidence if side == "bearish" else 0.0
+        signals[digest["expert"]] = {
+            "stance": side,
+            "score": score,
+            "confidence": confidence,
+            "reasons": [f"LLM: {digest.get('signal')} ({confidence:.2f})"],
+        }
+    return signals
+
+
 def aggregate(
     digests: list[dict[str, Any]], expert_results: dict[str, Any], expert_errors: dict[str, str]
 ) -> dict[str, Any]:

@@ -84,7 +84,11 @@ class ResearchCoordinatorService:
             llm_settings=(
                 {"rules_only": True}
                 if request.rules_only
-                else {**self._run_scope.settings(), "judge_samples": request.judge_samples}
+                else {
+                    **self._run_scope.settings(),
+                    "judge_samples": request.judge_samples,
+                    **({"verdict_by_rules": True} if request.verdict_by_rules else {}),
+                }
             ),
         )
         if not session.experts:
@@ -109,6 +113,7 @@ class ResearchCoordinatorService:
             "skip_debate": session.skip_debate,
             "rules_only": request.rules_only,
             "judge_samples": request.judge_samples,
+            "verdict_by_rules": request.verdict_by_rules,
             "debate_mode": session.debate_mode.value,
             "reused_results": reused,
             "expert_results": {},
@@ -159,6 +164,7 @@ class ResearchCoordinatorService:
             debate_mode=parent.debate_mode,
             rules_only=bool(parent.llm_settings.get("rules_only")),
             judge_samples=int(parent.llm_settings.get("judge_samples", 1)),
+            verdict_by_rules=bool(parent.llm_settings.get("verdict_by_rules")),
         )
         return await self.arun(request, parent=parent, **kwargs)
 

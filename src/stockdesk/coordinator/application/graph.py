@@ -10,6 +10,8 @@
   after the debate, as before the judge existed.
 - rules_only: each expert gives its snapshot and code-only signal (no LLM), the debate is
   skipped and the judge gives the rules verdict.
+- verdict_by_rules (evaluate --mode experts): the experts run with the LLM, the debate is skipped
+  and the judge gives the rules verdict over the experts' own stances and confidences.
 - The judge is handed the evidence: each expert's stance and code signal, and the technical
   snapshot's as-of prices for the trade plan (built without the LLM when the technical analyst
   was not asked for).
@@ -26,7 +28,7 @@ from typing import Annotated, Any, TypedDict
 from langgraph.graph import END, START, StateGraph
 from langgraph.types import Send
 
-from stockdesk.coordinator.application.aggregation import aggregate, code_digests
+from stockdesk.coordinator.application.aggregation import aggregate, code_digests, llm_signals
 from stockdesk.coordinator.domain.dtos.session import NodeExecution
 from stockdesk.coordinator.domain.model.enums import ALL_EXPERTS, NodeStatus
 from stockdesk.coordinator.domain.ports.gateways import IDebateGateway, IJudgeGateway, IResearchGateway
@@ -48,6 +50,7 @@ class ResearchGraphState(TypedDict, total=False):
     skip_debate: bool
     rules_only: bool
     judge_samples: int
+    verdict_by_rules: bool
     debate_mode: str
     reused_results: dict[str, dict[str, Any]]
     expert_results: Annotated[dict[str, dict[str, Any]], merge]
@@ -141,7 +144,8 @@ class _Nodes:
         return {"aggregation": aggregate(digests, results, errors)}
 
     def after_aggregation(self, state: ResearchGraphState) -> str:
-        if state.get("rules_only") and state.get("expert_results") and not state.get("skip_debate"):
+        by_rules = state.get("rules_only") or state.get("verdict_by_rules")
+        if by_rules and state.get("expert_results") and not state.get("skip_debate"):
             self.emit(DEBATE, NodeStatus.SKIPPED)
             return JUDGE if self.judge is not None else END
         if state.get("skip_debate") or not state.get("expert_results") or self.debate is None:
@@ -181,9 +185,13 @@ class _Nodes:
         stances = aggregation.get("stances") or {
             name: (r.get("code_signal") or {}).get("stance", "neutral") for name, r in results.items()
         }
+        if state.get("verdict_by_rules"):
+            signals = llm_signals(aggregation.get("digests") or [])
+        else:
+            signals = {n: r["code_signal"] for n, r in results.items() if r.get("code_signal")}
         return {
             "stances": stances,
-            "code_signals": {n: r["code_signal"] for n, r in results.items() if r.get("code_signal")},
+            "code_signals": signals,
             "technical": await self.technical_snapshot(state),
             "facts": {"digests": aggregation.get("digests") or []},  # what the judge's text is checked on
         }
@@ -191,7 +199,7 @@ class _Nodes:
     async def judge_node(self, state: ResearchGraphState) -> dict[str, Any]:
         assert self.judge is not None
         judge, outcome = self.judge, state.get("debate_outcome") or {}
-        rules_only = bool(state.get("rules_only"))
+        rules_only = bool(state.get("rules_only") or state.get("verdict_by_rules"))
         if not outcome and not rules_only:  # Decision 7: no debate conclusion, no verdict
             self.emit(JUDGE, NodeStatus.SKIPPED)
             return {"verdict": {}}

@@ -20,7 +20,7 @@ from stockdesk.shared.charts.spec import (
 )
 
 if TYPE_CHECKING:
-    from stockdesk.shared.charts.render import render_png, render_svg
+    from stockdesk.shared.charts.render import render_inline_svg, render_png, render_svg
 
 __all__ = [
     "Band",
@@ -31,13 +31,14 @@ __all__ = [
     "Point",
     "ReferenceLine",
     "SeriesKind",
+    "render_inline_svg",
     "render_png",
     "render_svg",
 ]
 
 
 def __getattr__(name: str) -> Any:
-    if name in ("render_png", "render_svg"):
+    if name in ("render_inline_svg", "render_png", "render_svg"):
         from stockdesk.shared.charts import render
 
         return getattr(render, name)

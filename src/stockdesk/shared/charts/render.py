@@ -8,6 +8,7 @@ the same bytes. Text is reduced to ASCII so no glyph is ever missing, CJK fonts 
 from __future__ import annotations
 
 import io
+import re
 import threading
 from collections.abc import Sequence
 
@@ -180,3 +181,12 @@ def render_svg(spec: ChartSpec) -> str:
 
 def render_png(spec: ChartSpec, dpi: int = PNG_DPI) -> bytes:
     return _save(spec, "png", dpi=dpi, metadata={"Software": None})
+
+
+_PROLOG = re.compile(r"\A.*?(?=<svg\b)", re.DOTALL)  # XML declaration and DOCTYPE: not inside HTML
+
+
+def render_inline_svg(spec: ChartSpec) -> str:
+    """The chart as an <svg> element for an HTML page: no prolog, shrinks to the page width."""
+    document = render_svg(spec)
+    return _PROLOG.sub("", document, count=1).replace("<svg ", '<svg style="max-width:100%;height:auto" ', 1)

@@ -25,6 +25,11 @@ class ResearchRequest(BaseModel):
     debate_mode: DebateModeName = DebateModeName.BULL_BEAR
     rules_only: bool = Field(default=False, description="code-only signals and the rules verdict, no LLM")
     judge_samples: int = Field(default=1, ge=1, le=9, description="seeded judge runs for verdict stability")
+    verdict_by_rules: bool = Field(
+        default=False,
+        description="LLM experts, no debate; the rules verdict combines the experts' own stances "
+        "and confidences (evaluate --mode experts)",
+    )
 
 
 class NodeExecution(BaseModel):

@@ -8,17 +8,15 @@ ChartSpec, or fails to draw, becomes a one-line note: a report always renders.
 from __future__ import annotations
 
 import logging
-import re
 from dataclasses import dataclass
 
 from markupsafe import Markup, escape
 from pydantic import ValidationError
 
 from stockdesk.coordinator.application import ResearchSession
-from stockdesk.shared.charts import ChartSpec, render_svg
+from stockdesk.shared.charts import ChartSpec, render_inline_svg
 
 logger = logging.getLogger(__name__)
-PROLOG = re.compile(r"\A.*?(?=<svg\b)", re.DOTALL)  # XML declaration and DOCTYPE: not inside HTML
 
 
 @dataclass(frozen=True)
@@ -40,15 +38,10 @@ class ChartView:
         if self.spec is None:
             return Markup("")
         try:
-            return Markup(inline_svg(render_svg(self.spec)))
+            return Markup(render_inline_svg(self.spec))
         except Exception as exc:  # a report always renders: say what failed instead
             logger.warning("chart %s could not be drawn", self.id, exc_info=True)
             return Markup("<p><b>Chart not drawn:</b> {}</p>").format(escape(f"{type(exc).__name__}: {exc}"))
-
-
-def inline_svg(document: str) -> str:
-    """A standalone SVG document as an element for an HTML page (no prolog, shrinks to fit)."""
-    return PROLOG.sub("", document, count=1).replace("<svg ", '<svg style="max-width:100%;height:auto" ', 1)
 
 
 def chart_views(session: ResearchSession) -> list[ChartView]:

@@ -1,0 +1,261 @@
+"""EvaluationService: replay the desk over past dates, durably, then score it.
+
+1. Plan: each symbol's evaluation dates (every N trading days in the window).
+2. Verdicts: one durable task per (symbol, date) in the job named by the config's hash; a rerun
+   resumes the job and never recomputes a finished task; a failed task is retried up to
+   MAX_ATTEMPTS and then reported. LLM modes run inside the response cache, so rerunning the same
+   evaluation costs no LLM call.
+3. Scores (recomputed from the stored verdicts on every run, in seconds): outcomes, metrics of the
+   mode and of the baselines (rules, always-HOLD, buy-and-hold), portfolios, the summary.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable, Mapping
+from datetime import date
+from typing import Any
+
+import pandas as pd
+
+from stockdesk.evaluation.application.schedule import evaluation_dates, parse_key, task_key
+from stockdesk.evaluation.application.scoring import (
+    ALWAYS_HOLD,
+    BUY_AND_HOLD,
+    RULES_BASELINE,
+    attribution,
+    benchmark_levels,
+    month_regimes,
+    outcomes,
+    points_of,
+    portfolio,
+    score_set,
+)
+from stockdesk.evaluation.application.summary_text import summary_text
+from stockdesk.evaluation.domain.dtos import (
+    EvaluationConfig,
+    EvaluationJob,
+    EvaluationMode,
+    EvaluationReport,
+    FailedTask,
+    Verdict,
+)
+from stockdesk.evaluation.domain.ports import IEvaluationMarket, ILLMUsage, IVerdictSource, NoLLM, Usage
+from stockdesk.shared.errors import BadRequestException, ConflictException, NotFoundException
+from stockdesk.shared.tasks import ITaskStore, TaskStatus, config_hash, run_tasks
+
+JOB_KIND = "evaluate"
+SCHEMA_VERSION = 1  # bump when a stored verdict's meaning changes: old jobs then do not resume
+MAX_ATTEMPTS = 3
+BATCH = {EvaluationMode.RULES: 500, EvaluationMode.EXPERTS: 1, EvaluationMode.FULL: 1}
+Progress = Callable[[int, int], None]
+
+
+class EvaluationService:
+    def __init__(
+        self,
+        market: IEvaluationMarket,
+        sources: Mapping[EvaluationMode, Callable[[], IVerdictSource]],
+        tasks: ITaskStore,
+        llm: Callable[[], ILLMUsage],
+    ):
+        """`sources[mode]()` builds that mode's verdict source (only when the mode runs)."""
+        self._market = market
+        self._sources = sources
+        self._tasks = tasks
+        self._llm = llm
+        self._usage: dict[str, Usage] = {}  # what the last execute of each job spent (this process)
+
+    def plan(self, config: EvaluationConfig) -> dict[str, list[date]]:
+        known = self._market.securities(config.symbols)
+        unknown = [s for s in config.symbols if s not in known]
+        if unknown:
+            raise NotFoundException(
+                f"not in the store: {', '.join(unknown)} (import or sync them first)", code="UNKNOWN_SYMBOL"
+            )
+        if config.benchmark and not self._market.securities([config.benchmark]):
+            raise NotFoundException(
+                f"benchmark {config.benchmark} is not in the store", code="UNKNOWN_SYMBOL"
+            )
+        dates = evaluation_dates(
+            self._market.bars(config.symbols, config.start, config.end),
+            config.start,
+            config.end,
+            config.every,
+        )
+        if not any(dates.values()):
+            raise BadRequestException(
+                f"no trading day of {', '.join(config.symbols)} between {config.start} and {config.end}",
+                code="EMPTY_WINDOW",
+            )
+        return dates
+
+    def start(self, config: EvaluationConfig) -> EvaluationJob:
+        """Check the config, plan the points and open (or reopen) the durable job: no verdict yet."""
+        plan = self.plan(config)
+        stored = {"schema": SCHEMA_VERSION, **config.model_dump(mode="json")}
+        job, _ = self._tasks.open_job(JOB_KIND, config_hash(stored), stored)
+        self._tasks.add_tasks(job.id, [task_key(s, d) for s, days in plan.items() for d in days])
+        return self.status(job.id)
+
+    def status(self, job_id: str) -> EvaluationJob:
+        job = self._tasks.get_job(job_id)
+        if job is None or job.kind != JOB_KIND:
+            raise NotFoundException(f"no evaluation {job_id}", code="EVALUATION_NOT_FOUND")
+        counts = self._tasks.counts(job_id)
+        return EvaluationJob(
+            job_id=job.id, status=job.status.value, config=_config(job.config), done=counts.done,
+            failed=counts.failed, pending=counts.pending + counts.running, total=counts.total,
+            error=job.error,
+        )  # fmt: skip
+
+    def execute(self, job_id: str, *, on_progress: Progress | None = None) -> EvaluationJob:
+        """Compute every verdict the job still lacks (retrying failures), in the response cache."""
+        job = self.status(job_id)
+        config = EvaluationConfig.model_validate(job.config)
+        if on_progress is not None:
+            on_progress(job.done, job.total)
+        source = self._sources[config.mode]()
+
+        def work(keys: list[str]) -> dict[str, Any]:
+            points: dict[str, list[date]] = defaultdict(list)
+            for key in keys:
+                symbol, day = parse_key(key)
+                points[symbol].append(day)
+            found = source.verdicts(points, config.experts)
+            return {
+                task_key(s, d): (v.model_dump(mode="json") if isinstance(v, Verdict) else v)
+                for (s, d), v in found.items()
+            }
+
+        llm = NoLLM() if config.mode is EvaluationMode.RULES else self._llm()
+        with llm.cached_and_metered() as usage:
+            run_tasks(
+                self._tasks,
+                job_id,
+                work,
+                batch_size=BATCH[config.mode],
+                max_attempts=MAX_ATTEMPTS,
+                on_progress=on_progress,
+            )
+        self._usage[job_id] = usage
+        return self.status(job_id)
+
+    def run(self, config: EvaluationConfig, *, on_progress: Progress | None = None) -> EvaluationReport:
+        """start + execute + report: what `stockdesk evaluate` does."""
+        job = self.start(config)
+        self.execute(job.job_id, on_progress=on_progress)
+        return self.report(job.job_id, resumed=job.done)
+
+    def report(self, job_id: str, *, resumed: int = 0) -> EvaluationReport:
+        """Score the stored verdicts (seconds; no LLM). Refused while tasks are still to do."""
+        job = self.status(job_id)
+        if job.pending:
+            raise ConflictException(
+                f"evaluation {job_id} has {job.pending} of {job.total} points still to compute",
+                code="EVALUATION_NOT_FINISHED",
+            )
+        config = EvaluationConfig.model_validate(job.config)
+        usage = self._usage.get(job_id, Usage())
+        report = self._score(config, job_id)
+        return report.model_copy(
+            update={"llm_calls": usage.calls, "tokens": usage.tokens, "cache_hits": usage.cache_hits,
+                    "resumed": resumed}
+        )  # fmt: skip
+
+    # ---- scoring ---------------------------------------------------------------------------------
+    def _score(self, config: EvaluationConfig, job_id: str) -> EvaluationReport:
+        done = {
+            parse_key(t.key): Verdict.model_validate(t.result)
+            for t in self._tasks.tasks(job_id, TaskStatus.DONE)
+        }
+        failed = [
+            FailedTask(
+                symbol=parse_key(t.key)[0],
+                as_of=parse_key(t.key)[1],
+                attempts=t.attempts,
+                error=t.error or "",
+            )
+            for t in self._tasks.tasks(job_id, TaskStatus.FAILED)
+        ]
+        securities = self._market.securities(
+            [*config.symbols, *([config.benchmark] if config.benchmark else [])]
+        )
+        bars = self._market.bars(list(securities), config.start, None)
+        levels = benchmark_levels(bars, config.symbols, config.benchmark)
+        universe_bars = bars[bars["symbol"].isin(config.symbols)]
+        sets = {config.mode.value: _frame(done)}
+        if config.mode is not EvaluationMode.RULES:
+            rules = self._sources[EvaluationMode.RULES]().verdicts(_by_symbol(done), config.experts)
+            sets[RULES_BASELINE] = _frame({k: v for k, v in rules.items() if isinstance(v, Verdict)})
+        sets[ALWAYS_HOLD] = _baseline(sets[config.mode.value], "HOLD", 0.0)
+        sets[BUY_AND_HOLD] = _baseline(sets[config.mode.value], "BUY", 1.0 / len(config.symbols))
+        scored = {
+            name: outcomes(frame, universe_bars, securities, levels, config.horizons)
+            if not frame.empty
+            else frame
+            for name, frame in sets.items()
+        }
+        regimes = month_regimes(levels)
+        base_name = config.mode.value if config.mode is EvaluationMode.RULES else RULES_BASELINE
+        metrics: dict[str, Any] = {}
+        for name, frame in scored.items():
+            if frame.empty:
+                continue
+            baseline = None if name == base_name else scored.get(base_name)
+            usable = baseline if baseline is not None and not baseline.empty else None
+            metrics[name] = score_set(frame, usable, config, regimes)
+        main = scored[config.mode.value]
+        if not main.empty:
+            for h, rows in attribution(main, config.horizons).items():
+                metrics[config.mode.value][h]["experts"] = rows
+        non_empty = {n: f for n, f in scored.items() if not f.empty}
+        book = portfolio(non_empty, universe_bars, securities, levels, config) if non_empty else {}
+        report = EvaluationReport(
+            config=config.model_dump(mode="json"),
+            job_id=job_id,
+            points=points_of(main, config) if not main.empty else [],
+            failed=failed,
+            llm_calls=0,
+            tokens=0,
+            metrics=metrics,
+            portfolio=book,
+            summary="",
+        )
+        return report.model_copy(update={"summary": summary_text(report, config)})
+
+
+def _config(stored: Mapping[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in stored.items() if k != "schema"}
+
+
+def _by_symbol(done: Mapping[tuple[str, date], Verdict]) -> dict[str, list[date]]:
+    points: dict[str, list[date]] = defaultdict(list)
+    for symbol, day in sorted(done):
+        points[symbol].append(day)
+    return points
+
+
+def _frame(verdicts: Mapping[tuple[str, date], Verdict]) -> pd.DataFrame:
+    rows = [
+        {
+            "symbol": symbol,
+            "as_of": day,
+            "action": v.action,
+            "confidence": v.confidence,
+            "position_percent": v.position_percent,
+            "session_id": v.session_id,
+            "experts": v.experts,
+        }
+        for (symbol, day), v in sorted(verdicts.items())
+    ]
+    columns = ["symbol", "as_of", "action", "confidence", "position_percent", "session_id", "experts"]
+    return pd.DataFrame(rows, columns=columns)
+
+
+def _baseline(frame: pd.DataFrame, action: str, position: float) -> pd.DataFrame:
+    """A fixed baseline on the same points: confidence 0.5 (no view on the odds), no experts."""
+    out = frame[["symbol", "as_of"]].copy()
+    out["action"], out["confidence"], out["position_percent"] = action, 0.5, position
+    out["session_id"], out["experts"] = None, [{} for _ in range(len(out))]
+    return out

@@ -1,0 +1,242 @@
+"""From verdicts to outcomes and figures: fills, forward and excess returns, metrics, portfolios.
+
+- Outcomes come from `shared.execution` (T+1 open entry, limit and suspension rules, adjusted
+  forward returns); the benchmark return of a point is the benchmark index's over the point's own
+  window (entry open to the h-th day's close): a stored symbol, or the equal-weight universe.
+- Every verdict set (the mode, the rules baseline, always-HOLD, buy-and-hold) is scored alike,
+  per horizon: over all points, over the points after the knowledge cutoff (the leakage window),
+  and over benchmark-up and benchmark-down months (the month of the verdict's date).
+- The bootstrap compares each set with the rules baseline on the same dates: hit rate, mean rank
+  IC, and the mean excess return of the points each side bought (over all points both sides have
+  the same mean, so the choice of what to buy is what can differ).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from stockdesk.evaluation.application.scores import (
+    HitRate,
+    MeanExcess,
+    MeanRankIC,
+    bootstrap_difference,
+    expert_attribution,
+    summarise,
+)
+from stockdesk.evaluation.domain.dtos import EvaluationConfig, EvaluationPoint, ExpertVoice
+from stockdesk.evaluation.domain.metrics import HorizonMetrics
+from stockdesk.evaluation.domain.ports import SecurityInfo
+from stockdesk.shared.execution import (
+    adjusted_prices,
+    cost_model,
+    fills_and_returns,
+    follow_portfolio,
+    index_levels,
+    limit_lookup,
+    verdict_weights,
+    window_returns,
+    with_slippage,
+)
+from stockdesk.strategy_lab.application.backtest.metrics import performance
+
+RULES_BASELINE, ALWAYS_HOLD, BUY_AND_HOLD = "rules_baseline", "always_hold", "buy_and_hold"
+SUBSETS = ("after_cutoff", "benchmark_up", "benchmark_down")
+
+
+def outcomes(
+    verdicts: pd.DataFrame,
+    bars: pd.DataFrame,
+    securities: Mapping[str, SecurityInfo],
+    levels: pd.DataFrame,
+    horizons: list[int],
+) -> pd.DataFrame:
+    """`verdicts` (symbol, as_of, action, confidence, position_percent, ...) joined with entry,
+    fill, forward returns `fwd_<h>` and excess returns `exc_<h>` over the benchmark levels."""
+    names = {s: info.name for s, info in securities.items()}
+    fills = fills_and_returns(bars, verdicts[["symbol", "as_of", "action"]], horizons, limit_lookup(names))
+    frame = verdicts.join(fills[["entry_date", "entry_price", "filled", *[f"fwd_{h}" for h in horizons]]])
+    for h in horizons:
+        bench = window_returns(levels, fills["entry_date"], fills[f"exit_{h}"])
+        frame[f"exc_{h}"] = frame[f"fwd_{h}"] - bench.to_numpy()
+    return frame
+
+
+def benchmark_levels(bars: pd.DataFrame, universe: list[str], benchmark: str | None) -> pd.DataFrame:
+    return index_levels(bars, [benchmark] if benchmark else universe)
+
+
+def month_regimes(levels: pd.DataFrame) -> pd.Series:
+    """Month (Period) -> True when the benchmark rose over it (last close vs the month before's)."""
+    closes = levels["close"].groupby(levels.index.to_period("M")).last()
+    change = closes.pct_change()
+    return (change > 0).where(change.notna())
+
+
+def _horizon_frame(frame: pd.DataFrame, h: int) -> pd.DataFrame:
+    return pd.DataFrame(
+        {
+            "as_of": frame["as_of"],
+            "symbol": frame["symbol"],
+            "action": frame["action"],
+            "confidence": frame["confidence"],
+            "forward_return": frame[f"fwd_{h}"],
+            "excess_return": frame[f"exc_{h}"],
+        }
+    )
+
+
+def headline(metrics: HorizonMetrics) -> dict[str, Any]:
+    """The figures a reader compares first (the JSON contract names them)."""
+    ic, cal = metrics.rank_ic, metrics.calibration
+    return {
+        "count": metrics.count,
+        "hit_rate": metrics.hit_rate,
+        "mean_excess": metrics.mean_excess,
+        "rank_ic": {
+            "mean": ic.mean,
+            "icir": ic.icir,
+            "t": ic.t,
+            "positive_share": ic.positive_share,
+            "dates": ic.dates,
+        },
+        "brier": cal.brier,
+        "brier_skill": cal.brier_skill,
+        "ece": cal.ece,
+    }
+
+
+def subsets(frame: pd.DataFrame, config: EvaluationConfig, regimes: pd.Series) -> dict[str, pd.Series]:
+    """Boolean masks over `frame`'s rows: after the cutoff, benchmark-up and -down months."""
+    as_of = pd.to_datetime(frame["as_of"])
+    up = as_of.dt.to_period("M").map(regimes)
+    return {
+        "after_cutoff": as_of >= pd.Timestamp(config.knowledge_cutoff),
+        "benchmark_up": up.eq(True),
+        "benchmark_down": up.eq(False),
+    }
+
+
+def score_set(
+    frame: pd.DataFrame, baseline: pd.DataFrame | None, config: EvaluationConfig, regimes: pd.Series
+) -> dict[str, Any]:
+    """Per horizon: the headline over all points, the detail, the three subsets, the bootstrap."""
+    masks = subsets(frame, config, regimes)
+    out: dict[str, Any] = {}
+    for h in config.horizons:
+        points = _horizon_frame(frame, h)
+        full = summarise(points, hold_band=config.hold_band)
+        entry = {**headline(full), "detail": full.model_dump(mode="json")}
+        for name in SUBSETS:
+            entry[name] = headline(summarise(points[masks[name].to_numpy()], hold_band=config.hold_band))
+        if baseline is not None:
+            base = _horizon_frame(baseline, h)
+            entry["bootstrap"] = {
+                name: bootstrap_difference(
+                    points["as_of"], points, base, statistic,
+                    resamples=config.bootstrap_resamples, seed=config.bootstrap_seed,
+                ).model_dump(mode="json")
+                for name, statistic in (
+                    ("hit_rate", HitRate(config.hold_band)),
+                    ("rank_ic", MeanRankIC()),
+                    ("mean_excess_bought", MeanExcess(("BUY",))),
+                )
+            }  # fmt: skip
+        out[str(h)] = entry
+    return out
+
+
+def attribution(frame: pd.DataFrame, horizons: list[int]) -> dict[str, Any]:
+    """Per horizon: each expert's stance hit rate and rank IC (from the points' expert voices)."""
+    rows = [
+        {"as_of": r.as_of, "expert": name, "stance": voice.stance, "confidence": voice.confidence, "index": i}
+        for i, r in enumerate(frame.itertuples(index=False))
+        for name, voice in (r.experts or {}).items()
+    ]
+    if not rows:
+        return {str(h): [] for h in horizons}
+    voices = pd.DataFrame(rows)
+    out = {}
+    for h in horizons:
+        voices["forward_return"] = frame[f"fwd_{h}"].to_numpy()[voices["index"]]
+        voices["excess_return"] = frame[f"exc_{h}"].to_numpy()[voices["index"]]
+        out[str(h)] = [a.model_dump(mode="json") for a in expert_attribution(voices)]
+    return out
+
+
+def portfolio(
+    frames: Mapping[str, pd.DataFrame],
+    bars: pd.DataFrame,
+    securities: Mapping[str, SecurityInfo],
+    levels: pd.DataFrame,
+    config: EvaluationConfig,
+) -> dict[str, Any]:
+    """Each set's follow-the-verdict portfolio and the benchmark, from the first evaluation date."""
+    closes, opens = adjusted_prices(bars)
+    first = min(pd.Timestamp(f["as_of"].min()) for f in frames.values())
+    closes, opens = closes.loc[first:], opens.loc[first:].reindex_like(closes.loc[first:])
+    if closes.empty:
+        return {"dates": [], "benchmark": [], "curves": {}, "metrics": {}}
+    models = {s: with_slippage(cost_model(securities[s].market), config.slippage) for s in closes.columns}
+    buy = pd.Series({s: m.buy for s, m in models.items()}, dtype="float64")
+    sell = pd.Series({s: m.sell for s, m in models.items()}, dtype="float64")
+    bench = levels["close"].reindex(closes.index).ffill()
+    bench = bench / bench.dropna().iloc[0] if bench.notna().any() else bench
+    curves, metrics = {}, {}
+    years = max((len(closes) - 1) / 252, 1 / 252)
+    for name, frame in frames.items():
+        held = frame[["as_of", "symbol", "action", "position_percent", "filled"]].copy()
+        held["position_percent"] *= 100.0  # the verdict's is a fraction of the book (judge spec)
+        weights = verdict_weights(held)
+        sim = follow_portfolio(
+            closes, opens, weights.reindex(columns=closes.columns, fill_value=0.0), buy, sell
+        )
+        curves[name] = [round(float(v), 6) for v in sim.nav]
+        perf = performance(sim.nav).model_dump()
+        metrics[name] = {**perf, "turnover": float(sim.turnover.sum()) / years, "rebalances": sim.rebalances}
+    if bench.notna().all():
+        metrics["benchmark"] = performance(bench).model_dump()
+    return {
+        "dates": [d.date().isoformat() for d in closes.index],
+        "benchmark": [None if math.isnan(v) else round(float(v), 6) for v in bench],
+        "curves": curves,
+        "metrics": metrics,
+        "costs": {
+            "slippage": config.slippage,
+            "note": "commission and stamp duty per market, plus slippage each side",
+        },
+    }
+
+
+def points_of(frame: pd.DataFrame, config: EvaluationConfig) -> list[EvaluationPoint]:
+    """The mode's points as the JSON contract holds them (returns rounded to 1e-8)."""
+    cutoff = config.knowledge_cutoff
+    out = []
+    for r in frame.to_dict("records"):
+        entry = r["entry_date"]
+        out.append(
+            EvaluationPoint(
+                symbol=r["symbol"],
+                as_of=r["as_of"],
+                action=r["action"],
+                confidence=r["confidence"],
+                position_percent=r["position_percent"],
+                entry_date=None if pd.isna(entry) else pd.Timestamp(entry).date(),
+                entry_price=None if pd.isna(r["entry_price"]) else float(r["entry_price"]),
+                filled=bool(r["filled"]),
+                forward_returns={str(h): _fraction(r[f"fwd_{h}"]) for h in config.horizons},
+                excess_returns={str(h): _fraction(r[f"exc_{h}"]) for h in config.horizons},
+                session_id=r.get("session_id"),
+                in_training_window=r["as_of"] < cutoff,
+                experts={k: ExpertVoice.model_validate(v) for k, v in (r.get("experts") or {}).items()},
+            )
+        )
+    return out
+
+
+def _fraction(value: float) -> float | None:
+    return None if value is None or not np.isfinite(value) else round(float(value), 8)

@@ -1,0 +1,168 @@
+"""What `stockdesk evaluate` is asked (EvaluationConfig) and what it answers (EvaluationReport).
+
+The report's JSON is a contract other tools read: top-level `config`, `points`, `llm_calls`,
+`tokens`, `metrics` (per mode and baseline, per horizon) and `portfolio`.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+from enum import StrEnum
+from typing import Any
+
+from pydantic import BaseModel, Field, ValidationError, field_validator, model_validator
+
+from stockdesk.shared.errors import BadRequestException
+
+ALL_EXPERTS = (
+    "valuation_modeler",
+    "technical_analyst",
+    "financial_auditor",
+    "macro_intelligence",
+    "catalyst_detective",
+)
+# Qwen's team publishes no training cutoff for Qwen2.5-Coder; its release date bounds it from above.
+EMBEDDED_MODEL_CUTOFF = date(2024, 9, 19)
+
+
+class EvaluationMode(StrEnum):
+    RULES = "rules"
+    """The code-only rules verdict: no LLM."""
+    EXPERTS = "experts"
+    """The LLM experts, combined by the rules (no debate, no judge LLM)."""
+    FULL = "full"
+    """The whole pipeline: LLM experts, debate and judge."""
+
+
+class EvaluationConfig(BaseModel):
+    """Everything that decides the results; its hash names the run's durable tasks."""
+
+    symbols: list[str] = Field(min_length=1)
+    start: date
+    end: date
+    every: int = Field(default=20, ge=1, description="every N trading days of each symbol's calendar")
+    horizons: list[int] = Field(default_factory=lambda: [5, 20, 60])
+    mode: EvaluationMode = EvaluationMode.RULES
+    experts: list[str] = Field(default_factory=lambda: list(ALL_EXPERTS))
+    benchmark: str | None = Field(
+        default=None, description="a stored symbol; None: the equal-weight universe"
+    )
+    slippage: float = Field(default=0.0005, ge=0.0, lt=0.05, description="per side, a fraction")
+    hold_band: float = Field(default=0.03, gt=0.0, lt=1.0, description="|return| within which HOLD hits")
+    knowledge_cutoff: date = Field(
+        default=EMBEDDED_MODEL_CUTOFF, description="points dated before it are in the training window"
+    )
+    bootstrap_resamples: int = Field(default=1000, ge=100, le=100_000)
+    bootstrap_seed: int = 20240101
+
+    @field_validator("symbols")
+    @classmethod
+    def _symbols(cls, value: list[str]) -> list[str]:
+        cleaned = list(dict.fromkeys(s.strip().upper() for s in value if s.strip()))
+        if not cleaned:
+            raise ValueError("name at least one symbol")
+        return cleaned
+
+    @field_validator("horizons")
+    @classmethod
+    def _horizons(cls, value: list[int]) -> list[int]:
+        if not value or any(h < 1 or h > 250 for h in value):
+            raise ValueError("horizons are trading days between 1 and 250")
+        return sorted(set(value))
+
+    @field_validator("experts")
+    @classmethod
+    def _experts(cls, value: list[str]) -> list[str]:
+        unknown = [e for e in value if e not in ALL_EXPERTS]
+        if unknown or not value:
+            raise ValueError(
+                f"experts must be among {', '.join(ALL_EXPERTS)}; got {', '.join(unknown) or 'none'}"
+            )
+        return list(dict.fromkeys(value))
+
+    @model_validator(mode="after")
+    def _window(self) -> EvaluationConfig:
+        if self.start > self.end:
+            raise ValueError(f"--from {self.start} is after --to {self.end}")
+        return self
+
+
+def evaluation_config(data: dict[str, Any]) -> EvaluationConfig:
+    """The config, or one 400 INVALID_EVALUATION naming the first problem (CLI and REST alike)."""
+    try:
+        return EvaluationConfig.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "config"
+        raise BadRequestException(f"{where}: {first['msg']}", code="INVALID_EVALUATION") from exc
+
+
+class ExpertVoice(BaseModel):
+    """One expert's stance at one point (code signal in rules mode, the LLM's own otherwise)."""
+
+    stance: str
+    confidence: float
+
+
+class Verdict(BaseModel):
+    """What a task stores: the verdict of one (symbol, date), before any market outcome."""
+
+    action: str = Field(description="BUY | SELL | HOLD")
+    confidence: float
+    position_percent: float = 0.0
+    session_id: str | None = None
+    experts: dict[str, ExpertVoice] = Field(default_factory=dict)
+    llm_calls: int = 0
+    tokens: int = 0
+
+
+class EvaluationPoint(BaseModel):
+    symbol: str
+    as_of: date
+    action: str
+    confidence: float
+    position_percent: float
+    entry_date: date | None
+    entry_price: float | None
+    filled: bool = Field(
+        description="False: a BUY at a limit-up open, a SELL at a limit-down open, no entry day"
+    )
+    forward_returns: dict[str, float | None] = Field(description="horizon -> return as a fraction")
+    excess_returns: dict[str, float | None] = Field(description="horizon -> return over the benchmark's")
+    session_id: str | None = None
+    in_training_window: bool = False
+    experts: dict[str, ExpertVoice] = Field(default_factory=dict)
+
+
+class EvaluationJob(BaseModel):
+    """A durable evaluation: its config and how far its points are (REST polls this)."""
+
+    job_id: str
+    status: str = Field(description="pending | running | done | failed | interrupted")
+    config: dict[str, Any]
+    done: int
+    failed: int = Field(description="points that failed after every retry")
+    pending: int = Field(description="points still to compute (or being computed)")
+    total: int
+    error: str | None = None
+
+
+class FailedTask(BaseModel):
+    symbol: str
+    as_of: date
+    attempts: int
+    error: str
+
+
+class EvaluationReport(BaseModel):
+    config: dict[str, Any]
+    job_id: str
+    points: list[EvaluationPoint]
+    failed: list[FailedTask] = Field(default_factory=list)
+    llm_calls: int = Field(description="LLM calls this run made (cache hits excluded)")
+    tokens: int
+    cache_hits: int = 0
+    resumed: int = Field(default=0, description="tasks finished by an earlier, interrupted run")
+    metrics: dict[str, Any] = Field(description="per mode and baseline, per horizon")
+    portfolio: dict[str, Any]
+    summary: str = Field(description="the one-paragraph plain-language verdict on the run")

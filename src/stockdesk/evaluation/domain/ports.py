@@ -1,0 +1,73 @@
+"""Ports of the evaluation: market data, verdict sources by mode, the LLM's cache and meter."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
+from datetime import date
+
+import pandas as pd
+
+from stockdesk.evaluation.domain.dtos import EvaluationMode, Verdict
+
+
+@dataclass(frozen=True)
+class SecurityInfo:
+    symbol: str
+    name: str | None
+    market: str
+
+
+class IEvaluationMarket(ABC):
+    """Prices for schedules, fills and returns, read through data_engineering's application."""
+
+    @abstractmethod
+    def securities(self, symbols: Sequence[str]) -> dict[str, SecurityInfo]:
+        """The stored ones among `symbols` (unknown symbols are left out)."""
+
+    @abstractmethod
+    def bars(self, symbols: Sequence[str], start: date, end: date | None) -> pd.DataFrame:
+        """Long frame: symbol, trade_date, open, close, pre_close, volume, adj_factor (raw prices);
+        `end` None: everything stored (forward returns need the days after the last verdict)."""
+
+
+class IVerdictSource(ABC):
+    """Verdicts of one mode for a batch of points, each computed as of its own date only."""
+
+    mode: EvaluationMode
+
+    @abstractmethod
+    def verdicts(
+        self, points: Mapping[str, Sequence[date]], experts: Sequence[str]
+    ) -> dict[tuple[str, date], Verdict | Exception]:
+        """One entry per (symbol, date); an Exception marks that point's task as failed."""
+
+
+@dataclass
+class Usage:
+    """LLM calls made (cache hits excluded), cache hits and tokens spent inside a meter."""
+
+    calls: int = 0
+    cache_hits: int = 0
+    tokens: int = 0
+
+
+class ILLMUsage(ABC):
+    @abstractmethod
+    def cached_and_metered(self) -> AbstractContextManager[Usage]:
+        """Inside: every LLM call goes through the response cache; the yielded Usage counts them."""
+
+
+class NoLLM(ILLMUsage):
+    """For rules mode and tests: nothing to cache, nothing to count."""
+
+    def cached_and_metered(self) -> AbstractContextManager[Usage]:
+        from contextlib import contextmanager
+
+        @contextmanager
+        def scope() -> Iterator[Usage]:
+            yield Usage()
+
+        return scope()

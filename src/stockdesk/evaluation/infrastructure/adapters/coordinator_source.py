@@ -1,0 +1,68 @@
+"""Experts and full modes: one research session per point through the coordinator.
+
+Each point is a recorded session (its id in the point), so every verdict keeps its audit trail.
+Experts mode asks the coordinator for `verdict_by_rules` (LLM experts, the rules combine their own
+stances, no debate); full mode runs the whole pipeline.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from datetime import date
+from typing import Any
+
+from stockdesk.coordinator.application import ResearchCoordinatorService, ResearchRequest, ResearchSession
+from stockdesk.evaluation.domain.dtos import EvaluationMode, ExpertVoice, Verdict
+from stockdesk.evaluation.domain.ports import IVerdictSource
+
+
+class NoVerdictError(RuntimeError):
+    """The session finished without a verdict (every expert failed, or the judge did)."""
+
+
+class CoordinatorVerdictSource(IVerdictSource):
+    def __init__(self, service: Callable[[], ResearchCoordinatorService], mode: EvaluationMode):
+        self._service = service
+        self.mode = mode
+
+    def verdicts(
+        self, points: Mapping[str, Sequence[date]], experts: Sequence[str]
+    ) -> dict[tuple[str, date], Verdict | Exception]:
+        service = self._service()
+        out: dict[tuple[str, date], Verdict | Exception] = {}
+        for symbol, days in points.items():
+            for day in days:
+                request = ResearchRequest(
+                    symbol=symbol,
+                    as_of=day,
+                    experts=list(experts),
+                    verdict_by_rules=self.mode is EvaluationMode.EXPERTS,
+                )
+                try:
+                    out[(symbol, day)] = self._verdict(service.run(request))
+                except Exception as exc:  # recorded on the task, retried, then reported
+                    out[(symbol, day)] = exc
+        return out
+
+    @staticmethod
+    def _verdict(session: ResearchSession) -> Verdict:
+        verdict: dict[str, Any] = session.verdict or {}
+        if not verdict.get("action"):
+            reasons = {**session.expert_errors, **session.errors}
+            raise NoVerdictError(f"session {session.id} has no verdict: {reasons or session.status}")
+        digests = (session.aggregation or {}).get("digests") or []
+        stances = (session.aggregation or {}).get("stances") or {}
+        return Verdict(
+            action=verdict["action"],
+            confidence=float(verdict.get("confidence", 0.0)),
+            position_percent=float(verdict.get("position_percent", 0.0)),
+            session_id=session.id,
+            experts={
+                d["expert"]: ExpertVoice(
+                    stance=stances.get(d["expert"], "neutral"), confidence=float(d["confidence"])
+                )
+                for d in digests
+            },
+            llm_calls=session.llm_calls,
+            tokens=session.tokens,
+        )

@@ -1,0 +1,119 @@
+"""`stockdesk evaluate`: replay the desk over past dates and score it (progress on stderr)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import typer
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+
+from stockdesk.coordinator.application import parse_experts
+from stockdesk.evaluation.application.evaluation_service import EvaluationService
+from stockdesk.evaluation.domain.dtos import EvaluationMode, evaluation_config
+from stockdesk.evaluation.presentation.report import output_format, write_report
+from stockdesk.shared.dates import parse_day
+from stockdesk.shared.errors import BadRequestException
+
+
+def read_universe(path: Path) -> list[str]:
+    """One symbol per line (or comma separated); blank lines and `#` comments are skipped."""
+    if not path.is_file():
+        raise BadRequestException(f"--universe: no such file {path}", code="BAD_UNIVERSE")
+    symbols = [
+        part.strip()
+        for line in path.read_text(encoding="utf-8").splitlines()
+        for part in line.split("#", 1)[0].split(",")
+        if part.strip()
+    ]
+    if not symbols:
+        raise BadRequestException(f"--universe: {path} names no symbol", code="BAD_UNIVERSE")
+    return symbols
+
+
+def parse_horizons(value: str) -> list[int]:
+    try:
+        return [int(part) for part in value.split(",") if part.strip()]
+    except ValueError as exc:
+        raise BadRequestException(
+            f"--horizons must be comma-separated integers, got {value!r}", code="BAD_HORIZONS"
+        ) from exc
+
+
+def build_evaluate_command(get_service: Callable[[], EvaluationService]) -> Callable[..., None]:
+    def evaluate(
+        symbols: str | None = typer.Option(None, "--symbols", help="Comma list, e.g. 600519.SH,601318.SH."),
+        universe: Path | None = typer.Option(None, "--universe", help="A file of symbols, one per line."),
+        start: str = typer.Option(..., "--from", help="First evaluation date YYYY-MM-DD."),
+        end: str = typer.Option(..., "--to", help="Last evaluation date YYYY-MM-DD."),
+        every: int = typer.Option(
+            20, "--every", min=1, help="Every N trading days of each symbol's calendar."
+        ),
+        horizons: str = typer.Option("5,20,60", "--horizons", help="Forward horizons in trading days."),
+        mode: EvaluationMode = typer.Option(EvaluationMode.RULES, "--mode", help="rules | experts | full."),
+        experts: str | None = typer.Option(None, "--experts", help="As in analyze (default all five)."),
+        benchmark: str | None = typer.Option(
+            None, "--benchmark", help="A stored symbol (default: equal-weight universe)."
+        ),
+        slippage: float = typer.Option(0.0005, "--slippage", min=0.0, max=0.05, help="Per side, a fraction."),
+        out: Path | None = typer.Option(
+            None, "--out", help="eval.json (the contract) or eval.html (the report)."
+        ),
+    ) -> None:
+        """Score past verdicts against what the market did next; resumes an interrupted run."""
+        if out is not None:
+            output_format(out)  # a bad suffix fails before any work
+        if bool(symbols) == bool(universe):
+            raise BadRequestException("give exactly one of --symbols or --universe", code="NO_SYMBOLS")
+        names = read_universe(universe) if universe else [s for s in (symbols or "").split(",") if s.strip()]
+        config = evaluation_config(
+            dict(
+                symbols=names,
+                start=parse_day(start),  # type: ignore[arg-type]
+                end=parse_day(end),  # type: ignore[arg-type]
+                every=every,
+                horizons=parse_horizons(horizons),
+                mode=mode,
+                experts=[e.value for e in parse_experts(experts)],
+                benchmark=benchmark.strip().upper() if benchmark else None,
+                slippage=slippage,
+            )
+        )
+        console = Console(stderr=True)
+        progress = Progress(
+            TextColumn("evaluating"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            TextColumn("ETA"),
+            TimeRemainingColumn(),
+            console=console,
+        )
+        task = progress.add_task("points", total=None)
+
+        def advance(done: int, total: int) -> None:
+            progress.update(task, completed=done, total=total)
+
+        with progress:
+            report = get_service().run(config, on_progress=advance)
+        console.print(
+            f"{len(report.points)} points scored"
+            + (f" ({report.resumed} finished by an earlier run)" if report.resumed else "")
+            + (f", {len(report.failed)} failed" if report.failed else "")
+            + f"; {report.llm_calls} LLM calls, {report.tokens:,} tokens, {report.cache_hits} cache hits",
+            highlight=False,
+        )
+        typer.echo(report.summary)
+        if out is not None:
+            written = write_report(report, out)
+            typer.echo(f"report written to {written.resolve()}")
+
+    return evaluate

@@ -1,0 +1,72 @@
+"""Evaluation over REST: start one (202, computed in the background), poll it, read its report.
+
+POST is idempotent on the config: the same config names the same durable job, so posting it again
+resumes that job (finished points are never recomputed) instead of starting over.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import date
+from typing import Literal
+
+from fastapi import APIRouter, BackgroundTasks, Depends, Query
+from fastapi.responses import HTMLResponse
+from pydantic import BaseModel, Field
+
+from stockdesk.evaluation.application.evaluation_service import EvaluationService
+from stockdesk.evaluation.domain.dtos import (
+    ALL_EXPERTS,
+    EvaluationConfig,
+    EvaluationJob,
+    EvaluationMode,
+    EvaluationReport,
+    evaluation_config,
+)
+from stockdesk.evaluation.presentation.report import render_html
+
+
+class EvaluationBody(BaseModel):
+    symbols: list[str] = Field(min_length=1, max_length=2000, examples=[["600519.SH", "601318.SH"]])
+    start: date
+    end: date
+    every: int = Field(default=20, ge=1, le=250)
+    horizons: list[int] = Field(default_factory=lambda: [5, 20, 60], min_length=1, max_length=10)
+    mode: EvaluationMode = EvaluationMode.RULES
+    experts: list[str] = Field(default_factory=lambda: list(ALL_EXPERTS))
+    benchmark: str | None = None
+    slippage: float = Field(default=0.0005, ge=0.0, lt=0.05)
+
+    def config(self) -> EvaluationConfig:
+        return evaluation_config(self.model_dump())
+
+
+def build_evaluation_router(get_service: Callable[[], EvaluationService]) -> APIRouter:
+    router = APIRouter(prefix="/evaluations", tags=["evaluation"])
+
+    @router.post("", response_model=EvaluationJob, status_code=202)
+    def start(
+        body: EvaluationBody, tasks: BackgroundTasks, service: EvaluationService = Depends(get_service)
+    ) -> EvaluationJob:
+        """Check symbols and window now (404 UNKNOWN_SYMBOL, 400 EMPTY_WINDOW), compute in the background."""
+        job = service.start(body.config())
+        if job.pending:
+            tasks.add_task(service.execute, job.job_id)
+        return job
+
+    @router.get("/{job_id}", response_model=EvaluationJob)
+    def status(job_id: str, service: EvaluationService = Depends(get_service)) -> EvaluationJob:
+        """Progress: done, failed and pending points (404 EVALUATION_NOT_FOUND)."""
+        return service.status(job_id)
+
+    @router.get("/{job_id}/report", response_model=EvaluationReport)
+    def report(
+        job_id: str,
+        format: Literal["json", "html"] = Query(default="json"),
+        service: EvaluationService = Depends(get_service),
+    ) -> EvaluationReport | HTMLResponse:
+        """The scored report (409 EVALUATION_NOT_FINISHED while points remain); `format=html` for the page."""
+        scored = service.report(job_id)
+        return HTMLResponse(render_html(scored)) if format == "html" else scored
+
+    return router
