@@ -29,11 +29,13 @@ def main(report_path: str, folder_path: str) -> int:
         symbol = point["symbol"]
         if symbol not in cache:
             factors = {r["trade_date"]: float(r["adj_factor"]) for r in rows(folder, "adj_factor", symbol)}
-            cache[symbol] = [
-                (r["trade_date"], float(r["open"]) * factors[r["trade_date"]], float(r["close"]) * factors[r["trade_date"]])
-                for r in rows(folder, "daily", symbol)
-                if float(r["vol"] or 0) > 0
-            ]
+            cache[symbol] = []
+            for r in rows(folder, "daily", symbol):
+                if float(r["vol"] or 0) > 0:
+                    factor = factors[r["trade_date"]]
+                    cache[symbol].append(
+                        (r["trade_date"], float(r["open"]) * factor, float(r["close"]) * factor)
+                    )
         day = point["as_of"].replace("-", "")
         after = [bar for bar in cache[symbol] if bar[0] > day]
         for horizon, got in point["forward_returns"].items():

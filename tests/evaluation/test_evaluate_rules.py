@@ -125,9 +125,9 @@ def test_an_interrupted_run_resumes_without_redoing_finished_tasks(
 ) -> None:
     import stockdesk.evaluation.application.evaluation_service as service_module
 
-    monkeypatch.setitem(service_module.BATCH, service_module.EvaluationMode.RULES, 10)
     service = app.evaluation.service
     source = service._sources[service_module.EvaluationMode.RULES]()
+    monkeypatch.setattr(type(source), "batch_size", 10)
     asked: list[tuple[str, date]] = []
     original = type(source).verdicts
     interrupt = [True]

@@ -25,7 +25,13 @@ from tests.evaluation.market import market_frames, symbols
 
 SYMBOL = symbols(1)[0]
 DATES = [date(2022, 5, 6), date(2023, 1, 16), date(2023, 8, 31)]
-EXPERTS = ("valuation_modeler", "technical_analyst", "financial_auditor", "macro_intelligence", "catalyst_detective")
+EXPERTS = (
+    "valuation_modeler",
+    "technical_analyst",
+    "financial_auditor",
+    "macro_intelligence",
+    "catalyst_detective",
+)
 AGENTS = "stockdesk.research.infrastructure.agents"
 
 
@@ -34,8 +40,9 @@ def news(frames: dict[str, pd.DataFrame]) -> pd.DataFrame:
     rows = []
     for i, day in enumerate(pd.date_range("2021-06-01", "2024-06-01", freq="45D")):
         rows.append(
-            {"symbol": SYMBOL, "published_at": day + pd.Timedelta(hours=9), "title": f"测试0 业绩 公告 增长 {i}",
-             "summary": "公司 业绩 增长", "body": "公司 公告 业绩 增长 利好" * 3,
+            {"symbol": SYMBOL, "published_at": day + pd.Timedelta(hours=9),
+             "title": f"测试0 业绩 公告 增长 {i}", "summary": "公司 业绩 增长",
+             "body": "公司 公告 业绩 增长 利好" * 3,
              "url": f"https://news.example.com/a{i}", "source": "news.example.com"}
         )  # fmt: skip
         rows.append(

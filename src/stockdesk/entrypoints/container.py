@@ -116,6 +116,7 @@ class AppContainer:
             judge=lambda: self.judge.service,
             coordinator=lambda: self.coordinator.service,
             llm_service=lambda: self.llm_service,
+            slots=self.settings.local_parallel_slots,
         )
 
     @cached_property

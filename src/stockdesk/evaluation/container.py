@@ -31,6 +31,7 @@ class EvaluationContainer:
         judge: Callable[[], JudgeService],
         coordinator: Callable[[], ResearchCoordinatorService],
         llm_service: Callable[[], LLMService],
+        slots: int = 1,
     ):
         """Every service argument is a factory: an evaluation in rules mode never builds the LLM."""
         self._database = database
@@ -40,6 +41,7 @@ class EvaluationContainer:
         self._judge = judge
         self._coordinator = coordinator
         self._llm_service = llm_service
+        self._slots = slots
 
     @cached_property
     def tasks(self) -> SqlTaskStore:
@@ -54,7 +56,9 @@ class EvaluationContainer:
                 EvaluationMode.EXPERTS: lambda: CoordinatorVerdictSource(
                     self._coordinator, EvaluationMode.EXPERTS
                 ),
-                EvaluationMode.FULL: lambda: CoordinatorVerdictSource(self._coordinator, EvaluationMode.FULL),
+                EvaluationMode.FULL: lambda: CoordinatorVerdictSource(
+                    self._coordinator, EvaluationMode.FULL, self._slots
+                ),
             },
             self.tasks,
             lambda: LLMUsageAdapter(self._llm_service),

@@ -47,7 +47,6 @@ from stockdesk.shared.tasks import ITaskStore, TaskStatus, config_hash, run_task
 JOB_KIND = "evaluate"
 SCHEMA_VERSION = 1  # bump when a stored verdict's meaning changes: old jobs then do not resume
 MAX_ATTEMPTS = 3
-BATCH = {EvaluationMode.RULES: 500, EvaluationMode.EXPERTS: 1, EvaluationMode.FULL: 1}
 Progress = Callable[[int, int], None]
 
 
@@ -134,7 +133,7 @@ class EvaluationService:
                 self._tasks,
                 job_id,
                 work,
-                batch_size=BATCH[config.mode],
+                batch_size=source.batch_size,
                 max_attempts=MAX_ATTEMPTS,
                 on_progress=on_progress,
             )

@@ -37,6 +37,8 @@ class IVerdictSource(ABC):
     """Verdicts of one mode for a batch of points, each computed as of its own date only."""
 
     mode: EvaluationMode
+    batch_size: int = 1
+    """Points per durable batch (a batch's points may run together; its results commit together)."""
 
     @abstractmethod
     def verdicts(

@@ -7,6 +7,7 @@ stances, no debate); full mode runs the whole pipeline.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable, Mapping, Sequence
 from datetime import date
 from typing import Any
@@ -21,28 +22,42 @@ class NoVerdictError(RuntimeError):
 
 
 class CoordinatorVerdictSource(IVerdictSource):
-    def __init__(self, service: Callable[[], ResearchCoordinatorService], mode: EvaluationMode):
+    """Runs up to `slots` sessions at once (the model's parallel slots): throughput is the LLM's."""
+
+    def __init__(
+        self, service: Callable[[], ResearchCoordinatorService], mode: EvaluationMode, slots: int = 1
+    ):
         self._service = service
         self.mode = mode
+        self.batch_size = max(1, slots)
 
     def verdicts(
         self, points: Mapping[str, Sequence[date]], experts: Sequence[str]
     ) -> dict[tuple[str, date], Verdict | Exception]:
+        return asyncio.run(self._all(points, experts))
+
+    async def _all(
+        self, points: Mapping[str, Sequence[date]], experts: Sequence[str]
+    ) -> dict[tuple[str, date], Verdict | Exception]:
         service = self._service()
-        out: dict[tuple[str, date], Verdict | Exception] = {}
-        for symbol, days in points.items():
-            for day in days:
-                request = ResearchRequest(
-                    symbol=symbol,
-                    as_of=day,
-                    experts=list(experts),
-                    verdict_by_rules=self.mode is EvaluationMode.EXPERTS,
-                )
+        gate = asyncio.Semaphore(self.batch_size)
+        keys = [(symbol, day) for symbol, days in points.items() for day in days]
+
+        async def one(symbol: str, day: date) -> Verdict | Exception:
+            request = ResearchRequest(
+                symbol=symbol,
+                as_of=day,
+                experts=list(experts),
+                verdict_by_rules=self.mode is EvaluationMode.EXPERTS,
+            )
+            async with gate:
                 try:
-                    out[(symbol, day)] = self._verdict(service.run(request))
+                    return self._verdict(await service.arun(request))
                 except Exception as exc:  # recorded on the task, retried, then reported
-                    out[(symbol, day)] = exc
-        return out
+                    return exc
+
+        found = await asyncio.gather(*(one(s, d) for s, d in keys))
+        return dict(zip(keys, found, strict=True))
 
     @staticmethod
     def _verdict(session: ResearchSession) -> Verdict:

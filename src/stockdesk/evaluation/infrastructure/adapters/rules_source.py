@@ -13,6 +13,7 @@ from stockdesk.research.application import RulesEvidence, RulesSignalService
 
 class RulesVerdictSource(IVerdictSource):
     mode = EvaluationMode.RULES
+    batch_size = 100  # symbols' histories load per batch; a killed run loses at most one batch
 
     def __init__(self, signals: Callable[[], RulesSignalService], judge: Callable[[], JudgeService]):
         self._signals = signals
