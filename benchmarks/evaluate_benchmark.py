@@ -27,10 +27,11 @@ def main() -> None:
     home = tempfile.mkdtemp(prefix="stockdesk-bench-")
     os.environ["STOCKDESK_HOME"] = home
 
+    from tests.evaluation.market import populate, symbols
+
     from stockdesk.entrypoints.container import AppContainer
     from stockdesk.evaluation.domain.dtos import EvaluationConfig
     from stockdesk.shared.config import Settings
-    from tests.evaluation.market import populate, symbols
 
     names = symbols(args.symbols)
     container = AppContainer(Settings())
