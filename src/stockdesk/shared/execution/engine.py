@@ -116,7 +116,6 @@ def simulate(
     exec_pos = exec_pos[keep]
     new_w = target_w.to_numpy(dtype="float64")[keep]
     new_w = np.where(traded[exec_pos], new_w, 0.0)  # no close on the execution day: stays cash
-    k_exec = len(exec_pos)
 
     is_exec = np.zeros(n, dtype=bool)
     is_exec[exec_pos] = True
@@ -150,18 +149,9 @@ def simulate(
     end_w = invested / growth[:, None]
     end_w[exec_pos] = new_w
 
-    nav_s = pd.Series(nav, index=dates, name="nav")
     exec_dates = dates[exec_pos]
-    return Simulation(
-        nav=nav_s,
-        returns=nav_s.pct_change().fillna(0.0).rename("returns"),
-        weights=pd.DataFrame(end_w, index=dates, columns=close.columns),
-        turnover=pd.Series(np.abs(delta).sum(axis=1) / 2.0, index=exec_dates, name="turnover"),
-        orders=int((np.abs(delta) > WEIGHT_TOLERANCE).sum() + first_hit.sum()),
-        stop_losses=int(first_hit.sum()),
-        position_returns=_position_returns(rel_eff, w, seg, seg_end, exec_dates, close.columns),
-        rebalances=k_exec,
-    )
+    positions = _position_returns(rel_eff, w, seg, seg_end, exec_dates, close.columns)
+    return _simulation(close, nav, end_w, delta, first_hit, exec_dates, positions)
 
 
 def _simulate_at_open(
@@ -222,17 +212,31 @@ def _simulate_at_open(
 
     # Each segment's positions end at the next execution's open, the last one at the last close.
     exit_rel = np.vstack([rel_open[1:], rel_eff[-1:]]) if k_exec else np.empty((0, m))
-    nav_s = pd.Series(nav, index=dates, name="nav")
     exec_dates = dates[exec_pos]
+    positions = _segment_returns(exit_rel, new_w, exec_dates, close.columns)
+    return _simulation(close, nav, end_w, delta, first_hit, exec_dates, positions)
+
+
+def _simulation(
+    close: pd.DataFrame,
+    nav: np.ndarray,
+    end_w: np.ndarray,
+    delta: np.ndarray,
+    first_hit: np.ndarray,
+    exec_dates: pd.Index,
+    positions: pd.Series,
+) -> Simulation:
+    """The result both execution paths report, from their arrays."""
+    nav_s = pd.Series(nav, index=close.index, name="nav")
     return Simulation(
         nav=nav_s,
         returns=nav_s.pct_change().fillna(0.0).rename("returns"),
-        weights=pd.DataFrame(end_w, index=dates, columns=close.columns),
+        weights=pd.DataFrame(end_w, index=close.index, columns=close.columns),
         turnover=pd.Series(np.abs(delta).sum(axis=1) / 2.0, index=exec_dates, name="turnover"),
         orders=int((np.abs(delta) > WEIGHT_TOLERANCE).sum() + first_hit.sum()),
         stop_losses=int(first_hit.sum()),
-        position_returns=_segment_returns(exit_rel, new_w, exec_dates, close.columns),
-        rebalances=k_exec,
+        position_returns=positions,
+        rebalances=len(exec_dates),
     )
 
 
