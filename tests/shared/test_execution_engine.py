@@ -11,24 +11,7 @@ from hypothesis import strategies as st
 
 from stockdesk.shared.errors import BadRequestException
 from stockdesk.shared.execution import simulate
-
-DAYS = pd.bdate_range("2024-01-01", periods=30)
-NAN = float("nan")
-
-
-def frame(**columns: list[float]) -> pd.DataFrame:
-    length = len(next(iter(columns.values())))
-    return pd.DataFrame(columns, index=DAYS[:length], dtype="float64")
-
-
-def targets(rows: dict[int, dict[str, float]]) -> pd.DataFrame:
-    """Decision-day position -> weights."""
-    return pd.DataFrame.from_dict({DAYS[day]: weights for day, weights in rows.items()}, orient="index")
-
-
-def rates(**values: float) -> pd.Series:
-    return pd.Series(values, dtype="float64")
-
+from tests.shared.execution_support import DAYS, NAN, frame, rates, targets
 
 # --- close execution: exactly the numbers the strategy lab's engine produced before the move -------
 
