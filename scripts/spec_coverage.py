@@ -37,7 +37,7 @@ CATEGORIES: dict[str, list[tuple[str, list[str]]]] = {
         ),
         (
             "Backtest engine and metrics (hand-computed cases)",
-            ["tests/strategy_lab/test_backtest_engine.py", "tests/strategy_lab/test_backtest_metrics.py"],
+            ["tests/shared/test_execution_engine_close.py", "tests/strategy_lab/test_backtest_metrics.py"],
         ),
     ],
 }
