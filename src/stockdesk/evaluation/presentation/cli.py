@@ -15,10 +15,11 @@ from rich.progress import (
     TimeElapsedColumn,
     TimeRemainingColumn,
 )
+from rich.table import Table
 
 from stockdesk.coordinator.application import parse_experts
 from stockdesk.evaluation.application.evaluation_service import EvaluationService
-from stockdesk.evaluation.domain.dtos import EvaluationMode, evaluation_config
+from stockdesk.evaluation.domain.dtos import EvaluationMode, EvaluationReport, evaluation_config
 from stockdesk.evaluation.presentation.report import output_format, write_report
 from stockdesk.shared.dates import parse_day
 from stockdesk.shared.errors import BadRequestException
@@ -46,6 +47,28 @@ def parse_horizons(value: str) -> list[int]:
         raise BadRequestException(
             f"--horizons must be comma-separated integers, got {value!r}", code="BAD_HORIZONS"
         ) from exc
+
+
+def _figure(value: float | None, percent: bool = False) -> str:
+    if value is None:
+        return "–"
+    return f"{value * 100:.2f}%" if percent else f"{value:.3f}"
+
+
+def headline_table(report: EvaluationReport) -> Table:
+    """The figures a reader compares first, one row per set and horizon."""
+    table = Table(title="headline figures (rank IC needs 5+ symbols on a date)")
+    table.add_column("set", no_wrap=True)
+    for column in ("h", "points", "hit", "excess", "IC", "t", "Brier", "skill", "ECE"):
+        table.add_column(column, justify="right", no_wrap=True)
+    for name, by_horizon in report.metrics.items():
+        for horizon, m in by_horizon.items():
+            table.add_row(
+                name, horizon, str(m["count"]), _figure(m["hit_rate"], True), _figure(m["mean_excess"], True),
+                _figure(m["rank_ic"]["mean"]), _figure(m["rank_ic"]["t"]), _figure(m["brier"]),
+                _figure(m["brier_skill"]), _figure(m["ece"]),
+            )  # fmt: skip
+    return table
 
 
 def build_evaluate_command(get_service: Callable[[], EvaluationService]) -> Callable[..., None]:
@@ -112,6 +135,9 @@ def build_evaluate_command(get_service: Callable[[], EvaluationService]) -> Call
             highlight=False,
         )
         typer.echo(report.summary)
+        if report.metrics:
+            out = Console()
+            (out if out.is_terminal else Console(width=110)).print(headline_table(report))
         if out is not None:
             written = write_report(report, out)
             typer.echo(f"report written to {written.resolve()}")
