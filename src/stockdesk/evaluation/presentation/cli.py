@@ -125,8 +125,11 @@ def build_evaluate_command(get_service: Callable[[], EvaluationService]) -> Call
         def advance(done: int, total: int) -> None:
             progress.update(task, completed=done, total=total)
 
+        service = get_service()
+        job = service.start(config)  # bad symbols or an empty window fail here, before any progress bar
         with progress:
-            report = get_service().run(config, on_progress=advance)
+            service.execute(job.job_id, on_progress=advance)
+        report = service.report(job.job_id, resumed=job.done)
         console.print(
             f"{len(report.points)} points scored"
             + (f" ({report.resumed} finished by an earlier run)" if report.resumed else "")
@@ -136,8 +139,8 @@ def build_evaluate_command(get_service: Callable[[], EvaluationService]) -> Call
         )
         typer.echo(report.summary)
         if report.metrics:
-            out = Console()
-            (out if out.is_terminal else Console(width=110)).print(headline_table(report))
+            screen = Console()
+            (screen if screen.is_terminal else Console(width=110)).print(headline_table(report))
         if out is not None:
             written = write_report(report, out)
             typer.echo(f"report written to {written.resolve()}")
