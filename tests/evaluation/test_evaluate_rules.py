@@ -175,3 +175,11 @@ def test_a_symbol_not_in_the_store_is_a_clear_error(app: AppContainer) -> None:
 def test_the_report_round_trips_through_its_json(app: AppContainer) -> None:
     report = app.evaluation.service.run(config())
     assert EvaluationReport.model_validate_json(report.model_dump_json()) == report
+
+
+def test_a_benchmark_symbol_gives_excess_returns_over_its_own_window(app: AppContainer) -> None:
+    report = app.evaluation.service.run(config(benchmark=NAMES[0]))
+    own = [p for p in report.points if p.symbol == NAMES[0] and p.forward_returns["5"] is not None]
+    assert own and all(p.excess_returns["5"] == pytest.approx(0.0, abs=1e-12) for p in own)
+    others = [p for p in report.points if p.symbol != NAMES[0] and p.excess_returns["20"] is not None]
+    assert any(abs(p.excess_returns["20"]) > 1e-6 for p in others)
