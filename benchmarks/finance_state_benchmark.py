@@ -7,6 +7,10 @@ restatements), shapes the reports as the store returns them (every stored column
 Timestamps, report types filled in), and builds every state the business days of the last YEARS
 years reach, symbol by symbol, as the rules evaluation does.
 
+On 2 shared cores, 300 symbols x 3 years (4,050 states): 32 ms per state through pydantic records
+and merge-based TTM (2 min 11 s), about 2 ms with the state's rows taken straight from the versions
+and the finance arithmetic in numpy (9 s).
+
     .venv/bin/python benchmarks/finance_state_benchmark.py                  # 300 symbols x 3 years
     .venv/bin/python benchmarks/finance_state_benchmark.py --symbols 50 --profile
 """

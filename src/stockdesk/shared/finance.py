@@ -191,15 +191,17 @@ def ttm(reports: pd.DataFrame, value: str) -> pd.Series:
         raise ValueError("ttm: end_date has missing values")
     v = _floats(reports[value])
     time = end.view("int64")
-    one = "symbol" not in reports.columns
-    symbol = np.zeros(len(time), dtype="int64") if one else _codes(reports["symbol"].to_numpy())
+    if "symbol" in reports.columns:
+        symbol = _codes(reports["symbol"].to_numpy())
+    else:
+        symbol = np.zeros(len(time), dtype="int64")
     kind_code = _codes(kind)
     group = symbol * (kind_code.max(initial=0) + 1) + kind_code  # symbol and report type
 
     # the periods: each symbol's last row per end date, by symbol and end date
     order = np.lexsort((np.arange(len(time)), time, symbol))
-    ends = np.append((symbol[order][1:] != symbol[order][:-1]) | (time[order][1:] != time[order][:-1]), True)
-    periods = order[ends[: len(order)]]
+    next_differs = (np.diff(symbol[order]) != 0) | (np.diff(time[order]) != 0)
+    periods = order[np.append(next_differs, True)] if len(order) else order
 
     annual = _asof(periods[kind[periods] == ANNUAL], symbol, time, time, "before")
     annual_ok = (annual >= 0) & (time - time[annual] <= ANNUAL_TOLERANCE_DAYS * _NS_PER_DAY)

@@ -106,9 +106,8 @@ class _Reports:
         if not known:
             return None
         rows = self._latest(known)
-        return finance_basis(self.valuation.take(rows)), {
-            "periods": [latest_rule_period(self.audit.take(rows))]
-        }
+        periods = [latest_rule_period(self.audit.take(rows))]
+        return finance_basis(self.valuation.take(rows)), {"periods": periods}
 
     def _latest(self, known: int) -> np.ndarray:
         """Rows of the newest PERIODS_NEEDED periods among the first `known` versions, oldest first
@@ -118,7 +117,7 @@ class _Reports:
         end, ann = self.end[dated].view("int64"), self.ann[dated].view("int64")
         order = dated[np.lexsort((-dated, ann, end))]
         ends = self.end[order].view("int64")
-        return order[np.append(ends[1:] != ends[:-1], True)][-PERIODS_NEEDED:]
+        return order[np.append(ends[1:] != ends[:-1], True)][-PERIODS_NEEDED:] if len(order) else order
 
 
 class _Valuations:
