@@ -4,7 +4,6 @@ the records route they replace (identical numbers, a fraction of the time)."""
 from __future__ import annotations
 
 import math
-import time
 from datetime import date, timedelta
 
 import numpy as np
@@ -20,7 +19,6 @@ from stockdesk.research.infrastructure.snapshot.financial_snapshot_builder impor
 from stockdesk.research.infrastructure.snapshot.rules_fields import _Reports
 from stockdesk.research.infrastructure.snapshot.valuation_snapshot_builder import finance_basis
 from stockdesk.shared.finance import by_period, ttm, year_earlier
-from tests.evaluation.market import market_frames, symbols
 
 BASE = pd.Timestamp("2019-02-28")
 KIND_BY_MONTH = {3: "Q1", 6: "H1", 9: "Q3", 12: "A"}
@@ -244,24 +242,6 @@ def test_each_state_equals_the_builders_on_the_records_the_adapters_give(frame: 
         assert (basis.growth_basis, basis.eps_basis) == (expected.growth_basis, expected.eps_basis)
         assert all(same_number(getattr(basis, f), getattr(expected, f)) for f in ("eps_ttm", "bps", "growth"))
         assert state[1] == {"periods": [latest_rule_period(audit)]}
-
-
-def test_a_state_costs_a_few_milliseconds() -> None:
-    """300 symbols over 3 years need about 4,000 states; at the 30 ms a state took through records and
-    merges that alone was two minutes (benchmarks/finance_state_benchmark.py measures it)."""
-    financials = market_frames(symbols(6))["financials"]
-    financials[["end_date", "ann_date"]] = financials[["end_date", "ann_date"]].apply(pd.to_datetime)
-    days = [d.date() for d in pd.bdate_range("2021-06-28", "2024-06-28")]
-    best = math.inf
-    for _ in range(3):
-        started, states = time.perf_counter(), 0
-        for _, frame in financials.groupby("symbol"):
-            reports = _Reports(frame)
-            for day in days:
-                reports.state(day)
-            states += len(reports._states)
-        best = min(best, (time.perf_counter() - started) / states)
-    assert best < 0.010, f"{best * 1000:.1f} ms per state"
 
 
 @pytest.mark.parametrize("rows", [0, 1])
