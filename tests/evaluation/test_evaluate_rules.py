@@ -153,7 +153,10 @@ def test_an_interrupted_run_resumes_without_redoing_finished_tasks(
 def test_the_html_report_opens_with_its_four_charts(app: AppContainer, tmp_path: Path) -> None:
     report = app.evaluation.service.run(config())
     html = write_report(report, tmp_path / "e.html").read_text()
-    assert html.count("<svg") == 4
+    assert html.count("<svg") == 4 and "Not drawn" not in html
+    three = app.evaluation.service.run(config(symbols=NAMES[:3]))  # too few symbols for a rank IC
+    page = write_report(three, tmp_path / "three.html").read_text()
+    assert page.count("<svg") == 3 and "Not drawn: Rank IC per date" in page
     for title in (
         "Follow-the-verdict portfolios",
         "Reliability",

@@ -129,3 +129,16 @@ def report_charts(report: EvaluationReport) -> list[ChartSpec]:
         hit_rate_chart(report, horizons),
     ]
     return [c for c in built if c is not None]
+
+
+def missing_charts(report: EvaluationReport) -> list[str]:
+    """Why a chart of the report is absent, in words for the page (a report always says)."""
+    drawn = {c.id for c in report_charts(report)}
+    reasons = {
+        "equity": "Portfolios: no point had an entry day in the data.",
+        "reliability": "Reliability: no point with a known forward return.",
+        "rank-ic": "Rank IC per date: no evaluation date had 5 or more symbols with returns, so there is no "
+        "cross-sectional IC to draw (evaluate 5+ symbols).",
+        "hit-rate": "Hit rate by horizon: nothing was scored.",
+    }
+    return [text for chart, text in reasons.items() if chart not in drawn]

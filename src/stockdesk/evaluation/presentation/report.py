@@ -12,7 +12,7 @@ from typing import Any
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 from markupsafe import Markup
 
-from stockdesk.evaluation.application.charts import report_charts
+from stockdesk.evaluation.application.charts import missing_charts, report_charts
 from stockdesk.evaluation.domain.dtos import EvaluationReport
 from stockdesk.shared.charts import render_inline_svg
 from stockdesk.shared.errors import BadRequestException
@@ -56,6 +56,7 @@ def render_html(report: EvaluationReport) -> str:
         "r": report,
         "mode": mode,
         "charts": charts,
+        "missing": missing_charts(report),
         "horizons": horizons,
         "sets": list(report.metrics),
         "experts": {h: (report.metrics.get(mode, {}).get(h, {}) or {}).get("experts", []) for h in horizons},
