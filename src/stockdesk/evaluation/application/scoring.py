@@ -38,11 +38,11 @@ from stockdesk.shared.execution import (
     follow_portfolio,
     index_levels,
     limit_lookup,
+    performance,
     verdict_weights,
     window_returns,
     with_slippage,
 )
-from stockdesk.strategy_lab.application.backtest.metrics import performance
 
 RULES_BASELINE, ALWAYS_HOLD, BUY_AND_HOLD = "rules_baseline", "always_hold", "buy_and_hold"
 SUBSETS = ("after_cutoff", "benchmark_up", "benchmark_down")

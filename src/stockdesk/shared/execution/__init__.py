@@ -7,6 +7,7 @@
 - `fills`: entry, fill and forward returns of dated verdicts from daily bars; an equal-weight
   index for benchmark returns over the same windows.
 - `portfolio`: a follow-the-verdict portfolio run through the engine.
+- `performance`: return, risk and risk-adjusted statistics of a NAV series.
 """
 
 from stockdesk.shared.execution.costs import (
@@ -31,11 +32,13 @@ from stockdesk.shared.execution.limits import (
     limit_price_arrays,
     limit_prices,
 )
+from stockdesk.shared.execution.performance import PerformanceMetrics, performance
 from stockdesk.shared.execution.portfolio import follow_portfolio, verdict_weights
 
 __all__ = [
     "DEFAULT_COSTS",
     "CostModel",
+    "PerformanceMetrics",
     "Simulation",
     "adjusted_prices",
     "cost_model",
@@ -49,6 +52,7 @@ __all__ = [
     "limit_lookup",
     "limit_price_arrays",
     "limit_prices",
+    "performance",
     "simulate",
     "trading_bars",
     "verdict_weights",

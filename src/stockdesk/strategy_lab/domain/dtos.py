@@ -8,7 +8,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from stockdesk.shared.execution import CostModel
+from stockdesk.shared.execution import CostModel, PerformanceMetrics
 from stockdesk.strategy_lab.domain.params import MomentumStrategyParams
 
 # Momentum portfolios of a handful of A-shares drew down 35-48% on the sample (2017-2020; the
@@ -20,19 +20,6 @@ class BacktestWindow(BaseModel):
     universe: list[str] | None = Field(default=None, description="None: every stored security with history")
     start: date | None = Field(default=None, description="first day scored; default: 3 years before `end`")
     end: date | None = Field(default=None, description="last day scored; default: the newest stored bar")
-
-
-class PerformanceMetrics(BaseModel):
-    """Daily-return statistics; returns are fractions (0.12 = 12 %), drawdown is <= 0."""
-
-    total_return: float
-    annual_return: float
-    sharpe: float
-    sortino: float
-    max_drawdown: float
-    calmar: float
-    volatility: float
-    days: int
 
 
 class StrategyMetrics(PerformanceMetrics):

@@ -1,67 +1,11 @@
-"""Performance statistics of a NAV series and of a simulated strategy.
-
-Conventions (so that numbers from different runs compare):
-- Daily returns are the NAV's day-over-day changes; `days` is the number of NAV points.
-- total_return = nav[-1] / nav[0] - 1; annual_return = (1 + total) ** (ppy / (days - 1)) - 1.
-- volatility = std(returns, ddof=1) * sqrt(ppy); sharpe = mean / std * sqrt(ppy) with a 0 risk-free
-  rate; sortino = mean / downside deviation * sqrt(ppy), downside deviation = sqrt(mean(min(r, 0)^2)).
-- max_drawdown = min(nav / running max - 1) (<= 0); calmar = annual_return / |max_drawdown|.
-- A statistic that is undefined (fewer than 2 points, zero deviation, no drawdown) is 0.0, never NaN
-  or inf, so DTOs stay serialisable and comparable. A deviation below 1e-12 counts as zero: a
-  constant-growth NAV has rounding-noise deviations that would otherwise give absurd ratios.
-"""
+"""Statistics of a simulated strategy: its NAV's performance (`shared.execution.performance`, where
+the conventions are) plus its trading statistics."""
 
 from __future__ import annotations
 
-import math
-
-import numpy as np
-import pandas as pd
-
-from stockdesk.shared.errors import BadRequestException
-from stockdesk.shared.execution import Simulation
-from stockdesk.strategy_lab.domain.dtos import PerformanceMetrics, StrategyMetrics
-
-NOISE = 1e-12
-
-
-def performance(nav: pd.Series, periods_per_year: int = 252) -> PerformanceMetrics:
-    """Return, risk and risk-adjusted statistics of one NAV series (see the module docstring)."""
-    if periods_per_year <= 0:
-        raise BadRequestException(f"periods_per_year must be positive, got {periods_per_year}")
-    values = nav.to_numpy(dtype="float64")
-    if not np.isfinite(values).all() or (values <= 0).any():
-        raise BadRequestException("nav must be positive and finite on every day")
-    days = len(values)
-    if days < 2:
-        return PerformanceMetrics(
-            total_return=0.0,
-            annual_return=0.0,
-            sharpe=0.0,
-            sortino=0.0,
-            max_drawdown=0.0,
-            calmar=0.0,
-            volatility=0.0,
-            days=days,
-        )
-    returns = values[1:] / values[:-1] - 1.0
-    total = values[-1] / values[0] - 1.0
-    annual = (1.0 + total) ** (periods_per_year / (days - 1)) - 1.0
-    root = math.sqrt(periods_per_year)
-    mean = float(returns.mean())
-    std = float(returns.std(ddof=1)) if len(returns) > 1 else 0.0
-    downside = math.sqrt(float((np.minimum(returns, 0.0) ** 2).mean()))
-    drawdown = min(float((values / np.maximum.accumulate(values) - 1.0).min()), 0.0)
-    return PerformanceMetrics(
-        total_return=_finite(total),
-        annual_return=_finite(annual),
-        sharpe=_finite(mean / std * root) if std > NOISE else 0.0,
-        sortino=_finite(mean / downside * root) if downside > NOISE else 0.0,
-        max_drawdown=_finite(drawdown),
-        calmar=_finite(annual / -drawdown) if drawdown < -NOISE else 0.0,
-        volatility=_finite(std * root) if std > NOISE else 0.0,
-        days=days,
-    )
+from stockdesk.shared.execution import Simulation, performance
+from stockdesk.shared.execution.performance import finite
+from stockdesk.strategy_lab.domain.dtos import StrategyMetrics
 
 
 def strategy_metrics(sim: Simulation, periods_per_year: int = 252) -> StrategyMetrics:
@@ -80,16 +24,10 @@ def strategy_metrics(sim: Simulation, periods_per_year: int = 252) -> StrategyMe
     exposure = float(sim.weights.sum(axis=1).mean()) if len(sim.weights) else 0.0
     return StrategyMetrics(
         **base.model_dump(),
-        turnover=_finite(turnover),
-        win_rate=_finite(win_rate),
+        turnover=finite(turnover),
+        win_rate=finite(win_rate),
         trades=sim.orders,
         stop_losses=sim.stop_losses,
         rebalances=sim.rebalances,
-        exposure=_finite(exposure),
+        exposure=finite(exposure),
     )
-
-
-def _finite(value: float) -> float:
-    """The DTOs never carry NaN or inf: an overflowed or undefined figure is reported as 0.0."""
-    value = float(value)
-    return value if math.isfinite(value) else 0.0
