@@ -15,15 +15,19 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from stockdesk.research.application.technical_analyst_service import MIN_BARS
 from stockdesk.research.domain.dtos.financial import AuditFinanceRecordInput
 from stockdesk.research.domain.dtos.valuation import FinanceRecordInput
 from stockdesk.research.domain.ports.rules_batch import IRulesFieldsBuilder, SymbolHistory
 from stockdesk.research.infrastructure.adapters.financial_data_adapter import PERIODS_NEEDED
 from stockdesk.research.infrastructure.adapters.technical_data_adapter import HISTORY_DAYS as BAR_DAYS
 from stockdesk.research.infrastructure.adapters.valuation_data_adapter import HISTORY_DAYS as VALUATION_DAYS
-from stockdesk.research.infrastructure.adapters.valuation_data_adapter import RECENT_DAYS
 from stockdesk.research.infrastructure.snapshot.financial_snapshot_builder import latest_rule_period
-from stockdesk.research.infrastructure.snapshot.technical_snapshot_builder import rule_fields
+from stockdesk.research.infrastructure.snapshot.technical_snapshot_builder import (
+    filled_factor,
+    filled_ohlc,
+    rule_fields,
+)
 from stockdesk.research.infrastructure.snapshot.valuation_snapshot_builder import (
     HISTORY_YEARS,
     FinanceBasis,
@@ -34,18 +38,10 @@ from stockdesk.research.infrastructure.snapshot.valuation_snapshot_builder impor
     percentile_of,
 )
 
-MIN_BARS = 20  # the technical service refuses fewer (NOT_ENOUGH_BARS)
 NO_REPORTS = "no financial report announced by this date"
 TECHNICAL, VALUATION, FINANCIAL = "technical_analyst", "valuation_modeler", "financial_auditor"
 AUDIT_FIELDS = list(AuditFinanceRecordInput.model_fields)
 FINANCE_FIELDS = list(FinanceRecordInput.model_fields)
-
-
-def _filled(values: np.ndarray) -> np.ndarray:
-    """Forward then backward fill, then 1.0: the technical builder's treatment of adj_factor."""
-    if not np.isnan(values).any():
-        return values
-    return pd.Series(values).ffill().bfill().fillna(1.0).to_numpy()
 
 
 class _Bars:
@@ -57,16 +53,15 @@ class _Bars:
         numeric = {c: pd.to_numeric(frame[c], errors="coerce").to_numpy(dtype="float64") for c in
                    ("open", "high", "low", "close", "adj_factor")}  # fmt: skip
         self.close, self.factor = numeric["close"], numeric["adj_factor"]
-        self.open = np.where(np.isnan(numeric["open"]), self.close, numeric["open"])
-        self.high = np.where(np.isnan(numeric["high"]), np.fmax(self.open, self.close), numeric["high"])
-        self.low = np.where(np.isnan(numeric["low"]), np.fmin(self.open, self.close), numeric["low"])
+        # filled before scaling: a positive scale keeps which of open and close is larger
+        _, self.high, self.low = filled_ohlc(numeric["open"], numeric["high"], numeric["low"], self.close)
 
     def fields(self, day: date) -> dict[str, Any] | str:
         lo = np.searchsorted(self.dates, np.datetime64(day - timedelta(days=BAR_DAYS)), "left")
         hi = np.searchsorted(self.dates, np.datetime64(day), "right")
         if hi - lo < MIN_BARS:
             return f"NOT_ENOUGH_BARS: {hi - lo} daily bars by this date (at least {MIN_BARS})"
-        factor = _filled(self.factor[lo:hi])
+        factor = filled_factor(self.factor[lo:hi])
         scale = factor / factor[-1]
         close, high, low = (a[lo:hi] * scale for a in (self.close, self.high, self.low))
         trade_date = pd.Timestamp(self.dates[hi - 1]).date().isoformat()
@@ -133,10 +128,10 @@ class _Valuations:
 
     def fields(self, symbol: str, day: date, basis: FinanceBasis) -> dict[str, Any]:
         hi = int(np.searchsorted(self.dates, np.datetime64(day), "right"))
-        recent = np.searchsorted(self.dates, np.datetime64(day - timedelta(days=RECENT_DAYS)), "left")
+        # the adapter's overview: the latest row by the date within the history window (its first
+        # look at the last month only saves a read)
         start = np.searchsorted(self.dates, np.datetime64(day - timedelta(days=VALUATION_DAYS)), "left")
-        has_last = hi > recent or hi > start
-        last = {c: (_value(v[hi - 1]) if has_last else None) for c, v in self.columns.items()}
+        last = {c: (_value(v[hi - 1]) if hi > start else None) for c, v in self.columns.items()}
         window_start = pd.Timestamp(day) - pd.DateOffset(years=HISTORY_YEARS)
         lo = int(np.searchsorted(self.dates, np.datetime64(window_start), "right"))
         lo = max(lo, int(start))

@@ -24,17 +24,40 @@ LEVEL_LOOKBACK = 120
 CROSS_LOOKBACK = 5
 
 
+def filled_factor(factor: np.ndarray) -> np.ndarray:
+    """adj_factor with its gaps filled forward, then backward, then 1.0 (no factor at all)."""
+    if not np.isnan(factor).any():
+        return factor
+    return pd.Series(factor).ffill().bfill().fillna(1.0).to_numpy()
+
+
+def filled_ohlc(
+    open_: np.ndarray, high: np.ndarray, low: np.ndarray, close: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(open, high, low) with gaps filled: a missing open is the close, a missing high (low) the
+    larger (smaller) of open and close."""
+    opened = np.where(np.isnan(open_), close, open_)
+    return (
+        opened,
+        np.where(np.isnan(high), np.fmax(opened, close), high),
+        np.where(np.isnan(low), np.fmin(opened, close), low),
+    )
+
+
 def adjusted_frame(bars: list[PriceBarInput], as_of: date) -> pd.DataFrame:
     frame = pd.DataFrame([b.model_dump() for b in bars], columns=list(PriceBarInput.model_fields))
     frame = frame[pd.to_datetime(frame["trade_date"]) <= pd.Timestamp(as_of)].sort_values("trade_date")
     frame = frame.reset_index(drop=True)
-    factor = pd.to_numeric(frame["adj_factor"], errors="coerce").ffill().bfill().fillna(1.0)
-    scale = factor / factor.iloc[-1] if len(factor) else factor
-    for column in ("open", "high", "low", "close"):
-        frame[column] = pd.to_numeric(frame[column], errors="coerce").astype("float64") * scale
-    frame["open"] = frame["open"].fillna(frame["close"])
-    frame["high"] = frame["high"].fillna(frame[["open", "close"]].max(axis=1))
-    frame["low"] = frame["low"].fillna(frame[["open", "close"]].min(axis=1))
+    factor = filled_factor(pd.to_numeric(frame["adj_factor"], errors="coerce").to_numpy(dtype="float64"))
+    scale = factor / factor[-1] if len(factor) else factor
+    prices = {
+        column: pd.to_numeric(frame[column], errors="coerce").to_numpy(dtype="float64") * scale
+        for column in ("open", "high", "low", "close")
+    }
+    frame["close"] = prices["close"]
+    frame["open"], frame["high"], frame["low"] = filled_ohlc(
+        prices["open"], prices["high"], prices["low"], prices["close"]
+    )
     frame["volume"] = pd.to_numeric(frame["volume"], errors="coerce").fillna(0.0).astype("float64")
     return frame
 
