@@ -189,12 +189,14 @@ class EvaluationService:
             sets[RULES_BASELINE] = _frame({k: v for k, v in rules.items() if isinstance(v, Verdict)})
         sets[ALWAYS_HOLD] = _baseline(sets[config.mode.value], "HOLD", 0.0)
         sets[BUY_AND_HOLD] = _baseline(sets[config.mode.value], "BUY", 1.0 / len(config.symbols))
-        scored = {
-            name: outcomes(frame, universe_bars, securities, levels, config.horizons)
-            if not frame.empty
-            else frame
-            for name, frame in sets.items()
-        }
+        # one pass over the bars for every set: they share the points, only the actions differ
+        filled = {name: frame for name, frame in sets.items() if not frame.empty}
+        joined = (
+            outcomes(pd.concat(filled), universe_bars, securities, levels, config.horizons)
+            if filled
+            else None
+        )
+        scored = {name: joined.loc[name] if name in filled else frame for name, frame in sets.items()}
         regimes = month_regimes(levels)
         base_name = config.mode.value if config.mode is EvaluationMode.RULES else RULES_BASELINE
         metrics: dict[str, Any] = {}

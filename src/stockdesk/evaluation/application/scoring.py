@@ -39,6 +39,7 @@ from stockdesk.shared.execution import (
     index_levels,
     limit_lookup,
     performance,
+    strategy_metrics,
     verdict_weights,
     window_returns,
     with_slippage,
@@ -111,7 +112,8 @@ def headline(metrics: HorizonMetrics) -> dict[str, Any]:
 
 
 def subsets(frame: pd.DataFrame, config: EvaluationConfig, regimes: pd.Series) -> dict[str, pd.Series]:
-    """Boolean masks over `frame`'s rows: after the cutoff, benchmark-up and -down months."""
+    """Boolean masks over `frame`'s rows: after the cutoff, benchmark-up and -down months (a month
+    without a known benchmark move is in neither)."""
     as_of = pd.to_datetime(frame["as_of"])
     up = as_of.dt.to_period("M").map(regimes)
     return {
@@ -187,7 +189,6 @@ def portfolio(
     bench = levels["close"].reindex(closes.index).ffill()
     bench = bench / bench.dropna().iloc[0] if bench.notna().any() else bench
     curves, metrics = {}, {}
-    years = max((len(closes) - 1) / 252, 1 / 252)
     for name, frame in frames.items():
         held = frame[["as_of", "symbol", "action", "position_percent", "filled"]].copy()
         held["position_percent"] *= 100.0  # the verdict's is a fraction of the book (judge spec)
@@ -196,8 +197,7 @@ def portfolio(
             closes, opens, weights.reindex(columns=closes.columns, fill_value=0.0), buy, sell
         )
         curves[name] = [round(float(v), 6) for v in sim.nav]
-        perf = performance(sim.nav).model_dump()
-        metrics[name] = {**perf, "turnover": float(sim.turnover.sum()) / years, "rebalances": sim.rebalances}
+        metrics[name] = strategy_metrics(sim).model_dump()
     if bench.notna().all():
         metrics["benchmark"] = performance(bench).model_dump()
     return {

@@ -7,7 +7,8 @@
 - `fills`: entry, fill and forward returns of dated verdicts from daily bars; an equal-weight
   index for benchmark returns over the same windows.
 - `portfolio`: a follow-the-verdict portfolio run through the engine.
-- `performance`: return, risk and risk-adjusted statistics of a NAV series.
+- `performance`: return, risk and risk-adjusted statistics of a NAV series, and of a simulation
+  with its trading statistics.
 """
 
 from stockdesk.shared.execution.costs import (
@@ -32,7 +33,12 @@ from stockdesk.shared.execution.limits import (
     limit_price_arrays,
     limit_prices,
 )
-from stockdesk.shared.execution.performance import PerformanceMetrics, performance
+from stockdesk.shared.execution.performance import (
+    PerformanceMetrics,
+    StrategyMetrics,
+    performance,
+    strategy_metrics,
+)
 from stockdesk.shared.execution.portfolio import follow_portfolio, verdict_weights
 
 __all__ = [
@@ -40,6 +46,7 @@ __all__ = [
     "CostModel",
     "PerformanceMetrics",
     "Simulation",
+    "StrategyMetrics",
     "adjusted_prices",
     "cost_model",
     "cost_rates",
@@ -54,6 +61,7 @@ __all__ = [
     "limit_prices",
     "performance",
     "simulate",
+    "strategy_metrics",
     "trading_bars",
     "verdict_weights",
     "window_returns",

@@ -1,4 +1,5 @@
-"""Performance statistics of a NAV series: backtests and evaluation portfolios report alike.
+"""Performance statistics of a NAV series and of a simulated portfolio: backtests and evaluation
+portfolios report alike.
 
 Conventions (so that numbers from different runs compare):
 - Daily returns are the NAV's day-over-day changes; `days` is the number of NAV points.
@@ -17,9 +18,10 @@ import math
 
 import numpy as np
 import pandas as pd
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from stockdesk.shared.errors import BadRequestException
+from stockdesk.shared.execution.engine import Simulation
 
 NOISE = 1e-12
 
@@ -35,6 +37,15 @@ class PerformanceMetrics(BaseModel):
     calmar: float
     volatility: float
     days: int
+
+
+class StrategyMetrics(PerformanceMetrics):
+    turnover: float = Field(description="average one-way turnover per year, as a multiple of the portfolio")
+    win_rate: float = Field(description="share of position-periods (held between rebalances) that gained")
+    trades: int = Field(description="orders executed: rebalance buys/sells plus stop-loss exits")
+    stop_losses: int = 0
+    rebalances: int = 0
+    exposure: float = Field(0.0, description="average invested fraction")
 
 
 def performance(nav: pd.Series, periods_per_year: int = 252) -> PerformanceMetrics:
@@ -73,6 +84,31 @@ def performance(nav: pd.Series, periods_per_year: int = 252) -> PerformanceMetri
         calmar=finite(annual / -drawdown) if drawdown < -NOISE else 0.0,
         volatility=finite(std * root) if std > NOISE else 0.0,
         days=days,
+    )
+
+
+def strategy_metrics(sim: Simulation, periods_per_year: int = 252) -> StrategyMetrics:
+    """Performance of the strategy's NAV plus its trading statistics.
+
+    turnover is the summed one-way turnover of all executions per year of NAV history
+    ((days - 1) / ppy years; 0.0 for fewer than 2 days); win_rate is the share of position-periods
+    with a positive return (0.0 when there were none); exposure is the mean over days of the summed
+    end-of-day weights.
+    """
+    base = performance(sim.nav, periods_per_year)
+    years = (base.days - 1) / periods_per_year
+    turnover = float(sim.turnover.sum()) / years if years > 0 else 0.0
+    wins = sim.position_returns.to_numpy(dtype="float64")
+    win_rate = float((wins > 0).mean()) if len(wins) else 0.0
+    exposure = float(sim.weights.sum(axis=1).mean()) if len(sim.weights) else 0.0
+    return StrategyMetrics(
+        **base.model_dump(),
+        turnover=finite(turnover),
+        win_rate=finite(win_rate),
+        trades=sim.orders,
+        stop_losses=sim.stop_losses,
+        rebalances=sim.rebalances,
+        exposure=finite(exposure),
     )
 
 

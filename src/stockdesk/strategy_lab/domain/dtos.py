@@ -8,7 +8,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from stockdesk.shared.execution import CostModel, PerformanceMetrics
+from stockdesk.shared.execution import CostModel, PerformanceMetrics, StrategyMetrics
 from stockdesk.strategy_lab.domain.params import MomentumStrategyParams
 
 # Momentum portfolios of a handful of A-shares drew down 35-48% on the sample (2017-2020; the
@@ -20,15 +20,6 @@ class BacktestWindow(BaseModel):
     universe: list[str] | None = Field(default=None, description="None: every stored security with history")
     start: date | None = Field(default=None, description="first day scored; default: 3 years before `end`")
     end: date | None = Field(default=None, description="last day scored; default: the newest stored bar")
-
-
-class StrategyMetrics(PerformanceMetrics):
-    turnover: float = Field(description="average one-way turnover per year, as a multiple of the portfolio")
-    win_rate: float = Field(description="share of position-periods (held between rebalances) that gained")
-    trades: int = Field(description="orders executed: rebalance buys/sells plus stop-loss exits")
-    stop_losses: int = 0
-    rebalances: int = 0
-    exposure: float = Field(0.0, description="average invested fraction")
 
 
 class EquityPoint(BaseModel):
