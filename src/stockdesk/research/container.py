@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import date
-from functools import cached_property
+from functools import cache, cached_property
 
 from stockdesk.data_engineering.application import (
     GetDailyBarsUseCase,
@@ -216,16 +216,13 @@ class ResearchContainer:
 
     def _nothing_to_find(self) -> Callable[[date], bool]:
         """Searches as of a day before the store's first text find nothing, if only the store is
-        searched. Decided on first use (a run of numeric experts never builds the search service)."""
-        decided: list[Callable[[date], bool]] = []
+        searched. Decided once per service, on first use (numeric experts never build the search)."""
 
-        def check(day: date) -> bool:
-            if not decided:
-                if self._market_frames is None or self._search().order != ["local"]:
-                    decided.append(lambda _: False)
-                else:
-                    first = self._market_frames.first_text_date()
-                    decided.append(lambda d: first is None or d < first)
-            return decided[0](day)
+        @cache
+        def findable_from() -> date | None:
+            """The first day a search can find anything; None: any day (a web provider is set)."""
+            if self._market_frames is None or self._search().order != ["local"]:
+                return None
+            return self._market_frames.first_text_date() or date.max
 
-        return check
+        return lambda day: (first := findable_from()) is not None and day < first

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from stockdesk.evaluation.application.formatting import num, pct
 from stockdesk.evaluation.application.scoring import RULES_BASELINE
 from stockdesk.evaluation.domain.dtos import EvaluationConfig, EvaluationMode, EvaluationReport
 
@@ -15,11 +16,11 @@ T_SIGNIFICANT = 2.0
 
 
 def _pct(value: float | None) -> str:
-    return "n/a" if value is None else f"{value * 100:.1f}%"
+    return pct(value, missing="n/a")
 
 
 def _num(value: float | None, digits: int = 3) -> str:
-    return "n/a" if value is None else f"{value:.{digits}f}"
+    return num(value, digits, missing="n/a")
 
 
 def ic_sentence(mode: str, figures: dict[str, Any]) -> str:

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Iterator, Mapping, Sequence
-from contextlib import AbstractContextManager
+from collections.abc import Mapping, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from datetime import date
 
@@ -66,10 +66,4 @@ class NoLLM(ILLMUsage):
     """For rules mode and tests: nothing to cache, nothing to count."""
 
     def cached_and_metered(self) -> AbstractContextManager[Usage]:
-        from contextlib import contextmanager
-
-        @contextmanager
-        def scope() -> Iterator[Usage]:
-            yield Usage()
-
-        return scope()
+        return nullcontext(Usage())

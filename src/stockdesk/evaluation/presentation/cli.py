@@ -19,6 +19,7 @@ from rich.table import Table
 
 from stockdesk.coordinator.application import parse_experts
 from stockdesk.evaluation.application.evaluation_service import EvaluationService
+from stockdesk.evaluation.application.formatting import num, pct
 from stockdesk.evaluation.domain.dtos import EvaluationMode, EvaluationReport, evaluation_config
 from stockdesk.evaluation.presentation.report import output_format, write_report
 from stockdesk.shared.dates import parse_day
@@ -49,12 +50,6 @@ def parse_horizons(value: str) -> list[int]:
         ) from exc
 
 
-def _figure(value: float | None, percent: bool = False) -> str:
-    if value is None:
-        return "–"
-    return f"{value * 100:.2f}%" if percent else f"{value:.3f}"
-
-
 def headline_table(report: EvaluationReport) -> Table:
     """The figures a reader compares first, one row per set and horizon."""
     table = Table(title="headline figures (rank IC needs 5+ symbols on a date)")
@@ -64,9 +59,9 @@ def headline_table(report: EvaluationReport) -> Table:
     for name, by_horizon in report.metrics.items():
         for horizon, m in by_horizon.items():
             table.add_row(
-                name, horizon, str(m["count"]), _figure(m["hit_rate"], True), _figure(m["mean_excess"], True),
-                _figure(m["rank_ic"]["mean"]), _figure(m["rank_ic"]["t"]), _figure(m["brier"]),
-                _figure(m["brier_skill"]), _figure(m["ece"]),
+                name, horizon, str(m["count"]), pct(m["hit_rate"], 2), pct(m["mean_excess"], 2),
+                num(m["rank_ic"]["mean"]), num(m["rank_ic"]["t"]), num(m["brier"]),
+                num(m["brier_skill"]), num(m["ece"]),
             )  # fmt: skip
     return table
 

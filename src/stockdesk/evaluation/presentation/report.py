@@ -13,6 +13,7 @@ from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescap
 from markupsafe import Markup
 
 from stockdesk.evaluation.application.charts import missing_charts, report_charts
+from stockdesk.evaluation.application.formatting import num, pct
 from stockdesk.evaluation.domain.dtos import EvaluationReport
 from stockdesk.shared.charts import render_inline_svg
 from stockdesk.shared.errors import BadRequestException
@@ -28,14 +29,6 @@ def output_format(path: Path) -> str:
     return fmt
 
 
-def _pct(value: float | None, digits: int = 1) -> str:
-    return "–" if value is None else f"{value * 100:.{digits}f}%"
-
-
-def _num(value: float | None, digits: int = 3) -> str:
-    return "–" if value is None else f"{value:.{digits}f}"
-
-
 def render_html(report: EvaluationReport) -> str:
     env = Environment(
         loader=PackageLoader("stockdesk.evaluation.presentation", "templates"),
@@ -44,8 +37,8 @@ def render_html(report: EvaluationReport) -> str:
         trim_blocks=True,
         lstrip_blocks=True,
     )
-    env.filters["pct"] = _pct
-    env.filters["num"] = _num
+    env.filters["pct"] = pct
+    env.filters["num"] = num
     charts = [
         {"title": c.title, "caption": c.caption, "svg": Markup(render_inline_svg(c))}
         for c in report_charts(report)
