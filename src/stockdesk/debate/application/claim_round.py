@@ -22,6 +22,7 @@ from stockdesk.shared.claims import (
     check_claims,
     collect_texts,
     drop_violating,
+    dump_violations,
     repair_feedback,
     required_fields,
 )
@@ -41,10 +42,6 @@ RESOLUTION_TEXTS = (
 RESOLUTION_REQUIRED = ("conflict_resolution",)  # an outcome may have no risk row left, not an empty verdict
 
 
-def _dumps(violations: list[Violation]) -> list[dict[str, Any]]:
-    return [v.model_dump() for v in violations]
-
-
 @dataclass
 class ClaimRound(Generic[T]):
     """The calls made (for the audit), the final answer's fields after dropping, and the record."""
@@ -59,9 +56,9 @@ class ClaimRound(Generic[T]):
     @property
     def record(self) -> dict[str, Any]:
         return {
-            "first_violations": _dumps(self.first_violations),
+            "first_violations": dump_violations(self.first_violations),
             "retried": self.retried,
-            "violations": _dumps(self.violations),
+            "violations": dump_violations(self.violations),
             "dropped": list(self.dropped),
         }
 

@@ -20,7 +20,7 @@ from stockdesk.shared.claims.grounding import (
 )
 from stockdesk.shared.claims.repair import PLACEHOLDER, CleanedTexts, drop_violating, repair_feedback
 from stockdesk.shared.claims.scope import Texts
-from stockdesk.shared.claims.violation import ALL_KINDS, Violation, ViolationKind
+from stockdesk.shared.claims.violation import ALL_KINDS, Violation, ViolationKind, dump_violations
 
 __all__ = [
     "ALL_KINDS",
@@ -35,6 +35,7 @@ __all__ = [
     "check_grounding",
     "collect_texts",
     "drop_violating",
+    "dump_violations",
     "is_grounded",
     "numbers_in_text",
     "repair_feedback",

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Literal, get_args
+from collections.abc import Iterable
+from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, Field
 
@@ -40,3 +41,8 @@ class Violation(BaseModel):
         """The field as a reader names it: `key_risks 第 2 条`, `dimension_analyses.0.assessment`."""
         name = self.field.replace("[].", ".")
         return name if self.item is None else f"{name} 第 {self.item + 1} 条"
+
+
+def dump_violations(violations: Iterable[Violation]) -> list[dict[str, Any]]:
+    """The violations as JSON-ready dicts: what a claim-check record stores."""
+    return [v.model_dump() for v in violations]

@@ -15,11 +15,11 @@ from typing import Any
 from stockdesk.judge.domain.dtos.verdict_result import VerdictResult
 from stockdesk.judge.domain.ports.judge_verdict_agent import VerdictAnswer
 from stockdesk.shared.claims import (
-    Violation,
     apply_texts,
     check_claims,
     collect_texts,
     drop_violating,
+    dump_violations,
     repair_feedback,
 )
 from stockdesk.shared.errors import LLMOutputParseError
@@ -27,10 +27,6 @@ from stockdesk.shared.errors import LLMOutputParseError
 logger = logging.getLogger(__name__)
 JUDGE_TEXTS = ("reasoning", "risk_warnings")
 REQUIRED = {"reasoning"}
-
-
-def _dumps(violations: list[Violation]) -> list[dict[str, Any]]:
-    return [v.model_dump() for v in violations]
 
 
 def checked_texts(
@@ -45,7 +41,7 @@ def checked_texts(
     found = check_claims(texts, facts)
     if not found:
         return result, {}
-    record: dict[str, Any] = {"first_violations": _dumps(found), "retried": True}
+    record: dict[str, Any] = {"first_violations": dump_violations(found), "retried": True}
     still, final = found, result
     try:
         repaired = ask(repair_feedback(found)).result
@@ -63,4 +59,4 @@ def checked_texts(
     cleaned = drop_violating(texts, still, required=REQUIRED)
     logger.info("judge: dropped after the repair: %s", cleaned.dropped)
     final = VerdictResult.model_validate(apply_texts(final, cleaned))
-    return final, {**record, "violations": _dumps(still), "dropped": cleaned.dropped}
+    return final, {**record, "violations": dump_violations(still), "dropped": cleaned.dropped}
