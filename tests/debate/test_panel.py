@@ -29,7 +29,7 @@ from stockdesk.debate.domain.model.enums import DebateDirection, PanelAction
 from stockdesk.debate.infrastructure.adapters.llm_adapter import LLMAdapter
 from stockdesk.debate.infrastructure.agents.moderator.output_parser import parse_moderator_decision
 from stockdesk.debate.infrastructure.agents.panel_expert.output_parser import parse_expert_reply
-from stockdesk.debate.infrastructure.panel_factory import build_panel_service
+from stockdesk.debate.infrastructure.panel_factory import build_panel_service, build_panel_tools
 from stockdesk.debate.infrastructure.tools.page_index import FilingPageIndex, index_path
 from stockdesk.debate.infrastructure.tools.store_tools import StorePanelTools, news_pk
 from stockdesk.judge.application.services.debate_outcome import judge_input_from_outcome
@@ -76,7 +76,9 @@ def panel(
     **kw: Any,
 ) -> tuple[PanelDebateService, LLMService]:
     llm = llm_over(script, database)
-    return build_panel_service(LLMAdapter(llm), panel_data(repository), settings.cache_dir, **kw), llm
+    port = LLMAdapter(llm)
+    tools = build_panel_tools(port, panel_data(repository), settings.cache_dir)
+    return build_panel_service(port, tools, **kw), llm
 
 
 def tools_over(

@@ -6,18 +6,20 @@ from collections.abc import Callable
 from functools import cached_property
 from pathlib import Path
 
-from stockdesk.debate.application import DebateService, PanelDebateRunner
+from stockdesk.debate.application import DebateService
+from stockdesk.debate.application.services.panel_debate import PanelDebateService
 from stockdesk.debate.domain.ports.agents import (
     IBearAdvocateAgentPort,
     IBullAdvocateAgentPort,
     IResolutionAgentPort,
 )
 from stockdesk.debate.domain.ports.llm_port import ILLMPort
+from stockdesk.debate.domain.ports.panel import IPanelToolsPort
 from stockdesk.debate.infrastructure.adapters.llm_adapter import LLMAdapter
 from stockdesk.debate.infrastructure.agents.bear_advocate.agent import BearAdvocateAgent
 from stockdesk.debate.infrastructure.agents.bull_advocate.agent import BullAdvocateAgent
 from stockdesk.debate.infrastructure.agents.resolution.agent import ResolutionAgent
-from stockdesk.debate.infrastructure.panel_factory import build_panel_service
+from stockdesk.debate.infrastructure.panel_factory import build_panel_service, build_panel_tools
 from stockdesk.debate.infrastructure.tools.store_tools import PanelData
 from stockdesk.llm_platform.application.llm_service import LLMService
 
@@ -54,10 +56,16 @@ class DebateContainer:
         return ResolutionAgent(self.llm)
 
     @cached_property
-    def panel(self) -> PanelDebateRunner | None:
+    def panel_tools(self) -> IPanelToolsPort | None:
+        """The panel's five spec tools over the store (None without panel data)."""
         if self._panel_data is None or self._cache_dir is None:
             return None
-        return build_panel_service(self.llm, self._panel_data(), self._cache_dir)
+        return build_panel_tools(self.llm, self._panel_data(), self._cache_dir)
+
+    @cached_property
+    def panel(self) -> PanelDebateService | None:
+        tools = self.panel_tools
+        return None if tools is None else build_panel_service(self.llm, tools)
 
     @property
     def service(self) -> DebateService:
