@@ -37,12 +37,15 @@ from stockdesk.llm_platform.application.structured_output import (
     repair_prompt,
 )
 from stockdesk.llm_platform.domain.dtos import (
+    AuditedCall,
     ChatMessage,
     CompletionRequest,
     CompletionResponse,
     LLMCallRecord,
     LLMResult,
     TokenUsage,
+    ToolCallRecord,
+    ToolSpec,
 )
 from stockdesk.llm_platform.domain.exceptions import (
     LLMOutputParseError,
@@ -141,7 +144,7 @@ def _log_invalid(caller: str | None, what: str, exc: LLMOutputParseError) -> Non
 
 def _prompt_hash(request: CompletionRequest) -> str:
     """Audit rows carry a hash of the messages, never the prompt text."""
-    material = json.dumps([m.model_dump() for m in request.messages], ensure_ascii=False)
+    material = json.dumps([m.key() for m in request.messages], ensure_ascii=False)
     return hashlib.sha256(material.encode()).hexdigest()[:16]
 
 
@@ -240,6 +243,12 @@ class LLMService:
         """Delete every cached response; return how many were deleted."""
         return self._require_cache().clear()
 
+    def recent_calls(self, limit: int = 20) -> list[AuditedCall]:
+        """The newest audited calls, newest first, with the tool calls each asked for."""
+        if self._audit is None:
+            raise ConfigurationError("the LLM call audit needs a database, and none is configured")
+        return self._audit.recent(limit)
+
     def _require_cache(self) -> IResponseCache:
         if self._cache is None:
             raise ConfigurationError("the LLM response cache needs a database, and none is configured")
@@ -296,26 +305,62 @@ class LLMService:
         Raises LLMOutputParseError when the answer stays invalid after one repair attempt,
         LLMTransientError when every eligible provider failed, UnknownAliasError for a bad alias.
         """
-        routes = self._select(alias, tags)
         messages = [ChatMessage(role="user", content=prompt)]
         if system_message:
             messages.insert(0, ChatMessage(role="system", content=system_message))
+        return self.chat(
+            messages,
+            temperature=temperature,
+            response_model=response_model,
+            json_schema=json_schema,
+            alias=alias,
+            tags=tags,
+            caller=caller,
+            max_tokens=max_tokens,
+            timeout_seconds=timeout_seconds,
+            seed=seed,
+        )
+
+    def chat(
+        self,
+        messages: Sequence[ChatMessage],
+        *,
+        tools: Sequence[ToolSpec] = (),
+        temperature: float = 0.2,
+        response_model: type[BaseModel] | None = None,
+        json_schema: dict[str, Any] | None = None,
+        alias: str | None = None,
+        tags: Sequence[str] = (),
+        caller: str | None = None,
+        max_tokens: int | None = None,
+        timeout_seconds: float | None = None,
+        seed: int | None = None,
+    ) -> LLMResult:
+        """`generate` over a whole conversation, optionally offering `tools` to call.
+
+        An answer with tool calls comes back as they are (`tool_calls`, nothing parsed): running
+        them is the caller's job (see tool_loop). Offered tools leave the model free to call
+        them, so the schema is not enforced on that call; a final answer that does not validate
+        gets the usual repair, with the schema enforced and no tools.
+        """
+        routes = self._select(alias, tags)
         schema = bounded_schema(response_model or json_schema) if (response_model or json_schema) else None
         request = CompletionRequest(
-            messages=messages,
+            messages=list(messages),
             temperature=temperature,
             max_tokens=max_tokens or self._options.max_output_tokens,
             seed=seed if seed is not None else self._options.seed,
             repetition_penalty=self._options.repetition_penalty,
-            json_schema=schema,
+            json_schema=None if tools else schema,
             schema_name=response_model.__name__ if response_model else "response",
             timeout_seconds=timeout_seconds or self._options.default_timeout_seconds,
+            tools=list(tools),
         )
         started = time.perf_counter()
-        response, route, cached = self._complete(routes, request, caller, tags)
+        response, route, cached, call_id = self._complete(routes, request, caller, tags)
         usage, attempts = response.usage, 1
-        if schema is None:
-            return self._result(response, route, None, usage, started, attempts, cached)
+        if schema is None or response.tool_calls:
+            return self._result(response, route, None, usage, started, attempts, cached, call_id)
         try:
             parsed = self._parse(response, response_model)
         except LLMOutputParseError as first:
@@ -323,13 +368,15 @@ class LLMService:
             repair = request.model_copy(
                 update={
                     "messages": [
-                        *messages,
+                        *request.messages,
                         ChatMessage(role="assistant", content=response.text),
                         ChatMessage(role="user", content=repair_prompt(first.errors)),
-                    ]
+                    ],
+                    "json_schema": schema,
+                    "tools": [],
                 }
             )
-            response, route, cached = self._complete([route], repair, caller, tags)
+            response, route, cached, call_id = self._complete([route], repair, caller, tags)
             usage, attempts = usage + response.usage, 2
             try:
                 parsed = self._parse(response, response_model)
@@ -337,7 +384,16 @@ class LLMService:
                 _log_invalid(caller, "output still invalid after repair", second)
                 self._audit_parse_failure(route, repair, caller, tags, second)
                 raise
-        return self._result(response, route, parsed, usage, started, attempts, cached)
+        return self._result(response, route, parsed, usage, started, attempts, cached, call_id)
+
+    def record_tool_calls(self, records: Sequence[ToolCallRecord]) -> None:
+        """Audit the tool calls a caller ran for a model (see `LLMResult.call_id`)."""
+        if self._audit is None or not records:
+            return
+        try:
+            self._audit.record_tools(list(records))
+        except Exception:  # the audit must never break a call
+            logger.exception("could not persist the tool call audit records")
 
     # ---- internals ----------------------------------------------------------------------------
     def _select(self, alias: str | None, tags: Sequence[str]) -> list[ProviderRoute]:
@@ -372,6 +428,7 @@ class LLMService:
         started: float,
         attempts: int,
         cached: bool,
+        call_id: str | None,
     ) -> LLMResult:
         return LLMResult(
             text=response.text,
@@ -384,6 +441,8 @@ class LLMService:
             attempts=attempts,
             cached=cached,
             finish_reason=response.finish_reason,
+            tool_calls=response.tool_calls,
+            call_id=call_id,
         )
 
     def _complete(
@@ -392,12 +451,12 @@ class LLMService:
         request: CompletionRequest,
         caller: str | None,
         tags: Sequence[str],
-    ) -> tuple[CompletionResponse, ProviderRoute, bool]:
+    ) -> tuple[CompletionResponse, ProviderRoute, bool, str]:
         failures: list[str] = []
         for route in routes:
             try:
-                response, cached = self._call_with_retries(route, request, caller, tags)
-                return response, route, cached
+                response, cached, call_id = self._call_with_retries(route, request, caller, tags)
+                return response, route, cached, call_id
             except LLMTransientError as exc:
                 failures.append(f"{route.alias}: {exc.message}")
                 logger.warning("LLM alias %s failed: %s", route.alias, exc.message)
@@ -405,7 +464,7 @@ class LLMService:
 
     def _call_with_retries(
         self, route: ProviderRoute, request: CompletionRequest, caller: str | None, tags: Sequence[str]
-    ) -> tuple[CompletionResponse, bool]:
+    ) -> tuple[CompletionResponse, bool, str]:
         if route.timeout_seconds:
             request = request.model_copy(update={"timeout_seconds": route.timeout_seconds})
         retrying = Retrying(
@@ -423,18 +482,21 @@ class LLMService:
     def _cache_key(self, route: ProviderRoute, request: CompletionRequest) -> str:
         material = {
             "model": f"{route.provider.name}:{route.provider.model}",
-            "messages": [m.model_dump() for m in request.messages],
+            "messages": [m.key() for m in request.messages],
             "schema": request.json_schema,
             "temperature": request.temperature,
             "seed": request.seed,
             "repetition_penalty": request.repetition_penalty,
         }
+        if request.tools:
+            material["tools"] = [t.model_dump() for t in request.tools]
         return hashlib.sha256(json.dumps(material, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
 
     def _call_once(
         self, route: ProviderRoute, request: CompletionRequest, caller: str | None, tags: Sequence[str]
-    ) -> tuple[CompletionResponse, bool]:
+    ) -> tuple[CompletionResponse, bool, str]:
         run_id = self.current_run_id
+        call_id = uuid.uuid4().hex
         self._budget.check(run_id)
         prompt_hash = _prompt_hash(request)
         meters = _meters.get()
@@ -444,8 +506,8 @@ class LLMService:
             if hit is not None:
                 for meter in meters:
                     meter.add_cache_hit()
-                self._record(route, run_id, caller, tags, prompt_hash, hit, 0.0, "cached")
-                return hit, True
+                self._record(route, run_id, caller, tags, prompt_hash, hit, 0.0, "cached", call_id)
+                return hit, True, call_id
         started = time.perf_counter()
         try:
             response = route.provider.complete(request)
@@ -458,13 +520,13 @@ class LLMService:
         self._budget.add(run_id, response.usage.total_tokens)
         for meter in meters:
             meter.add_call(response.usage)
-        self._record(route, run_id, caller, tags, prompt_hash, response, latency, "ok")
+        self._record(route, run_id, caller, tags, prompt_hash, response, latency, "ok", call_id)
         if key is not None and self._cache is not None and response.finish_reason != "length":
             try:
                 self._cache.put(key, response)
             except Exception:  # a cache that cannot be written must never lose the answer
                 logger.exception("could not store the LLM response in the cache")
-        return response, False
+        return response, False, call_id
 
     def _record(
         self,
@@ -476,6 +538,7 @@ class LLMService:
         response: CompletionResponse,
         latency: float,
         status: str,
+        call_id: str,
     ) -> None:
         self._write_audit(
             LLMCallRecord(
@@ -490,6 +553,8 @@ class LLMService:
                 latency_seconds=round(latency, 3),
                 status=status,  # type: ignore[arg-type]
                 tags=list(tags),
+                call_id=call_id,
+                tool_calls=[c.model_dump(include={"id", "name", "arguments"}) for c in response.tool_calls],
             )
         )
 

@@ -2,14 +2,43 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
 
+class ToolSpec(BaseModel):
+    """A function the model may call: its name, what it is for, and its arguments' JSON schema."""
+
+    name: str = Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")
+    description: str
+    parameters: dict[str, Any]
+
+
+class ToolCall(BaseModel):
+    """One call a model asked for. `error` says why it cannot run as written (not JSON, no name)."""
+
+    id: str
+    name: str
+    arguments: dict[str, Any] = Field(default_factory=dict)
+    error: str | None = None
+
+
 class ChatMessage(BaseModel):
-    role: Literal["system", "user", "assistant"]
+    """A chat turn; assistant turns may carry tool calls, `tool` turns answer one of them.
+
+    Serialised with `exclude_defaults`, a plain turn hashes as it did before tools existed.
+    """
+
+    role: Literal["system", "user", "assistant", "tool"]
     content: str
+    tool_calls: list[ToolCall] = Field(default_factory=list)
+    tool_call_id: str | None = None
+    name: str | None = None
+
+    def key(self) -> dict[str, Any]:
+        return self.model_dump(exclude_defaults=True)
 
 
 class TokenUsage(BaseModel):
@@ -42,6 +71,7 @@ class CompletionRequest(BaseModel):
     json_schema: dict[str, Any] | None = None
     schema_name: str = "response"
     timeout_seconds: float = 240.0
+    tools: list[ToolSpec] = Field(default_factory=list, description="functions the model may call")
 
 
 class CompletionResponse(BaseModel):
@@ -52,6 +82,7 @@ class CompletionResponse(BaseModel):
     usage: TokenUsage = Field(default_factory=TokenUsage)
     model: str
     provider: str
+    tool_calls: list[ToolCall] = Field(default_factory=list)
 
 
 class LLMResult(BaseModel):
@@ -69,6 +100,8 @@ class LLMResult(BaseModel):
     attempts: int = 1
     cached: bool = False
     finish_reason: str | None = None
+    tool_calls: list[ToolCall] = Field(default_factory=list)
+    call_id: str | None = Field(default=None, description="the audit row of the call that answered")
 
 
 class LLMCallRecord(BaseModel):
@@ -87,3 +120,48 @@ class LLMCallRecord(BaseModel):
     error_class: str | None = None
     error_message: str | None = None
     tags: list[str] = Field(default_factory=list)
+    call_id: str | None = None
+    tool_calls: list[dict[str, Any]] = Field(
+        default_factory=list, description="the calls the model asked for: {id, name, arguments}"
+    )
+
+
+class ToolCallRecord(BaseModel):
+    """One executed tool call, tied to the audited LLM call that asked for it."""
+
+    call_id: str
+    tool_call_id: str
+    name: str
+    arguments: dict[str, Any] = Field(default_factory=dict)
+    status: Literal["ok", "error", "cached", "refused"]
+    result_chars: int = 0
+    seconds: float = 0.0
+    error: str | None = None
+
+
+class AuditedToolCall(BaseModel):
+    """A tool call as `stockdesk llm calls` lists it: what was asked and what came back."""
+
+    id: str
+    name: str
+    arguments: dict[str, Any] = Field(default_factory=dict)
+    status: str = Field(description="ok, error, cached, refused, or not_run when nobody ran it")
+    result_chars: int = 0
+    error: str | None = None
+
+
+class AuditedCall(BaseModel):
+    """One audited LLM call: model, purpose (the caller), tokens, seconds and its tool calls."""
+
+    call_id: str | None
+    created_at: datetime
+    run_id: str
+    model: str
+    provider: str
+    purpose: str | None
+    status: str
+    tokens: int
+    prompt_tokens: int
+    completion_tokens: int
+    seconds: float
+    tool_calls: list[AuditedToolCall] = Field(default_factory=list)

@@ -7,7 +7,13 @@ from datetime import datetime
 
 from pydantic import BaseModel
 
-from stockdesk.llm_platform.domain.dtos import CompletionRequest, CompletionResponse, LLMCallRecord
+from stockdesk.llm_platform.domain.dtos import (
+    AuditedCall,
+    CompletionRequest,
+    CompletionResponse,
+    LLMCallRecord,
+    ToolCallRecord,
+)
 from stockdesk.llm_platform.domain.search import SearchCallRecord, WebSearchRequest, WebSearchResponse
 
 
@@ -28,6 +34,14 @@ class ILLMProvider(ABC):
 class ILLMCallAuditRepository(ABC):
     @abstractmethod
     def record(self, record: LLMCallRecord) -> None: ...
+
+    @abstractmethod
+    def record_tools(self, records: list[ToolCallRecord]) -> None:
+        """Store executed tool calls (each names the LLM call that asked for it)."""
+
+    @abstractmethod
+    def recent(self, limit: int = 20) -> list[AuditedCall]:
+        """The newest `limit` calls, newest first, each with its tool calls and their results."""
 
 
 class CacheStats(BaseModel):

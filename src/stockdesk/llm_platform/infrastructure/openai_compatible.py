@@ -6,12 +6,19 @@ embedded model's own server. Maps SDK errors onto transient (retry, fail over) o
 
 from __future__ import annotations
 
+import json
 import logging
 from typing import Any
 
 import openai
 
-from stockdesk.llm_platform.domain.dtos import CompletionRequest, CompletionResponse, TokenUsage
+from stockdesk.llm_platform.domain.dtos import (
+    ChatMessage,
+    CompletionRequest,
+    CompletionResponse,
+    TokenUsage,
+    ToolCall,
+)
 from stockdesk.llm_platform.domain.exceptions import LLMProviderError, LLMTimeoutError, LLMTransientError
 from stockdesk.llm_platform.domain.ports import ILLMProvider
 
@@ -40,7 +47,7 @@ class OpenAICompatibleProvider(ILLMProvider):
     def complete(self, request: CompletionRequest) -> CompletionResponse:
         kwargs: dict[str, Any] = {
             "model": self.model,
-            "messages": [m.model_dump() for m in request.messages],
+            "messages": [openai_message(m) for m in request.messages],
             "temperature": request.temperature,
             "max_tokens": request.max_tokens,
             "timeout": request.timeout_seconds,
@@ -51,6 +58,11 @@ class OpenAICompatibleProvider(ILLMProvider):
             # a server-specific sampler (llama.cpp's DRY) goes in the request body; remote APIs
             # rarely loop, and their frequency_penalty would also punish JSON's quotes
             kwargs["extra_body"] = {self._repetition_parameter: request.repetition_penalty}
+        if request.tools:
+            kwargs["tools"] = [
+                {"type": "function", "function": t.model_dump(include={"name", "description", "parameters"})}
+                for t in request.tools
+            ]
         if request.json_schema is not None:
             if self.supports_json_schema:
                 kwargs["response_format"] = {
@@ -85,6 +97,7 @@ class OpenAICompatibleProvider(ILLMProvider):
         usage = completion.usage
         return CompletionResponse(
             text=choice.message.content or "",
+            tool_calls=[sdk_tool_call(c) for c in choice.message.tool_calls or []] if request.tools else [],
             finish_reason=choice.finish_reason,
             usage=TokenUsage(
                 prompt_tokens=usage.prompt_tokens if usage else 0,
@@ -96,3 +109,36 @@ class OpenAICompatibleProvider(ILLMProvider):
 
     def close(self) -> None:
         self._client.close()
+
+
+def openai_message(message: ChatMessage) -> dict[str, Any]:
+    """A chat turn in the OpenAI wire format (assistant tool calls carry JSON-text arguments)."""
+    if message.role == "tool":
+        return {"role": "tool", "tool_call_id": message.tool_call_id or "", "content": message.content}
+    wire: dict[str, Any] = {"role": message.role, "content": message.content}
+    if message.tool_calls:
+        wire["content"] = message.content or None
+        wire["tool_calls"] = [
+            {
+                "id": c.id,
+                "type": "function",
+                "function": {"name": c.name, "arguments": json.dumps(c.arguments, ensure_ascii=False)},
+            }
+            for c in message.tool_calls
+        ]
+    return wire
+
+
+def sdk_tool_call(call: Any) -> ToolCall:
+    """An SDK tool call -> ToolCall; arguments that are not a JSON object become `error`."""
+    function = getattr(call, "function", None)
+    name = str(getattr(function, "name", "") or "")
+    raw = getattr(function, "arguments", None) or "{}"
+    call_id = str(getattr(call, "id", "") or f"call_{name}")
+    try:
+        arguments = json.loads(raw)
+    except ValueError as exc:
+        return ToolCall(id=call_id, name=name, error=f"arguments are not valid JSON ({exc.msg}): {raw[:200]}")
+    if not isinstance(arguments, dict):
+        return ToolCall(id=call_id, name=name, error=f"arguments must be a JSON object, got: {raw[:200]}")
+    return ToolCall(id=call_id, name=name, arguments=arguments)

@@ -4,18 +4,31 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 
-from stockdesk.llm_platform.domain.dtos import CompletionRequest, CompletionResponse, TokenUsage
+from stockdesk.llm_platform.domain.dtos import CompletionRequest, CompletionResponse, TokenUsage, ToolCall
 from stockdesk.llm_platform.domain.ports import ILLMProvider
 
-Script = str | Exception | Callable[[CompletionRequest], str]
+
+@dataclass(frozen=True)
+class ScriptedReply:
+    """An answer with tool calls (the model asking for tools), optionally with some text."""
+
+    tool_calls: Sequence[ToolCall] = ()
+    text: str = ""
+
+
+Answer = str | ScriptedReply
+Script = Answer | Exception | Callable[[CompletionRequest], Answer]
 
 
 class ScriptedProvider(ILLMProvider):
     """Answers from a script in order; the last entry repeats when the script runs out.
 
-    An entry may be text, an exception to raise, or a function of the request returning text.
+    An entry may be text, a ScriptedReply (tool calls), an exception to raise, or a function of
+    the request returning text or a ScriptedReply. Tool calls are replayed only when the
+    request offered tools, as a real model cannot call tools it was not given.
     """
 
     def __init__(
@@ -50,9 +63,11 @@ class ScriptedProvider(ILLMProvider):
             time.sleep(self.latency_seconds)
         if isinstance(entry, Exception):
             raise entry
-        text = entry(request) if callable(entry) else entry
+        answer = entry(request) if callable(entry) else entry
+        reply = answer if isinstance(answer, ScriptedReply) else ScriptedReply(text=answer)
         return CompletionResponse(
-            text=text,
+            text=reply.text,
+            tool_calls=list(reply.tool_calls) if request.tools else [],
             finish_reason="stop",
             usage=TokenUsage(prompt_tokens=self._tokens[0], completion_tokens=self._tokens[1]),
             model=self.model,

@@ -10,9 +10,11 @@ from datetime import UTC
 import typer
 from rich.console import Console
 from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.table import Table
 
 from stockdesk.llm_platform.application.llm_service import CacheStats, LLMService
 from stockdesk.llm_platform.application.ping import run_ping
+from stockdesk.llm_platform.domain.dtos import AuditedCall
 
 console = Console()
 err_console = Console(stderr=True)
@@ -110,8 +112,74 @@ def build_llm_cli(get_service: Callable[[], LLMService]) -> typer.Typer:
         for name in get_service().aliases:
             typer.echo(name)
 
+    @app.command("calls")
+    def calls(
+        last: int = typer.Option(20, "--last", "-n", min=1, max=10_000, help="How many of the newest calls."),
+        as_json: bool = typer.Option(False, "--json", help="One JSON object per line, newest first."),
+    ) -> None:
+        """The audit trail: model, purpose, tokens, seconds and tool calls of the newest calls."""
+        found = get_service().recent_calls(last)
+        if as_json:
+            for call in found:
+                typer.echo(json.dumps(call_json(call), ensure_ascii=False))
+            return
+        if not found:
+            typer.echo("no LLM calls recorded yet")
+            return
+        console.print(calls_table(found))
+
     app.add_typer(_build_cache_cli(get_service), name="cache")
     return app
+
+
+def call_json(call: AuditedCall) -> dict[str, object]:
+    """`stockdesk llm calls --json`: one object per call, tool results by size only."""
+    return {
+        "call_id": call.call_id,
+        "at": call.created_at.astimezone(UTC).isoformat(timespec="seconds"),
+        "run_id": call.run_id,
+        "model": call.model,
+        "purpose": call.purpose,
+        "status": call.status,
+        "tokens": call.tokens,
+        "seconds": call.seconds,
+        "tool_calls": [
+            {
+                "name": t.name,
+                "arguments": t.arguments,
+                "status": t.status,
+                "result_size": t.result_chars,
+                **({"error": t.error} if t.error else {}),
+            }
+            for t in call.tool_calls
+        ],
+    }
+
+
+def _short(arguments: dict[str, object], limit: int = 60) -> str:
+    text = json.dumps(arguments, ensure_ascii=False)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def calls_table(found: list[AuditedCall]) -> Table:
+    table = Table(title=f"newest {len(found)} LLM call{'' if len(found) == 1 else 's'}")
+    for column in ("at (UTC)", "purpose", "model", "status", "tokens", "seconds", "tool calls"):
+        justify = "right" if column in ("tokens", "seconds") else "left"
+        table.add_column(column, justify=justify, no_wrap=column != "tool calls")
+    for call in found:
+        tools = "\n".join(
+            f"{t.name}({_short(t.arguments)}) -> {t.status}, {t.result_chars} chars" for t in call.tool_calls
+        )
+        table.add_row(
+            f"{call.created_at.astimezone(UTC):%m-%d %H:%M:%S}",
+            call.purpose or "-",
+            call.model,
+            call.status,
+            str(call.tokens),
+            f"{call.seconds:.1f}",
+            tools or "-",
+        )
+    return table
 
 
 def _build_cache_cli(get_service: Callable[[], LLMService]) -> typer.Typer:

@@ -1,5 +1,8 @@
 """Embedded provider: the OpenAI-compatible adapter pointed at the local server, one call per slot.
 
+Tool calls are written and read in Qwen2.5's template format (tool_template), since the server
+applies the plain ChatML template.
+
 Callers beyond the slot count queue on a semaphore; their timeout starts when their own request
 is sent, so a queued expert waits instead of failing.
 """
@@ -12,6 +15,11 @@ from stockdesk.llm_platform.domain.dtos import CompletionRequest, CompletionResp
 from stockdesk.llm_platform.domain.exceptions import LLMTransientError
 from stockdesk.llm_platform.domain.ports import ILLMProvider
 from stockdesk.llm_platform.infrastructure.embedded.server import EmbeddedServer
+from stockdesk.llm_platform.infrastructure.embedded.tool_template import (
+    parse_answer,
+    render_request,
+    uses_tools,
+)
 from stockdesk.llm_platform.infrastructure.openai_compatible import OpenAICompatibleProvider
 
 LOCAL_MODEL_NAME = "qwen2.5-coder-1.5b-instruct-q4_k_m"
@@ -43,6 +51,15 @@ class EmbeddedProvider(ILLMProvider):
         return self._client
 
     def complete(self, request: CompletionRequest) -> CompletionResponse:
+        if not uses_tools(request):
+            return self._send(request)
+        response = self._send(render_request(request))
+        if not request.tools:
+            return response
+        text, calls = parse_answer(response.text, [t.name for t in request.tools])
+        return response.model_copy(update={"text": text, "tool_calls": calls})
+
+    def _send(self, request: CompletionRequest) -> CompletionResponse:
         with self._slots:  # wait for a free slot; the request timeout starts after this
             adapter = self._adapter()
             try:

@@ -32,6 +32,25 @@ class LLMCallRow(Base):
     error_class: Mapped[str | None] = mapped_column(String(120))
     error_message: Mapped[str | None] = mapped_column(Text)
     tags: Mapped[list[str]] = mapped_column(JSON, default=list)
+    call_id: Mapped[str | None] = mapped_column(String(32), index=True)
+    tool_calls: Mapped[list[dict]] = mapped_column(JSON, default=list)
+
+
+class LLMToolCallRow(Base):
+    """One tool call a model asked for and the caller ran (results are not kept: their size is)."""
+
+    __tablename__ = "llm_tool_calls"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
+    call_id: Mapped[str] = mapped_column(String(32), index=True)
+    tool_call_id: Mapped[str] = mapped_column(String(64))
+    name: Mapped[str] = mapped_column(String(64))
+    arguments: Mapped[dict] = mapped_column(JSON, default=dict)
+    status: Mapped[str] = mapped_column(String(16))
+    result_chars: Mapped[int] = mapped_column(Integer, default=0)
+    seconds: Mapped[float] = mapped_column(Float, default=0.0)
+    error: Mapped[str | None] = mapped_column(Text)
 
 
 class LLMResponseCacheRow(Base):

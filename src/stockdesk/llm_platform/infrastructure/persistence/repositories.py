@@ -8,7 +8,13 @@ from datetime import UTC, datetime, timedelta
 from sqlalchemy import LargeBinary, Text, cast, delete, func, select
 from sqlalchemy.exc import IntegrityError
 
-from stockdesk.llm_platform.domain.dtos import CompletionResponse, LLMCallRecord
+from stockdesk.llm_platform.domain.dtos import (
+    AuditedCall,
+    AuditedToolCall,
+    CompletionResponse,
+    LLMCallRecord,
+    ToolCallRecord,
+)
 from stockdesk.llm_platform.domain.ports import (
     CacheStats,
     ILLMCallAuditRepository,
@@ -20,6 +26,7 @@ from stockdesk.llm_platform.domain.search import SearchCallRecord, WebSearchResp
 from stockdesk.llm_platform.infrastructure.persistence.models import (
     LLMCallRow,
     LLMResponseCacheRow,
+    LLMToolCallRow,
     SearchCacheRow,
     SearchCallRow,
 )
@@ -34,15 +41,62 @@ class SqlLLMCallAuditRepository(ILLMCallAuditRepository):
         with self._db.session() as session:
             session.add(LLMCallRow(**record.model_dump()))
 
+    def record_tools(self, records: list[ToolCallRecord]) -> None:
+        with self._db.session() as session:
+            session.add_all(LLMToolCallRow(**r.model_dump()) for r in records)
+
+    def recent(self, limit: int = 20) -> list[AuditedCall]:
+        with self._db.session() as session:
+            rows = list(session.scalars(select(LLMCallRow).order_by(LLMCallRow.id.desc()).limit(limit)))
+            ids = [r.call_id for r in rows if r.call_id]
+            ran: dict[tuple[str, str], LLMToolCallRow] = {}
+            if ids:
+                for t in session.scalars(select(LLMToolCallRow).where(LLMToolCallRow.call_id.in_(ids))):
+                    ran[(t.call_id, t.tool_call_id)] = t
+            return [_audited(row, ran) for row in rows]
+
     def list_for_run(self, run_id: str) -> list[LLMCallRecord]:
         with self._db.session() as session:
             rows = session.scalars(
                 select(LLMCallRow).where(LLMCallRow.run_id == run_id).order_by(LLMCallRow.id)
             )
             return [
-                LLMCallRecord.model_validate({f: getattr(row, f) for f in LLMCallRecord.model_fields})
+                LLMCallRecord.model_validate(
+                    {f: getattr(row, f) for f in LLMCallRecord.model_fields}
+                    | {"tool_calls": row.tool_calls or []}
+                )
                 for row in rows
             ]
+
+
+def _audited(row: LLMCallRow, ran: dict[tuple[str, str], LLMToolCallRow]) -> AuditedCall:
+    calls = []
+    for asked in row.tool_calls or []:
+        done = ran.get((row.call_id or "", str(asked.get("id"))))
+        calls.append(
+            AuditedToolCall(
+                id=str(asked.get("id")),
+                name=str(asked.get("name")),
+                arguments=asked.get("arguments") or {},
+                status=done.status if done else "not_run",
+                result_chars=done.result_chars if done else 0,
+                error=done.error if done else None,
+            )
+        )
+    return AuditedCall(
+        call_id=row.call_id,
+        created_at=_utc(row.created_at) or row.created_at,
+        run_id=row.run_id,
+        model=row.model,
+        provider=row.provider,
+        purpose=row.caller,
+        status=row.status,
+        tokens=row.prompt_tokens + row.completion_tokens,
+        prompt_tokens=row.prompt_tokens,
+        completion_tokens=row.completion_tokens,
+        seconds=row.latency_seconds,
+        tool_calls=calls,
+    )
 
 
 class SqlResponseCache(IResponseCache):
