@@ -30,7 +30,8 @@ from stockdesk.debate.infrastructure.adapters.llm_adapter import LLMAdapter
 from stockdesk.debate.infrastructure.agents.moderator.output_parser import parse_moderator_decision
 from stockdesk.debate.infrastructure.agents.panel_expert.output_parser import parse_expert_reply
 from stockdesk.debate.infrastructure.panel_factory import build_panel_service, build_panel_tools
-from stockdesk.debate.infrastructure.tools.page_index import FilingPageIndex, index_path
+from stockdesk.debate.infrastructure.tools.page_index import SUMMARY_INPUT_CHARS, FilingPageIndex, index_path
+from stockdesk.debate.infrastructure.tools.page_parts import split_page
 from stockdesk.debate.infrastructure.tools.store_tools import StorePanelTools, news_pk
 from stockdesk.judge.application.services.debate_outcome import judge_input_from_outcome
 from stockdesk.llm_platform.application.llm_service import LLMService
@@ -57,6 +58,13 @@ from tests.debate.panel_support import (
 
 ROLES = ("fundamental", "risk", "growth", "sentiment")
 TEN_Q_PAGES = 3  # 30 paragraphs of ~1,500 characters in pages of at most 20,000
+
+
+def summary_calls(repository: SqlMarketDataRepository) -> int:
+    """Model calls that index the 10-Q: one per short page, parts + one combine per long page."""
+    pages = panel_data(repository).filing_pages.execute(SYMBOL, TEN_Q, AS_OF)
+    parts = [len(split_page(p.text, SUMMARY_INPUT_CHARS)) for p in pages]
+    return sum(1 if n == 1 else n + 1 for n in parts)
 
 
 @pytest.fixture
@@ -386,7 +394,7 @@ def test_filing_tools_index_first_then_pages_and_the_index_is_cached(
     assert filing["index"] == [
         {"page": str(p), "page_summary": f"page {p} of 3: widget results"} for p in (1, 2, 3)
     ]
-    assert script.calls["page_summary"] == TEN_Q_PAGES  # one short summary per page
+    assert script.calls["page_summary"] == summary_calls(repository)  # one short summary per page
     cache = index_path(settings.cache_dir, SYMBOL, TEN_Q)
     assert cache == settings.home / "cache" / "debate" / "filings_index" / "XMPL_000005432124000012.json"
     assert json.loads(cache.read_text("utf-8"))["index"] == filing["index"]
@@ -397,7 +405,9 @@ def test_filing_tools_index_first_then_pages_and_the_index_is_cached(
     pages = panel_data(repository).filing_pages.execute(SYMBOL, TEN_Q, AS_OF)
     assert with_page["page"] == 2 and with_page["content"] == pages[1].text
     assert 0 < len(with_page["content"]) <= 20_000 and with_page["index"] == filing["index"]
-    assert with_page["cached"] is True and script.calls["page_summary"] == TEN_Q_PAGES  # not regenerated
+    assert with_page["cached"] is True and script.calls["page_summary"] == summary_calls(
+        repository
+    )  # not regenerated
     assert tools.get_sec_filing_content(SYMBOL, [TEN_Q], page=9, as_of=AS_OF)["filings"][0]["error"] == (
         "page_out_of_range"
     )
@@ -410,7 +420,7 @@ def test_filing_tools_index_first_then_pages_and_the_index_is_cached(
 
     no_document = tools.get_sec_filing_content(SYMBOL, [TEN_K], as_of=AS_OF)["filings"][0]
     assert no_document["total_pages"] == 0 and no_document["index"] == []
-    assert script.calls["page_summary"] == TEN_Q_PAGES
+    assert script.calls["page_summary"] == summary_calls(repository)
 
 
 def test_only_the_newest_filing_is_indexed_once_across_debates(
@@ -420,7 +430,7 @@ def test_only_the_newest_filing_is_indexed_once_across_debates(
     service, _ = panel(script, repository, settings, database)
     service.run(SYMBOL, AS_OF, DIGESTS)
     service.run(SYMBOL, AS_OF, DIGESTS)
-    assert script.calls["page_summary"] == TEN_Q_PAGES
+    assert script.calls["page_summary"] == summary_calls(repository)
     assert [p.name for p in index_path(settings.cache_dir, SYMBOL, TEN_Q).parent.iterdir()] == [
         "XMPL_000005432124000012.json"
     ]
