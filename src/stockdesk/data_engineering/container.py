@@ -6,6 +6,7 @@ import os
 from functools import cached_property
 
 from stockdesk.data_engineering.application.import_service import MarketDataImportService
+from stockdesk.data_engineering.application.intraday_import import IntradayImportService
 from stockdesk.data_engineering.application.news_fetch import FetchNewsService
 from stockdesk.data_engineering.application.sync_service import SyncService
 from stockdesk.data_engineering.application.use_cases import (
@@ -13,6 +14,7 @@ from stockdesk.data_engineering.application.use_cases import (
     GetFilingPagesUseCase,
     GetFilingsUseCase,
     GetFinanceForTickerUseCase,
+    GetIntradayBarsUseCase,
     GetMarketFramesUseCase,
     GetNewsUseCase,
     GetPriceHistoryUseCase,
@@ -23,6 +25,7 @@ from stockdesk.data_engineering.application.use_cases import (
     SearchStoredTextUseCase,
 )
 from stockdesk.data_engineering.domain.ports import IMarketDataProvider, INewsProvider
+from stockdesk.data_engineering.infrastructure.persistence.intraday_bars import SqlIntradayBarRepository
 from stockdesk.data_engineering.infrastructure.persistence.repository import SqlMarketDataRepository
 from stockdesk.data_engineering.infrastructure.persistence.sync_state import SqlSyncStateRepository
 from stockdesk.data_engineering.infrastructure.providers.akshare_provider import AkShareProvider
@@ -48,6 +51,14 @@ class DataEngineeringContainer:
     @cached_property
     def import_service(self) -> MarketDataImportService:
         return MarketDataImportService(self.repository)
+
+    @cached_property
+    def intraday_repository(self) -> SqlIntradayBarRepository:
+        return SqlIntradayBarRepository(self.database)
+
+    @cached_property
+    def intraday_import_service(self) -> IntradayImportService:
+        return IntradayImportService(self.intraday_repository)
 
     @cached_property
     def providers_by_market(self) -> dict[str, list[IMarketDataProvider]]:
@@ -97,6 +108,10 @@ class DataEngineeringContainer:
     @property
     def daily_bars(self) -> GetDailyBarsUseCase:
         return GetDailyBarsUseCase(self.repository)
+
+    @property
+    def intraday_bars(self) -> GetIntradayBarsUseCase:
+        return GetIntradayBarsUseCase(self.intraday_repository)
 
     @property
     def valuations(self) -> GetValuationDailiesForTickerUseCase:

@@ -12,6 +12,7 @@ from stockdesk.data_engineering.domain.dtos import (
     FilingDTO,
     FilingPageDTO,
     FinancialReportDTO,
+    IntradayBarDTO,
     NewsItemDTO,
     PriceHistoryDTO,
     RangeSummary,
@@ -20,8 +21,9 @@ from stockdesk.data_engineering.domain.dtos import (
     TextHitDTO,
 )
 from stockdesk.data_engineering.domain.exceptions import SymbolNotFoundError
-from stockdesk.data_engineering.domain.ports import IMarketDataRepository
-from stockdesk.data_engineering.domain.symbols import normalize_symbol
+from stockdesk.data_engineering.domain.intraday import interval_minutes, resample
+from stockdesk.data_engineering.domain.ports import IIntradayBarRepository, IMarketDataRepository
+from stockdesk.data_engineering.domain.symbols import market_of, normalize_symbol
 
 
 def _as_of(as_of: date | None) -> date:
@@ -51,6 +53,36 @@ class GetDailyBarsUseCase:
         self, symbol: str, as_of: date | None = None, start: date | None = None, end: date | None = None
     ) -> list[DailyBarDTO]:
         return self._repository.get_bars(normalize_symbol(symbol), _as_of(as_of), start, end)
+
+
+class GetIntradayBarsUseCase:
+    """Intraday bars of one symbol, point in time: no bar of an exchange date after `as_of`.
+
+    `interval` "5m" returns the stored bars; "15m", "30m", "60m"/"1h" aggregate them within each
+    trading day and session (see `domain/intraday.py`). `start`/`end` are exchange dates (inclusive;
+    `end` is clipped to `as_of`). Bars are oldest first, stamped with their start.
+    """
+
+    def __init__(self, repository: IIntradayBarRepository):
+        self._repository = repository
+
+    def execute(
+        self,
+        symbol: str,
+        as_of: date | None = None,
+        start: date | None = None,
+        end: date | None = None,
+        interval: str = "5m",
+    ) -> list[IntradayBarDTO]:
+        interval = interval.strip().lower()
+        interval_minutes(interval)  # an unsupported interval is a bad request before any read
+        symbol = normalize_symbol(symbol)
+        day = _as_of(as_of)
+        last = min(end, day) if end else day
+        if start and start > last:
+            return []
+        bars = self._repository.get(symbol, day, start, last)
+        return resample(bars, interval, market_of(symbol))
 
 
 class GetValuationDailiesForTickerUseCase:

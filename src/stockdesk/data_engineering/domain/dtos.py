@@ -33,6 +33,35 @@ class DailyBarDTO(BaseModel):
     adj_factor: float | None = None
 
 
+class IntradayBarDTO(BaseModel):
+    """One intraday bar: the stored 5-minute bar, or several of one trading day aggregated.
+
+    `ts` is the bar's start in the exchange's local time (with its UTC offset), `ts_utc` the same
+    instant in UTC; `trade_date` is the exchange date. Prices are as traded (not adjusted).
+    """
+
+    symbol: str
+    interval: str = Field(description="5m (stored), or 15m/30m/60m/1h aggregated from 5m bars")
+    ts: datetime = Field(description="bar start, exchange local time, timezone-aware")
+    ts_utc: datetime = Field(description="bar start in UTC, timezone-aware")
+    trade_date: date
+    open: float
+    high: float
+    low: float
+    close: float
+    volume: float = Field(description="shares")
+    amount: float | None = Field(default=None, description="currency units; None when the source has none")
+    bars: int = Field(default=1, description="5-minute bars aggregated into this one")
+
+
+class IntradayWriteCounts(BaseModel):
+    """What one intraday write did: bars added, bars whose values changed, bars already stored as sent."""
+
+    new: int = 0
+    changed: int = 0
+    unchanged: int = 0
+
+
 class DailyValuationDTO(BaseModel):
     symbol: str
     trade_date: date

@@ -28,6 +28,25 @@ class ImportValidationError(BadRequestException):
         self.problems = problems
 
 
+class IntradayImportError(ImportValidationError):
+    """An intraday bar file was rejected; the one-line message names the file's lines (header included)."""
+
+    def __init__(self, source: str, problems: list[RowProblem], header_lines: int = 1):
+        super().__init__(source, problems)
+
+        def where(p: RowProblem) -> str:
+            return f"line {p.row + header_lines}: {p.reason}" if p.row else p.reason
+
+        more = f" (+{len(problems) - 3} more)" if len(problems) > 3 else ""
+        self.message = f"{source}: {'; '.join(where(p) for p in problems[:3])}{more}; nothing imported"
+        self.args = (self.message,)
+        self.details = {
+            "problems": [
+                {**p.model_dump(), "line": p.row + header_lines if p.row else None} for p in problems
+            ]
+        }
+
+
 class SymbolNotFoundError(NotFoundException):
     code = "STOCK_NOT_FOUND"
 

@@ -19,6 +19,10 @@ BAR_COLUMNS = [
 ]  # fmt: skip
 BAR_PRICE_COLUMNS = ["open", "high", "low", "close"]
 
+# 5-minute bars: ts_utc is the bar's START (timezone-aware UTC); trade_date the exchange-local date
+INTRADAY_KEY = ["symbol", "ts_utc"]
+INTRADAY_COLUMNS = [*INTRADAY_KEY, "trade_date", "open", "high", "low", "close", "volume", "amount", "source"]
+
 VALUATION_KEY = ["symbol", "trade_date"]
 VALUATION_COLUMNS = [
     *VALUATION_KEY, "close", "total_mv", "circ_mv", "pe", "pe_ttm", "pb", "ps", "ps_ttm",

@@ -14,6 +14,8 @@ from stockdesk.data_engineering.domain.dtos import (
     FilingDTO,
     FilingPageDTO,
     FinancialReportDTO,
+    IntradayBarDTO,
+    IntradayWriteCounts,
     NewsItemDTO,
     SecurityDTO,
     TextHitDTO,
@@ -117,6 +119,27 @@ class IMarketDataRepository(ABC):
 
         Chunked so that exporting a market-sized store keeps memory bounded.
         """
+
+
+class IIntradayBarRepository(ABC):
+    """The point-in-time 5-minute bar store (`bars_5m`), keyed by symbol and the bar's start in UTC."""
+
+    @abstractmethod
+    def write(self, frame: pd.DataFrame) -> IntradayWriteCounts:
+        """Upsert canonical INTRADAY_COLUMNS rows (`ts_utc` timezone-aware UTC) in one transaction.
+
+        Rows equal to the stored ones are not rewritten (their `imported_at` stays); a NULL amount
+        never erases a stored one.
+        """
+
+    @abstractmethod
+    def get(
+        self, symbol: str, as_of: date, start: date | None = None, end: date | None = None
+    ) -> list[IntradayBarDTO]:
+        """5-minute bars of exchange dates in [start, min(end, as_of)], oldest first."""
+
+    @abstractmethod
+    def count(self, symbol: str | None = None) -> int: ...
 
 
 class IMarketDataProvider(ABC):

