@@ -27,7 +27,8 @@ from stockdesk.data_engineering.infrastructure.importers.filing_document import 
 from stockdesk.data_engineering.infrastructure.persistence.repository import SqlMarketDataRepository
 from stockdesk.debate.domain.dtos.expert_digest import ExpertDigest
 from stockdesk.debate.infrastructure.tools.store_tools import PanelData
-from stockdesk.llm_platform.domain.dtos import CompletionRequest
+from stockdesk.llm_platform.domain.dtos import CompletionRequest, ToolCall
+from stockdesk.llm_platform.infrastructure.scripted import ScriptedReply
 from stockdesk.shared.db import Database
 from tests.research.search_support import news_row as search_news_row
 
@@ -169,6 +170,7 @@ def decision(kind: str, action: str = "HOLD", confidence: float = 0.6) -> dict[s
 
 
 ExpertFn = Callable[[str, int], dict[str, Any]]
+ToolsFn = Callable[[str, int], list[ToolCall]]
 ModeratorFn = Callable[[int, str], dict[str, Any]]
 _ROLE = re.compile(r"角色代号：(\w+)")
 _ROUND = re.compile(r"第 (\d+) 轮")
@@ -181,6 +183,8 @@ class PanelScript:
 
     Experts are told apart by the role code in their system prompt, the moderator and the page
     summariser by their own system prompts. `barrier` (if given) is awaited by every expert call.
+    `tools(role, round)` gives the calls an expert makes first, when tools are offered and it has
+    not called any yet in the turn; then it answers with `expert(role, round)`.
     """
 
     def __init__(
@@ -188,18 +192,21 @@ class PanelScript:
         expert: ExpertFn = lambda role, rnd: turn("HOLD", 0.5),
         moderator: ModeratorFn = lambda rnd, prompt: decision("end"),
         barrier: threading.Barrier | None = None,
+        tools: ToolsFn | None = None,
     ):
         self.expert = expert
         self.moderator = moderator
         self.barrier = barrier
+        self.tools = tools
+        self.tool_results: list[tuple[str, int, list[dict[str, Any]]]] = []
         self.calls: Counter[str] = Counter()
         self.threads: set[str] = set()
         self.user_prompts: list[str] = []
         self._lock = threading.Lock()
 
-    def __call__(self, request: CompletionRequest) -> str:
+    def __call__(self, request: CompletionRequest) -> str | ScriptedReply:
         system = request.messages[0].content if request.messages[0].role == "system" else ""
-        user = request.messages[-1].content
+        user = next(m.content for m in request.messages if m.role == "user")
         role = _ROLE.search(system)
         kind = role.group(1) if role else "page_summary" if "公告阅读助手" in system else "moderator"
         with self._lock:
@@ -210,7 +217,15 @@ class PanelScript:
         if role:
             if self.barrier is not None:
                 self.barrier.wait()  # all four experts of a round must be in flight at once
-            answer = self.expert(kind, int(_ROUND.search(user).group(1)))  # type: ignore[union-attr]
+            rnd = int(_ROUND.search(user).group(1))  # type: ignore[union-attr]
+            results = [json.loads(m.content) for m in request.messages if m.role == "tool"]
+            if results:
+                with self._lock:
+                    self.tool_results.append((kind, rnd, results))
+            calls = self.tools(kind, rnd) if self.tools and request.tools and not results else []
+            if calls:
+                return ScriptedReply(tool_calls=calls)
+            answer = self.expert(kind, rnd)
         elif kind == "page_summary":
             page = _PAGE.search(user)
             answer = {"summary": f"page {page.group(1)} of {page.group(2)}: widget results"}  # type: ignore[union-attr]

@@ -35,6 +35,7 @@ from stockdesk.debate.infrastructure.tools.page_parts import split_page
 from stockdesk.debate.infrastructure.tools.store_tools import StorePanelTools, news_pk
 from stockdesk.judge.application.services.debate_outcome import judge_input_from_outcome
 from stockdesk.llm_platform.application.llm_service import LLMService
+from stockdesk.llm_platform.domain.dtos import ToolCall
 from stockdesk.llm_platform.infrastructure.scripted import ScriptedProvider
 from stockdesk.shared.config import Settings
 from stockdesk.shared.db import Database
@@ -303,7 +304,6 @@ def test_nothing_after_as_of_reaches_the_context_or_the_prompts(
     assert context.price.last_close == 143.0 and context.price.pct_change == 18.18  # (143/121-1)*100
     assert context.intraday == NO_INTRADAY
     assert [f.accession_number for f in context.filings] == [TEN_Q, TEN_K]  # not LATER_Q
-    assert context.filing_index is not None and context.filing_index.accession_number == TEN_Q
     assert tools.get_sec_filing_content(SYMBOL, [LATER_Q], as_of=AS_OF) == {"count": 0, "filings": []}
     pages = GetFilingPagesUseCase(repository)
     assert pages.execute(SYMBOL, LATER_Q, AS_OF) == []  # filed 2024-05-03
@@ -331,7 +331,15 @@ def test_experts_see_only_their_sections_and_sources(
     )
     assert "公告：" not in prompt["panel.sentiment"] and "F1" not in prompt["panel.sentiment"]
     assert "行情" not in prompt["panel.growth"] and "C1" not in prompt["panel.growth"]
-    assert "p2：page 2 of 3: widget results" in prompt["panel.risk"]  # the newest filing's page index
+    # thin lists only (spec 4): titles and pks, the filing list; bodies and page indexes on demand
+    assert (
+        "Example Widgets opens a new plant in Ohio" in prompt["panel.risk"]
+        and "pk id#XMPL:" in prompt["panel.risk"]
+    )
+    assert (
+        "doubles spring capacity" not in prompt["panel.risk"] and "widget results" not in prompt["panel.risk"]
+    )
+    assert script.calls["page_summary"] == 0
     assert "收盘 121→143（+18.18%）" in prompt["panel.risk"]  # computed in code
     assert NO_INTRADAY in prompt["panel.sentiment"]
 
@@ -354,6 +362,8 @@ def test_news_and_ohlcv_tools_answer_in_the_spec_shapes(
     beats = next(a for a in everything["articles"] if "beats" in a["title"])
     content = tools.get_news_content(pks=[beats["pk"], "id#XMPL:ffffffffffff"], as_of=AS_OF)
     assert content["count"] == 1
+    without_prefix = tools.get_news_content(pks=[beats["pk"].removeprefix("id#")], as_of=AS_OF)
+    assert without_prefix["articles"][0]["pk"] == beats["pk"]  # small models drop the "id#"
     body = content["articles"][0]
     assert set(body) == {"pk", "title", "body", "cached", "body_truncated"}
     assert (
@@ -423,17 +433,35 @@ def test_filing_tools_index_first_then_pages_and_the_index_is_cached(
     assert script.calls["page_summary"] == summary_calls(repository)
 
 
-def test_only_the_newest_filing_is_indexed_once_across_debates(
+def test_a_filing_is_indexed_when_an_expert_asks_and_once_across_turns_and_debates(
     repository: SqlMarketDataRepository, settings: Settings, database: Database
 ) -> None:
-    script = PanelScript()
+    wants_index = {"fundamental", "risk"}
+    script = PanelScript(
+        tools=lambda role, rnd: (
+            [
+                ToolCall(
+                    id=f"{role}{rnd}",
+                    name="get_sec_filing_content",
+                    arguments={"ticker": SYMBOL, "accession_numbers": [TEN_Q]},
+                )
+            ]
+            if role in wants_index
+            else []
+        )
+    )
     service, _ = panel(script, repository, settings, database)
     service.run(SYMBOL, AS_OF, DIGESTS)
     service.run(SYMBOL, AS_OF, DIGESTS)
-    assert script.calls["page_summary"] == summary_calls(repository)
+    assert script.calls["page_summary"] == summary_calls(repository)  # built once, then read back
     assert [p.name for p in index_path(settings.cache_dir, SYMBOL, TEN_Q).parent.iterdir()] == [
         "XMPL_000005432124000012.json"
     ]
+    index = script.tool_results[0][2][0]["filings"][0]["index"]
+    assert [e["page"] for e in index] == ["1", "2", "3"] and "content" not in script.tool_results[0][2][0][
+        "filings"
+    ][0]
+    assert len(script.tool_results) == 2 * 2 * 2  # two experts, two rounds, two debates
 
 
 # ---- parallel experts ----------------------------------------------------------------------

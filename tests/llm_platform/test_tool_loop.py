@@ -221,3 +221,25 @@ def test_calls_last_n_lists_the_newest_first(database: Database, limit: int) -> 
     for n in range(3):
         service.generate(f"q{n}", caller=f"c{n}")
     assert [c.purpose for c in service.recent_calls(limit)] == ["c2", "c1", "c0"][:limit]
+
+
+def test_the_answer_hint_follows_every_batch_of_tool_results(database: Database) -> None:
+    provider = ScriptedProvider(
+        [ScriptedReply(tool_calls=[call(1)]), ScriptedReply(tool_calls=[call(2, "B")]), FINAL]
+    )
+    run_tool_loop(
+        scripted_service(provider, database=database),
+        MESSAGES,
+        [PriceTool().tool()],
+        response_model=Answer,
+        limits=ToolLimits(max_calls=2),
+        answer_hint="Answer as JSON now.",
+    )
+    first_system = provider.requests[0].messages
+    assert [m.role for m in first_system] == ["system", "user"]  # no hint before any tool ran
+    second, third = provider.requests[1].messages, provider.requests[2].messages
+    assert second[-1].role == "user" and second[-1].content == "Answer as JSON now."
+    assert third[-1].content.startswith("No more tool calls") and third[-1].content.endswith(
+        "Answer as JSON now."
+    )
+    assert provider.requests[1].tools and provider.requests[2].tools == []

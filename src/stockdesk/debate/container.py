@@ -3,25 +3,34 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from functools import cached_property
 from pathlib import Path
+from typing import Any
 
 from stockdesk.debate.application import DebateService
+from stockdesk.debate.application.briefing import BriefingJobs, BriefingService
 from stockdesk.debate.application.services.panel_debate import PanelDebateService
 from stockdesk.debate.domain.ports.agents import (
     IBearAdvocateAgentPort,
     IBullAdvocateAgentPort,
     IResolutionAgentPort,
 )
-from stockdesk.debate.domain.ports.llm_port import ILLMPort
 from stockdesk.debate.domain.ports.panel import IPanelToolsPort
 from stockdesk.debate.infrastructure.adapters.llm_adapter import LLMAdapter
 from stockdesk.debate.infrastructure.agents.bear_advocate.agent import BearAdvocateAgent
 from stockdesk.debate.infrastructure.agents.bull_advocate.agent import BullAdvocateAgent
 from stockdesk.debate.infrastructure.agents.resolution.agent import ResolutionAgent
-from stockdesk.debate.infrastructure.panel_factory import build_panel_service, build_panel_tools
+from stockdesk.debate.infrastructure.briefing_factory import (
+    BRIEFING_MAX_TOKENS,
+    build_briefing_jobs,
+    build_briefing_service,
+)
+from stockdesk.debate.infrastructure.panel_factory import PanelOptions, build_panel_service, build_panel_tools
 from stockdesk.debate.infrastructure.tools.store_tools import PanelData
 from stockdesk.llm_platform.application.llm_service import LLMService
+from stockdesk.shared.errors import BadRequestException
+from stockdesk.shared.tasks import ITaskStore
 
 
 class DebateContainer:
@@ -30,17 +39,22 @@ class DebateContainer:
         llm_service: Callable[[], LLMService],
         panel_data: Callable[[], PanelData] | None = None,
         cache_dir: Path | None = None,
+        panel_options: PanelOptions | None = None,
+        tasks: Callable[[], ITaskStore] | None = None,
     ):
         """Factories: the model starts, and the panel's tools are built, only when a debate asks.
 
-        Without `panel_data` the panel mode answers 400 PANEL_NOT_CONFIGURED.
+        Without `panel_data` the panel mode answers 400 PANEL_NOT_CONFIGURED; without `tasks`
+        briefings run only in the foreground (`briefing_jobs` is None).
         """
         self._llm_service = llm_service
         self._panel_data = panel_data
         self._cache_dir = cache_dir
+        self.panel_options = panel_options or PanelOptions()
+        self._tasks = tasks
 
     @cached_property
-    def llm(self) -> ILLMPort:
+    def llm(self) -> LLMAdapter:
         return LLMAdapter(self._llm_service())
 
     @cached_property
@@ -65,8 +79,36 @@ class DebateContainer:
     @cached_property
     def panel(self) -> PanelDebateService | None:
         tools = self.panel_tools
-        return None if tools is None else build_panel_service(self.llm, tools)
+        return None if tools is None else self.panel_with()
+
+    def panel_with(self, **changes: Any) -> PanelDebateService:
+        """A panel with some options changed (e.g. `max_rounds` from the command line)."""
+        if self.panel_tools is None:
+            raise BadRequestException(
+                "the panel debate needs the market data store", code="PANEL_NOT_CONFIGURED"
+            )
+        options = replace(self.panel_options, **changes)
+        return build_panel_service(self.llm, self.panel_tools, **options.service_kwargs())
 
     @property
     def service(self) -> DebateService:
         return DebateService(self.bull_agent, self.bear_agent, self.resolution_agent, panel=self.panel)
+
+    @cached_property
+    def briefing(self) -> BriefingService | None:
+        """Ticker briefing scripts (spec 7) over the panel; None without it."""
+        panel, tools = self.panel, self.panel_tools
+        if panel is None or tools is None:
+            return None
+        return build_briefing_service(
+            panel,
+            tools,
+            LLMAdapter(self._llm_service(), max_tokens=BRIEFING_MAX_TOKENS),
+            panel_with_rounds=lambda rounds: self.panel_with(max_rounds=rounds),
+        )
+
+    @cached_property
+    def briefing_jobs(self) -> BriefingJobs | None:
+        """Briefings as durable background jobs (REST); None without the panel or a task store."""
+        service = self.briefing
+        return None if service is None or self._tasks is None else build_briefing_jobs(service, self._tasks())

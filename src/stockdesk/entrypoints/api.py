@@ -13,6 +13,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from stockdesk import __version__
 from stockdesk.coordinator.presentation.rest.coordinator_router import build_coordinator_router
 from stockdesk.data_engineering.presentation.rest import build_data_router
+from stockdesk.debate.presentation.rest.briefing_router import build_briefing_router
 from stockdesk.debate.presentation.rest.debate_router import build_debate_router
 from stockdesk.entrypoints.container import AppContainer
 from stockdesk.evaluation.presentation.rest import build_evaluation_router
@@ -154,6 +155,7 @@ def create_app(container: AppContainer | None = None) -> FastAPI:
         prefix=API_PREFIX,
     )
     app.include_router(build_debate_router(lambda: container.debate.service), prefix=API_PREFIX)
+    app.include_router(build_briefing_router(lambda: container.debate.briefing_jobs), prefix=API_PREFIX)
     app.include_router(build_judge_router(lambda: container.judge.service), prefix=API_PREFIX)
     app.include_router(build_coordinator_router(lambda: container.coordinator.service), prefix=API_PREFIX)
     app.include_router(build_strategy_router(lambda: container.strategy_lab.service), prefix=API_PREFIX)

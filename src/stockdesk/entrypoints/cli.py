@@ -18,6 +18,8 @@ from stockdesk import __version__
 from stockdesk.coordinator.presentation.cli.analyze import build_analyze_command
 from stockdesk.coordinator.presentation.cli.sessions import build_report_command, build_sessions_command
 from stockdesk.data_engineering.presentation.cli import build_data_cli
+from stockdesk.debate.presentation.cli.briefing import build_briefing_command
+from stockdesk.debate.presentation.cli.panel import build_debate_cli
 from stockdesk.entrypoints.container import AppContainer
 from stockdesk.evaluation.presentation.cli import build_evaluate_command
 from stockdesk.llm_platform.presentation.cli import build_llm_cli, model_assembly_progress
@@ -67,6 +69,14 @@ app.command("analyze")(build_analyze_command(lambda: container().coordinator.ser
 app.command("report")(build_report_command(lambda: container().coordinator.service))
 app.command("sessions")(build_sessions_command(lambda: container().coordinator.service))
 app.command("evaluate")(build_evaluate_command(lambda: container().evaluation.service))
+app.command("briefing")(build_briefing_command(lambda: container().debate.briefing))
+app.add_typer(
+    build_debate_cli(
+        lambda **changes: container().debate.panel_with(**changes),
+        lambda run_id: container().llm_service.run_scope(run_id),
+    ),
+    name="debate",
+)
 app.add_typer(build_strategy_cli(lambda: container().strategy_lab.service), name="strategy")
 
 

@@ -7,6 +7,7 @@ from functools import cached_property
 from stockdesk.coordinator.container import CoordinatorContainer
 from stockdesk.data_engineering.container import DataEngineeringContainer
 from stockdesk.debate.container import DebateContainer
+from stockdesk.debate.infrastructure.panel_factory import PanelOptions
 from stockdesk.debate.infrastructure.tools.store_tools import PanelData
 from stockdesk.evaluation.container import EvaluationContainer
 from stockdesk.judge.container import JudgeContainer
@@ -16,6 +17,7 @@ from stockdesk.llm_platform.container import build_llm_service, build_search_ser
 from stockdesk.research.container import ResearchContainer
 from stockdesk.shared.config import Settings, get_settings
 from stockdesk.shared.db import Database
+from stockdesk.shared.db.task_store import SqlTaskStore
 from stockdesk.strategy_lab.container import StrategyLabContainer
 
 
@@ -59,8 +61,17 @@ class AppContainer:
                 filings=data.filings,
                 filing_pages=data.filing_pages,
                 securities=data.stock_basic_info,
+                intraday=data.intraday_bars,
             ),
             cache_dir=self.settings.cache_dir,
+            panel_options=PanelOptions(
+                min_rounds=self.settings.panel_min_rounds,
+                max_rounds=self.settings.panel_max_rounds,
+                consensus_threshold=self.settings.panel_consensus_confidence,
+                max_tool_calls=self.settings.panel_max_tool_calls,
+                tool_token_budget=self.settings.panel_tool_token_budget,
+            ),
+            tasks=lambda: SqlTaskStore(self.database),
         )
 
     @cached_property

@@ -123,6 +123,19 @@ class Settings(BaseSettings):
     search_timeout_seconds: float = 20.0
     search_cache: bool = Field(default=True, description="Cache web results (TTL by freshness).")
 
+    # Panel debate (spec debate-panel): rounds, consensus, and each expert's tool calls per turn.
+    panel_min_rounds: int = Field(default=2, ge=1, le=10, description="Rounds before the moderator may end.")
+    panel_max_rounds: int = Field(default=4, ge=1, le=10, description="The debate ends here whatever.")
+    panel_consensus_confidence: float = Field(
+        default=0.7, ge=0.0, le=1.0, description="All four agree, each at least this confident: consensus."
+    )
+    panel_max_tool_calls: int = Field(
+        default=4, ge=0, le=20, description="Tool calls one expert may make in one turn (0: no tools)."
+    )
+    panel_tool_token_budget: int = Field(
+        default=16_000, ge=1_000, description="Tokens one expert's turn may spend on model calls with tools."
+    )
+
     # Strategy lab: one-way transaction costs per market, overriding the documented defaults.
     strategy_costs: dict[str, dict[str, float]] = Field(
         default_factory=dict,

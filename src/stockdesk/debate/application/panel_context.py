@@ -1,13 +1,12 @@
 """load_context (spec 4): the thin lists and code-computed summaries every expert prompt starts from.
 
-Our LLMService has no function calling, so the panel runs in the spec's pre-loaded mode for every
-provider: the tools are called here, once, in code, and their results go into the prompts. News
-bodies are loaded for the newest few only; the filing's page index only for the newest filing.
+News titles, the filing list, the 30-day daily summary and the day's intraday summary: bodies,
+filing pages and other price windows are fetched by the experts themselves through the tools, in
+their turn, when they need them.
 """
 
 from __future__ import annotations
 
-import logging
 from datetime import date, timedelta
 from typing import Any
 
@@ -16,19 +15,16 @@ from stockdesk.debate.domain.dtos.panel import (
     ChartSource,
     CitableSource,
     FilingBrief,
-    FilingIndex,
     NewsBrief,
-    PageSummary,
     PanelContext,
     PriceSummary,
     SecFilingSource,
 )
 from stockdesk.debate.domain.ports.panel import IPanelToolsPort
-from stockdesk.shared.errors import StockdeskError
 
-logger = logging.getLogger(__name__)
 NO_INTRADAY = "数据不足 / no intraday data"
 PRICE_WINDOW_DAYS = 30
+INTRADAY_LOOKBACK_DAYS = 6  # reaches back over a weekend and a holiday to the latest trading day
 PREFERRED_FORMS = ["10-K", "10-Q"]
 
 
@@ -38,13 +34,11 @@ def load_context(
     as_of: date,
     *,
     news_limit: int = 8,
-    news_bodies: int = 3,
-    body_chars: int = 600,
     filing_limit: int = 4,
 ) -> PanelContext:
-    news = _news(tools, ticker, as_of, news_limit, news_bodies, body_chars)
+    news = _news(tools, ticker, as_of, news_limit)
     price, chart = _price(tools, ticker, as_of)
-    filings, filing_index = _filings(tools, ticker, as_of, filing_limit)
+    filings = _filings(tools, ticker, as_of, filing_limit)
     sources = [
         CitableSource(id=f"N{i}", source=ArticleSource(pk=n.pk, title=n.title)) for i, n in enumerate(news, 1)
     ]
@@ -66,26 +60,15 @@ def load_context(
         price=price,
         intraday=_intraday(tools, ticker, as_of),
         filings=filings,
-        filing_index=filing_index,
         sources=sources,
     )
 
 
-def _news(
-    tools: IPanelToolsPort, ticker: str, as_of: date, limit: int, bodies: int, body_chars: int
-) -> list[NewsBrief]:
+def _news(tools: IPanelToolsPort, ticker: str, as_of: date, limit: int) -> list[NewsBrief]:
     listed = tools.get_news_list(tickers=[ticker], as_of=as_of)["articles"][:limit]
-    briefs = [
+    return [
         NewsBrief(pk=a["pk"], title=a["title"], date=a["gsi_utc_pk"].removeprefix("UTC#")) for a in listed
     ]
-    wanted = [b.pk for b in briefs[:bodies]]
-    if wanted:
-        loaded = {a["pk"]: a for a in tools.get_news_content(pks=wanted, as_of=as_of)["articles"]}
-        for brief in briefs:
-            body = (loaded.get(brief.pk) or {}).get("body") or ""
-            if body:
-                brief.body = body if len(body) <= body_chars else body[:body_chars].rstrip() + "…"
-    return briefs
 
 
 def _price(
@@ -124,41 +107,46 @@ def summarize_rows(rows: list[dict[str, Any]]) -> PriceSummary:
 
 
 def _intraday(tools: IPanelToolsPort, ticker: str, as_of: date) -> str:
-    day = as_of.isoformat()
-    answer = tools.get_ohlcv(ticker=ticker, start_date=day, end_date=day, interval="5m", as_of=as_of)
+    """The latest trading day's 5-minute bars at or before `as_of` (a weekend reads Friday)."""
+    start = (as_of - timedelta(days=INTRADAY_LOOKBACK_DAYS)).isoformat()
+    answer = tools.get_ohlcv(
+        ticker=ticker, start_date=start, end_date=as_of.isoformat(), interval="5m", as_of=as_of
+    )
     rows = [r for r in answer.get("rows", []) if r.get("close") is not None]
     if not rows:
         return NO_INTRADAY
-    s = summarize_rows(rows)
-    return f"{day} 5m: {s.first_close} -> {s.last_close} ({s.pct_change:+.2f}%), high {s.high}, low {s.low}"
+    day = str(rows[-1]["ts"])[:10]
+    return summarize_intraday([r for r in rows if str(r["ts"]).startswith(day)])
 
 
-def _filings(
-    tools: IPanelToolsPort, ticker: str, as_of: date, limit: int
-) -> tuple[list[FilingBrief], FilingIndex | None]:
+def summarize_intraday(rows: list[dict[str, Any]]) -> str:
+    """One line of a day's 5m bars: open -> last close, change from the open, when the high and
+    low were, total volume, and the last bar's time (so a partial day shows as one)."""
+    first, last = rows[0], rows[-1]
+    opened = float(first["open"] if first.get("open") is not None else first["close"])
+    close = float(last["close"])
+    high = max(rows, key=lambda r: float(r["high"] if r.get("high") is not None else r["close"]))
+    low = min(rows, key=lambda r: float(r["low"] if r.get("low") is not None else r["close"]))
+    change = (close / opened - 1.0) * 100.0 if opened else 0.0
+    volume = sum(float(r["volume"]) for r in rows if r.get("volume") is not None)
+
+    def hhmm(row: dict[str, Any]) -> str:
+        return str(row["ts"])[11:16]
+
+    high_value = float(high["high"] if high.get("high") is not None else high["close"])
+    low_value = float(low["low"] if low.get("low") is not None else low["close"])
+    span = f"{len(rows)} 根，{hhmm(first)}-{hhmm(last)}"
+    return (
+        f"{str(first['ts'])[:10]} 5m（{span}）：开 {opened:g} → 收 {close:g}（{change:+.2f}%），"
+        f"最高 {high_value:g}（{hhmm(high)}），最低 {low_value:g}（{hhmm(low)}），成交量 {volume:,.0f}"
+    )
+
+
+def _filings(tools: IPanelToolsPort, ticker: str, as_of: date, limit: int) -> list[FilingBrief]:
     listed = tools.get_sec_filing_list(ticker=ticker, forms=PREFERRED_FORMS, limit=limit, as_of=as_of)
     if not listed["filings"]:  # no 10-K/10-Q (e.g. not a US listing): whatever forms are stored
         listed = tools.get_sec_filing_list(ticker=ticker, limit=limit, as_of=as_of)
-    briefs = [
+    return [
         FilingBrief(form=f["form"], filed_date=f["filed_date"], accession_number=f["accession_number"])
         for f in listed["filings"]
     ]
-    if not briefs:
-        return [], None
-    newest = briefs[0]
-    try:
-        content = tools.get_sec_filing_content(
-            ticker=ticker, accession_numbers=[newest.accession_number], as_of=as_of
-        )
-    except StockdeskError as exc:  # spec 4.3: the debate goes on without the filing's index
-        logger.warning("no page index for %s %s: %s", ticker, newest.accession_number, exc.message)
-        return briefs, None
-    found = content["filings"][0] if content["filings"] else {"index": [], "total_pages": 0}
-    index = FilingIndex(
-        accession_number=newest.accession_number,
-        form=newest.form,
-        filed_date=newest.filed_date,
-        total_pages=found["total_pages"],
-        index=[PageSummary(page=str(p["page"]), page_summary=p["page_summary"]) for p in found["index"]],
-    )
-    return briefs, index

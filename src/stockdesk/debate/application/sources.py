@@ -70,15 +70,23 @@ def resolve_citations(
 ) -> tuple[list[Source], int]:
     """A model's citations -> (kept, dropped_count).
 
-    A string must be one of the short ids listed to the expert; an object must be a valid source
-    that matches an allowed one. Unknown ids and malformed objects are dropped and counted.
+    A string must be one of the ids listed to the expert, or the pk / accession number of an
+    allowed source (what a tool showed it); an object must be a valid source that matches an
+    allowed one. Unknown ids and malformed objects are dropped and counted.
     """
-    by_id = {_text(c.id): c.source for c in allowed}
+    by_id: dict[str, Source] = {}
+    for c in allowed:
+        by_id.setdefault(_text(c.id), c.source)
+        if c.source.type == "article":
+            by_id.setdefault(_text(c.source.pk), c.source)
+        elif c.source.type == "sec_filing":
+            by_id.setdefault(_accession(c.source.accession_number), c.source)
     candidates: list[Source] = []
     dropped = 0
     for item in raw:
         if isinstance(item, str):
-            source = by_id.get(_text(item))
+            digits = re.sub(r"\D", "", item)  # an accession number, with or without dashes
+            source = by_id.get(_text(item)) or (by_id.get(digits) if len(digits) >= 10 else None)
             if source is None:
                 dropped += 1
             else:

@@ -17,6 +17,7 @@ from stockdesk.evaluation.application.formatting import num, pct
 from stockdesk.evaluation.domain.dtos import EvaluationReport
 from stockdesk.shared.charts import render_inline_svg
 from stockdesk.shared.errors import BadRequestException
+from stockdesk.shared.files import write_atomic
 
 FORMATS = {".json": "json", ".html": "html", ".htm": "html"}
 
@@ -60,8 +61,4 @@ def render_html(report: EvaluationReport) -> str:
 def write_report(report: EvaluationReport, out: Path) -> Path:
     fmt = output_format(out)
     text = report.model_dump_json(indent=2) if fmt == "json" else render_html(report)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_name(out.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    tmp.replace(out)  # never a half-written report
-    return out
+    return write_atomic(out, text)  # never a half-written report

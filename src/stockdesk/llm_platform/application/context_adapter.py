@@ -6,10 +6,13 @@ one LLMService call is the same, so it lives here once.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from pydantic import BaseModel
 
 from stockdesk.llm_platform.application.llm_service import LLMService
-from stockdesk.llm_platform.domain.dtos import LLMResult
+from stockdesk.llm_platform.application.tool_loop import Tool, ToolLimits, ToolLoopResult, run_tool_loop
+from stockdesk.llm_platform.domain.dtos import ChatMessage, LLMResult
 
 
 class ContextLLMAdapter:
@@ -39,4 +42,32 @@ class ContextLLMAdapter:
             caller=caller,
             max_tokens=max_tokens or self._max_tokens,
             seed=seed,
+        )
+
+    def _with_tools(
+        self,
+        prompt: str,
+        system_message: str,
+        tools: Sequence[Tool],
+        *,
+        response_model: type[BaseModel],
+        caller: str,
+        limits: ToolLimits,
+        answer_hint: str | None = None,
+    ) -> ToolLoopResult:
+        """One turn that may call `tools` (within `limits`) before its validated answer."""
+        messages = [
+            ChatMessage(role="system", content=system_message),
+            ChatMessage(role="user", content=prompt),
+        ]
+        return run_tool_loop(
+            self._service,
+            messages,
+            tools,
+            response_model=response_model,
+            limits=limits,
+            caller=caller,
+            answer_hint=answer_hint,
+            temperature=self._temperature,
+            max_tokens=self._max_tokens,
         )

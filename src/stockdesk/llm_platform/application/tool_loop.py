@@ -97,20 +97,26 @@ def run_tool_loop(
     response_model: type[BaseModel],
     limits: ToolLimits = ToolLimits(),
     caller: str | None = None,
+    answer_hint: str | None = None,
     **chat_options: Any,
 ) -> ToolLoopResult:
-    """Run the turn to its final structured answer (see the module docstring for the bounds)."""
+    """Run the turn to its final structured answer (see the module docstring for the bounds).
+
+    `answer_hint` (how to answer, e.g. the JSON format) follows every batch of tool results: a
+    small model asked for its answer format up front tends to skip the tools and answer at once.
+    """
     by_name = {t.name: t for t in tools}
     specs = [t.spec() for t in tools]
     transcript = list(messages)
     outcomes: list[ToolOutcome] = []
     seen: dict[str, ToolOutcome] = {}
     tokens = steps = 0
+
+    def may_call() -> bool:
+        return len(outcomes) < limits.max_calls and (limits.max_tokens is None or tokens < limits.max_tokens)
+
     while True:
-        budget_left = limits.max_tokens is None or tokens < limits.max_tokens
-        offer = specs if len(outcomes) < limits.max_calls and budget_left else []
-        if not offer and outcomes:
-            transcript.append(ChatMessage(role="user", content=FINAL_NUDGE))
+        offer = specs if may_call() else []
         result = llm.chat(
             transcript, tools=offer, response_model=response_model, caller=caller, **chat_options
         )
@@ -137,6 +143,11 @@ def run_tool_loop(
             )
         if result.call_id:
             llm.record_tool_calls([_record(result.call_id, o) for o in answered])
+        after = [answer_hint] if answer_hint else []
+        if not may_call():
+            after.insert(0, FINAL_NUDGE)
+        if after:
+            transcript.append(ChatMessage(role="user", content="\n\n".join(after)))
 
 
 def _answer(call: ToolCall, tools: dict[str, Tool], seen: dict[str, ToolOutcome]) -> ToolOutcome:

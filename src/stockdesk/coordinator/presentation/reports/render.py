@@ -18,6 +18,7 @@ from stockdesk.coordinator.presentation.reports.charts_view import chart_views
 from stockdesk.coordinator.presentation.reports.view import build_view
 from stockdesk.shared.charts import render_png
 from stockdesk.shared.errors import BadRequestException
+from stockdesk.shared.files import write_atomic
 
 ReportFormat = Literal["md", "html", "json"]
 SUFFIXES: dict[str, ReportFormat] = {
@@ -73,14 +74,6 @@ def render_report(session: ResearchSession, fmt: ReportFormat, *, images: str | 
     return template.render(report=build_view(session), images=images)
 
 
-def _write(path: Path, data: bytes) -> Path:
-    """Atomically: a reader never sees a half-written file."""
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_bytes(data)
-    tmp.replace(path)
-    return path
-
-
 def write_report(session: ResearchSession, out: Path) -> list[Path]:
     """Write the report to `out` (format by suffix); the paths written, the report first.
 
@@ -95,7 +88,7 @@ def write_report(session: ResearchSession, out: Path) -> list[Path]:
     if drawable:
         folder = out.with_name(f"{out.stem}_files")
         folder.mkdir(exist_ok=True)
-        pictures = [_write(folder / name, render_png(spec)) for name, spec in drawable]
+        pictures = [write_atomic(folder / name, render_png(spec)) for name, spec in drawable]
         images = quote(folder.name)
-    _write(out, render_report(session, fmt, images=images).encode("utf-8"))
+    write_atomic(out, render_report(session, fmt, images=images).encode("utf-8"))
     return [out, *pictures]

@@ -6,13 +6,15 @@ already); from then on a consensus computed in code ends the debate, otherwise t
 and at `max_rounds` it ends whatever it says. The moderator's last conclusion also fills the
 DebateOutcome, so the Judge reads both debate modes the same way.
 
-Tools run in the spec's pre-loaded mode for every provider (our LLMService has no function calling):
-load_context calls them once in code and the experts read the results in their prompts.
+load_context gives every expert the thin lists; in its turn an expert may call the tools for
+more (agent -> tools -> agent, bounded). The sources it cites are re-validated against its lists
+plus what its own tool calls returned in that turn: an unmatched source is dropped, never replaced.
 """
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from datetime import date
 from functools import partial
 from typing import Any
@@ -23,6 +25,7 @@ from stockdesk.debate.application.consensus import DEFAULT_CONSENSUS_CONFIDENCE,
 from stockdesk.debate.application.panel_context import load_context
 from stockdesk.debate.application.parallel import run_in_parallel
 from stockdesk.debate.application.sources import resolve_citations
+from stockdesk.debate.application.tool_sources import tool_sources
 from stockdesk.debate.domain.dtos.expert_digest import ExpertDigest
 from stockdesk.debate.domain.dtos.outcome import DebateOutcome
 from stockdesk.debate.domain.dtos.panel import (
@@ -41,7 +44,7 @@ from stockdesk.debate.domain.ports.panel import (
     IPanelExpertAgentPort,
     IPanelToolsPort,
 )
-from stockdesk.shared.errors import BadRequestException
+from stockdesk.shared.errors import BadRequestException, NotFoundException
 
 logger = logging.getLogger(__name__)
 DIRECTION = {
@@ -58,6 +61,7 @@ class PanelResult(BaseModel):
     dropped_sources: int
     consensus: bool
     rounds: int
+    tool_calls: int = 0
 
 
 class PanelDebateService:
@@ -84,20 +88,37 @@ class PanelDebateService:
         self.max_rounds = max_rounds
         self.threshold = consensus_threshold
 
-    def run(self, symbol: str, as_of: date, digests: list[ExpertDigest]) -> PanelResult:
+    def run(
+        self,
+        symbol: str,
+        as_of: date,
+        digests: list[ExpertDigest],
+        on_progress: Callable[[str], None] | None = None,
+    ) -> PanelResult:
+        """The debate; `on_progress` hears one line per finished round and moderator decision."""
         ticker = symbol.strip().upper()
         if not ticker:
             raise BadRequestException("a panel debate needs a symbol")
+        report = on_progress or (lambda line: None)
         context = load_context(self._tools, ticker, as_of)
+        if not (context.news or context.price or context.filings):
+            raise NotFoundException(
+                f"nothing to debate: no news, prices or filings of {ticker} up to {as_of} in the store "
+                "(import them first)",
+                code="NO_PANEL_DATA",
+            )
         rounds: list[PanelRound] = []
         audit: list[dict[str, Any]] = []
-        dropped = 0
+        dropped = tool_calls = 0
         consensus = False
         decision: ModeratorDecision | None = None
         for round_no in range(1, self.max_rounds + 1):
-            played, round_dropped = self._round(round_no, context, digests, rounds, audit)
+            played, round_dropped, round_calls = self._round(round_no, context, digests, rounds, audit)
             rounds.append(played)
             dropped += round_dropped
+            tool_calls += round_calls
+            actions = ", ".join(f"{r} {t.action.value}" for r, t in played.turns().items())
+            report(f"round {round_no}: {actions} ({round_calls} tool calls)")
             if round_no < self.min_rounds:
                 continue
             consensus = is_consensus(played.turns().values(), self.threshold)
@@ -107,6 +128,9 @@ class PanelDebateService:
             )
             audit.append(_audit("panel.moderator", round_no, answer.input, answer.output, answer.tokens))
             decision = answer.parsed
+            report(
+                f"moderator: {'end' if must_end else decision.decision} ({decision.conclusion.action.value})"
+            )
             if must_end or decision.decision == "end":
                 break
         assert decision is not None  # the loop always reaches min_rounds <= max_rounds
@@ -120,6 +144,7 @@ class PanelDebateService:
             dropped_sources=dropped,
             consensus=consensus,
             rounds=len(rounds),
+            tool_calls=tool_calls,
         )
 
     def _round(
@@ -129,8 +154,11 @@ class PanelDebateService:
         digests: list[ExpertDigest],
         previous: list[PanelRound],
         audit: list[dict[str, Any]],
-    ) -> tuple[PanelRound, int]:
-        """The four experts in parallel, in copies of the caller's context (see run_in_parallel)."""
+    ) -> tuple[PanelRound, int, int]:
+        """The four experts in parallel, in copies of the caller's context (see run_in_parallel).
+
+        Returns the round, the cited sources dropped and the tool calls the experts made.
+        """
         earlier = list(previous)
         speak = self._expert.speak
         calls = [partial(speak, role, round_no, context, digests, earlier) for role in PANEL_ROLES]
@@ -140,7 +168,8 @@ class PanelDebateService:
         dropped = 0
         for role in PANEL_ROLES:
             answer = answers[role]
-            kept, lost = resolve_citations(answer.parsed.sources, context.allowed_for(role))
+            allowed = [*context.allowed_for(role), *tool_sources(answer.tools)]
+            kept, lost = resolve_citations(answer.parsed.sources, allowed)
             dropped += lost
             if lost:
                 logger.warning(
@@ -150,8 +179,11 @@ class PanelDebateService:
             turns[role] = ExpertTurn(
                 text=reply.text, action=reply.action, confidence=reply.confidence, sources=kept
             )
-            audit.append(_audit(f"panel.{role}", round_no, answer.input, answer.output, answer.tokens))
-        return PanelRound(round=round_no, **turns), dropped
+            row = _audit(f"panel.{role}", round_no, answer.input, answer.output, answer.tokens)
+            row["tool_calls"] = [use.model_dump() for use in answer.tools]
+            audit.append(row)
+        calls = sum(len(a.tools) for a in answers.values())
+        return PanelRound(round=round_no, **turns), dropped, calls
 
 
 def _audit(agent: str, round_no: int, prompt: str, output: str, tokens: int) -> dict[str, Any]:

@@ -151,7 +151,6 @@ class NewsBrief(BaseModel):
     pk: str
     title: str
     date: str = Field(description="YYYY-MM-DD (UTC)")
-    body: str | None = Field(default=None, description="truncated body, for the newest few only")
 
 
 class PriceSummary(BaseModel):
@@ -174,21 +173,8 @@ class FilingBrief(BaseModel):
     accession_number: str
 
 
-class PageSummary(BaseModel):
-    page: str
-    page_summary: str
-
-
-class FilingIndex(BaseModel):
-    accession_number: str
-    form: str
-    filed_date: str
-    total_pages: int
-    index: list[PageSummary] = Field(default_factory=list)
-
-
 class PanelContext(BaseModel):
-    """Everything the experts are shown, built once per debate, all as of `as_of`."""
+    """The thin lists every expert is shown (spec 4), built once per debate, all as of `as_of`."""
 
     ticker: str
     as_of: date
@@ -196,7 +182,6 @@ class PanelContext(BaseModel):
     price: PriceSummary | None = None
     intraday: str = Field(description="intraday summary, or why there is none")
     filings: list[FilingBrief] = Field(default_factory=list)
-    filing_index: FilingIndex | None = None
     sources: list[CitableSource] = Field(default_factory=list)
 
     def allowed_for(self, role: PanelRole) -> list[CitableSource]:

@@ -10,7 +10,7 @@ from abc import ABC, abstractmethod
 from datetime import date
 from typing import Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from stockdesk.debate.domain.dtos.expert_digest import ExpertDigest
 from stockdesk.debate.domain.dtos.panel import (
@@ -52,13 +52,28 @@ class IPanelToolsPort(ABC):
         """{count, filings[{..., index, total_pages, cached}]}; with `page` also `page` and `content`."""
 
 
+class ToolUse(BaseModel):
+    """One tool call an expert made in its turn; `result` (the tool's JSON) is kept out of dumps."""
+
+    name: str
+    arguments: dict[str, Any] = Field(default_factory=dict)
+    status: str = Field(description="ok, cached (a repeat in the turn), error, refused (over the limit)")
+    result_chars: int = 0
+    error: str | None = None
+    result: Any = Field(default=None, exclude=True)
+
+
 class ExpertAnswer(BaseModel):
-    """The prompt sent, the raw text back, the parsed reply (sources not yet re-validated)."""
+    """The prompt sent, the raw text back, the parsed reply (sources not yet re-validated).
+
+    `tools` are the calls the expert made on the way; a source may be cited from their results.
+    """
 
     input: str
     output: str
     parsed: ExpertReply
     tokens: int = 0
+    tools: list[ToolUse] = Field(default_factory=list)
 
 
 class ModeratorAnswer(BaseModel):

@@ -6,7 +6,9 @@ each expert sees only the sections of the source kinds it is allowed to cite.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
+from datetime import timedelta
 
 from stockdesk.debate.domain.dtos.expert_digest import ExpertDigest
 from stockdesk.debate.domain.dtos.panel import (
@@ -49,9 +51,7 @@ def _ids(context: PanelContext) -> dict[str, str]:
 def _news(context: PanelContext, ids: dict[str, str]) -> str:
     lines = []
     for n in context.news:
-        lines.append(f"{ids.get(n.pk, '-')} {n.date} {n.title}")
-        if n.body:
-            lines.append(f"    摘录：{n.body}")
+        lines.append(f"{ids.get(n.pk, '-')} {n.date} {n.title}（pk {n.pk}）")
     return "新闻：\n" + ("\n".join(lines) if lines else NONE)
 
 
@@ -74,13 +74,7 @@ def _filings(context: PanelContext, ids: dict[str, str]) -> str:
         f"{ids.get(f.accession_number, '-')} {f.form} {f.filed_date} {f.accession_number}"
         for f in context.filings
     ]
-    text = "公告：\n" + ("\n".join(lines) if lines else NONE)
-    index = context.filing_index
-    if index is not None and index.index:
-        pages = "\n".join(f"  p{p.page}：{p.page_summary}" for p in index.index)
-        label = ids.get(index.accession_number, index.accession_number)
-        text += f"\n最新公告 {label}（{index.form}，共 {index.total_pages} 页）各页概要：\n{pages}"
-    return text
+    return "公告：\n" + ("\n".join(lines) if lines else NONE)
 
 
 def render_context(context: PanelContext, role: PanelRole) -> str:
@@ -118,3 +112,24 @@ def render_rounds(rounds: Sequence[PanelRound], *, limit: int = TURN_CHARS) -> s
             said = clip(turn.text, limit)
             lines.append(f"第{played.round}轮 {role}：{turn.action.value} {turn.confidence:.2f} — {said}")
     return "\n".join(lines) or NONE
+
+
+def example_call(role: PanelRole, context: PanelContext) -> str:
+    """A tool call this expert could start with, built from its own lists (small models copy a
+    concrete example far more reliably than they follow a description)."""
+    pks = [n.pk for n in context.news]
+    if role == "fundamental" and context.filings:
+        name = "get_sec_filing_content"
+        arguments: dict[str, object] = {
+            "ticker": context.ticker,
+            "accession_numbers": [context.filings[0].accession_number],
+        }
+    elif role == "sentiment" or not pks:
+        start = (context.as_of - timedelta(days=7)).isoformat()
+        name = "get_ohlcv"
+        arguments = {"ticker": context.ticker, "start_date": start, "end_date": context.as_of.isoformat()}
+    else:
+        name = "get_news_content"
+        arguments = {"pks": [pks[1] if role == "growth" and len(pks) > 1 else pks[0]]}
+    call = json.dumps({"name": name, "arguments": arguments}, ensure_ascii=False)
+    return f"<tool_call>\n{call}\n</tool_call>"

@@ -25,6 +25,7 @@ from stockdesk.debate.domain.ports.llm_port import ILLMPort
 from stockdesk.debate.infrastructure.tools.page_parts import split_page
 from stockdesk.llm_platform.application.structured_output import parse_structured
 from stockdesk.shared.errors import LLMOutputParseError
+from stockdesk.shared.files import write_atomic
 from stockdesk.shared.prompts import PromptTemplates, load_prompts
 
 logger = logging.getLogger(__name__)
@@ -165,9 +166,7 @@ class FilingPageIndex:
             "summary_version": SUMMARY_VERSION,
             "index": entries,
         }
-        temporary = path.with_suffix(".tmp")
-        temporary.write_text(json.dumps(payload, ensure_ascii=False, indent=1), encoding="utf-8")
-        temporary.replace(path)  # readers never see a half-written index
+        write_atomic(path, json.dumps(payload, ensure_ascii=False, indent=1))  # never half an index
 
 
 def _excerpt(text: str) -> str:

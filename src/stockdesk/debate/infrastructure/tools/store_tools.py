@@ -20,6 +20,7 @@ from stockdesk.data_engineering.application import (
     GetDailyBarsUseCase,
     GetFilingPagesUseCase,
     GetFilingsUseCase,
+    GetIntradayBarsUseCase,
     GetNewsUseCase,
     GetStockBasicInfoUseCase,
     NewsItemDTO,
@@ -33,18 +34,20 @@ MAX_OHLCV_ROWS = 500
 NEWS_SCAN_LIMIT = 200
 BODY_CHARS = 4000
 EASTERN = ZoneInfo("America/New_York")
-_INTRADAY = re.compile(r"^\d+(m|h)$")
+INTRADAY_INTERVALS = ("5m", "15m", "30m", "60m", "1h")  # 5m as stored; the others aggregated from it
 
 
 @dataclass(frozen=True)
 class PanelData:
-    """The data_engineering use cases the tools read (`securities` only adds CIK and company name)."""
+    """The data_engineering use cases the tools read (`securities` only adds CIK and company name;
+    without `intraday` every intraday request answers `no_intraday_data`)."""
 
     news: GetNewsUseCase
     bars: GetDailyBarsUseCase
     filings: GetFilingsUseCase
     filing_pages: GetFilingPagesUseCase
     securities: GetStockBasicInfoUseCase | None = None
+    intraday: GetIntradayBarsUseCase | None = None
 
 
 def news_pk(item: NewsItemDTO) -> str:
@@ -54,6 +57,11 @@ def news_pk(item: NewsItemDTO) -> str:
 def _symbol_of(pk: str) -> str | None:
     body = pk.strip().removeprefix("id#")
     return body.rsplit(":", 1)[0] if ":" in body else None
+
+
+def canonical_pk(pk: str) -> str:
+    """`id#AAPL:3f2a...`; small models often drop the `id#` (the rest still names one article)."""
+    return "id#" + pk.strip().removeprefix("id#")
 
 
 def _day(value: str, field: str) -> date:
@@ -116,13 +124,13 @@ class StorePanelTools(IPanelToolsPort):
                 continue
             if symbol not in by_symbol:
                 by_symbol[symbol] = {news_pk(i): i for i in self._visible_news(symbol, as_of)}
-            item = by_symbol[symbol].get(pk.strip())
+            item = by_symbol[symbol].get(canonical_pk(pk))
             if item is None:
                 continue
             body = " ".join((item.body or item.summary or "").split())
             articles.append(
                 {
-                    "pk": pk.strip(),
+                    "pk": canonical_pk(pk),
                     "title": item.title,
                     "body": body[: self._body_chars],
                     "cached": True,
@@ -135,6 +143,8 @@ class StorePanelTools(IPanelToolsPort):
     def get_ohlcv(
         self, ticker: str, start_date: str, end_date: str, interval: str = "1d", *, as_of: date
     ) -> dict[str, Any]:
+        """Daily rows (`ts` = the date at midnight) or intraday rows (`ts` = the bar's start in exchange
+        time with its offset, e.g. 2024-07-26T09:30:00-04:00), trading days start..min(end, as_of)."""
         start, end = _day(start_date, "start_date"), _day(end_date, "end_date")
         if end < start:
             raise BadRequestException(f"end_date {end_date} is before start_date {start_date}")
@@ -145,16 +155,40 @@ class StorePanelTools(IPanelToolsPort):
             "interval": interval,
             "rows": [],
         }
-        if _INTRADAY.match(interval):
-            return {**answer, "error": "no_intraday_data"}  # the store keeps daily bars only
+        if interval in INTRADAY_INTERVALS:
+            return self._intraday(answer, ticker, start, min(end, as_of), interval, as_of)
         if interval != "1d":
-            raise BadRequestException(f"interval must be 1d or intraday like 5m (got {interval!r})")
+            supported = ", ".join(("1d", *INTRADAY_INTERVALS))
+            raise BadRequestException(f"interval must be one of {supported} (got {interval!r})")
         bars = self._data.bars.execute(ticker, as_of, start, min(end, as_of))
         if len(bars) > self._max_rows:
             return {**answer, "error": "too_many_rows"}
         answer["rows"] = [
             {
                 "ts": f"{b.trade_date.isoformat()}T00:00:00",
+                "open": b.open,
+                "high": b.high,
+                "low": b.low,
+                "close": b.close,
+                "volume": b.volume,
+            }
+            for b in bars
+        ]
+        return answer
+
+    def _intraday(
+        self, answer: dict[str, Any], ticker: str, start: date, end: date, interval: str, as_of: date
+    ) -> dict[str, Any]:
+        if self._data.intraday is None:
+            return {**answer, "error": "no_intraday_data"}
+        bars = self._data.intraday.execute(ticker, as_of, start, end, interval=interval)
+        if not bars:
+            return {**answer, "error": "no_intraday_data"}
+        if len(bars) > self._max_rows:
+            return {**answer, "error": "too_many_rows"}
+        answer["rows"] = [
+            {
+                "ts": b.ts.isoformat(),
                 "open": b.open,
                 "high": b.high,
                 "low": b.low,

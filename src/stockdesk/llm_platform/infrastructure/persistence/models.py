@@ -33,7 +33,7 @@ class LLMCallRow(Base):
     error_message: Mapped[str | None] = mapped_column(Text)
     tags: Mapped[list[str]] = mapped_column(JSON, default=list)
     call_id: Mapped[str | None] = mapped_column(String(32), index=True)
-    tool_calls: Mapped[list[dict]] = mapped_column(JSON, default=list)
+    tool_calls: Mapped[list[dict] | None] = mapped_column(JSON, default=list)
 
 
 class LLMToolCallRow(Base):

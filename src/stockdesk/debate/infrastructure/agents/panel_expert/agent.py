@@ -1,7 +1,8 @@
-"""IPanelExpertAgentPort: role prompt + pre-loaded context -> one LLM call -> strict parse.
+"""IPanelExpertAgentPort: role prompt + thin lists -> agent -> tools -> agent ... -> strict JSON.
 
-Pre-loaded mode (spec 4): the context load_context built is written into the prompt, for every
-provider, because our LLMService has no function calling.
+The expert subgraph of spec 3: the prompt carries only the thin lists of spec 4; the expert may
+call the five tools (bound to the debate date) up to `limits.max_calls` times in its turn, then
+answers with one JSON object. With `max_calls` 0 it answers from the lists alone.
 """
 
 from __future__ import annotations
@@ -11,16 +12,19 @@ from importlib import resources
 
 from stockdesk.debate.domain.dtos.expert_digest import ExpertDigest
 from stockdesk.debate.domain.dtos.panel import PANEL_ROLES, ExpertReply, PanelContext, PanelRole, PanelRound
-from stockdesk.debate.domain.ports.llm_port import ILLMPort
-from stockdesk.debate.domain.ports.panel import ExpertAnswer, IPanelExpertAgentPort
+from stockdesk.debate.domain.ports.panel import ExpertAnswer, IPanelExpertAgentPort, IPanelToolsPort, ToolUse
+from stockdesk.debate.infrastructure.adapters.llm_adapter import LLMAdapter
 from stockdesk.debate.infrastructure.agents.panel_expert.output_parser import parse_expert_reply
 from stockdesk.debate.infrastructure.agents.panel_text import (
     NONE,
+    example_call,
     render_context,
     render_digests,
     render_rounds,
     render_sources,
 )
+from stockdesk.debate.infrastructure.tools.panel_tool_defs import panel_tools
+from stockdesk.llm_platform.application.tool_loop import ToolLimits
 from stockdesk.shared.prompts import load_prompts
 
 
@@ -41,14 +45,27 @@ def load_roles() -> dict[PanelRole, RoleText]:
 
 
 class PanelExpertAgent(IPanelExpertAgentPort):
-    def __init__(self, llm: ILLMPort):
+    def __init__(
+        self, llm: LLMAdapter, tools: IPanelToolsPort | None = None, limits: ToolLimits | None = None
+    ):
+        """Without `tools` (or with `limits.max_calls` 0) the expert gets no tools."""
         self._llm = llm
+        self._limits = limits or ToolLimits()
+        self._tools = tools if self._limits.max_calls > 0 else None
         self._prompts = load_prompts(__package__ or "")
+        folder = "prompts/tools" if self._tools else "prompts/no_tools"
+        self._tool_text = load_prompts(__package__ or "", folder)
+        # the answer format: in the system prompt without tools; after the tool results with them
+        self._answer = load_prompts(__package__ or "", "prompts/answer")
         self._roles = load_roles()
 
-    def system_prompt(self, role: PanelRole) -> str:
+    def system_prompt(self, role: PanelRole, as_of: str = "") -> str:
         text = self._roles[role]
-        return self._prompts.system.format(role=role, role_title=text.title, role_focus=text.focus)
+        rules = self._tool_text.system.format(max_calls=self._limits.max_calls, as_of=as_of)
+        answer = "" if self._tools else "\n" + self._answer.system
+        return self._prompts.system.format(
+            role=role, role_title=text.title, role_focus=text.focus, tool_rules=rules, answer_rule=answer
+        )
 
     def speak(
         self,
@@ -67,9 +84,40 @@ class PanelExpertAgent(IPanelExpertAgentPort):
             context=render_context(context, role),
             sources=render_sources(context.allowed_for(role)),
             previous=render_rounds(previous) if previous else f"{NONE}（这是第一轮）",
+            tool_hint=self._tool_text.render_user(
+                max_calls=self._limits.max_calls,
+                example=example_call(role, context),
+                role_title=self._roles[role].title,
+            ),
         )
-        reply = self._llm.generate(
-            prompt, self.system_prompt(role), response_model=ExpertReply, caller=f"debate.panel.{role}"
+        tools = panel_tools(self._tools, context.as_of) if self._tools else []
+        turn = self._llm.generate_with_tools(
+            prompt,
+            self.system_prompt(role, context.as_of.isoformat()),
+            tools,
+            response_model=ExpertReply,
+            caller=f"debate.panel.{role}",
+            limits=self._limits,
+            answer_hint=self._answer.render_user() if tools else None,
         )
-        parsed = parse_expert_reply(reply.text, role)
-        return ExpertAnswer(input=prompt, output=reply.text, parsed=parsed, tokens=reply.tokens)
+        final = turn.final
+        parsed = (
+            final.parsed if isinstance(final.parsed, ExpertReply) else parse_expert_reply(final.text, role)
+        )
+        return ExpertAnswer(
+            input=prompt,
+            output=final.text,
+            parsed=parsed,
+            tokens=turn.tokens,
+            tools=[
+                ToolUse(
+                    name=c.name,
+                    arguments=c.arguments,
+                    status=c.status,
+                    result_chars=c.result_chars,
+                    error=c.error,
+                    result=c.result,
+                )
+                for c in turn.calls
+            ],
+        )

@@ -1,0 +1,38 @@
+"""IScriptWorkerPort: one ticker's inputs -> one tool-less LLM call -> strict parse (spec 7.2)."""
+
+from __future__ import annotations
+
+from stockdesk.debate.domain.dtos.briefing import WorkerReply
+from stockdesk.debate.domain.ports.briefing import IScriptWorkerPort, WorkerAnswer, WorkerInput
+from stockdesk.debate.domain.ports.llm_port import ILLMPort
+from stockdesk.debate.infrastructure.agents.panel_text import render_sources
+from stockdesk.debate.infrastructure.agents.script_worker.output_parser import CALLER, parse_worker_reply
+from stockdesk.debate.infrastructure.agents.script_worker.render import (
+    render_base,
+    render_debate,
+    render_intraday,
+)
+from stockdesk.shared.prompts import load_prompts
+
+
+class ScriptWorkerAgent(IScriptWorkerPort):
+    def __init__(self, llm: ILLMPort):
+        self._llm = llm
+        self._prompts = load_prompts(__package__ or "")
+
+    def write(self, job: WorkerInput) -> WorkerAnswer:
+        day = f"{job.date[:4]}-{job.date[4:6]}-{job.date[6:]}"
+        prompt = self._prompts.render_user(
+            ticker=job.ticker,
+            date=day,
+            index=job.index,
+            total=job.total,
+            tickers=", ".join(job.tickers),
+            base_script=render_base(job.base_script),
+            debate=render_debate(job.debate, job.sources),
+            intraday=render_intraday(job.intraday_rows, job.intraday_summary, job.intraday_note),
+            sources=render_sources(job.sources),
+        )
+        reply = self._llm.generate(prompt, self._prompts.system, response_model=WorkerReply, caller=CALLER)
+        parsed = parse_worker_reply(reply.text)
+        return WorkerAnswer(input=prompt, output=reply.text, parsed=parsed, tokens=reply.tokens)

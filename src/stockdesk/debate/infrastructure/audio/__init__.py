@@ -1,0 +1,1 @@
+"""Spoken briefing scripts through the espeak-ng binary (an optional system package)."""

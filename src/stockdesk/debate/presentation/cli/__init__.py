@@ -1,0 +1,1 @@
+"""Debate's CLI commands."""
