@@ -40,6 +40,37 @@ CATEGORIES: dict[str, list[tuple[str, list[str]]]] = {
             ["tests/shared/test_execution_engine_close.py", "tests/strategy_lab/test_backtest_metrics.py"],
         ),
     ],
+    "debate-panel-and-ticker-scripts.md": [
+        ("§2-3 debate JSON, rounds, consensus, source re-validation", ["tests/debate/test_panel.py"]),
+        (
+            "§3 expert tool loop (agent -> tools -> agent), bounds, turn-scoped sources",
+            ["tests/debate/test_panel_tools.py", "tests/llm_platform/test_tool_loop.py"],
+        ),
+        (
+            "Function calling per provider (OpenAI, embedded Qwen template, scripted)",
+            ["tests/llm_platform/test_tool_calling.py"],
+        ),
+        (
+            "§4.2/§5.3 5-minute bars: importer, store, get_ohlcv, intraday summary",
+            [
+                "tests/data_engineering/test_intraday_bars.py",
+                "tests/debate/test_intraday_tool.py",
+            ],
+        ),
+        ("§5.5 filing page index over whole pages", ["tests/debate/test_page_index.py"]),
+        ("§1-2 standalone panel CLI", ["tests/debate/test_panel_cli.py"]),
+        (
+            "§7 ticker scripts: merge/sections, refiner edits, source and number checks, CLI, REST",
+            [
+                "tests/debate/test_briefing_merge.py",
+                "tests/debate/test_briefing_edits.py",
+                "tests/debate/test_briefing_checks.py",
+                "tests/debate/test_briefing_service.py",
+                "tests/debate/test_briefing_cli.py",
+                "tests/debate/test_briefing_rest.py",
+            ],
+        ),
+    ],
 }
 
 
@@ -73,9 +104,10 @@ def main() -> None:
         "",
         "Every `#### Scenario:` of the specs in `../shared/specs/` with the tests whose docstring quotes its",
         "title. Regenerate with `python scripts/spec_coverage.py`; `tests/test_spec_coverage.py` checks that",
-        "every test named here exists and quotes its scenario. Specs without scenario headings (judge",
-        "design, panel debate) are covered decision by decision in their issues; the strategy JSON-params",
-        "spec's test categories are listed at the end with their test modules (and test counts).",
+        "every test named here exists and quotes its scenario. The judge design spec has no scenario",
+        "headings and is covered decision by decision in its issues; the strategy JSON-params spec's test",
+        "categories and the panel-debate spec's sections are listed at the end with their test modules",
+        "(and test counts).",
         "",
     ]
     for spec in sorted(specs.glob("*.md")):
