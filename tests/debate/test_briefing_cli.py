@@ -5,10 +5,8 @@ espeak-ng (or a one-line notice without it), nothing written when a ticker fails
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
-import sys
 import wave
 from pathlib import Path
 
@@ -27,6 +25,7 @@ from tests.debate.briefing_support import (
     plain_worker,
     seed_briefing_store,
 )
+from tests.entrypoints.test_cli import stockdesk
 
 ESPEAK_REASON = "espeak-ng is not installed and could not be (make test installs it with apt when it can)"
 
@@ -147,14 +146,8 @@ def test_a_failing_ticker_fails_the_command_and_writes_nothing(
     assert list(tmp_path.glob("script*")) == []
 
 
-def stockdesk(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "stockdesk", "briefing", *args],
-        capture_output=True,
-        text=True,
-        env=os.environ.copy(),
-        timeout=120,
-    )
+def briefing(*args: str) -> subprocess.CompletedProcess[str]:
+    return stockdesk("briefing", *args)
 
 
 @pytest.mark.parametrize(
@@ -177,7 +170,7 @@ def test_bad_input_is_one_line_and_exit_2(args: tuple[str, ...], message: str, t
     gap = {"chapter": [{"name": "opening", "start_id": 0, "end_id": 1}], "scripts": []}
     gap["scripts"] = [{"id": i, "speaker": "host", "text": "hello"} for i in (0, 2)]
     (tmp_path / "gap.json").write_text(json.dumps(gap), encoding="utf-8")
-    result = stockdesk(*args, "--out", "script.json")
+    result = briefing(*args, "--out", "script.json")
     assert result.returncode == 2, result.stderr
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error:") and message in lines[0], result.stderr
@@ -185,5 +178,5 @@ def test_bad_input_is_one_line_and_exit_2(args: tuple[str, ...], message: str, t
 
 
 def test_a_bad_output_name_fails_before_any_work(tmp_path: Path) -> None:
-    result = stockdesk("--date", "2024-03-01", "--tickers", "AAPL", "--out", "script.txt")
+    result = briefing("--date", "2024-03-01", "--tickers", "AAPL", "--out", "script.txt")
     assert result.returncode == 2 and "--out must end in .json, got 'script.txt'" in result.stderr

@@ -44,7 +44,7 @@ class ContextLLMAdapter:
             seed=seed,
         )
 
-    def _with_tools(
+    def with_tools(
         self,
         prompt: str,
         system_message: str,

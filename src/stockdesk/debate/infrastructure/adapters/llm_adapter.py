@@ -6,14 +6,11 @@ temperature is a little above the judge's: advocates should argue, not copy each
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 from pydantic import BaseModel
 
 from stockdesk.debate.domain.ports.llm_port import ILLMPort, LLMReply
 from stockdesk.llm_platform.application.context_adapter import ContextLLMAdapter
 from stockdesk.llm_platform.application.llm_service import LLMService
-from stockdesk.llm_platform.application.tool_loop import Tool, ToolLimits, ToolLoopResult
 
 
 class LLMAdapter(ContextLLMAdapter, ILLMPort):
@@ -25,25 +22,3 @@ class LLMAdapter(ContextLLMAdapter, ILLMPort):
     ) -> LLMReply:
         result = self._structured(prompt, system_message, response_model=response_model, caller=caller)
         return LLMReply(text=result.text, parsed=result.parsed, tokens=result.usage.total_tokens)
-
-    def generate_with_tools(
-        self,
-        prompt: str,
-        system_message: str,
-        tools: Sequence[Tool],
-        *,
-        response_model: type[BaseModel],
-        caller: str,
-        limits: ToolLimits,
-        answer_hint: str | None = None,
-    ) -> ToolLoopResult:
-        """The panel experts' turn: tool calls within `limits`, then the validated answer."""
-        return self._with_tools(
-            prompt,
-            system_message,
-            tools,
-            response_model=response_model,
-            caller=caller,
-            limits=limits,
-            answer_hint=answer_hint,
-        )

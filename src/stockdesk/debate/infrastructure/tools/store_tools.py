@@ -16,6 +16,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from stockdesk.data_engineering.application import (
+    DailyBarDTO,
     FilingDTO,
     GetDailyBarsUseCase,
     GetFilingPagesUseCase,
@@ -23,6 +24,7 @@ from stockdesk.data_engineering.application import (
     GetIntradayBarsUseCase,
     GetNewsUseCase,
     GetStockBasicInfoUseCase,
+    IntradayBarDTO,
     NewsItemDTO,
 )
 from stockdesk.debate.domain.ports.panel import IPanelToolsPort
@@ -163,17 +165,7 @@ class StorePanelTools(IPanelToolsPort):
         bars = self._data.bars.execute(ticker, as_of, start, min(end, as_of))
         if len(bars) > self._max_rows:
             return {**answer, "error": "too_many_rows"}
-        answer["rows"] = [
-            {
-                "ts": f"{b.trade_date.isoformat()}T00:00:00",
-                "open": b.open,
-                "high": b.high,
-                "low": b.low,
-                "close": b.close,
-                "volume": b.volume,
-            }
-            for b in bars
-        ]
+        answer["rows"] = [_row(f"{b.trade_date.isoformat()}T00:00:00", b) for b in bars]
         return answer
 
     def _intraday(
@@ -186,17 +178,7 @@ class StorePanelTools(IPanelToolsPort):
             return {**answer, "error": "no_intraday_data"}
         if len(bars) > self._max_rows:
             return {**answer, "error": "too_many_rows"}
-        answer["rows"] = [
-            {
-                "ts": b.ts.isoformat(),
-                "open": b.open,
-                "high": b.high,
-                "low": b.low,
-                "close": b.close,
-                "volume": b.volume,
-            }
-            for b in bars
-        ]
+        answer["rows"] = [_row(b.ts.isoformat(), b) for b in bars]
         return answer
 
     # ---- filings (5.4, 5.5) ------------------------------------------------------------------------
@@ -261,6 +243,18 @@ class StorePanelTools(IPanelToolsPort):
         if not 1 <= page <= len(pages):
             return {**answer, "page": page, "error": "page_out_of_range"}
         return {**answer, "page": page, "content": pages[page - 1][:PAGE_CHARS]}
+
+
+def _row(ts: str, bar: DailyBarDTO | IntradayBarDTO) -> dict[str, Any]:
+    """One get_ohlcv row (spec 5.3), daily or intraday alike."""
+    return {
+        "ts": ts,
+        "open": bar.open,
+        "high": bar.high,
+        "low": bar.low,
+        "close": bar.close,
+        "volume": bar.volume,
+    }
 
 
 def _article(item: NewsItemDTO) -> dict[str, Any]:

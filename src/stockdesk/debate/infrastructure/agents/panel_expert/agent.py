@@ -91,7 +91,7 @@ class PanelExpertAgent(IPanelExpertAgentPort):
             ),
         )
         tools = panel_tools(self._tools, context.as_of) if self._tools else []
-        turn = self._llm.generate_with_tools(
+        turn = self._llm.with_tools(
             prompt,
             self.system_prompt(role, context.as_of.isoformat()),
             tools,
@@ -109,15 +109,5 @@ class PanelExpertAgent(IPanelExpertAgentPort):
             output=final.text,
             parsed=parsed,
             tokens=turn.tokens,
-            tools=[
-                ToolUse(
-                    name=c.name,
-                    arguments=c.arguments,
-                    status=c.status,
-                    result_chars=c.result_chars,
-                    error=c.error,
-                    result=c.result,
-                )
-                for c in turn.calls
-            ],
+            tools=[ToolUse(**c.model_dump(exclude={"id", "seconds"}), result=c.result) for c in turn.calls],
         )
