@@ -17,10 +17,10 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from stockdesk.debate.application.briefing.bounded import run_bounded
 from stockdesk.debate.application.briefing.requests import BriefingRequest
 from stockdesk.debate.application.briefing.results import BriefingResult, TickerPart
 from stockdesk.debate.application.briefing.service import BriefingService
+from stockdesk.debate.application.parallel import run_bounded
 from stockdesk.debate.domain.briefing_errors import BriefingTickerError
 from stockdesk.shared.errors import ConflictException, NotFoundException
 from stockdesk.shared.tasks import ITaskStore, JobStatus, TaskStatus, config_hash, run_tasks

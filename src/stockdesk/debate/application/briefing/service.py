@@ -18,7 +18,6 @@ from datetime import date, timedelta
 from functools import partial
 from typing import Any, Protocol
 
-from stockdesk.debate.application.briefing.bounded import run_bounded
 from stockdesk.debate.application.briefing.checks import CheckedTurns, check_worker_turns, fallback_turns
 from stockdesk.debate.application.briefing.citations import citable_sources
 from stockdesk.debate.application.briefing.edits import apply_edits
@@ -32,6 +31,7 @@ from stockdesk.debate.application.briefing.results import (
     TickerPart,
 )
 from stockdesk.debate.application.panel_context import PRICE_WINDOW_DAYS, summarize_rows
+from stockdesk.debate.application.parallel import run_bounded
 from stockdesk.debate.application.services.debate_service import PanelDebateRunner
 from stockdesk.debate.domain.briefing_errors import BriefingTickerError
 from stockdesk.debate.domain.dtos.briefing import SPEAKERS, MinimalTurn
