@@ -25,11 +25,16 @@ from stockdesk.data_engineering.application import (
 from stockdesk.data_engineering.application.import_service import MarketDataImportService
 from stockdesk.data_engineering.infrastructure.importers.filing_document import read_filing_document
 from stockdesk.data_engineering.infrastructure.persistence.repository import SqlMarketDataRepository
+from stockdesk.debate.application.services.panel_debate import PanelDebateService
 from stockdesk.debate.domain.dtos.expert_digest import ExpertDigest
+from stockdesk.debate.infrastructure.adapters.llm_adapter import LLMAdapter
+from stockdesk.debate.infrastructure.panel_factory import build_panel_service, build_panel_tools
 from stockdesk.debate.infrastructure.tools.store_tools import PanelData
+from stockdesk.llm_platform.application.llm_service import LLMService
 from stockdesk.llm_platform.domain.dtos import CompletionRequest, ToolCall
-from stockdesk.llm_platform.infrastructure.scripted import ScriptedReply
+from stockdesk.llm_platform.infrastructure.scripted import ScriptedProvider, ScriptedReply
 from stockdesk.shared.db import Database
+from tests.conftest import scripted_service
 from tests.research.search_support import news_row as search_news_row
 
 SYMBOL = "XMPL"
@@ -127,6 +132,22 @@ def seed_store(database: Database, folder: Path) -> SqlMarketDataRepository:
         document = read_filing_document(filing_html(folder, name, 30), SYMBOL, accession)
         importer.import_frames(document.group.source, document.group.frames)
     return repository
+
+
+def scripted_panel(
+    script: Callable[[CompletionRequest], str | ScriptedReply],
+    repository: SqlMarketDataRepository,
+    cache_dir: Path,
+    database: Database,
+    **options: Any,
+) -> tuple[PanelDebateService, LLMService, ScriptedProvider]:
+    """The real panel (tools over the store, page index cache) on a scripted model; `options` go
+    to build_panel_service (rounds, consensus, tool_limits)."""
+    provider = ScriptedProvider([script])
+    llm = scripted_service(provider, database=database)
+    port = LLMAdapter(llm)
+    tools = build_panel_tools(port, panel_data(repository), cache_dir)
+    return build_panel_service(port, tools, **options), llm, provider
 
 
 def panel_data(repository: SqlMarketDataRepository) -> PanelData:

@@ -29,7 +29,6 @@ from stockdesk.debate.domain.model.enums import DebateDirection, PanelAction
 from stockdesk.debate.infrastructure.adapters.llm_adapter import LLMAdapter
 from stockdesk.debate.infrastructure.agents.moderator.output_parser import parse_moderator_decision
 from stockdesk.debate.infrastructure.agents.panel_expert.output_parser import parse_expert_reply
-from stockdesk.debate.infrastructure.panel_factory import build_panel_service, build_panel_tools
 from stockdesk.debate.infrastructure.tools.page_index import SUMMARY_INPUT_CHARS, FilingPageIndex, index_path
 from stockdesk.debate.infrastructure.tools.page_parts import split_page
 from stockdesk.debate.infrastructure.tools.store_tools import StorePanelTools, news_pk
@@ -53,6 +52,7 @@ from tests.debate.panel_support import (
     PanelScript,
     decision,
     panel_data,
+    scripted_panel,
     seed_store,
     turn,
 )
@@ -84,10 +84,8 @@ def panel(
     database: Database,
     **kw: Any,
 ) -> tuple[PanelDebateService, LLMService]:
-    llm = llm_over(script, database)
-    port = LLMAdapter(llm)
-    tools = build_panel_tools(port, panel_data(repository), settings.cache_dir)
-    return build_panel_service(port, tools, **kw), llm
+    service, llm, _ = scripted_panel(script, repository, settings.cache_dir, database, **kw)
+    return service, llm
 
 
 def tools_over(

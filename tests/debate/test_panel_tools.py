@@ -16,15 +16,12 @@ import pytest
 
 from stockdesk.data_engineering.infrastructure.persistence.repository import SqlMarketDataRepository
 from stockdesk.debate.application.services.panel_debate import PanelDebateService
-from stockdesk.debate.infrastructure.adapters.llm_adapter import LLMAdapter
-from stockdesk.debate.infrastructure.panel_factory import build_panel_service, build_panel_tools
 from stockdesk.llm_platform.application.llm_service import LLMService
 from stockdesk.llm_platform.application.tool_loop import ToolLimits
 from stockdesk.llm_platform.domain.dtos import ToolCall
 from stockdesk.llm_platform.infrastructure.scripted import ScriptedProvider
 from stockdesk.shared.config import Settings
 from stockdesk.shared.db import Database
-from tests.conftest import scripted_service
 from tests.debate.panel_support import (
     AS_OF,
     DIGESTS,
@@ -33,7 +30,7 @@ from tests.debate.panel_support import (
     SYMBOL,
     TEN_Q,
     PanelScript,
-    panel_data,
+    scripted_panel,
     seed_store,
     turn,
 )
@@ -51,11 +48,9 @@ def panel(
     database: Database,
     limits: ToolLimits | None = None,
 ) -> tuple[PanelDebateService, LLMService, ScriptedProvider]:
-    provider = ScriptedProvider([script])
-    llm = scripted_service(provider, database=database)
-    port = LLMAdapter(llm)
-    tools = build_panel_tools(port, panel_data(repository), settings.cache_dir)
-    return build_panel_service(port, tools, tool_limits=limits or ToolLimits()), llm, provider
+    return scripted_panel(
+        script, repository, settings.cache_dir, database, tool_limits=limits or ToolLimits()
+    )
 
 
 def call(name: str, tag: str = "c", **arguments: Any) -> ToolCall:
