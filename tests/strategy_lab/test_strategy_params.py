@@ -17,18 +17,21 @@ from stockdesk.strategy_lab.domain.params import (
 from tests.strategy_lab.support import REASONING_SPEC as REASONING
 from tests.strategy_lab.support import VALID
 
+# The spec's value sets, written out: the code's ALLOWED_VALUES is derived from the schema itself.
+SPEC_VALUES = {
+    "momentum_period": [5, 10, 20, 30],
+    "ma_periods": [20, 60, 90, 120],
+    "catalyst_type": ["revenue", "earnings"],
+    "catalyst_lookback": [2, 3, 4, 6],
+    "n_stocks": [5, 10, 15, 20],
+    "stop_loss": [0.08, 0.10, 0.12, 0.15],
+    "resample": ["W", "M"],
+    "resample_offset": [0, 1, 2, 3, 4],
+}
+
 
 def test_allowed_values_are_the_spec_sets():
-    assert ALLOWED_VALUES == {
-        "momentum_period": [5, 10, 20, 30],
-        "ma_periods": [20, 60, 90, 120],
-        "catalyst_type": ["revenue", "earnings"],
-        "catalyst_lookback": [2, 3, 4, 6],
-        "n_stocks": [5, 10, 15, 20],
-        "stop_loss": [0.08, 0.10, 0.12, 0.15],
-        "resample": ["W", "M"],
-        "resample_offset": [0, 1, 2, 3, 4],
-    }
+    assert ALLOWED_VALUES == SPEC_VALUES
 
 
 def test_every_combination_validates_except_momentum_longer_than_ma():
@@ -109,7 +112,7 @@ def test_json_schema_export():
     params_ref = schema["properties"]["params"]["$ref"].rsplit("/", 1)[-1]
     params = schema["$defs"][params_ref]
     assert params["additionalProperties"] is False
-    assert sorted(params["required"]) == sorted(PARAM_FIELDS)
-    for name in PARAM_FIELDS:
-        assert params["properties"][name]["enum"] == ALLOWED_VALUES[name], name
+    assert sorted(params["required"]) == sorted(SPEC_VALUES)
+    for name, values in SPEC_VALUES.items():
+        assert params["properties"][name]["enum"] == values, name
         assert params["properties"][name]["description"]

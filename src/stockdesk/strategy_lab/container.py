@@ -1,4 +1,4 @@
-"""Composition root of the strategy lab: store adapter, template, backtests, the loop and its LLM."""
+"""Composition root of the strategy lab: store adapter, template, sandbox, backtests, the loop and its LLM."""
 
 from __future__ import annotations
 
@@ -21,6 +21,7 @@ from stockdesk.strategy_lab.application.service import StrategyLabService
 from stockdesk.strategy_lab.infrastructure.adapters.market_data import StoreMarketData
 from stockdesk.strategy_lab.infrastructure.agents.strategist.agent import StrategistAgent
 from stockdesk.strategy_lab.infrastructure.persistence.run_repository import SqlStrategyRunRepository
+from stockdesk.strategy_lab.infrastructure.sandbox.process_sandbox import ProcessSandbox, SandboxLimits
 from stockdesk.strategy_lab.infrastructure.templates.momentum_template import MomentumTemplate
 
 
@@ -42,13 +43,26 @@ class StrategyLabContainer:
         self._llm_service = llm_service
 
     @cached_property
+    def template(self) -> MomentumTemplate:
+        return MomentumTemplate()
+
+    @cached_property
     def generator(self) -> TemplateCodeGenerator:
-        return TemplateCodeGenerator(MomentumTemplate())
+        return TemplateCodeGenerator(self.template)
+
+    @cached_property
+    def sandbox(self) -> ProcessSandbox:
+        limits = SandboxLimits(
+            cpu_seconds=self._settings.strategy_cpu_seconds,
+            memory_mb=self._settings.strategy_memory_mb,
+            timeout_seconds=self._settings.strategy_timeout_seconds,
+        )
+        return ProcessSandbox(self.template, limits)
 
     @cached_property
     def backtests(self) -> BacktestService:
         costs = {m: CostModel.model_validate(c) for m, c in self._settings.strategy_costs.items()}
-        return BacktestService(self._market, self.generator, costs or None)
+        return BacktestService(self._market, self.sandbox, costs or None)
 
     @cached_property
     def runs(self) -> SqlStrategyRunRepository:

@@ -12,7 +12,12 @@ from datetime import UTC, datetime
 from typing import Protocol
 
 from stockdesk.shared.errors import ServiceUnavailableError, StockdeskError, one_line
-from stockdesk.strategy_lab.application.backtest_service import BacktestService, finite_metrics
+from stockdesk.shared.tasks.cancel import JobCancelled, check_cancelled
+from stockdesk.strategy_lab.application.backtest_service import (
+    BacktestService,
+    BacktestSession,
+    finite_metrics,
+)
 from stockdesk.strategy_lab.application.code_generator import TemplateCodeGenerator
 from stockdesk.strategy_lab.application.generation_loop import generate_with_feedback
 from stockdesk.strategy_lab.application.market_panel import MarketPanel
@@ -102,15 +107,20 @@ class AutonomousLoop:
         records = list(run.iterations)
         try:
             panel = self._backtests.panel(run.config.window)
-            for number in range(len(records) + 1, run.config.iterations + 1):
-                observer.iteration_started(number, run.config.iterations)
-                record = self._iteration(run, number, records, panel, observer)
-                records.append(record)
-                champion = pick_champion(records, run.config.max_drawdown_limit)
-                self._runs.save_iteration(record, champion.number if champion else None)
-                observer.iteration_finished(record, champion)
+            with self._backtests.session() as backtests:  # one sandbox worker for the whole run
+                for number in range(len(records) + 1, run.config.iterations + 1):
+                    check_cancelled()
+                    observer.iteration_started(number, run.config.iterations)
+                    record = self._iteration(run, number, records, panel, backtests, observer)
+                    records.append(record)
+                    champion = pick_champion(records, run.config.max_drawdown_limit)
+                    self._runs.save_iteration(record, champion.number if champion else None)
+                    observer.iteration_finished(record, champion)
         except KeyboardInterrupt:
             self._runs.set_status(run_id, RunStatus.INTERRUPTED, "interrupted by the user")
+            raise
+        except JobCancelled as exc:  # between iterations: resumable like an interruption
+            self._runs.set_status(run_id, RunStatus.INTERRUPTED, exc.message)
             raise
         except ServiceUnavailableError as exc:
             self._runs.set_status(run_id, RunStatus.FAILED, one_line(exc))
@@ -129,6 +139,7 @@ class AutonomousLoop:
         number: int,
         records: list[IterationRecord],
         panel: MarketPanel,
+        backtests: BacktestSession,
         observer: LoopObserver,
     ) -> IterationRecord:
         started, clock = datetime.now(UTC), time.perf_counter()
@@ -188,12 +199,12 @@ class AutonomousLoop:
             "errors": [e.as_dict() for e in outcome.errors],
         }
         try:
-            backtest = self._backtests.run_code(result.code, result.params, panel)
+            # the sandbox renders its own code from the validated params: result.code is only the record
+            backtest = backtests.score(result.params, panel)
         except StockdeskError as exc:
             return IterationRecord(
-                **scored,
+                **{**scored, "errors": [*scored["errors"], _error("$", "backtest_error", one_line(exc))]},
                 status=IterationStatus.BACKTEST_FAILED,
-                errors=[*scored["errors"], _error("$", "backtest_error", one_line(exc))],
                 seconds=round(time.perf_counter() - clock, 3),
             )
         status = classify(backtest)

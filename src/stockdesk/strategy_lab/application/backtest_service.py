@@ -1,53 +1,65 @@
-"""Parameters -> generated strategy -> weights -> simulation -> metrics, on one market panel."""
+"""Parameters -> strategy run in the sandbox -> weights -> simulation -> metrics, on one market panel."""
 
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import numpy as np
 import pandas as pd
 
-from stockdesk.shared.errors import one_line
 from stockdesk.shared.execution import CostModel, cost_model, cost_rates, equal_weight_benchmark, simulate
 from stockdesk.strategy_lab.application.backtest import performance, strategy_metrics
-from stockdesk.strategy_lab.application.code_check import load_strategy
-from stockdesk.strategy_lab.application.code_generator import TemplateCodeGenerator
 from stockdesk.strategy_lab.application.market_panel import MarketPanel, load_panel
 from stockdesk.strategy_lab.domain.dtos import BacktestResult, BacktestWindow, EquityPoint
 from stockdesk.strategy_lab.domain.errors import StrategyExecutionError
 from stockdesk.strategy_lab.domain.params import CATALYST_COLUMNS, MomentumStrategyParams
-from stockdesk.strategy_lab.domain.ports import IStrategyMarketData
+from stockdesk.strategy_lab.domain.ports import IStrategyMarketData, IStrategySandbox, IStrategySession
 
 
 class BacktestService:
     def __init__(
         self,
         market: IStrategyMarketData,
-        generator: TemplateCodeGenerator,
+        sandbox: IStrategySandbox,
         costs: dict[str, CostModel] | None = None,
     ):
         self._market = market
-        self._generator = generator
+        self._sandbox = sandbox
         self._costs = costs
 
     def panel(self, window: BacktestWindow) -> MarketPanel:
         return load_panel(self._market, window)
 
     def backtest(self, params: MomentumStrategyParams, window: BacktestWindow) -> BacktestResult:
-        """The no-LLM path: render the template for `params` and score it."""
-        return self.run_code(self._generator.render(params), params, self.panel(window))
+        """The no-LLM path: score `params` on the window's panel."""
+        return self.score(params, self.panel(window))
 
-    def run_code(self, code: str, params: MomentumStrategyParams, panel: MarketPanel) -> BacktestResult:
-        """Execute generated code in its sandbox, simulate its weights over the panel's window."""
-        program = load_strategy(code)
-        try:
-            weights = program.generate_weights(panel.closes.copy(), panel.fundamentals.copy())
-        except Exception as exc:  # the generated module is untrusted: any failure is the strategy's
-            raise StrategyExecutionError(f"the strategy failed computing weights: {one_line(exc)}") from exc
+    def score(self, params: MomentumStrategyParams, panel: MarketPanel) -> BacktestResult:
+        """One backtest in a session of its own."""
+        with self.session() as session:
+            return session.score(params, panel)
+
+    @contextmanager
+    def session(self) -> Iterator[BacktestSession]:
+        """Backtests sharing one sandbox worker (an autonomous run's iterations)."""
+        with self._sandbox.session() as strategies:
+            yield BacktestSession(strategies, self._costs)
+
+
+class BacktestSession:
+    def __init__(self, strategies: IStrategySession, costs: dict[str, CostModel] | None):
+        self._strategies = strategies
+        self._costs = costs
+
+    def score(self, params: MomentumStrategyParams, panel: MarketPanel) -> BacktestResult:
+        """Run the strategy rendered for `params` in the sandbox, simulate its weights over the window."""
+        weights = self._strategies.weights(params, panel.closes, panel.fundamentals)  # pickled: never mutated
         closes = panel.window_closes
         targets = _targets_in_window(weights, closes)
         buy, sell = cost_rates(panel.markets, self._costs)
-        sim = simulate(closes, targets, stop_loss=program.stop_loss, buy_cost=buy, sell_cost=sell)
+        sim = simulate(closes, targets, stop_loss=params.stop_loss, buy_cost=buy, sell_cost=sell)
         benchmark_nav = equal_weight_benchmark(closes)
         metrics = strategy_metrics(sim)
         benchmark = performance(benchmark_nav)

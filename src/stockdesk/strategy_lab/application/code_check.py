@@ -1,108 +1,126 @@
-"""Static check and restricted loading of a rendered strategy module.
+"""Allowlist check of a rendered strategy module: exactly the constructs the template uses, nothing else.
 
-The code comes from our own template, so a failure here is a template bug; the check is a second
-line of defence (not a sandbox): only pandas/numpy imports, no dynamic code, no file access,
-no dunder tricks, and the module must define what the backtest engine calls.
+The code always comes from our own template, so a failure here is a template bug. A blocklist missed
+`pd.io.common.os.environ`, `DataFrame.to_json(path)` and `np.lib.format.open_memmap`; an allowlist
+cannot miss what it never lists. The sets below are the template's own vocabulary, written out by
+hand; tests prove every valid parameter set passes and that the sets hold nothing the template
+does not use. Passing the check is necessary, not sufficient: the code still runs in the sandbox.
 """
 
 from __future__ import annotations
 
 import ast
-import builtins
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any
-
-import numpy as np
-import pandas as pd
+from collections.abc import Iterator
+from dataclasses import dataclass, field
 
 from stockdesk.strategy_lab.domain.errors import UnsafeStrategyCodeError
 
-ALLOWED_IMPORTS = frozenset({"pandas", "numpy"})
-FORBIDDEN_NAMES = frozenset(
-    {
-        "eval",
-        "exec",
-        "compile",
-        "open",
-        "__import__",
-        "globals",
-        "locals",
-        "vars",
-        "getattr",
-        "setattr",
-        "delattr",
-        "input",
-        "breakpoint",
-        "exit",
-        "quit",
-    }
-)
-# pandas/numpy entry points that read or write files, unpickle, evaluate strings or reach the OS.
-FORBIDDEN_ATTRIBUTES = FORBIDDEN_NAMES | frozenset(
-    {
-        "query",
-        "load",
-        "loads",
-        "save",
-        "savez",
-        "savetxt",
-        "loadtxt",
-        "genfromtxt",
-        "fromfile",
-        "tofile",
-        "memmap",
-        "ctypeslib",
-        "system",
-        "popen",
-    }
-)
-FORBIDDEN_ATTRIBUTE_PREFIXES = ("read_", "to_pickle", "to_csv", "to_parquet", "to_sql", "to_excel", "to_hdf")
 REQUIRED_FUNCTION = "generate_weights"
 REQUIRED_CONSTANTS = ("STOP_LOSS", "PARAMS")
 
-SAFE_BUILTINS: dict[str, Any] = {
-    name: getattr(builtins, name)
-    for name in (
-        "abs",
-        "min",
-        "max",
-        "len",
-        "range",
-        "sum",
-        "float",
-        "int",
-        "bool",
-        "dict",
-        "list",
-        "tuple",
-        "zip",
-        "enumerate",
-        "sorted",
-        "round",
-        "isinstance",
-        "set",
-        "str",
-        "any",
-        "all",
-        "ValueError",
-        "KeyError",
-        "TypeError",
-    )
-}
+# (module, imported name, alias) of every import statement the template writes.
+ALLOWED_IMPORTS = frozenset({("__future__", "annotations", None), ("pandas", None, "pd")})
+ALLOWED_NODE_TYPES = frozenset(
+    {
+        *("Module", "Expr", "Assign", "FunctionDef", "arguments", "arg", "Return", "If", "Import"),
+        *("ImportFrom", "alias", "Name", "Load", "Store", "Attribute", "Subscript", "Call", "keyword"),
+        *("Constant", "Dict", "List", "Tuple", "BinOp", "Add", "Sub", "Mult", "BitAnd", "BoolOp", "Or"),
+        *("Compare", "Eq", "Gt", "GtE", "Lt", "LtE"),
+    }
+)
+# Names read, assigned or defined (constants, functions, parameters, locals, the builtin `float`).
+ALLOWED_NAMES = frozenset(
+    {
+        *("MOMENTUM_PERIOD", "MA_PERIODS", "CATALYST_TYPE", "CATALYST_LOOKBACK", "N_STOCKS"),
+        *("STOP_LOSS", "RESAMPLE", "RESAMPLE_OFFSET", "CATALYST_COLUMN", "PARAMS"),
+        *("generate_weights", "catalyst_flags", "decision_dates", "close", "fundamentals", "index"),
+        *("returns", "momentum", "trend", "eligible", "dates", "score", "chosen", "count", "off"),
+        *("columns", "reports", "values", "short", "long", "position", "known", "flags", "days"),
+        *("week", "first", "last", "month", "last_position", "pd", "float"),
+    }
+)
+# Attributes read without being called.
+ALLOWED_ATTRIBUTES = frozenset(
+    {"DataFrame", "DatetimeIndex", "columns", "day_of_week", "empty", "index", "loc", "month", "year"}
+)
+# Call targets: a called name, or the attribute named by a method call.
+ALLOWED_CALLS = frozenset(
+    {
+        *("len", "catalyst_flags", "decision_dates", "DataFrame", "DatetimeIndex", "Series"),
+        *("to_timedelta", "assign", "astype", "clip", "cumcount", "cummax", "div", "drop_duplicates"),
+        *("droplevel", "dropna", "ffill", "fillna", "groupby", "isin", "max", "mean", "min"),
+        *("normalize", "notna", "pct_change", "pivot", "rank", "reindex", "reset_index", "rolling"),
+        *("searchsorted", "sort_index", "sort_values", "sum", "to_numpy", "transform", "where"),
+    }
+)
+ALLOWED_KEYWORDS = frozenset(
+    {
+        *("ascending", "axis", "columns", "day", "drop", "fill_method", "index", "keep", "method"),
+        *("min_periods", "side", "sort", "subset", "unit", "upper", "values"),
+    }
+)
+# String constants outside docstrings: column names, pandas options, parameter names and values.
+ALLOWED_STRINGS = frozenset(
+    {
+        *("symbol", "end_date", "ann_date", "revenue", "roe", "flag", "day", "first", "last", "right"),
+        *("size", "D", "W", "M", "earnings", "momentum_period", "ma_periods", "catalyst_type"),
+        *("catalyst_lookback", "n_stocks", "stop_loss", "resample", "resample_offset"),
+    }
+)
+NUMBER_TYPES = (bool, int, float, type(None))
 
 
-@dataclass(frozen=True)
-class StrategyProgram:
-    """What a loaded strategy module offers the backtest engine."""
+@dataclass
+class CodeUsage:
+    """What a module uses, by allowlist category (collected the same way the check walks it)."""
 
-    generate_weights: Callable[[pd.DataFrame, pd.DataFrame], pd.DataFrame]
-    stop_loss: float
-    params: dict[str, Any]
+    node_types: set[str] = field(default_factory=set)
+    imports: set[tuple[str | None, str | None, str | None]] = field(default_factory=set)
+    names: set[str] = field(default_factory=set)
+    attributes: set[str] = field(default_factory=set)
+    calls: set[str] = field(default_factory=set)
+    keywords: set[str] = field(default_factory=set)
+    strings: set[str] = field(default_factory=set)
+
+
+ALLOWED = CodeUsage(
+    node_types=set(ALLOWED_NODE_TYPES),
+    imports=set(ALLOWED_IMPORTS),
+    names=set(ALLOWED_NAMES),
+    attributes=set(ALLOWED_ATTRIBUTES),
+    calls=set(ALLOWED_CALLS),
+    keywords=set(ALLOWED_KEYWORDS),
+    strings=set(ALLOWED_STRINGS),
+)
+Use = tuple[ast.AST, str, object]  # node, CodeUsage field, value
 
 
 def check_strategy_code(code: str) -> None:
-    """Raise UnsafeStrategyCodeError (one-line reason) unless `code` is a well-formed, harmless module."""
+    """Raise UnsafeStrategyCodeError (one-line reason) unless `code` uses only the template's constructs."""
+    tree = _parse(code)
+    defined = _module_level_names(tree)
+    if defined.get(REQUIRED_FUNCTION) != "function":
+        raise UnsafeStrategyCodeError(f"strategy code does not define a {REQUIRED_FUNCTION}() function")
+    for constant in REQUIRED_CONSTANTS:
+        if defined.get(constant) != "constant":
+            raise UnsafeStrategyCodeError(f"strategy code does not define {constant} at module level")
+    for node, kind, value in _uses(tree):
+        if value not in getattr(ALLOWED, kind):
+            line = getattr(node, "lineno", "?")
+            raise UnsafeStrategyCodeError(
+                f"strategy code rejected at line {line}: {_describe(kind, value)} is not used by the template"
+            )
+
+
+def code_usage(code: str) -> CodeUsage:
+    """Everything `code` uses, per category (how the allowlist is compared with the template)."""
+    usage = CodeUsage()
+    for _, kind, value in _uses(_parse(code)):
+        getattr(usage, kind).add(value)
+    return usage
+
+
+def _parse(code: str) -> ast.Module:
     try:
         tree = ast.parse(code, filename="<strategy>")
         compile(tree, "<strategy>", "exec")
@@ -110,51 +128,64 @@ def check_strategy_code(code: str) -> None:
         raise UnsafeStrategyCodeError(
             f"strategy code does not compile: line {exc.lineno}: {exc.msg}"
         ) from exc
+    return tree
+
+
+def _uses(tree: ast.Module) -> Iterator[Use]:
+    docstrings = {
+        id(node.value)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Expr)
+        and isinstance(node.value, ast.Constant)
+        and isinstance(node.value.value, str)
+    }
+    call_targets = {id(node.func) for node in ast.walk(tree) if isinstance(node, ast.Call)}
     for node in ast.walk(tree):
-        reason = _forbidden(node)
-        if reason:
-            line = getattr(node, "lineno", "?")
-            raise UnsafeStrategyCodeError(f"strategy code rejected at line {line}: {reason}")
-    defined = _module_level_names(tree)
-    if defined.get(REQUIRED_FUNCTION) != "function":
-        raise UnsafeStrategyCodeError(f"strategy code does not define a {REQUIRED_FUNCTION}() function")
-    for constant in REQUIRED_CONSTANTS:
-        if defined.get(constant) != "constant":
-            raise UnsafeStrategyCodeError(f"strategy code does not define {constant} at module level")
+        yield node, "node_types", type(node).__name__
+        yield from _node_uses(node, node_is_call_target=id(node) in call_targets, docstrings=docstrings)
 
 
-def _forbidden(node: ast.AST) -> str | None:
+def _node_uses(node: ast.AST, *, node_is_call_target: bool, docstrings: set[int]) -> Iterator[Use]:
     if isinstance(node, ast.Import):
         for alias in node.names:
-            if alias.name not in ALLOWED_IMPORTS:
-                return f"import of {alias.name!r} (only pandas and numpy)"
+            yield node, "imports", (alias.name, None, alias.asname)
     elif isinstance(node, ast.ImportFrom):
-        if node.module == "__future__" and node.level == 0:
-            if any(alias.name != "annotations" for alias in node.names):
-                return "only `from __future__ import annotations` is allowed"
-        elif node.level != 0 or node.module not in ALLOWED_IMPORTS:
-            return f"import from {node.module!r} (only pandas and numpy)"
-        elif any(alias.name == "*" for alias in node.names):
-            return "star import"
+        for alias in node.names:
+            module = node.module if node.level == 0 else "." * node.level + (node.module or "")
+            yield node, "imports", (module, alias.name, alias.asname)
     elif isinstance(node, ast.Name):
-        if node.id in FORBIDDEN_NAMES or node.id.startswith("__"):
-            return f"use of {node.id!r}"
+        yield node, "calls" if node_is_call_target else "names", node.id
     elif isinstance(node, ast.Attribute):
-        attr = node.attr
-        if attr in FORBIDDEN_ATTRIBUTES or attr.startswith(("__", *FORBIDDEN_ATTRIBUTE_PREFIXES)):
-            return f"attribute {attr!r}"
-    elif isinstance(node, ast.Global | ast.Nonlocal):
-        return "global/nonlocal statement"
-    elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-        if node.name.startswith("__"):
-            return f"dunder definition {node.name!r}"
-    elif isinstance(node, ast.arg) and node.arg.startswith("__"):
-        return f"dunder argument {node.arg!r}"
-    elif isinstance(node, ast.keyword) and node.arg and node.arg.startswith("__"):
-        return f"dunder keyword {node.arg!r}"
-    elif isinstance(node, ast.Constant) and isinstance(node.value, str) and "__" in node.value:
-        return "string containing '__' (format-string attribute access)"
-    return None
+        yield node, "calls" if node_is_call_target else "attributes", node.attr
+    elif isinstance(node, ast.Call) and not isinstance(node.func, ast.Name | ast.Attribute):
+        yield node, "calls", ast.unparse(node.func)
+    elif isinstance(node, ast.FunctionDef):
+        yield node, "names", node.name
+        if node.decorator_list:
+            yield node, "node_types", "decorator"
+    elif isinstance(node, ast.arg):
+        yield node, "names", node.arg
+    elif isinstance(node, ast.keyword):
+        yield node, "keywords", node.arg if node.arg is not None else "**"
+    elif isinstance(node, ast.Constant) and id(node) not in docstrings:
+        if isinstance(node.value, str):
+            yield node, "strings", node.value
+        elif not isinstance(node.value, NUMBER_TYPES):
+            yield node, "node_types", f"{type(node.value).__name__} constant"
+
+
+def _describe(kind: str, value: object) -> str:
+    shown = repr(value) if len(repr(value)) <= 60 else repr(value)[:57] + "..."
+    labels = {
+        "node_types": "syntax",
+        "imports": "import (module, name, alias)",
+        "names": "name",
+        "attributes": "attribute",
+        "calls": "call of",
+        "keywords": "keyword argument",
+        "strings": "string",
+    }
+    return f"{labels[kind]} {shown}"
 
 
 def _module_level_names(tree: ast.Module) -> dict[str, str]:
@@ -169,38 +200,3 @@ def _module_level_names(tree: ast.Module) -> dict[str, str]:
         elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.value is not None:
             names[node.target.id] = "constant"
     return names
-
-
-def _restricted_import(
-    name: str,
-    module_globals: Mapping[str, Any] | None = None,
-    module_locals: Mapping[str, Any] | None = None,
-    fromlist: Sequence[str] = (),
-    level: int = 0,
-) -> Any:
-    """`__import__` of a strategy module: pandas, numpy and the `annotations` future only."""
-    if level == 0 and name in ALLOWED_IMPORTS | {"__future__"}:
-        return builtins.__import__(name, module_globals, module_locals, fromlist, level)
-    raise ImportError(f"import of {name!r} is not allowed in strategy code")
-
-
-def load_strategy(code: str) -> StrategyProgram:
-    """Check, then run the module in a fresh namespace with a small builtins set."""
-    check_strategy_code(code)
-    namespace: dict[str, Any] = {
-        "__builtins__": {**SAFE_BUILTINS, "__import__": _restricted_import},
-        "__name__": "stockdesk_strategy",
-    }
-    try:
-        exec(compile(code, "<strategy>", "exec"), namespace)
-    except Exception as exc:
-        raise UnsafeStrategyCodeError(f"strategy code failed to load: {type(exc).__name__}: {exc}") from exc
-    function = namespace.get(REQUIRED_FUNCTION)
-    stop_loss, params = namespace.get("STOP_LOSS"), namespace.get("PARAMS")
-    if not callable(function):
-        raise UnsafeStrategyCodeError(f"strategy {REQUIRED_FUNCTION} is not callable")
-    if not isinstance(stop_loss, int | float | np.floating) or isinstance(stop_loss, bool):
-        raise UnsafeStrategyCodeError(f"strategy STOP_LOSS is not a number: {stop_loss!r}")
-    if not isinstance(params, dict):
-        raise UnsafeStrategyCodeError(f"strategy PARAMS is not a dict: {type(params).__name__}")
-    return StrategyProgram(generate_weights=function, stop_loss=float(stop_loss), params=dict(params))

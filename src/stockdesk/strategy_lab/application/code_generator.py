@@ -66,7 +66,8 @@ class TemplateCodeGenerator:
         return GenerationResult(success=True, code=code, params=request.params, reasoning=request.reasoning)
 
     def render(self, params: MomentumStrategyParams) -> str:
-        """Code for already validated parameters (the no-LLM backtest path), checked before use."""
+        """Checked code for validated parameters: what an iteration stores and shows (the sandbox
+        renders and checks its own copy from the same parameters to run it)."""
         code = self._inject_params(params)
         check_strategy_code(code)
         return code

@@ -71,16 +71,18 @@ class StrategyLabService:
         return self._runs.list(limit)
 
     def replay(self, run_id: str, number: int | None = None) -> BacktestResult:
-        """Re-score an iteration from its stored code, for its equity curve.
+        """Re-score an iteration from its stored parameters, for its equity curve.
 
-        Default: the champion, else the best-scoring iteration even if its drawdown was too deep.
+        The code is rendered again from the parameters (validated when read back); the stored code is
+        only ever shown, never run. Default: the champion, else the best-scoring iteration even if
+        its drawdown was too deep.
         """
         run = self.get(run_id)
         if number is None:
             record = run.champion or best_scored(run.iterations)
         else:
             record = next((i for i in run.iterations if i.number == number), None)
-        if record is None or record.code is None or record.params is None:
+        if record is None or record.params is None or record.metrics is None:
             which = "has no scored iteration" if number is None else f"has no scored iteration {number}"
             raise NothingToReplayError(f"strategy run {run_id} {which}")
-        return self._backtests.run_code(record.code, record.params, self._backtests.panel(run.config.window))
+        return self._backtests.score(record.params, self._backtests.panel(run.config.window))

@@ -1,8 +1,9 @@
-"""Ports of the strategy lab: market data, the strategist LLM, the strategy template, run storage."""
+"""Ports of the strategy lab: market data, the strategist LLM, the template, the sandbox, run storage."""
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from contextlib import AbstractContextManager
 from datetime import date
 
 import pandas as pd
@@ -63,6 +64,29 @@ class IStrategyTemplate(ABC):
 
     @abstractmethod
     def render(self, params: MomentumStrategyParams) -> str: ...
+
+
+class IStrategySession(ABC):
+    """One run's use of the sandbox (a worker may be reused; every strategy starts afresh)."""
+
+    @abstractmethod
+    def weights(
+        self, params: MomentumStrategyParams, closes: pd.DataFrame, fundamentals: pd.DataFrame
+    ) -> pd.DataFrame:
+        """Render the template for `params`, check the code and run it isolated.
+
+        Raises StrategyExecutionError when the strategy fails, hits a limit or returns garbage.
+        """
+
+
+class IStrategySandbox(ABC):
+    """Where strategies run. It takes validated parameters, never code: it renders what it runs.
+
+    Stored code is for reading only; nothing that reads a stored iteration can run it.
+    """
+
+    @abstractmethod
+    def session(self) -> AbstractContextManager[IStrategySession]: ...
 
 
 class IStrategyRunRepository(ABC):

@@ -1,7 +1,7 @@
 """ORM rows of the strategy lab: one per autonomous run, one per iteration.
 
 Parameters, metrics and errors are JSON columns read back whole; the generated code is kept verbatim
-so that any iteration can be re-run or audited later.
+to be read and audited. It is never run again: a replay renders the template from the parameters.
 """
 
 from __future__ import annotations

@@ -132,7 +132,7 @@ def build_strategy_cli(get_service: Callable[[], StrategyLabService]) -> typer.T
         shown = record.champion or best_scored(record.iterations)
         if shown is None:
             return
-        with err.status(f"re-scoring iteration {shown.number} from its stored code"):
+        with err.status(f"re-scoring iteration {shown.number} from its stored parameters"):
             result = service.replay(run_id, shown.number)
         path = png or Path("reports") / f"strategy-{run_id[:8]}.png"
         label = "champion" if record.champion else "best (drawdown over the limit)"

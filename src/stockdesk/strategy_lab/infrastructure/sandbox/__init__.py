@@ -1,0 +1,1 @@
+"""Strategy execution in a limited worker process (see process_sandbox.py)."""
