@@ -4,7 +4,8 @@ SQLite's FTS5 has no Chinese word splitter, and sqlite3 cannot register a Python
 text is tokenised here before it is stored: every CJK character becomes its own token, and a
 Chinese query word becomes a phrase of its characters ("茅台" -> "茅 台"). English words pass
 through to FTS5's porter stemmer ("sales" finds "sale"). PostgreSQL indexes the same column with
-to_tsvector('simple').
+to_tsvector('english') (migration 0011), which stems alike; the SQL below must use the same
+configuration as that index, or PostgreSQL cannot use it.
 """
 
 from __future__ import annotations
@@ -85,17 +86,17 @@ _SQLITE_SQL = {
 _POSTGRES_SQL = {
     "news": """
         SELECT n.id, n.symbol, n.published_at, n.title, n.summary, n.body, n.url, n.source,
-               -ts_rank(to_tsvector('simple', coalesce(n.search_text, '')), q) AS rank
-        FROM news_items n, to_tsquery('simple', :match) q
-        WHERE to_tsvector('simple', coalesce(n.search_text, '')) @@ q {filters}
+               -ts_rank(to_tsvector('english', coalesce(n.search_text, '')), q) AS rank
+        FROM news_items n, to_tsquery('english', :match) q
+        WHERE to_tsvector('english', coalesce(n.search_text, '')) @@ q {filters}
         ORDER BY rank LIMIT :limit""",
     "filings": """
         SELECT p.id, p.symbol, f.filed_date AS published_at, f.form, f.report_date, p.page_no,
-               p.text AS body, f.url, -ts_rank(to_tsvector('simple', coalesce(p.search_text, '')), q) AS rank
+               p.text AS body, f.url, -ts_rank(to_tsvector('english', coalesce(p.search_text, '')), q) AS rank
         FROM filing_pages p JOIN filings f
              ON f.symbol = p.symbol AND f.accession_number = p.accession_number,
-             to_tsquery('simple', :match) q
-        WHERE to_tsvector('simple', coalesce(p.search_text, '')) @@ q {filters}
+             to_tsquery('english', :match) q
+        WHERE to_tsvector('english', coalesce(p.search_text, '')) @@ q {filters}
         ORDER BY rank LIMIT :limit""",
 }
 _DATE_COLUMN = {"news": "n.published_at", "filings": "f.filed_date"}

@@ -31,6 +31,8 @@ from stockdesk.llm_platform.infrastructure.persistence.models import (
     SearchCallRow,
 )
 from stockdesk.shared.db import Database
+from stockdesk.shared.db.lengths import fit_lengths
+from stockdesk.shared.redact import redact_text
 
 
 class SqlLLMCallAuditRepository(ILLMCallAuditRepository):
@@ -38,12 +40,17 @@ class SqlLLMCallAuditRepository(ILLMCallAuditRepository):
         self._db = database
 
     def record(self, record: LLMCallRecord) -> None:
+        row = record.model_dump()
+        row["error_message"] = redact_text(row["error_message"])  # provider errors may quote URLs
         with self._db.session() as session:
-            session.add(LLMCallRow(**record.model_dump()))
+            session.add(LLMCallRow(**fit_lengths(LLMCallRow, row)))
 
     def record_tools(self, records: list[ToolCallRecord]) -> None:
+        rows = [r.model_dump() for r in records]
+        for row in rows:
+            row["error"] = redact_text(row["error"])
         with self._db.session() as session:
-            session.add_all(LLMToolCallRow(**r.model_dump()) for r in records)
+            session.add_all(LLMToolCallRow(**fit_lengths(LLMToolCallRow, row)) for row in rows)
 
     def recent(self, limit: int = 20) -> list[AuditedCall]:
         with self._db.session() as session:
@@ -152,8 +159,10 @@ class SqlSearchAuditRepository(ISearchAuditRepository):
         self._db = database
 
     def record(self, record: SearchCallRecord) -> None:
+        row = record.model_dump()
+        row["error"] = redact_text(row["error"])  # a provider's answer may echo its key or URL
         with self._db.session() as session:
-            session.add(SearchCallRow(**record.model_dump()))
+            session.add(SearchCallRow(**fit_lengths(SearchCallRow, row)))
 
     def recent(self, limit: int = 100) -> list[SearchCallRecord]:
         with self._db.session() as session:
