@@ -76,7 +76,6 @@ class ResearchCoordinatorService:
             symbol=self._research.require_symbol(request.symbol.strip()),
             as_of=request.as_of,
             experts=list(dict.fromkeys(request.experts)),
-            options=request.options,
             skip_debate=request.skip_debate,
             debate_mode=request.debate_mode,
             started_at=_now(),
@@ -149,17 +148,21 @@ class ResearchCoordinatorService:
         return asyncio.run(self.arun(request, **kwargs))
 
     async def aretry(self, session_id: str, **kwargs: Any) -> ResearchSession:
-        """Rerun only the experts that failed; reuse the others' results; record the parent."""
+        """Rerun only the experts that failed; reuse the others' results; record the parent.
+
+        A session whose experts all answered but whose debate or verdict failed (the model went
+        away after the experts) is retried too: every expert is reused, debate and judge run again.
+        """
         parent = self.get(session_id)
-        if not parent.expert_errors:
+        if not parent.expert_errors and not parent.errors:
             raise BadRequestException(
-                f"session {session_id} has no failed expert to retry", code="NOTHING_TO_RETRY"
+                f"session {session_id} has no failed expert, debate or verdict to retry",
+                code="NOTHING_TO_RETRY",
             )
         request = ResearchRequest(
             symbol=parent.symbol,
             as_of=parent.as_of,
             experts=parent.experts,
-            options=parent.options,
             skip_debate=parent.skip_debate,
             debate_mode=parent.debate_mode,
             rules_only=bool(parent.llm_settings.get("rules_only")),

@@ -13,33 +13,53 @@ from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy import Engine, create_engine, event
+from sqlalchemy.engine import ExceptionContext
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session, sessionmaker
 
+from stockdesk.shared.db.errors import translate
+from stockdesk.shared.db.strict_json import strict_json_dumps
 from stockdesk.shared.errors import ConfigurationError, ServiceUnavailableError
 
 logger = logging.getLogger(__name__)
 MIGRATIONS_DIR = Path(__file__).parent / "migrations"
+DEFAULT_BUSY_TIMEOUT_SECONDS = 30.0
 
 
-def _sqlite_pragmas(dbapi_connection, _record) -> None:  # type: ignore[no-untyped-def]
-    cursor = dbapi_connection.cursor()
-    cursor.execute("PRAGMA journal_mode=WAL")
-    cursor.execute("PRAGMA synchronous=NORMAL")  # WAL's recommended level: consistent, fewer fsyncs
-    cursor.execute("PRAGMA foreign_keys=ON")
-    cursor.execute("PRAGMA busy_timeout=30000")
-    cursor.close()
+def _sqlite_pragmas(busy_timeout_seconds: float):  # type: ignore[no-untyped-def]
+    def on_connect(dbapi_connection, _record) -> None:  # type: ignore[no-untyped-def]
+        cursor = dbapi_connection.cursor()
+        cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute("PRAGMA synchronous=NORMAL")  # WAL's recommended level: consistent, fewer fsyncs
+        cursor.execute("PRAGMA foreign_keys=ON")
+        cursor.execute(f"PRAGMA busy_timeout={int(busy_timeout_seconds * 1000)}")
+        cursor.close()
+
+    return on_connect
+
+
+def _postgres_utc(dbapi_connection, _record) -> None:  # type: ignore[no-untyped-def]
+    """Sessions in UTC, whatever the server's zone: timestamptz values are read back in UTC (as the
+    code writes them), and a naive value is never taken as the server's local time."""
+    with dbapi_connection.cursor() as cursor:
+        cursor.execute("SET TIME ZONE 'UTC'")
+    dbapi_connection.commit()
 
 
 class Database:
-    """One engine per URL; `session()` is a unit of work that commits or rolls back as a whole."""
+    """One engine per URL; `session()` is a unit of work that commits or rolls back as a whole.
 
-    def __init__(self, url: str):
+    On SQLite a writer waits up to `busy_timeout_seconds` for another process's write lock, then
+    fails with DatabaseLockedError; a full disk fails with DatabaseFullError (shared.db.errors).
+    """
+
+    def __init__(self, url: str, *, busy_timeout_seconds: float = DEFAULT_BUSY_TIMEOUT_SECONDS):
         self.url = url
+        self.busy_timeout_seconds = busy_timeout_seconds
         self._upgraded = False
         self._lock = threading.Lock()
         try:
-            self.engine: Engine = self._create_engine(url)
+            self.engine: Engine = self._create_engine(url, busy_timeout_seconds)
         except ModuleNotFoundError as exc:  # e.g. psycopg missing for a postgresql URL
             raise ConfigurationError(
                 f"database driver for {url.split(':', 1)[0]} is not installed ({exc.name}): "
@@ -48,17 +68,28 @@ class Database:
         self._sessions = sessionmaker(self.engine, expire_on_commit=False)
 
     @staticmethod
-    def _create_engine(url: str) -> Engine:
+    def _create_engine(url: str, busy_timeout_seconds: float) -> Engine:
         if url.startswith("sqlite"):
             path = url.split("///", 1)[-1]
             if path and path != ":memory:":
                 Path(path).parent.mkdir(parents=True, exist_ok=True)
-            engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30})
-            event.listen(engine, "connect", _sqlite_pragmas)
+            connect_args = {"check_same_thread": False, "timeout": busy_timeout_seconds}
+            engine = create_engine(url, connect_args=connect_args)
+            event.listen(engine, "connect", _sqlite_pragmas(busy_timeout_seconds))
+
+            def actionable(context: ExceptionContext) -> None:
+                """A lock that outlasted the timeout, or a full disk: one clear error, not a traceback."""
+                error = translate(context.original_exception, path or url, busy_timeout_seconds)
+                if error is not None:
+                    raise error from context.sqlalchemy_exception
+
+            event.listen(engine, "handle_error", actionable)
             return engine
         if url.startswith("postgresql://"):
             url = "postgresql+psycopg://" + url.removeprefix("postgresql://")
-        return create_engine(url, pool_pre_ping=True)
+        engine = create_engine(url, pool_pre_ping=True, json_serializer=strict_json_dumps)
+        event.listen(engine, "connect", _postgres_utc)
+        return engine
 
     def _alembic_config(self) -> Config:
         cfg = Config()
