@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from pathlib import Path
 
 from stockdesk.data_engineering.application import SearchStoredTextUseCase
 from stockdesk.llm_platform.application.budget import TokenBudget
@@ -96,11 +95,6 @@ def build_llm_service(
             repetition_penalty=settings.llm_repetition_penalty,
         ),
     )
-
-
-def prepare_local_model(settings: Settings, progress: ProgressCallback | None = None) -> Path:
-    """Assemble and verify the embedded model's weights ahead of the first call."""
-    return ensure_model_file(settings.models_dir, progress=progress)
 
 
 ServiceFactory = Callable[[], LLMService]

@@ -1,34 +1,39 @@
 """Logging setup: a rotating file in `$STOCKDESK_HOME/logs` plus warnings on stderr.
 
-A filter masks the values of secret environment variables so that a key can never reach a log.
+A filter on both handlers redacts every record (message, traceback, stack) before it is written:
+known secret values (keys in the environment, credentials of configured URLs) and any URL
+credentials or secret query parameters, so that a key can never reach a log.
 """
 
 from __future__ import annotations
 
 import logging
 import logging.handlers
-import os
 from pathlib import Path
 
-from stockdesk.shared.config import SECRET_ENV_VARS
+from stockdesk.shared.config import Settings, get_settings
+from stockdesk.shared.redact import redact_text, register_secrets, settings_secrets
 
 _CONFIGURED = False
 
 
-class SecretMaskingFilter(logging.Filter):
-    """Replace any secret env value found in a formatted message with `***`."""
-
-    def __init__(self, env_names: tuple[str, ...] = SECRET_ENV_VARS):
-        super().__init__()
-        self._env_names = env_names
+class RedactingFilter(logging.Filter):
+    """Rewrite a record's message, traceback text and stack with `redact_text` (never drops it)."""
 
     def filter(self, record: logging.LogRecord) -> bool:
-        secrets = [v for v in (os.environ.get(n) for n in self._env_names) if v and len(v) >= 6]
-        if secrets:
+        try:
             message = record.getMessage()
-            for secret in secrets:
-                message = message.replace(secret, "***")
-            record.msg, record.args = message, None
+        except Exception:  # a broken format string: the handler reports it when formatting
+            return True
+        clean = redact_text(message)
+        if clean != message or record.args:
+            record.msg, record.args = clean, None
+        if record.exc_info and not record.exc_text:
+            record.exc_text = logging.Formatter().formatException(record.exc_info)
+        if record.exc_text:
+            record.exc_text = redact_text(record.exc_text)
+        if record.stack_info:
+            record.stack_info = redact_text(record.stack_info)
         return True
 
 
@@ -42,23 +47,33 @@ class ConsoleFilter(logging.Filter):
 FILE_ONLY = {"console": False}
 
 
-def configure_logging(log_dir: Path, level: str = "INFO", *, console_level: str = "WARNING") -> Path:
-    """Configure the root logger once per process; returns the log file path."""
+def configure_logging(
+    log_dir: Path,
+    level: str = "INFO",
+    *,
+    console_level: str = "WARNING",
+    settings: Settings | None = None,
+) -> Path:
+    """Configure the root logger once per process; returns the log file path.
+
+    The secrets of `settings` (default: the process's) are registered for redaction first.
+    """
     global _CONFIGURED
     log_file = log_dir / "stockdesk.log"
     if _CONFIGURED:
         return log_file
+    register_secrets(*settings_secrets(settings or get_settings()))
     log_dir.mkdir(parents=True, exist_ok=True)
     root = logging.getLogger()
     root.setLevel(level.upper())
-    mask = SecretMaskingFilter()
+    redact = RedactingFilter()
     file_handler = logging.handlers.RotatingFileHandler(log_file, maxBytes=5_000_000, backupCount=3)
     file_handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
-    file_handler.addFilter(mask)
+    file_handler.addFilter(redact)
     console = logging.StreamHandler()
     console.setLevel(console_level.upper())
     console.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
-    console.addFilter(mask)
+    console.addFilter(redact)
     console.addFilter(ConsoleFilter())
     root.addHandler(file_handler)
     root.addHandler(console)

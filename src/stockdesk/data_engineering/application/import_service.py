@@ -46,7 +46,10 @@ class MarketDataImportService:
             logger.warning("import of %s rejected: %d problem(s)", source, len(problems))
             raise ImportValidationError(source, problems)
         before = self._repository.counts()
-        written = self._repository.write_batch(clean)
+        try:
+            written = self._repository.write_batch(clean)
+        except ImportValidationError as exc:  # refused by the store itself: name the source
+            raise ImportValidationError(source, exc.problems) from exc
         after = self._repository.counts()
         result = ImportResult(
             source=source, rows=written, new_rows={k: after[k] - before.get(k, 0) for k in written}

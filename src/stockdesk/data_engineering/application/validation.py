@@ -15,6 +15,8 @@ from stockdesk.data_engineering.domain import frames as F
 from stockdesk.data_engineering.domain.exceptions import RowProblem
 
 ROW = "_row"
+# Dates outside these years are typos or junk (year 0001, 9999): they would break date arithmetic later.
+FIRST_DATE, END_DATE = pd.Timestamp("1800-01-01"), pd.Timestamp("2200-01-01")
 
 
 def _rows(frame: pd.DataFrame, mask: pd.Series) -> list[int | None]:
@@ -46,7 +48,11 @@ def parse_dates(frame: pd.DataFrame, columns: list[str], problems: list[RowProbl
         bad = parsed.isna() & raw.notna()
         for row, value in zip(_rows(out, bad), raw[bad], strict=True):
             problems.append(RowProblem(row=row, reason=f"{column}: unparsable date {value!r}"))
-        out[column] = parsed.dt.normalize()
+        outside = (parsed < FIRST_DATE) | (parsed >= END_DATE)
+        for row, value in zip(_rows(out, outside), raw[outside], strict=True):
+            reason = f"{column}: date {value!r} is outside {FIRST_DATE.year}-{END_DATE.year - 1}"
+            problems.append(RowProblem(row=row, reason=reason))
+        out[column] = parsed.where(~outside).dt.normalize()
     return out
 
 
@@ -63,8 +69,19 @@ def numeric(frame: pd.DataFrame, columns: list[str], problems: list[RowProblem])
             bad &= raw.astype("string").str.strip() != ""
         for row, value in zip(_rows(out, bad), raw[bad], strict=True):
             problems.append(RowProblem(row=row, reason=f"{column}: not a number {value!r}"))
-        out[column] = values.astype("float64")
+        values = values.astype("float64")
+        for row, value in zip(_rows(out, np.isinf(values)), values[np.isinf(values)], strict=True):
+            problems.append(RowProblem(row=row, reason=f"{column}: not a finite number ({value})"))
+        out[column] = values
     return out
+
+
+def missing_keys(frame: pd.DataFrame, key: list[str], problems: list[RowProblem], what: str) -> None:
+    """A row without a key value can neither be stored nor told apart from others: a problem each."""
+    for column in key:
+        if column in frame.columns:
+            for row in _rows(frame, frame[column].isna()):
+                problems.append(RowProblem(row=row, reason=f"{what}: {column} is missing"))
 
 
 def collapse_duplicates(
@@ -107,6 +124,13 @@ def collapse_duplicates(
     return pd.concat([frame[~dup_mask], merged[frame.columns]], ignore_index=True)
 
 
+def _non_finite(extra: object) -> list[str]:
+    """Keys of a free-form `extra` payload holding inf/NaN (JSON cannot store them)."""
+    if not isinstance(extra, dict):
+        return []
+    return [str(k) for k, v in extra.items() if isinstance(v, float) and not np.isfinite(v)]
+
+
 def _fmt(value: object) -> str:
     if isinstance(value, pd.Timestamp):
         return value.strftime("%Y-%m-%d")
@@ -118,6 +142,7 @@ def validate_bars(frame: pd.DataFrame) -> tuple[pd.DataFrame, list[RowProblem]]:
     if problems:
         return frame, problems
     out = parse_dates(frame, ["trade_date"], problems)
+    missing_keys(out, F.BAR_KEY, problems, "bars")
     out = numeric(out, [c for c in F.BAR_COLUMNS if c not in F.BAR_KEY], problems)
     prices = out[F.BAR_PRICE_COLUMNS]
     bad_price = (prices <= 0).any(axis=1) | out["close"].isna()
@@ -138,6 +163,7 @@ def validate_valuations(frame: pd.DataFrame) -> tuple[pd.DataFrame, list[RowProb
     if problems:
         return frame, problems
     out = parse_dates(frame, ["trade_date"], problems)
+    missing_keys(out, F.VALUATION_KEY, problems, "valuations")
     numeric_cols = [c for c in F.VALUATION_COLUMNS if c not in (*F.VALUATION_KEY, "is_derived")]
     out = numeric(out, numeric_cols, problems)
     negative = (out[["close", "total_mv", "circ_mv"]] < 0).any(axis=1)
@@ -153,6 +179,7 @@ def validate_financials(frame: pd.DataFrame) -> tuple[pd.DataFrame, list[RowProb
     if problems:
         return frame, problems
     out = parse_dates(frame, ["end_date", "ann_date"], problems)
+    missing_keys(out, F.FINANCIAL_KEY, problems, "financials")
     out = numeric(out, F.FINANCIAL_NUMERIC, problems)
     early = (out["ann_date"] < out["end_date"]).fillna(False)
     for row in _rows(out, early):
@@ -161,6 +188,9 @@ def validate_financials(frame: pd.DataFrame) -> tuple[pd.DataFrame, list[RowProb
         out["report_type"] = out["end_date"].dt.month.map(F.report_type_of)
     if "extra" not in out.columns:
         out["extra"] = None
+    for row, extra in zip(_rows(out, out["extra"].notna()), out["extra"].dropna(), strict=True):
+        for name in _non_finite(extra):
+            problems.append(RowProblem(row=row, reason=f"financials: extra {name} is not a finite number"))
     out = collapse_duplicates(out, F.FINANCIAL_KEY, problems, "financials", not_compared=("extra",))
     return out, problems
 
@@ -182,11 +212,65 @@ def validate_dividends(frame: pd.DataFrame) -> tuple[pd.DataFrame, list[RowProbl
     if problems:
         return frame, problems
     out = parse_dates(frame, ["ex_date"], problems)
+    missing_keys(out, F.DIVIDEND_KEY, problems, "dividends")
     out = numeric(out, ["cash_per_share"], problems)
     bad = ~(out["cash_per_share"] > 0)
     for row in _rows(out, bad):
         problems.append(RowProblem(row=row, reason="dividends: cash per share must be positive"))
     out = collapse_duplicates(out, F.DIVIDEND_KEY, problems, "dividends")
+    return out, problems
+
+
+def _required_values(frame: pd.DataFrame, columns: list[str], problems: list[RowProblem], what: str) -> None:
+    """Columns the store cannot hold empty: blank text counts as missing too."""
+    for column in columns:
+        blank = frame[column].isna() | (frame[column].astype("string").str.strip() == "").fillna(True)
+        for row in _rows(frame, blank):
+            problems.append(RowProblem(row=row, reason=f"{what}: {column} is missing"))
+
+
+def validate_news(frame: pd.DataFrame) -> tuple[pd.DataFrame, list[RowProblem]]:
+    problems = require_columns(frame, ["symbol", "title", "url"], "news")
+    if problems:
+        return frame, problems
+    _required_values(frame, ["symbol", "title", "url"], problems, "news")
+    out = frame.copy()
+    if "published_at" in out.columns:  # naive UTC timestamps; NULL = undated
+        parsed = pd.to_datetime(out["published_at"], errors="coerce", utc=True, format="mixed")
+        parsed = parsed.dt.tz_localize(None)
+        bad = (parsed.isna() & out["published_at"].notna()) | (parsed < FIRST_DATE) | (parsed >= END_DATE)
+        for row, value in zip(_rows(out, bad), out.loc[bad, "published_at"], strict=True):
+            problems.append(RowProblem(row=row, reason=f"news: published_at {value!r} is not a usable time"))
+        out["published_at"] = parsed.where(~bad)
+    out = collapse_duplicates(out, ["symbol", "url"], problems, "news")
+    return out, problems
+
+
+def validate_filings(frame: pd.DataFrame) -> tuple[pd.DataFrame, list[RowProblem]]:
+    """Columns a source does not know are left out (an upsert then keeps the stored values)."""
+    required = ["symbol", "accession_number", "form", "filed_date"]
+    problems = require_columns(frame, required, "filings")
+    if problems:
+        return frame, problems
+    _required_values(frame, required, problems, "filings")
+    out = parse_dates(frame, ["filed_date", "report_date"], problems)
+    out = collapse_duplicates(out, ["symbol", "accession_number"], problems, "filings")
+    return out, problems
+
+
+def validate_filing_pages(frame: pd.DataFrame) -> tuple[pd.DataFrame, list[RowProblem]]:
+    key = ["symbol", "accession_number", "page_no"]
+    problems = require_columns(frame, [*key, "text"], "filing_pages")
+    if problems:
+        return frame, problems
+    _required_values(frame, ["symbol", "accession_number"], problems, "filing_pages")
+    missing_keys(frame, ["text"], problems, "filing_pages")
+    out = numeric(frame, ["page_no"], problems)
+    bad = ~((out["page_no"] >= 1) & (out["page_no"] % 1 == 0))
+    for row in _rows(out, bad):
+        problems.append(RowProblem(row=row, reason="filing_pages: page_no must be a whole number from 1"))
+    out["page_no"] = out["page_no"].where(~bad, 0).astype("int64")
+    out = collapse_duplicates(out, key, problems, "filing_pages")
     return out, problems
 
 
@@ -196,4 +280,7 @@ VALIDATORS = {
     "valuations": validate_valuations,
     "financials": validate_financials,
     "dividends": validate_dividends,
+    "news": validate_news,
+    "filings": validate_filings,
+    "filing_pages": validate_filing_pages,
 }

@@ -19,6 +19,7 @@ class ImportValidationError(BadRequestException):
 
     def __init__(self, source: str, problems: list[RowProblem]):
         shown = "; ".join(f"row {p.row}: {p.reason}" if p.row else p.reason for p in problems[:3])
+        shown = " ".join(shown.split())  # one line, whatever a reason quotes from the file
         more = f" (+{len(problems) - 3} more)" if len(problems) > 3 else ""
         super().__init__(
             f"{source}: rejected, nothing imported: {shown}{more}",
@@ -38,7 +39,8 @@ class IntradayImportError(ImportValidationError):
             return f"line {p.row + header_lines}: {p.reason}" if p.row else p.reason
 
         more = f" (+{len(problems) - 3} more)" if len(problems) > 3 else ""
-        self.message = f"{source}: {'; '.join(where(p) for p in problems[:3])}{more}; nothing imported"
+        shown = " ".join("; ".join(where(p) for p in problems[:3]).split())
+        self.message = f"{source}: {shown}{more}; nothing imported"
         self.args = (self.message,)
         self.details = {
             "problems": [

@@ -21,6 +21,7 @@ from stockdesk.llm_platform.domain.dtos import (
 )
 from stockdesk.llm_platform.domain.exceptions import LLMProviderError, LLMTimeoutError, LLMTransientError
 from stockdesk.llm_platform.domain.ports import ILLMProvider
+from stockdesk.shared.redact import redact_text, redact_url, register_secrets, url_secrets
 
 logger = logging.getLogger(__name__)
 
@@ -39,6 +40,9 @@ class OpenAICompatibleProvider(ILLMProvider):
         self.name = name
         self.model = model
         self.base_url = base_url
+        # the key and any credentials in the URL are masked in every message, log and audit row
+        self._secrets = (api_key or "", *url_secrets(base_url))
+        register_secrets(*self._secrets)
         self.supports_json_schema = supports_json_schema
         self._repetition_parameter = repetition_parameter
         # max_retries=0: retries and fail-over are the router's job, with its own backoff.
@@ -76,8 +80,10 @@ class OpenAICompatibleProvider(ILLMProvider):
         except openai.APITimeoutError as exc:
             raise LLMTimeoutError(f"{self.name} did not answer within {request.timeout_seconds:g} s") from exc
         except openai.APIConnectionError as exc:
+            where = redact_url(self.base_url or "the default OpenAI URL")
             raise LLMTransientError(
-                f"cannot reach {self.name} at {self.base_url} ({exc}); check its base_url and that it is up"
+                f"cannot reach {self.name} at {where} ({self._redact(str(exc))}); "
+                "check its base_url and that it is up"
             ) from exc
         except openai.AuthenticationError as exc:
             raise LLMProviderError(
@@ -89,7 +95,7 @@ class OpenAICompatibleProvider(ILLMProvider):
             if exc.status_code >= 500 or exc.status_code == 408:
                 raise LLMTransientError(f"{self.name} answered {exc.status_code}") from exc
             raise LLMProviderError(
-                f"{self.name} refused the request ({exc.status_code}): {exc.message}"
+                f"{self.name} refused the request ({exc.status_code}): {self._redact(exc.message)}"
             ) from exc
         if not completion.choices:
             raise LLMTransientError(f"{self.name} returned no choices")
@@ -109,6 +115,9 @@ class OpenAICompatibleProvider(ILLMProvider):
 
     def close(self) -> None:
         self._client.close()
+
+    def _redact(self, text: str) -> str:
+        return redact_text(text, self._secrets)
 
 
 def openai_message(message: ChatMessage) -> dict[str, Any]:

@@ -3,7 +3,7 @@
 Incoming NULLs never overwrite stored values (COALESCE), so a partial source (bars without an
 adjustment factor, say) cannot erase what a fuller one wrote.
 
-Rows may come column-wise (`upsert_columns`, what bulk imports use). On SQLite the statement is
+Rows come column-wise (`upsert_columns`, what bulk imports use). On SQLite the statement is
 compiled once and the driver's executemany gets plain tuples, each column converted by its own
 type's bind processor (dates and booleans once per distinct value): the stored text of
 dates, booleans and JSON is exactly what the ORM writes and reads, without SQLAlchemy's per-row
@@ -86,18 +86,3 @@ def upsert_columns(
     for start in range(0, count, BATCH_ROWS):
         conn.exec_driver_sql(compiled.string, rows_tuples[start : start + BATCH_ROWS])
     return count
-
-
-def upsert_rows(
-    conn: Connection,
-    table: Table,
-    rows: Sequence[dict[str, Any]],
-    key: Sequence[str],
-    *,
-    overwrite_nulls: bool = False,
-) -> int:
-    """Insert or update `rows` (dicts with the same keys) by `key`; returns the number of rows sent."""
-    if not rows:
-        return 0
-    columns = {name: [row[name] for row in rows] for name in rows[0]}
-    return upsert_columns(conn, table, columns, key, overwrite_nulls=overwrite_nulls)

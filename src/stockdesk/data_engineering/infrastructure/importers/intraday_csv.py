@@ -38,7 +38,7 @@ import numpy as np
 import pandas as pd
 
 from stockdesk.data_engineering.application.intraday_import import IntradayFile
-from stockdesk.data_engineering.application.validation import ROW
+from stockdesk.data_engineering.application.validation import END_DATE, FIRST_DATE, ROW
 from stockdesk.data_engineering.domain.exceptions import IntradayImportError, RowProblem
 from stockdesk.data_engineering.domain.intraday import BASE_MINUTES
 from stockdesk.data_engineering.domain.symbols import exchange_timezone, market_of, normalize_symbol
@@ -166,14 +166,23 @@ def _timestamps(text: pd.Series, zone: str, rows: pd.Series, problems: list[RowP
     out = pd.Series(pd.NaT, index=text.index, dtype="datetime64[us, UTC]")
     bad: dict[int, str] = {i: "timestamp is missing" for i in text.index[text.isna()]}
     if with_offset.any():
-        parsed = pd.to_datetime(text[with_offset], utc=True, format="ISO8601", errors="coerce")
+        parsed = _in_range(
+            pd.to_datetime(text[with_offset], utc=True, format="ISO8601", errors="coerce"), bad
+        )
         out[with_offset] = parsed
-        bad.update({i: f"unparsable timestamp {text[i]!r}" for i in parsed.index[parsed.isna()]})
+        bad.update(
+            {i: f"unparsable timestamp {text[i]!r}" for i in parsed.index[parsed.isna()] if i not in bad}
+        )
     if naive.any():
-        local = pd.to_datetime(text[naive], format="ISO8601", errors="coerce")
-        placed = local.dt.tz_localize(zone, ambiguous="NaT", nonexistent="NaT")
+        local = _in_range(pd.to_datetime(text[naive], format="ISO8601", errors="coerce"), bad)
+        if local.dt.tz is None:
+            placed = local.dt.tz_localize(zone, ambiguous="NaT", nonexistent="NaT")
+        else:  # every one carried an offset the pattern does not spell ("+05"): already placed
+            placed = local
         out[naive] = placed.dt.tz_convert("UTC")
-        bad.update({i: f"unparsable timestamp {text[i]!r}" for i in local.index[local.isna()]})
+        bad.update(
+            {i: f"unparsable timestamp {text[i]!r}" for i in local.index[local.isna()] if i not in bad}
+        )
         bad.update(
             {
                 i: f"time {text[i]!r} does not exist or is ambiguous in {zone} (clock change)"
@@ -182,6 +191,15 @@ def _timestamps(text: pd.Series, zone: str, rows: pd.Series, problems: list[RowP
         )
     problems.extend(RowProblem(row=int(rows[i]), reason=reason) for i, reason in bad.items())
     return out
+
+
+def _in_range(parsed: pd.Series, bad: dict[int, str]) -> pd.Series:
+    """Times outside FIRST_DATE..END_DATE become NaT with a reason (year 9999 cannot be localised)."""
+    naive = parsed.dt.tz_localize(None) if parsed.dt.tz is not None else parsed
+    outside = (naive < FIRST_DATE) | (naive >= END_DATE)
+    for i in parsed.index[outside]:
+        bad[i] = f"time {parsed[i]} is outside {FIRST_DATE.year}-{END_DATE.year - 1}"
+    return parsed.where(~outside)
 
 
 def _numbers(frame: pd.DataFrame, names: dict[str, str], problems: list[RowProblem]) -> dict[str, pd.Series]:

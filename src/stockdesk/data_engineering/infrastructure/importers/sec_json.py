@@ -58,6 +58,13 @@ def scan_sec_folder(folder: Path) -> tuple[list[ImportGroup], list[ImportValidat
             groups.append(company_group(cik, files))
         except ImportValidationError as exc:
             rejected.append(exc)
+        except (AttributeError, TypeError, KeyError, IndexError, ValueError) as exc:
+            # a document whose shape is not EDGAR's (a list where an object belongs, ...)
+            names = ", ".join(sorted(p.name for p, _ in files.values()))
+            reason = f"unexpected JSON structure ({type(exc).__name__}: {exc})"
+            rejected.append(
+                ImportValidationError(f"SEC CIK{cik} [{names}]", [RowProblem(row=None, reason=reason)])
+            )
     return groups, rejected
 
 
@@ -98,7 +105,8 @@ def company_group(cik: str, files: dict[str, tuple[Path, dict[str, Any]]]) -> Im
 
 
 def _symbol(submissions: dict[str, Any], source: str) -> str:
-    tickers = [t for t in submissions.get("tickers") or [] if t]
+    listed = submissions.get("tickers")
+    tickers = [t for t in listed if t] if isinstance(listed, list) else []
     if not tickers:
         raise ImportValidationError(source, [RowProblem(row=None, reason="submissions list no ticker")])
     try:

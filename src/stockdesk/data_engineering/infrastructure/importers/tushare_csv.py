@@ -28,6 +28,7 @@ from stockdesk.data_engineering.domain import frames as F
 from stockdesk.data_engineering.domain.exceptions import ImportValidationError, RowProblem
 from stockdesk.data_engineering.domain.symbols import CURRENCY, exchange_of, market_of, normalize_symbol
 from stockdesk.data_engineering.infrastructure.importers import ImportGroup
+from stockdesk.shared.errors import BadRequestException
 
 FILE_PATTERN = re.compile(
     r"^(?P<kind>daily_basic|daily|adj_factor|fina_indicator)_(?P<code>\d{6})_(?P<exchange>SH|SZ|BJ)"
@@ -45,8 +46,13 @@ NOT_EXTRA = {"ts_code", "ann_date", "end_date", "update_flag", *FINANCIAL_DIRECT
 
 
 def read_csv(path: Path) -> pd.DataFrame:
+    """The file's rows plus `_row`; a file pandas cannot read (empty, ragged, not UTF-8) is refused."""
     text_columns = ("ts_code", "trade_date", "ann_date", "end_date", "list_date", "symbol")
-    frame = pd.read_csv(path, dtype=dict.fromkeys(text_columns, "string"))
+    try:
+        frame = pd.read_csv(path, dtype=dict.fromkeys(text_columns, "string"))
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, ValueError) as exc:
+        reason = f"not a readable CSV file ({str(exc).splitlines()[0] if str(exc) else type(exc).__name__})"
+        raise ImportValidationError(path.name, [RowProblem(row=None, reason=reason)]) from exc
     rows = pd.Series(np.arange(1, len(frame) + 1), index=frame.index, name=ROW)
     return pd.concat([frame, rows], axis=1)
 
@@ -76,11 +82,29 @@ def _require(frame: pd.DataFrame, columns: list[str], path: Path) -> None:
         )
 
 
+def _symbols(frame: pd.DataFrame, path: Path) -> pd.Series:
+    """`ts_code` -> canonical symbol per row; a blank or malformed code rejects the file with its rows."""
+    canonical: dict[str, str] = {}
+    problems: list[RowProblem] = []
+    for code in frame["ts_code"].dropna().unique():
+        try:
+            canonical[code] = normalize_symbol(code)
+        except BadRequestException as exc:
+            rows = frame.loc[frame["ts_code"] == code, ROW]
+            problems += [RowProblem(row=int(r), reason=f"ts_code: {exc.message}") for r in rows]
+    problems += [
+        RowProblem(row=int(r), reason="ts_code is blank") for r in frame.loc[frame["ts_code"].isna(), ROW]
+    ]
+    if problems:
+        raise ImportValidationError(path.name, sorted(problems, key=lambda p: p.row or 0))
+    return frame["ts_code"].map(canonical).astype(object)
+
+
 def daily_to_bars(frame: pd.DataFrame, path: Path) -> pd.DataFrame:
     _require(frame, ["ts_code", "trade_date", "open", "high", "low", "close", "vol", "amount"], path)
     out = pd.DataFrame(
         {
-            "symbol": frame["ts_code"].map(normalize_symbol),
+            "symbol": _symbols(frame, path),
             "trade_date": frame["trade_date"],
             "open": frame["open"],
             "high": frame["high"],
@@ -98,7 +122,7 @@ def daily_to_bars(frame: pd.DataFrame, path: Path) -> pd.DataFrame:
 
 def daily_basic_to_valuations(frame: pd.DataFrame, path: Path) -> pd.DataFrame:
     _require(frame, ["ts_code", "trade_date"], path)
-    out = pd.DataFrame({"symbol": frame["ts_code"].map(normalize_symbol), "trade_date": frame["trade_date"]})
+    out = pd.DataFrame({"symbol": _symbols(frame, path), "trade_date": frame["trade_date"]})
     for column in VALUATION_SOURCE:
         out[column] = frame[column] if column in frame.columns else np.nan
     for column in ("total_mv", "circ_mv"):
@@ -114,7 +138,7 @@ def fina_indicator_to_financials(frame: pd.DataFrame, path: Path) -> pd.DataFram
     _require(frame, ["ts_code", "ann_date", "end_date"], path)
     out = pd.DataFrame(
         {
-            "symbol": frame["ts_code"].map(normalize_symbol),
+            "symbol": _symbols(frame, path),
             "end_date": frame["end_date"],
             "ann_date": frame["ann_date"],
         }
@@ -137,7 +161,7 @@ def _non_null(record: dict[str, Any]) -> dict[str, Any]:
 
 def universe_to_securities(frame: pd.DataFrame, path: Path) -> pd.DataFrame:
     _require(frame, ["ts_code"], path)
-    symbols = frame["ts_code"].map(normalize_symbol)
+    symbols = _symbols(frame, path)
     industry = frame["industry"] if "industry" in frame.columns else frame.get("industry_name")
     return pd.DataFrame(
         {

@@ -138,6 +138,8 @@ def to_bars(kdata: pd.DataFrame, hfq: pd.DataFrame, events: pd.DataFrame) -> pd.
     prices = bars[PRICES].mul(x, axis=0)
     if not hfq.empty:
         post = kdata_frame(hfq)[["symbol", "trade_date", *PRICES, "volume"]]
+        # like the qfq table's: a cell that is not a number is missing (its qfq price is used)
+        post = post.assign(**{n: pd.to_numeric(post[n], errors="coerce") for n in [*PRICES, "volume"]})
         aligned = bars[["symbol", "trade_date", "volume"]].merge(
             post, on=["symbol", "trade_date"], how="left", suffixes=("_qfq", "")
         )

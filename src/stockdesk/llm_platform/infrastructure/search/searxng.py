@@ -31,6 +31,7 @@ from stockdesk.llm_platform.infrastructure.search.mapping import (
     text,
 )
 from stockdesk.shared.errors import ConfigurationError
+from stockdesk.shared.redact import url_secrets
 
 TIME_RANGES: dict[str, str | None] = {
     "oneDay": "day",
@@ -87,7 +88,7 @@ class SearxngSearchProvider(IWebSearchProvider):
             client=client,
             retry=retry,
             sleep=sleep,
-            secrets=(httpx.URL(base_url).password or "",),  # a URL may carry basic-auth credentials
+            secrets=url_secrets(base_url),  # a URL may carry basic-auth credentials or a token
             hints={403: "enable the json format (search.formats in the instance's settings.yml)"},
         )
 
