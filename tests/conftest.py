@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -14,17 +15,17 @@ from stockdesk.llm_platform.infrastructure.persistence.repositories import (
     SqlResponseCache,
 )
 from stockdesk.llm_platform.infrastructure.scripted import ScriptedProvider
-from stockdesk.shared.config import Settings, get_settings
+from stockdesk.shared.config import SECRET_ENV_VARS, Settings, get_settings
 from stockdesk.shared.db import Database
-
-SECRET_ENV = (
-    "OPENAI_API_KEY",
-    "DEEPSEEK_API_KEY",
-    "TUSHARE_TOKEN",
-    "BOCHA_API_KEY",
-    "TAVILY_API_KEY",
-    "SEARXNG_URL",
+from tests.postgres_server import postgres_migrated_url, postgres_server, postgres_url  # noqa: F401
+from tests.slow_tests import (  # noqa: F401
+    pytest_runtest_logreport,
+    pytest_terminal_summary,
+    real_model_only_when_marked_slow,
 )
+
+# Secrets and provider settings read from outside STOCKDESK_*: none may leak in from the shell.
+SECRET_ENV = (*SECRET_ENV_VARS, "SEARXNG_URL", "SEC_USER_AGENT")
 
 
 @pytest.fixture(scope="session")
@@ -35,21 +36,13 @@ def models_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(autouse=True)
 def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, models_dir: Path) -> Iterator[Path]:
-    """Point STOCKDESK_HOME at a temp dir and clear provider settings from the environment."""
+    """Clear every STOCKDESK_* variable and the secrets, then point STOCKDESK_HOME at a temp dir."""
     home = tmp_path / "home"
+    monkeypatch.chdir(tmp_path)
+    for name in [n for n in os.environ if n.startswith("STOCKDESK_")] + list(SECRET_ENV):
+        monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("STOCKDESK_HOME", str(home))
     monkeypatch.setenv("STOCKDESK_MODELS_DIR", str(models_dir))
-    monkeypatch.chdir(tmp_path)
-    for name in (
-        "STOCKDESK_DATABASE_URL",
-        "STOCKDESK_LLM_BASE_URL",
-        "STOCKDESK_LLM_MODEL",
-        "STOCKDESK_CONFIG",
-        "STOCKDESK_LLM_CACHE",
-        "STOCKDESK_MAX_TOKENS_PER_RUN",
-        *SECRET_ENV,
-    ):
-        monkeypatch.delenv(name, raising=False)
     get_settings.cache_clear()
     yield home
     get_settings.cache_clear()

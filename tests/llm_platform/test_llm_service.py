@@ -130,12 +130,17 @@ def test_tags_restrict_the_candidates() -> None:
 
 
 def test_every_call_is_audited_with_run_id_and_no_prompt_text(database: Database) -> None:
-    provider = ScriptedProvider([LLMTransientError("boom"), VALID])
+    provider = ScriptedProvider([LLMTransientError("boom"), VALID, VALID])
     service = scripted_service(provider, database=database)
     with service.run_scope("run-42"):
         service.generate("SECRET PROMPT", response_model=Signal, caller="research.valuation", tags=["x"])
+        service.generate("OTHER PROMPT", response_model=Signal, caller="research.valuation")
     records = SqlLLMCallAuditRepository(database).list_for_run("run-42")
-    assert [(r.status, r.error_class) for r in records] == [("error", "LLMTransientError"), ("ok", None)]
+    assert [(r.status, r.error_class) for r in records] == [
+        ("error", "LLMTransientError"),
+        ("ok", None),
+        ("ok", None),
+    ]
     ok = records[1]
     assert (ok.caller, ok.alias, ok.prompt_tokens, ok.completion_tokens) == (
         "research.valuation",
@@ -143,7 +148,10 @@ def test_every_call_is_audited_with_run_id_and_no_prompt_text(database: Database
         100,
         50,
     )
-    assert len(ok.prompt_hash) == 16 and "SECRET" not in ok.prompt_hash
+    # the hash names the prompt without holding it: one prompt, one hash (retry included); another, another
+    hashes = [r.prompt_hash for r in records]
+    assert all(len(h) == 16 and set(h) <= set("0123456789abcdef") for h in hashes)
+    assert hashes[0] == hashes[1] != hashes[2]
     with database.session() as session:
         dumped = " ".join(str(v) for row in session.scalars(select(LLMCallRow)) for v in vars(row).values())
     assert "SECRET PROMPT" not in dumped

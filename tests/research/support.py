@@ -93,8 +93,15 @@ def overview(**changes: object) -> StockOverviewInput:
     return StockOverviewInput(**base)  # type: ignore[arg-type]
 
 
-def populate_store(database: Database, symbol: str = "600001.SH", days: int = 300) -> None:
-    """A real store with one security, its valuations and the eight quarters above."""
+def populate_store(
+    database: Database,
+    symbol: str = "600001.SH",
+    days: int = 300,
+    *,
+    ps_ttm: float | None = 3.0,
+    quarters: list[tuple] = QUARTERS,
+) -> None:
+    """A real store with one security, its valuations and the eight quarters above (or `quarters`)."""
     repo = SqlMarketDataRepository(database)
     service = MarketDataImportService(repo)
     dates = pd.bdate_range(end=AS_OF, periods=days)
@@ -135,14 +142,15 @@ def populate_store(database: Database, symbol: str = "600001.SH", days: int = 30
                 "total_mv": 1.2e11,
                 "pe_ttm": pe,
                 "pb": 2.0,
-                "ps_ttm": 3.0,
+                "ps_ttm": ps_ttm,
                 "dv_ratio": 1.5,
             }
         ),
-        "financials": pd.DataFrame(
-            [{"symbol": symbol, **r.model_dump(), "report_type": None} for r in finance_records()]
-        ),
     }
+    if quarters:
+        frames["financials"] = pd.DataFrame(
+            [{"symbol": symbol, **r.model_dump(), "report_type": None} for r in finance_records(quarters)]
+        )
     service.import_frames("test", frames)
 
 

@@ -5,9 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from fastapi.testclient import TestClient
 
-from stockdesk.entrypoints.api import create_app
 from stockdesk.entrypoints.container import AppContainer
 from stockdesk.llm_platform.infrastructure.scripted import ScriptedProvider
 from stockdesk.research.application.code_signals import financial_score, financial_signal
@@ -15,6 +13,7 @@ from stockdesk.research.domain.dtos.valuation import NA
 from stockdesk.research.infrastructure.agents.financial_auditor.agent import OUTPUT_TOKENS
 from stockdesk.research.infrastructure.snapshot.financial_snapshot_builder import FinancialSnapshotBuilder
 from stockdesk.shared.config import Settings
+from tests.api_support import api_client
 from tests.conftest import scripted_service
 from tests.research.support import AS_OF, audit_records, populate_store, valuation_answer
 
@@ -69,7 +68,7 @@ def test_rest_responses_of_the_three_experts_are_symmetric(settings: Settings):
     )
     container = AppContainer(settings, llm_service=scripted_service(provider))
     populate_store(container.database)
-    client = TestClient(create_app(container))
+    client = api_client(container)
     params = {"symbol": "600001.SH", "as_of": "2024-06-28"}
     bodies = {
         "valuation": client.get("/api/v1/research/valuation-model", params=params).json(),
@@ -93,7 +92,7 @@ def test_the_auditor_writes_no_score_and_has_its_own_short_budget(settings: Sett
     provider = ScriptedProvider([lambda r: AUDIT if "审计" in r.messages[-1].content else valuation_answer()])
     container = AppContainer(settings, llm_service=scripted_service(provider))
     populate_store(container.database)
-    client = TestClient(create_app(container))
+    client = api_client(container)
     params = {"symbol": "600001.SH", "as_of": "2024-06-28"}
     assert client.get("/api/v1/research/financial-audit", params=params).status_code == 200
     assert client.get("/api/v1/research/valuation-model", params=params).status_code == 200

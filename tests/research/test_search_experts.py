@@ -7,11 +7,11 @@ import json
 import pytest
 from fastapi.testclient import TestClient
 
-from stockdesk.entrypoints.api import create_app
 from stockdesk.entrypoints.container import AppContainer
 from stockdesk.llm_platform.infrastructure.scripted import ScriptedProvider
 from stockdesk.research.infrastructure.snapshot.search_snapshot_builder import BLOCK_END, BLOCK_START
 from stockdesk.shared.config import Settings
+from tests.api_support import api_client
 from tests.conftest import scripted_service
 from tests.research.search_support import news_row, store_with_news
 
@@ -74,7 +74,7 @@ def client_for(settings: Settings, *answers: str, news=NEWS) -> tuple[TestClient
     provider = ScriptedProvider(list(answers))
     container = AppContainer(settings, llm_service=scripted_service(provider))
     store_with_news(container.database, list(news))
-    return TestClient(create_app(container), raise_server_exceptions=False), provider
+    return api_client(container), provider
 
 
 def test_macro_result_is_symmetric_with_the_search_context(settings: Settings) -> None:

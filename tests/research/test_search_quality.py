@@ -37,6 +37,8 @@ from tests.research.search_support import (
 ALL_DIMENSIONS = [*MACRO_DIMENSIONS, *CATALYST_DIMENSIONS]
 TEMPLATES = [(d.name, lang, d.template_for(lang)) for d in ALL_DIMENSIONS for lang in ("zh", "en")]
 BY_NAME = {d.name: d for d in ALL_DIMENSIONS}
+SPEC_MIN_COUNT, SPEC_MAX_COUNT = 4, 10  # the spec: fewer is too little information, more is noise
+LEGAL_FRESHNESS = {"oneDay", "oneWeek", "oneMonth", "oneYear", "noLimit"}  # what the search API accepts
 
 
 def rank(freshness: str) -> int:
@@ -89,28 +91,40 @@ def test_changing_a_config_changes_the_search(database: Database) -> None:
 
 @pytest.mark.parametrize("config", ALL_DIMENSIONS, ids=lambda c: c.name)
 def test_dimension_configs_are_sound(config: SearchDimensionConfig) -> None:
-    """配置可独立测试 / 测试覆盖配置合规性: <= 3 keywords, count 4..10, legal freshness, placeholders."""
+    """配置可独立测试 / 测试覆盖配置合规性: <= 3 keywords, count 4..10, legal freshness, placeholders.
+
+    The bounds are the spec's and the legal freshness values the search API's, written out here:
+    checking against the code's own constants would pass whatever those constants became."""
     for template in (config.query_template, config.query_template_en):
         assert 1 <= len(core_keywords(template)) <= MAX_CORE_KEYWORDS, template
         placeholders = {p.strip("{}") for p in template.split() if p.startswith("{")}
         assert placeholders <= set(CONTEXT_PLACEHOLDERS)
-    assert 4 <= config.count <= 10
-    assert config.freshness in FRESHNESS_ORDER
+    assert SPEC_MIN_COUNT <= config.count <= SPEC_MAX_COUNT
+    assert config.freshness in LEGAL_FRESHNESS
 
 
 def test_config_rejects_out_of_range_count() -> None:
-    """count 值在合理范围内: the config type itself refuses 3 and 11."""
+    """count 值在合理范围内: the config type itself refuses 3 and 11 and accepts 4 and 10."""
     base = dict(name="n", topic="t", query_template="{stock_name} a", query_template_en="{stock_name} a",
                 freshness="oneWeek", stock_scoped=True)  # fmt: skip
-    for bad in (3, 11):
+    for bad in (SPEC_MIN_COUNT - 1, SPEC_MAX_COUNT + 1):
         with pytest.raises(ValueError):
             SearchDimensionConfig(count=bad, **base)  # type: ignore[arg-type]
+    for good in (SPEC_MIN_COUNT, SPEC_MAX_COUNT):
+        assert SearchDimensionConfig(count=good, **base).count == good  # type: ignore[arg-type]
+    with pytest.raises(ValueError):
+        SearchDimensionConfig(count=6, **{**base, "freshness": "oneHour"})  # type: ignore[arg-type]
 
 
-@pytest.mark.parametrize("config", ALL_DIMENSIONS, ids=lambda c: c.name)
-def test_count_in_range(config: SearchDimensionConfig) -> None:
-    """count 值在合理范围内: every dimension asks for 4 to 10 results."""
-    assert 4 <= config.count <= 10
+@pytest.mark.parametrize("cls", [MacroDataAdapter, CatalystDataAdapter])
+def test_count_in_range(cls: type, database: Database) -> None:
+    """count 值在合理范围内: every search the expert sends asks for 4 to 10 results."""
+    provider = RecordingProvider()
+    data = adapter(cls, database, provider)
+    data.search(data.get_search_context("600519.SH", AS_OF))
+    counts = [request.count for request in provider.requests]
+    assert len(counts) == len(data.dimensions)
+    assert all(SPEC_MIN_COUNT <= count <= SPEC_MAX_COUNT for count in counts), counts
 
 
 # --- 聚焦查询构造规范 -------------------------------------------------------------------------

@@ -10,14 +10,18 @@ import pandas as pd
 import pytest
 import talib
 
+from stockdesk.data_engineering.application import GetDailyBarsUseCase, GetStockBasicInfoUseCase
+from stockdesk.data_engineering.application.import_service import MarketDataImportService
+from stockdesk.data_engineering.infrastructure.persistence.repository import SqlMarketDataRepository
 from stockdesk.llm_platform.infrastructure.scripted import ScriptedProvider
 from stockdesk.research.application.technical_analyst_service import TechnicalAnalystService
 from stockdesk.research.domain.dtos.technical import PriceBarInput
 from stockdesk.research.domain.dtos.valuation import NA
-from stockdesk.research.domain.ports.technical import ITechnicalDataPort
 from stockdesk.research.infrastructure.adapters.llm_adapter import LLMAdapter
+from stockdesk.research.infrastructure.adapters.technical_data_adapter import TechnicalDataAdapter
 from stockdesk.research.infrastructure.agents.technical_analyst.agent import TechnicalAnalystAgent
 from stockdesk.research.infrastructure.snapshot.technical_snapshot_builder import TechnicalSnapshotBuilder
+from stockdesk.shared.db import Database
 from stockdesk.shared.errors import BadRequestException, NotFoundException
 from tests.conftest import scripted_service
 
@@ -36,6 +40,19 @@ def make_bars(closes: list[float], factors: list[float] | None = None) -> list[P
 
 
 build = TechnicalSnapshotBuilder().build
+
+
+def reference_kdj(closes: list[float], period: int = 9) -> tuple[float, float]:
+    """KDJ(9,3,3) the textbook way, over make_bars' highs and lows: K and D start at 50, and each
+    day K = 2/3 K + 1/3 RSV, D = 2/3 D + 1/3 K."""
+    highs, lows = [c * 1.01 for c in closes], [c * 0.99 for c in closes]
+    k = d = 50.0
+    for i in range(period - 1, len(closes)):
+        low, high = min(lows[i - period + 1 : i + 1]), max(highs[i - period + 1 : i + 1])
+        rsv = (closes[i] - low) / (high - low) * 100 if high > low else 50.0
+        k = 2 / 3 * k + rsv / 3
+        d = 2 / 3 * d + k / 3
+    return k, d
 
 
 def test_moving_averages_and_na_when_history_is_short():
@@ -64,7 +81,9 @@ def test_rsi_macd_match_talib_on_the_same_series():
     assert snap.macd_dif == pytest.approx(dif[-1], abs=6e-4) and snap.macd_dea == pytest.approx(
         dea[-1], abs=6e-4
     )
-    assert snap.kdj_j == pytest.approx(3 * snap.kdj_k - 2 * snap.kdj_d, abs=0.02)
+    k, d = reference_kdj(closes)
+    assert (snap.kdj_k, snap.kdj_d) == (pytest.approx(k, abs=0.006), pytest.approx(d, abs=0.006))
+    assert snap.kdj_j == pytest.approx(3 * k - 2 * d, abs=0.006)
     assert snap.ma250 != NA
 
 
@@ -84,15 +103,16 @@ def test_levels_come_from_confirmed_swings_around_the_price():
     assert len(snap.resistance_levels) <= 3 and len(snap.support_levels) <= 3
 
 
-class Bars(ITechnicalDataPort):
-    def __init__(self, bars: list[PriceBarInput] | None):
-        self.bars = bars
-
-    def get_stock_name(self, symbol: str):
-        return None if self.bars is None else ("600001.SH", "示例")
-
-    def get_price_bars(self, symbol: str, as_of: date) -> list[PriceBarInput]:
-        return self.bars or []
+def stored(database: Database, bars: list[PriceBarInput] | None) -> TechnicalDataAdapter:
+    """The real data port over a real store holding 600001.SH and `bars` (no security if None)."""
+    repository = SqlMarketDataRepository(database)
+    if bars is not None:
+        frames = {
+            "securities": pd.DataFrame([{"symbol": "600001.SH", "name": "示例", "market": "CN"}]),
+            "bars": pd.DataFrame([{"symbol": "600001.SH", **b.model_dump()} for b in bars]),
+        }
+        MarketDataImportService(repository).import_frames("test", frames)
+    return TechnicalDataAdapter(GetStockBasicInfoUseCase(repository), GetDailyBarsUseCase(repository))
 
 
 ANSWER = json.dumps(
@@ -109,33 +129,44 @@ ANSWER = json.dumps(
 
 
 def service(
-    bars: list[PriceBarInput] | None, *answers: str
+    database: Database, bars: list[PriceBarInput] | None, *answers: str
 ) -> tuple[TechnicalAnalystService, ScriptedProvider]:
     provider = ScriptedProvider(list(answers) or [ANSWER])
     agent = TechnicalAnalystAgent(LLMAdapter(scripted_service(provider)))
-    return TechnicalAnalystService(Bars(bars), TechnicalSnapshotBuilder(), agent), provider
+    return TechnicalAnalystService(stored(database, bars), TechnicalSnapshotBuilder(), agent), provider
 
 
-def test_service_returns_symmetric_result_with_indicators():
-    svc, provider = service(make_bars([float(v) for v in range(1, 80)]))
+def test_service_returns_symmetric_result_with_indicators(database: Database) -> None:
+    svc, provider = service(database, make_bars([float(v) for v in range(1, 80)]))
     result = svc.run("600001.SH", AS_OF)
     assert result.signal == "NEUTRAL" and result.technical_indicators["ma20"] == 69.5
     assert result.input == provider.requests[0].messages[-1].content and result.output == ANSWER
     assert "MA20：69.5" in result.input and "{" not in result.input
 
 
-def test_service_errors():
+def test_service_rejects_a_blank_symbol(database: Database) -> None:
+    svc, provider = service(database, make_bars([1.0] * 30))
     with pytest.raises(BadRequestException):
-        service(make_bars([1.0] * 30))[0].run("", AS_OF)
+        svc.run("", AS_OF)
+    assert provider.calls == 0
+
+
+def test_service_rejects_an_unknown_symbol(database: Database) -> None:
+    svc, provider = service(database, None)
     with pytest.raises(NotFoundException):
-        service(None)[0].run("600999.SH", AS_OF)
+        svc.run("600999.SH", AS_OF)
+    assert provider.calls == 0
+
+
+def test_service_rejects_a_too_short_history(database: Database) -> None:
+    svc, provider = service(database, make_bars([1.0] * 5))
     with pytest.raises(BadRequestException) as info:
-        service(make_bars([1.0] * 5))[0].run("600001.SH", AS_OF)
-    assert info.value.code == "NOT_ENOUGH_BARS"
+        svc.run("600001.SH", AS_OF)
+    assert info.value.code == "NOT_ENOUGH_BARS" and provider.calls == 0
 
 
-def test_trade_instruction_is_flagged_after_one_retry():
+def test_trade_instruction_is_flagged_after_one_retry(database: Database) -> None:
     trade = ANSWER.replace("方向不明。", "建议买入。")
-    svc, provider = service(make_bars([float(v) for v in range(1, 80)]), trade, trade)
+    svc, provider = service(database, make_bars([float(v) for v in range(1, 80)]), trade, trade)
     result = svc.run("600001.SH", AS_OF)
     assert provider.calls == 2 and result.guards.flagged and result.guards.trade_instructions == ["建议买入"]

@@ -16,9 +16,10 @@ from stockdesk.research.domain.ports.valuation import IValuationSnapshotBuilder
 from stockdesk.research.infrastructure.adapters.llm_adapter import LLMAdapter
 from stockdesk.research.infrastructure.agents.valuation_modeler.agent import ValuationModelerAgent
 from stockdesk.research.infrastructure.snapshot.valuation_snapshot_builder import ValuationSnapshotBuilder
+from stockdesk.shared.db import Database
 from tests.conftest import scripted_service
-from tests.research.support import AS_OF, overview, valuation_answer
-from tests.research.test_valuation_service import InMemoryValuationData, finance_records
+from tests.research.support import AS_OF, populate_store, valuation_answer
+from tests.research.test_valuation_service import StoreValuationData
 
 PROMPTS = "stockdesk.research.infrastructure.agents.valuation_modeler"
 
@@ -34,7 +35,7 @@ def imported_modules(module: object) -> set[str]:
     return names
 
 
-def test_snapshot_comes_through_the_port():
+def test_snapshot_comes_through_the_port(database: Database) -> None:
     """通过 Port 获取估值快照: the service uses whatever IValuationSnapshotBuilder it is given."""
 
     class CountingBuilder(IValuationSnapshotBuilder):
@@ -44,10 +45,9 @@ def test_snapshot_comes_through_the_port():
             CountingBuilder.calls += 1
             return ValuationSnapshotBuilder().build(overview_, dailies, finance, as_of)
 
+    populate_store(database)
     agent = ValuationModelerAgent(LLMAdapter(scripted_service(ScriptedProvider([valuation_answer()]))))
-    service = ValuationModelerService(
-        InMemoryValuationData(overview(), finance_records()), CountingBuilder(), agent
-    )
+    service = ValuationModelerService(StoreValuationData(database), CountingBuilder(), agent)
     service.run("600001.SH", AS_OF)
     assert CountingBuilder.calls == 1
     assert not any("infrastructure" in name for name in imported_modules(service_module))
@@ -87,11 +87,13 @@ def test_data_port_uses_data_engineering_use_cases():
     ]  # fmt: skip
 
 
-def test_as_of_bounds_every_window():
-    data = InMemoryValuationData(overview(), finance_records())
+def test_as_of_bounds_every_window(database: Database) -> None:
+    """Three months before the store's last day: neither later prices nor a later report are seen."""
+    populate_store(database)  # prices to AS_OF; the 2024-03-31 quarter is announced on 2024-04-30
+    earlier = date(2024, 3, 29)
     agent = ValuationModelerAgent(LLMAdapter(scripted_service(ScriptedProvider([valuation_answer()]))))
-    snapshot = ValuationModelerService(data, ValuationSnapshotBuilder(), agent).build_snapshot(
-        "600001.SH", AS_OF
-    )
-    assert snapshot.as_of == AS_OF and snapshot.latest_report_period <= AS_OF.isoformat()
-    assert date.fromisoformat(snapshot.trade_date) <= AS_OF
+    service = ValuationModelerService(StoreValuationData(database), ValuationSnapshotBuilder(), agent)
+    snapshot = service.build_snapshot("600001.SH", earlier)
+    assert snapshot.as_of == earlier and snapshot.trade_date == "2024-03-29"
+    assert snapshot.latest_report_period == "2023-12-31"
+    assert snapshot.pe_ttm is not None and snapshot.pe_ttm < 30.0  # the PE rises to 30 by AS_OF

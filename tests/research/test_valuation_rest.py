@@ -5,11 +5,11 @@ from __future__ import annotations
 import pytest
 from fastapi.testclient import TestClient
 
-from stockdesk.entrypoints.api import create_app
 from stockdesk.entrypoints.container import AppContainer
 from stockdesk.llm_platform.infrastructure.scripted import ScriptedProvider
 from stockdesk.shared.config import Settings
 from stockdesk.shared.db import Database
+from tests.api_support import api_client
 from tests.conftest import scripted_service
 from tests.research.support import populate_store, valuation_answer
 
@@ -21,7 +21,7 @@ def client_for(settings: Settings, *answers: str) -> tuple[TestClient, ScriptedP
     provider = ScriptedProvider(list(answers) or [GROUNDED])
     container = AppContainer(settings, llm_service=scripted_service(provider))
     populate_store(container.database)
-    return TestClient(create_app(container), raise_server_exceptions=False), provider
+    return api_client(container), provider
 
 
 def test_http_call_returns_200(settings: Settings) -> None:

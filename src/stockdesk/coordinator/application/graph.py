@@ -19,6 +19,7 @@
 
 from __future__ import annotations
 
+import logging
 import operator
 import time
 from collections.abc import Awaitable, Callable
@@ -34,6 +35,8 @@ from stockdesk.coordinator.domain.model.enums import ALL_EXPERTS, NodeStatus
 from stockdesk.coordinator.domain.ports.gateways import IDebateGateway, IJudgeGateway, IResearchGateway
 from stockdesk.coordinator.domain.ports.observer import INodeObserver
 from stockdesk.shared.errors import one_line
+
+logger = logging.getLogger(__name__)
 
 ROUTE, AGGREGATOR, DEBATE, JUDGE = "route_to_experts", "aggregator_node", "debate_node", "judge_node"
 TECHNICAL = "technical_analyst"
@@ -94,6 +97,7 @@ class _Nodes:
             update = await work()
         except Exception as exc:  # recorded and degraded: one node never aborts the run
             error = one_line(exc)
+            logger.warning("node %s failed: %s", node, error, exc_info=exc)  # the traceback, for the log
             seconds = round(time.perf_counter() - clock, 3)
             self.emit(
                 node, NodeStatus.FAILED, started_at=started, finished_at=_now(), seconds=seconds, error=error

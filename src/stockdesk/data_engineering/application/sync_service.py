@@ -9,6 +9,7 @@ after. Symbols whose sources report no valuations get derived ones (PE/PB/PS fro
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Iterable
 from datetime import date, timedelta
 from typing import Literal
@@ -26,6 +27,8 @@ from stockdesk.data_engineering.domain.ports import (
 )
 from stockdesk.data_engineering.domain.symbols import CURRENCY, exchange_of, market_of, normalize_symbol
 from stockdesk.shared.errors import BadRequestException, one_line
+
+logger = logging.getLogger(__name__)
 
 DATASETS = ("security", "bars", "valuations", "financials")
 TABLE_OF = {"security": "securities", "bars": "bars", "valuations": "valuations", "financials": "financials"}
@@ -150,6 +153,7 @@ class SyncService:
         try:
             return self._derived.refresh(symbols)
         except Exception as exc:
+            logger.warning("derived valuations for %d symbols failed", len(symbols), exc_info=exc)
             self._fail(run_id, "derived", "*", "valuations", f"{type(exc).__name__}: {exc}", failures)
             return 0
 
@@ -174,6 +178,7 @@ class SyncService:
                 frames = None if frame is None or frame.empty else self._tables(dataset, symbol, frame)
             except Exception as exc:  # network, SDK, configuration or mapping: record, ask the next one
                 reason = one_line(exc)
+                logger.warning("%s %s from %s: %s", symbol, dataset, provider.name, reason, exc_info=exc)
                 self._fail(run_id, provider.name, symbol, dataset, reason, failures)
                 failed = True
                 continue

@@ -20,7 +20,6 @@ class ResearchRequest(BaseModel):
     symbol: str = Field(min_length=1)
     as_of: date | None = None
     experts: list[ExpertName] = Field(default_factory=lambda: list(ALL_EXPERTS))
-    options: dict[str, Any] = Field(default_factory=dict)
     skip_debate: bool = False
     debate_mode: DebateModeName = DebateModeName.BULL_BEAR
     rules_only: bool = Field(default=False, description="code-only signals and the rules verdict, no LLM")
@@ -47,7 +46,6 @@ class ResearchSession(BaseModel):
     symbol: str
     as_of: date | None = None
     experts: list[ExpertName]
-    options: dict[str, Any] = Field(default_factory=dict)
     skip_debate: bool = False
     debate_mode: DebateModeName = DebateModeName.BULL_BEAR
     status: SessionStatus = SessionStatus.RUNNING

@@ -22,7 +22,9 @@ class ResearchSessionRow(Base):
     symbol: Mapped[str] = mapped_column(String(32), index=True)
     as_of: Mapped[date | None] = mapped_column(Date)
     experts: Mapped[list[str]] = mapped_column(JSON, default=list)
-    options: Mapped[dict] = mapped_column(JSON, default=dict)
+    options: Mapped[dict] = mapped_column(
+        JSON, default=dict
+    )  # unused: always {} (dropping it needs a migration)
     skip_debate: Mapped[bool] = mapped_column(Boolean, default=False)
     debate_mode: Mapped[str] = mapped_column(String(16))
     status: Mapped[str] = mapped_column(String(16), index=True)

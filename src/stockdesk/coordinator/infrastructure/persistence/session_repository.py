@@ -18,7 +18,7 @@ from stockdesk.shared.db import Database
 from stockdesk.shared.db.timestamps import as_utc
 
 SESSION_FIELDS = (
-    "parent_session_id", "symbol", "as_of", "options", "skip_debate", "status", "started_at",
+    "parent_session_id", "symbol", "as_of", "skip_debate", "status", "started_at",
     "finished_at", "duration_seconds", "llm_calls", "tokens", "expert_results", "expert_errors",
     "reused_experts", "aggregation", "debate_outcome", "verdict", "errors", "charts", "llm_settings",
 )  # fmt: skip

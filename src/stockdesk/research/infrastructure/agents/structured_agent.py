@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Generic, TypeVar
 
 from pydantic import BaseModel
@@ -31,8 +32,11 @@ class StructuredAgent(Generic[T]):
         output_model: type[T],
         expert: str,
         max_tokens: int | None = None,
+        parse: Callable[[str], T] | None = None,
     ):
+        """`parse` is the agent's own parser when it has one (the valuation spec asks for that)."""
         self._llm = llm
+        self._parse = parse or (lambda raw: parse_expert_output(raw, output_model, expert))
         self._max_tokens = max_tokens
         self._prompts = load_prompts(package)
         self._model = output_model
@@ -53,5 +57,5 @@ class StructuredAgent(Generic[T]):
             caller=f"research.{self._expert}",
             max_tokens=self._max_tokens,
         )
-        parsed = parse_expert_output(reply.text, self._model, self._expert)
+        parsed = self._parse(reply.text)
         return AgentAnswer[T](input=prompt, output=reply.text, parsed=parsed, tokens=reply.tokens)

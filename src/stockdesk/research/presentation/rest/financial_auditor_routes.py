@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import date
 
 from fastapi import APIRouter, Depends, Query
 
@@ -14,6 +13,8 @@ from stockdesk.research.domain.ports.financial import (
     IFinancialDataPort,
     IFinancialSnapshotBuilder,
 )
+from stockdesk.shared.dates import IsoDay
+from stockdesk.shared.symbol_text import SYMBOL_PATTERN
 
 
 def build_financial_router(
@@ -25,8 +26,8 @@ def build_financial_router(
 
     @router.get("/research/financial-audit", response_model=FinancialAuditorResultDTO)
     def financial_audit(
-        symbol: str = Query("", description="e.g. 600519.SH"),
-        as_of: date | None = Query(None, description="analysis date; default today"),
+        symbol: str = Query(min_length=1, pattern=SYMBOL_PATTERN, description="e.g. 600519.SH"),
+        as_of: IsoDay | None = Query(None, description="analysis date; default today"),
         data: IFinancialDataPort = Depends(get_data_port),
         builder: IFinancialSnapshotBuilder = Depends(get_snapshot_builder),
         agent: IFinancialAuditorAgentPort = Depends(get_agent),

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import date
 
 from fastapi import APIRouter, Depends, Query
 
@@ -16,8 +15,10 @@ from stockdesk.research.domain.ports.soft_intel import (
     ISearchDataPort,
     ISearchSnapshotBuilder,
 )
+from stockdesk.shared.dates import IsoDay
+from stockdesk.shared.symbol_text import SYMBOL_PATTERN
 
-SYMBOL = Query("", description="e.g. 600519.SH or AAPL")
+SYMBOL = Query(min_length=1, pattern=SYMBOL_PATTERN, description="e.g. 600519.SH or AAPL")
 AS_OF = Query(None, description="analysis date; default today. Nothing published later is searched.")
 
 
@@ -31,7 +32,7 @@ def build_macro_router(
     @router.get("/research/macro-intelligence", response_model=MacroIntelligenceResultDTO)
     def macro_intelligence(
         symbol: str = SYMBOL,
-        as_of: date | None = AS_OF,
+        as_of: IsoDay | None = AS_OF,
         data: ISearchDataPort = Depends(get_data_port),
         builder: ISearchSnapshotBuilder = Depends(get_snapshot_builder),
         agent: IMacroIntelligenceAgentPort = Depends(get_agent),
@@ -52,7 +53,7 @@ def build_catalyst_router(
     @router.get("/research/catalyst-detective", response_model=CatalystDetectiveResultDTO)
     def catalyst_detective(
         symbol: str = SYMBOL,
-        as_of: date | None = AS_OF,
+        as_of: IsoDay | None = AS_OF,
         data: ISearchDataPort = Depends(get_data_port),
         builder: ISearchSnapshotBuilder = Depends(get_snapshot_builder),
         agent: ICatalystDetectiveAgentPort = Depends(get_agent),

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import date
 
 from fastapi import APIRouter, Depends, Query
 
@@ -14,6 +13,8 @@ from stockdesk.research.domain.ports.valuation import (
     IValuationModelerAgentPort,
     IValuationSnapshotBuilder,
 )
+from stockdesk.shared.dates import IsoDay
+from stockdesk.shared.symbol_text import SYMBOL_PATTERN
 
 
 def build_valuation_router(
@@ -25,8 +26,8 @@ def build_valuation_router(
 
     @router.get("/research/valuation-model", response_model=ValuationModelerResultDTO)
     def valuation_model(
-        symbol: str = Query("", description="e.g. 600519.SH"),
-        as_of: date | None = Query(None, description="analysis date; default today"),
+        symbol: str = Query(min_length=1, pattern=SYMBOL_PATTERN, description="e.g. 600519.SH"),
+        as_of: IsoDay | None = Query(None, description="analysis date; default today"),
         data: IValuationDataPort = Depends(get_data_port),
         builder: IValuationSnapshotBuilder = Depends(get_snapshot_builder),
         agent: IValuationModelerAgentPort = Depends(get_agent),

@@ -7,12 +7,17 @@ from stockdesk.research.domain.dtos.valuation import ValuationModelOutput, Valua
 from stockdesk.research.domain.ports.llm import ILLMPort
 from stockdesk.research.domain.ports.valuation import IValuationModelerAgentPort
 from stockdesk.research.infrastructure.agents.structured_agent import StructuredAgent
+from stockdesk.research.infrastructure.agents.valuation_modeler.output_parser import parse_valuation_output
 
 
 class ValuationModelerAgent(IValuationModelerAgentPort):
     def __init__(self, llm: ILLMPort):
         self._agent = StructuredAgent(
-            llm, package=__package__, output_model=ValuationModelOutput, expert="valuation_modeler"
+            llm,
+            package=__package__,
+            output_model=ValuationModelOutput,
+            expert="valuation_modeler",
+            parse=parse_valuation_output,
         )
 
     def analyze(
