@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP_DEMO := $(VENV)/.stamp-demo
 STAMP_DEV := $(VENV)/.stamp-dev
 
-.PHONY: demo test lint install install-dev clean espeak
+.PHONY: demo test test-fast lint install install-dev clean espeak postgres
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -42,10 +42,30 @@ espeak:
 	  || { $$sudo apt-get update -q >/dev/null 2>&1 && $$sudo apt-get install -y -q espeak-ng >/dev/null 2>&1; } \
 	  || echo "espeak-ng: apt-get could not install it; the audio test will skip"
 
-test: $(STAMP_DEV) espeak
+# PostgreSQL server binaries for the `postgres` tests (a throwaway server per test session); without
+# them those tests skip. Installed like espeak-ng; never fails the build.
+postgres:
+	@if ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then exit 0; fi; \
+	if ! command -v apt-get >/dev/null 2>&1; then echo "postgresql: no apt-get here; the postgres tests will skip"; exit 0; fi; \
+	if [ "$$(id -u)" = 0 ]; then sudo=""; elif sudo -n true >/dev/null 2>&1; then sudo="sudo -n"; \
+	else echo "postgresql: apt-get needs root; the postgres tests will skip"; exit 0; fi; \
+	export DEBIAN_FRONTEND=noninteractive; \
+	$$sudo apt-get install -y -q postgresql >/dev/null 2>&1 \
+	  || { $$sudo apt-get update -q >/dev/null 2>&1 && $$sudo apt-get install -y -q postgresql >/dev/null 2>&1; } \
+	  || echo "postgresql: apt-get could not install it; the postgres tests will skip"
+
+test: $(STAMP_DEV) espeak postgres
 	$(BIN)/ruff check src tests benchmarks scripts
 	$(BIN)/ruff format --check src tests benchmarks scripts
 	$(BIN)/python -m pytest
+
+# Everything but the `slow` tests (the real embedded model, the real sample download); the pytest
+# summary counts what was left out. `make test` is the full run.
+test-fast: $(STAMP_DEV)
+	$(BIN)/ruff check src tests benchmarks scripts
+	$(BIN)/ruff format --check src tests benchmarks scripts
+	@echo "test-fast: deselecting the slow tests (real embedded model, real sample download); make test runs them"
+	$(BIN)/python -m pytest -m "not slow"
 
 lint: $(STAMP_DEV)
 	$(BIN)/ruff check src tests benchmarks scripts

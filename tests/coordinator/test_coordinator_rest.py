@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-from fastapi.testclient import TestClient
-
-from stockdesk.entrypoints.api import create_app
 from stockdesk.shared.config import Settings
+from tests.api_support import api_client
 from tests.coordinator.support import AS_OF, SYMBOL, pipeline
 
 URL = "/api/v1/coordinator/research"
@@ -14,7 +12,7 @@ URL = "/api/v1/coordinator/research"
 def test_research_session_round_trip_over_rest(settings: Settings) -> None:
     container, router, _ = pipeline(settings)
     router.broken = {"ValuationModelOutput"}
-    client = TestClient(create_app(container))
+    client = api_client(container)
     body = {
         "symbol": SYMBOL,
         "as_of": AS_OF.isoformat(),
@@ -43,13 +41,13 @@ def test_research_session_round_trip_over_rest(settings: Settings) -> None:
 
 def test_rest_errors_are_distinguishable(settings: Settings) -> None:
     container, _, _ = pipeline(settings)
-    client = TestClient(create_app(container))
+    client = api_client(container)
     missing = client.get(f"{URL}/sessions/unknown")
     assert missing.status_code == 404 and missing.json()["error"]["code"] == "SESSION_NOT_FOUND"
     bad_expert = client.post(URL, json={"symbol": SYMBOL, "experts": ["astrologer"]})
     assert bad_expert.status_code == 400 and bad_expert.json()["error"]["code"] == "BAD_REQUEST"
     empty = client.post(URL, json={"symbol": SYMBOL, "experts": []})
-    assert empty.status_code == 400 and empty.json()["error"]["code"] == "NO_EXPERTS"
+    assert empty.status_code == 400 and empty.json()["error"]["code"] == "BAD_REQUEST"  # schema: min 1
     paging = client.get(f"{URL}/sessions", params={"limit": 0})
     assert paging.status_code == 400
     unknown_symbol = client.post(URL, json={"symbol": "999999.SH", "experts": ["technical_analyst"]})

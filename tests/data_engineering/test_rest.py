@@ -8,9 +8,10 @@ import pandas as pd
 import pytest
 from fastapi.testclient import TestClient
 
-from stockdesk.entrypoints.api import API_PREFIX, create_app
+from stockdesk.entrypoints.api import API_PREFIX
 from stockdesk.entrypoints.container import AppContainer
 from stockdesk.shared.config import Settings
+from tests.api_support import api_client
 from tests.data_engineering import sample_store
 
 STOCKS = f"{API_PREFIX}/stocks"
@@ -30,7 +31,7 @@ def client(settings: Settings) -> Iterator[TestClient]:
             "financials": sample_store.financials(),
         },
     )
-    with TestClient(create_app(container), raise_server_exceptions=False) as client:
+    with api_client(container) as client:
         yield client
     container.close()
 

@@ -12,10 +12,10 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from stockdesk.entrypoints.api import create_app
 from stockdesk.entrypoints.container import AppContainer
 from stockdesk.shared.config import Settings
 from stockdesk.shared.db.task_store import SqlTaskStore
+from tests.api_support import api_client, wait_for_job
 from tests.debate.briefing_support import TICKERS, BriefingModel, base_script, llm_over, seed_briefing_store
 
 BODY: dict[str, Any] = {"date": "2024-03-01", "tickers": ["zmpl", "XMPL", "ympl"]}
@@ -24,7 +24,7 @@ BODY: dict[str, Any] = {"date": "2024-03-01", "tickers": ["zmpl", "XMPL", "ympl"
 def client_over(model: BriefingModel, settings: Settings, folder: Path) -> tuple[TestClient, AppContainer]:
     container = AppContainer(settings, llm_service=llm_over(model))
     seed_briefing_store(container.database, folder)
-    return TestClient(create_app(container)), container
+    return api_client(container), container
 
 
 @pytest.fixture
@@ -66,7 +66,7 @@ def test_a_briefing_job_reports_progress_answers_409_until_done_then_serves_the_
     started = client.post("/api/v1/briefings", json={**BODY, "base_script": base_script()})
     assert started.status_code == 202
     assert started.json()["job_id"] == waiting.job_id  # the same request is the same durable job
-    done = client.get(f"/api/v1/briefings/{waiting.job_id}").json()  # the background task ran after the 202
+    done = wait_for_job(client, f"/api/v1/briefings/{waiting.job_id}")  # a job on the executor
     assert done["status"] == "done" and done["done"] == done["total"] == 4
     assert all(s["status"] == "done" and s["attempts"] == 1 for s in done["steps"])
 
@@ -143,7 +143,7 @@ def test_a_failing_ticker_fails_the_job_naming_it_and_the_script_is_409(
     with client:
         started = client.post("/api/v1/briefings", json={"date": "2024-03-01", "tickers": TICKERS})
         assert started.status_code == 202
-        job = client.get(f"/api/v1/briefings/{started.json()['job_id']}").json()
+        job = wait_for_job(client, f"/api/v1/briefings/{started.json()['job_id']}")
         assert job["status"] == "failed" and job["error"].startswith("XMPL: ")
         steps = {s["key"]: s for s in job["steps"]}
         assert steps["01:XMPL"]["status"] == "failed" and "XMPL: " in steps["01:XMPL"]["error"]

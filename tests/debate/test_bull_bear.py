@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import threading
-from datetime import date
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -18,7 +18,6 @@ from stockdesk.debate.infrastructure.adapters.llm_adapter import LLMAdapter
 from stockdesk.debate.infrastructure.agents.bear_advocate.agent import BearAdvocateAgent
 from stockdesk.debate.infrastructure.agents.bull_advocate.agent import BullAdvocateAgent
 from stockdesk.debate.infrastructure.agents.resolution.agent import ResolutionAgent
-from stockdesk.entrypoints.api import create_app
 from stockdesk.entrypoints.container import AppContainer
 from stockdesk.llm_platform.application.llm_service import LLMService
 from stockdesk.llm_platform.domain.dtos import CompletionRequest
@@ -28,7 +27,11 @@ from stockdesk.research.infrastructure.snapshot.valuation_snapshot_builder impor
 from stockdesk.shared.config import Settings
 from stockdesk.shared.db import Database
 from stockdesk.shared.errors import BadRequestException, LLMOutputParseError
+from tests.api_support import api_client
 from tests.conftest import scripted_service
+from tests.debate.panel_support import AS_OF as PANEL_AS_OF
+from tests.debate.panel_support import SYMBOL as PANEL_SYMBOL
+from tests.debate.panel_support import PanelScript, decision, scripted_panel, seed_store, turn
 from tests.debate.research_results import SYMBOL, expert_results, valuation
 from tests.research.support import AS_OF, QUARTERS, dailies, finance_records, overview
 
@@ -286,35 +289,27 @@ def test_out_of_bounds_answers_are_parse_errors_after_the_repair(schema: str, ba
         assert provider.calls == 4
 
 
-class FakePanel:
-    """Stands in for PanelDebateService (built separately): records what it is given."""
-
-    def __init__(self) -> None:
-        self.calls: list[tuple[str, date, list[ExpertDigest]]] = []
-
-    def run(self, symbol: str, as_of: date, digests: list[ExpertDigest]) -> Any:
-        self.calls.append((symbol, as_of, digests))
-        outcome = DebateOutcome(symbol=symbol, direction="BEARISH", confidence=0.55)
-        return type(
-            "PanelResult",
-            (),
-            {
-                "outcome": outcome,
-                "artifact": {"ticker": symbol},
-                "audit": [{"agent": "moderator"}],
-                "dropped_sources": 2,
-            },
-        )()
-
-
-def test_panel_mode_is_handed_to_the_panel_service() -> None:
-    panel, provider = FakePanel(), routed()
-    outcome = service_with(provider, panel).run(SYMBOL, expert_results(), mode="panel", as_of=AS_OF)
-    assert provider.calls == 0 and len(panel.calls) == 1
-    symbol, as_of, digests = panel.calls[0]
-    assert (symbol, as_of, len(digests)) == (SYMBOL, AS_OF, 5)
-    assert outcome.mode == "panel" and outcome.direction == "BEARISH" and outcome.dropped_sources == 2
-    assert outcome.artifact == {"ticker": SYMBOL} and outcome.audit == [{"agent": "moderator"}]
+def test_panel_mode_is_handed_to_the_panel_service(
+    settings: Settings, database: Database, tmp_path: Path
+) -> None:
+    """The real panel (scripted model, real store): it plays on the digests and its outcome comes back."""
+    script = PanelScript(
+        expert=lambda role, rnd: turn("SELL", 0.6, ["N9"]),  # N9 is never listed: dropped every turn
+        moderator=lambda rnd, prompt: decision("end", "SELL", 0.55),
+    )
+    panel, _, _ = scripted_panel(script, seed_store(database, tmp_path), settings.cache_dir, database)
+    provider = routed()
+    results = expert_results()
+    outcome = service_with(provider, panel).run(PANEL_SYMBOL, results, mode="panel", as_of=PANEL_AS_OF)
+    assert provider.calls == 0 and script.expert_calls == 8 and script.calls["moderator"] == 1
+    assert outcome.mode == "panel" and outcome.direction == "BEARISH" and outcome.confidence == 0.55
+    assert outcome.experts_considered == list(results) and outcome.dropped_sources == 8
+    assert outcome.artifact["ticker"] == PANEL_SYMBOL and outcome.artifact["date"] == "20240301"
+    assert outcome.artifact["conclusion"] == {"text": "panel says SELL", "action": "SELL", "confidence": 0.55}
+    agents = [a["agent"] for a in outcome.audit]
+    assert agents.count("panel.moderator") == 1 and len(agents) == 9
+    first_prompt = next(a["input"] for a in outcome.audit if a["agent"] == "panel.risk" and a["round"] == 1)
+    assert all(expert in first_prompt for expert in results)  # the digests reached the experts
 
 
 def test_panel_mode_without_a_panel_service_is_a_400() -> None:
@@ -330,7 +325,7 @@ def test_panel_mode_without_a_panel_service_is_a_400() -> None:
 
 def client_for(settings: Settings, provider: ScriptedProvider) -> TestClient:
     container = AppContainer(settings, llm_service=scripted_service(provider))
-    return TestClient(create_app(container), raise_server_exceptions=False)
+    return api_client(container)
 
 
 def test_rest_debate(settings: Settings) -> None:
@@ -350,7 +345,7 @@ def test_rest_debate(settings: Settings) -> None:
 @pytest.mark.parametrize(
     ("payload", "status", "code"),
     [
-        ({"symbol": SYMBOL, "expert_results": {}}, 400, "INVALID_EXPERT_RESULTS"),
+        ({"symbol": SYMBOL, "expert_results": {}}, 400, "BAD_REQUEST"),  # the schema asks for one
         ({"symbol": SYMBOL}, 400, "BAD_REQUEST"),
         ({"symbol": SYMBOL, "expert_results": {"x": {"signal": "A"}}, "mode": "duel"}, 400, "BAD_REQUEST"),
         (  # the app configures the panel, so its input is checked like bull-bear's

@@ -32,7 +32,7 @@ def client(settings: Settings) -> TestClient:
         return {"kind": kind}
 
     app.include_router(probe, prefix=API_PREFIX)
-    return TestClient(app, raise_server_exceptions=False)
+    return TestClient(app, base_url="http://127.0.0.1", raise_server_exceptions=False)
 
 
 def test_health_reports_version_database_and_aliases(client: TestClient) -> None:

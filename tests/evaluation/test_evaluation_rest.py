@@ -7,9 +7,9 @@ from collections.abc import Iterator
 import pytest
 from fastapi.testclient import TestClient
 
-from stockdesk.entrypoints.api import create_app
 from stockdesk.entrypoints.container import AppContainer
 from stockdesk.shared.config import Settings
+from tests.api_support import api_client, wait_for_job
 from tests.evaluation.market import populate, symbols
 
 NAMES = symbols(5)
@@ -20,7 +20,7 @@ BODY = {"symbols": NAMES, "start": "2023-01-02", "end": "2023-12-29", "every": 2
 def client(settings: Settings) -> Iterator[TestClient]:
     container = AppContainer(settings)
     populate(container.database, NAMES)
-    with TestClient(create_app(container)) as test_client:
+    with api_client(container) as test_client:
         yield test_client
     container.close()
 
@@ -30,7 +30,7 @@ def test_an_evaluation_starts_runs_in_the_background_and_serves_its_report(clien
     assert started.status_code == 202
     job = started.json()
     assert job["total"] > 50 and job["config"]["mode"] == "rules"
-    status = client.get(f"/api/v1/evaluations/{job['job_id']}").json()  # background task ran after the 202
+    status = wait_for_job(client, f"/api/v1/evaluations/{job['job_id']}")  # a job on the executor
     assert status["done"] == status["total"] and status["status"] == "done"
     report = client.get(f"/api/v1/evaluations/{job['job_id']}/report").json()
     assert len(report["points"]) == job["total"] and report["metrics"]["rules"]["20"]["rank_ic"]["dates"] > 5
@@ -41,11 +41,13 @@ def test_an_evaluation_starts_runs_in_the_background_and_serves_its_report(clien
 
 
 def test_errors_have_distinguishable_codes(client: TestClient) -> None:
-    unknown = client.post("/api/v1/evaluations", json={**BODY, "symbols": ["NOPE.SH"]})
+    unknown = client.post("/api/v1/evaluations", json={**BODY, "symbols": ["688999.SH"]})
     assert unknown.status_code == 404 and unknown.json()["error"]["code"] == "UNKNOWN_SYMBOL"
     empty = client.post("/api/v1/evaluations", json={**BODY, "start": "2030-01-01", "end": "2030-02-01"})
     assert empty.status_code == 400 and empty.json()["error"]["code"] == "EMPTY_WINDOW"
     missing = client.get("/api/v1/evaluations/nope")
     assert missing.status_code == 404 and missing.json()["error"]["code"] == "EVALUATION_NOT_FOUND"
     invalid = client.post("/api/v1/evaluations", json={**BODY, "horizons": [0]})
-    assert invalid.status_code == 400 and invalid.json()["error"]["code"] == "INVALID_EVALUATION"
+    assert (
+        invalid.status_code == 400 and invalid.json()["error"]["code"] == "BAD_REQUEST"
+    )  # schema: horizons >= 1

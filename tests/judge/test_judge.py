@@ -7,7 +7,6 @@ import json
 import pytest
 from fastapi.testclient import TestClient
 
-from stockdesk.entrypoints.api import create_app
 from stockdesk.entrypoints.container import AppContainer
 from stockdesk.judge.application import JudgeService, judge_input_from_outcome
 from stockdesk.judge.domain.exceptions import InvalidDebateOutcomeError
@@ -16,6 +15,7 @@ from stockdesk.judge.infrastructure.adapters.llm_adapter import LLMAdapter
 from stockdesk.llm_platform.infrastructure.scripted import ScriptedProvider
 from stockdesk.shared.config import Settings
 from stockdesk.shared.errors import LLMOutputParseError
+from tests.api_support import api_client
 from tests.conftest import scripted_service
 
 URL = "/api/v1/judge/verdict"
@@ -197,7 +197,7 @@ def test_without_prices_there_is_no_plan_and_no_position() -> None:
 
 def client_for(settings: Settings, *answers: str) -> TestClient:
     container = AppContainer(settings, llm_service=scripted_service(ScriptedProvider(list(answers))))
-    return TestClient(create_app(container), raise_server_exceptions=False)
+    return api_client(container)
 
 
 def test_rest_verdict(settings: Settings) -> None:
@@ -223,7 +223,7 @@ def test_rest_verdict(settings: Settings) -> None:
 @pytest.mark.parametrize(
     ("payload", "status", "code"),
     [
-        ({"symbol": "600519.SH", "debate_outcome": {}}, 400, "INVALID_DEBATE_OUTCOME"),
+        ({"symbol": "600519.SH", "debate_outcome": {}}, 400, "BAD_REQUEST"),  # the schema asks for one
         ({"symbol": "600519.SH"}, 400, "BAD_REQUEST"),
         ({"symbol": "600519.SH", "debate_outcome": OUTCOME}, 422, "LLM_OUTPUT_PARSE_ERROR"),
     ],

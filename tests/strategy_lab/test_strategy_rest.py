@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 from fastapi.testclient import TestClient
 
-from stockdesk.entrypoints.api import create_app
 from stockdesk.entrypoints.container import AppContainer
 from stockdesk.llm_platform.infrastructure.scripted import ScriptedProvider
 from stockdesk.shared.config import Settings
+from tests.api_support import api_client, wait_for_job
 from tests.conftest import scripted_service
 from tests.strategy_lab.support import PARAMS, answer, populate
 
@@ -19,7 +19,7 @@ def client(settings: Settings) -> TestClient:
     provider = ScriptedProvider([answer(), "no JSON", "no JSON", "no JSON"])
     container.__dict__["llm_service"] = scripted_service(provider, database=container.database)
     populate(container.database)
-    return TestClient(create_app(container))
+    return api_client(container)
 
 
 def test_backtest_returns_metrics_and_the_curve(client: TestClient) -> None:
@@ -56,7 +56,7 @@ def test_a_run_is_accepted_then_iterates_and_can_be_read(client: TestClient) -> 
     assert started.status_code == 202, started.text
     run_id = started.json()["id"]
     assert started.json()["status"] == "running" and started.json()["iterations"] == []
-    run = client.get(f"/api/v1/strategy/runs/{run_id}").json()  # the background task has run
+    run = wait_for_job(client, f"/api/v1/strategy/runs/{run_id}")  # a job on the executor
     assert run["status"] == "completed"
     assert [i["status"] for i in run["iterations"]][1] == "generation_failed"
     assert run["iterations"][1]["attempts"] == 3 and run["iterations"][0]["metrics"]["trades"] > 0

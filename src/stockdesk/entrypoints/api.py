@@ -1,14 +1,24 @@
-"""FastAPI application factory: routers under /api/v1 and one error mapping for every route."""
+"""FastAPI application factory: routers under /api/v1, one error mapping, the access policy.
+
+The security middleware (Host, body size, Origin, API keys, per-key limits) wraps every route;
+long work runs on the container's job executor, which the app's shutdown cancels so that SIGTERM
+stops the server within seconds and unfinished jobs stay resumable.
+"""
 
 from __future__ import annotations
 
 import logging
 import uuid
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 
 from fastapi import APIRouter, FastAPI, Request
 from fastapi.exceptions import RequestValidationError
+from fastapi.middleware.cors import CORSMiddleware
 from fastapi.responses import JSONResponse
+from pydantic import BaseModel
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import Match
 
 from stockdesk import __version__
 from stockdesk.coordinator.presentation.rest.coordinator_router import build_coordinator_router
@@ -16,6 +26,9 @@ from stockdesk.data_engineering.presentation.rest import build_data_router
 from stockdesk.debate.presentation.rest.briefing_router import build_briefing_router
 from stockdesk.debate.presentation.rest.debate_router import build_debate_router
 from stockdesk.entrypoints.container import AppContainer
+from stockdesk.entrypoints.http_errors import error_response
+from stockdesk.entrypoints.openapi import install_openapi
+from stockdesk.entrypoints.security import SecurityMiddleware
 from stockdesk.evaluation.presentation.rest import build_evaluation_router
 from stockdesk.judge.presentation.rest.judge_router import build_judge_router
 from stockdesk.research.presentation.rest.financial_auditor_routes import build_financial_router
@@ -25,20 +38,27 @@ from stockdesk.research.presentation.rest.search_expert_routes import (
 )
 from stockdesk.research.presentation.rest.technical_analyst_routes import build_technical_router
 from stockdesk.research.presentation.rest.valuation_modeler_routes import build_valuation_router
-from stockdesk.shared.errors import StockdeskError
+from stockdesk.shared.access import AccessPolicy
+from stockdesk.shared.access.bounds import RequestBounds
+from stockdesk.shared.config import Settings
+from stockdesk.shared.errors import NotFoundException, StockdeskError, TooManyRequestsError
 from stockdesk.strategy_lab.presentation.rest.strategy_router import build_strategy_router
 
 logger = logging.getLogger(__name__)
 API_PREFIX = "/api/v1"
-
-
-def _error(status: int, code: str, message: str, request_id: str, **extra: object) -> JSONResponse:
-    body = {"error": {"code": code, "message": message, "request_id": request_id, **extra}}
-    return JSONResponse(status_code=status, content=body, headers={"X-Request-ID": request_id})
+_MISSING = ("missing", "string_too_short")
 
 
 def _request_id(request: Request) -> str:
     return getattr(request.state, "request_id", None) or uuid.uuid4().hex
+
+
+def _allowed_methods(request: Request) -> list[str]:
+    methods: set[str] = set()
+    for route in request.app.routes:
+        if route.matches(request.scope)[0] != Match.NONE:
+            methods.update(getattr(route, "methods", None) or ())
+    return sorted(methods)
 
 
 def install_error_handlers(app: FastAPI) -> None:
@@ -53,30 +73,35 @@ def install_error_handlers(app: FastAPI) -> None:
     async def stockdesk_error(request: Request, exc: StockdeskError) -> JSONResponse:
         rid = _request_id(request)
         if exc.http_status >= 500:
-            logger.error("request %s failed: %s", rid, exc.message)
-        return _error(
-            exc.http_status, exc.code, exc.message, rid, **({"details": exc.details} if exc.details else {})
-        )
+            logger.error("request %s failed: %s", rid, exc.message, exc_info=exc)
+        headers = {"Retry-After": str(exc.retry_after)} if isinstance(exc, TooManyRequestsError) else None
+        extra = {"details": exc.details} if exc.details else {}
+        return error_response(exc.http_status, exc.code, exc.message, rid, headers, **extra)
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
         codes = {404: "NOT_FOUND", 405: "METHOD_NOT_ALLOWED"}
-        return _error(
-            exc.status_code, codes.get(exc.status_code, "HTTP_ERROR"), str(exc.detail), _request_id(request)
-        )
+        code = codes.get(exc.status_code, "HTTP_ERROR")
+        headers = dict(exc.headers or {})
+        if exc.status_code == 405:  # every method the path has, not only those of the first route
+            headers["Allow"] = ", ".join(_allowed_methods(request))
+        return error_response(exc.status_code, code, str(exc.detail), _request_id(request), headers)
 
     @app.exception_handler(RequestValidationError)
     async def validation_error(request: Request, exc: RequestValidationError) -> JSONResponse:
         first = exc.errors()[0] if exc.errors() else {"loc": (), "msg": "invalid request"}
         field = ".".join(str(p) for p in first.get("loc", ()) if p not in ("query", "body", "path"))
         message = f"{field}: {first['msg']}" if field else first["msg"]
-        return _error(400, "BAD_REQUEST", message, _request_id(request))
+        code = "BAD_REQUEST"
+        if field == "symbol":
+            code = "SYMBOL_REQUIRED" if first.get("type") in _MISSING else "INVALID_SYMBOL"
+        return error_response(400, code, message, _request_id(request))
 
     @app.exception_handler(Exception)
     async def unexpected_error(request: Request, exc: Exception) -> JSONResponse:
         rid = _request_id(request)
         logger.exception("request %s failed with an unexpected error", rid)
-        return _error(500, "INTERNAL_ERROR", "internal error; see the server log", rid)
+        return error_response(500, "INTERNAL_ERROR", "internal error; see the server log", rid)
 
 
 def health_router(container: AppContainer) -> APIRouter:
@@ -100,17 +125,84 @@ def health_router(container: AppContainer) -> APIRouter:
     return router
 
 
-def create_app(container: AppContainer | None = None) -> FastAPI:
+class ActiveJobDTO(BaseModel):
+    kind: str
+    job_id: str
+    state: str
+
+
+def jobs_router(container: AppContainer) -> APIRouter:
+    router = APIRouter(prefix="/jobs", tags=["jobs"])
+
+    @router.get("", response_model=list[ActiveJobDTO])
+    def active() -> list[ActiveJobDTO]:
+        """Long work this server is running or has queued (evaluations, briefings, strategy runs)."""
+        return [ActiveJobDTO(kind=j.kind, job_id=j.job_id, state=j.state) for j in container.jobs.active()]
+
+    @router.post("/{job_id}/cancel", response_model=ActiveJobDTO, status_code=202)
+    def cancel(job_id: str) -> ActiveJobDTO:
+        """Ask a running or queued job to stop at its next step (404 when it is not active here)."""
+        found = next((j for j in container.jobs.active() if j.job_id == job_id), None)
+        if found is None or not container.jobs.cancel(job_id):
+            raise NotFoundException(f"no active job {job_id}", code="JOB_NOT_FOUND")
+        return ActiveJobDTO(kind=found.kind, job_id=job_id, state="cancelling")
+
+    return router
+
+
+def default_policy(settings: Settings) -> AccessPolicy:
+    """The policy of a server on loopback: keys on the spending routes, loopback Host names only."""
+    return AccessPolicy(
+        allowed_hosts=tuple(settings.api_allowed_hosts),
+        cors_origins=tuple(settings.api_cors_origins),
+        max_body_bytes=settings.api_max_body_bytes,
+        rate_per_minute=settings.api_rate_per_minute,
+        max_concurrent_per_key=settings.api_max_concurrent_per_key,
+        max_tokens_per_request=settings.api_max_tokens_per_request,
+        max_tokens_per_day=settings.api_max_tokens_per_day,
+    )
+
+
+def create_app(container: AppContainer | None = None, policy: AccessPolicy | None = None) -> FastAPI:
     container = container or AppContainer()
+    settings = container.settings
+    policy = policy or default_policy(settings)
+
+    @asynccontextmanager
+    async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+        yield
+        if "jobs" in container.__dict__:  # stopping: running jobs end interrupted, resumable
+            container.jobs.shutdown()
+
     app = FastAPI(
         title="stockdesk",
         version=__version__,
         docs_url=f"{API_PREFIX}/docs",
         openapi_url=f"{API_PREFIX}/openapi.json",
         redoc_url=None,
+        lifespan=lifespan,
     )
     app.state.container = container
+    app.state.policy = policy
     install_error_handlers(app)
+    install_openapi(app)
+    if policy.cors_origins:
+        app.add_middleware(
+            CORSMiddleware,
+            allow_origins=list(policy.cors_origins),
+            allow_methods=["GET", "POST"],
+            allow_headers=["Authorization", "X-API-Key", "Content-Type", "X-Request-ID"],
+        )
+    app.add_middleware(
+        SecurityMiddleware, policy=policy, keys=lambda: container.api_keys, llm=lambda: container.llm_service
+    )
+    bounds = RequestBounds(
+        max_symbols=settings.max_universe_symbols,
+        max_window_days=settings.max_window_days,
+        max_iterations=settings.strategy_max_iterations,
+        stored_symbols=lambda: len(container.data.securities.execute()),
+    )
+    jobs = lambda: container.jobs  # noqa: E731
     app.include_router(health_router(container), prefix=API_PREFIX)
     app.include_router(build_data_router(lambda: container.data), prefix=API_PREFIX)
     research = container.research
@@ -155,9 +247,14 @@ def create_app(container: AppContainer | None = None) -> FastAPI:
         prefix=API_PREFIX,
     )
     app.include_router(build_debate_router(lambda: container.debate.service), prefix=API_PREFIX)
-    app.include_router(build_briefing_router(lambda: container.debate.briefing_jobs), prefix=API_PREFIX)
+    app.include_router(build_briefing_router(lambda: container.debate.briefing_jobs, jobs), prefix=API_PREFIX)
     app.include_router(build_judge_router(lambda: container.judge.service), prefix=API_PREFIX)
     app.include_router(build_coordinator_router(lambda: container.coordinator.service), prefix=API_PREFIX)
-    app.include_router(build_strategy_router(lambda: container.strategy_lab.service), prefix=API_PREFIX)
-    app.include_router(build_evaluation_router(lambda: container.evaluation.service), prefix=API_PREFIX)
+    app.include_router(
+        build_strategy_router(lambda: container.strategy_lab.service, jobs, bounds), prefix=API_PREFIX
+    )
+    app.include_router(
+        build_evaluation_router(lambda: container.evaluation.service, jobs, bounds), prefix=API_PREFIX
+    )
+    app.include_router(jobs_router(container), prefix=API_PREFIX)
     return app

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import logging
 import sys
+from dataclasses import replace
 
 import typer
 from rich.console import Console
@@ -21,12 +22,13 @@ from stockdesk.data_engineering.presentation.cli import build_data_cli
 from stockdesk.debate.presentation.cli.briefing import build_briefing_command
 from stockdesk.debate.presentation.cli.panel import build_debate_cli
 from stockdesk.entrypoints.container import AppContainer
+from stockdesk.entrypoints.keys_cli import build_keys_cli
 from stockdesk.evaluation.presentation.cli import build_evaluate_command
 from stockdesk.llm_platform.presentation.cli import build_llm_cli, model_assembly_progress
 from stockdesk.llm_platform.presentation.search_cli import build_search_command
 from stockdesk.research.presentation.cli import build_research_cli
 from stockdesk.shared.config import get_settings
-from stockdesk.shared.errors import StockdeskError
+from stockdesk.shared.errors import BadRequestException, StockdeskError
 from stockdesk.shared.logging import FILE_ONLY, configure_logging
 from stockdesk.strategy_lab.presentation.cli.commands import build_strategy_cli
 
@@ -78,6 +80,7 @@ app.add_typer(
     name="debate",
 )
 app.add_typer(build_strategy_cli(lambda: container().strategy_lab.service), name="strategy")
+app.add_typer(build_keys_cli(lambda: container().api_keys), name="keys")
 
 
 @app.callback()
@@ -113,15 +116,46 @@ def db_upgrade() -> None:
 
 @app.command("serve")
 def serve(
-    host: str = typer.Option("127.0.0.1", help="Interface to bind."),
+    host: str = typer.Option("127.0.0.1", help="Interface to bind; beyond loopback every route needs a key."),
     port: int = typer.Option(8000, help="Port to listen on."),
+    no_auth: bool = typer.Option(
+        False, "--no-auth", help="Local use only: no API key even on the LLM-spending routes."
+    ),
 ) -> None:
-    """Run the REST API (docs at /api/v1/docs)."""
+    """Run the REST API (docs at /api/v1/docs). Create a key first: `stockdesk keys create`."""
     import uvicorn
 
-    from stockdesk.entrypoints.api import create_app
+    from stockdesk.entrypoints.api import create_app, default_policy
+    from stockdesk.shared.access import AuthMode, is_loopback
 
-    uvicorn.run(create_app(container()), host=host, port=port)
+    settings = container().settings
+    policy = default_policy(settings)
+    if not is_loopback(host):
+        if no_auth:
+            raise BadRequestException(
+                f"--no-auth is for loopback only; {host} is reachable from other machines"
+            )
+        wildcard = host in ("0.0.0.0", "::")
+        hosts = (
+            policy.allowed_hosts
+            if wildcard or host in policy.allowed_hosts
+            else (*policy.allowed_hosts, host)
+        )
+        policy = replace(policy, auth=AuthMode.ALL, allowed_hosts=hosts)
+        err_console.print(
+            f"API keys required on every route; Host names served: {', '.join(hosts)} "
+            "(add names with STOCKDESK_API_ALLOWED_HOSTS)",
+            highlight=False,
+        )
+    elif no_auth:
+        policy = replace(policy, auth=AuthMode.NONE)
+        err_console.print(
+            "[yellow]warning:[/] --no-auth: anything that can reach this port "
+            "can spend LLM tokens and search credits",
+            highlight=False,
+        )
+    container().database.ensure_schema()
+    uvicorn.run(create_app(container(), policy), host=host, port=port, timeout_graceful_shutdown=5)
 
 
 def main() -> None:

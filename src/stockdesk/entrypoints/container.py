@@ -17,7 +17,9 @@ from stockdesk.llm_platform.container import build_llm_service, build_search_ser
 from stockdesk.research.container import ResearchContainer
 from stockdesk.shared.config import Settings, get_settings
 from stockdesk.shared.db import Database
+from stockdesk.shared.db.api_key_store import SqlApiKeyStore
 from stockdesk.shared.db.task_store import SqlTaskStore
+from stockdesk.shared.tasks.executor import JobExecutor
 from stockdesk.strategy_lab.container import StrategyLabContainer
 
 
@@ -30,7 +32,10 @@ class AppContainer:
 
     @cached_property
     def database(self) -> Database:
-        return Database(self.settings.effective_database_url)
+        return Database(
+            self.settings.effective_database_url,
+            busy_timeout_seconds=self.settings.sqlite_busy_timeout_seconds,
+        )
 
     @cached_property
     def data(self) -> DataEngineeringContainer:
@@ -131,6 +136,15 @@ class AppContainer:
         )
 
     @cached_property
+    def api_keys(self) -> SqlApiKeyStore:
+        return SqlApiKeyStore(self.database)
+
+    @cached_property
+    def jobs(self) -> JobExecutor:
+        """The server's one runner of long work (evaluations, briefings, strategy runs)."""
+        return JobExecutor(self.settings.jobs_max_running, self.settings.jobs_max_queued)
+
+    @cached_property
     def llm_service(self) -> LLMService:
         return build_llm_service(self.settings, self.database, model_progress=self.model_progress)
 
@@ -139,6 +153,8 @@ class AppContainer:
         return build_search_service(self.settings, self.database, self.data.stored_text_search)
 
     def close(self) -> None:
+        if "jobs" in self.__dict__:
+            self.jobs.shutdown()
         if "llm_service" in self.__dict__:
             self.llm_service.close()
         if "database" in self.__dict__:

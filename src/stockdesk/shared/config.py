@@ -19,6 +19,8 @@ from pydantic_settings import (
     TomlConfigSettingsSource,
 )
 
+from stockdesk.shared.redact import redact_data, settings_secrets
+
 EMBEDDED_ALIAS = "local"
 
 # Environment variables that hold secrets; `config show` reports only whether each is set.
@@ -70,6 +72,9 @@ class Settings(BaseSettings):
 
     home: Path = Field(default_factory=_default_home)
     database_url: str | None = Field(default=None, description="SQLAlchemy URL; default SQLite in home.")
+    sqlite_busy_timeout_seconds: float = Field(
+        default=30.0, gt=0, description="How long a SQLite writer waits for another process's lock."
+    )
     log_level: str = "INFO"
     console_log_level: str = Field(default="ERROR", description="What reaches stderr; the log file has all.")
 
@@ -123,6 +128,35 @@ class Settings(BaseSettings):
     search_timeout_seconds: float = 20.0
     search_cache: bool = Field(default=True, description="Cache web results (TTL by freshness).")
 
+    # REST API access (see README "Access control"): hosts, origins, limits per API key.
+    api_allowed_hosts: list[str] = Field(
+        default_factory=lambda: ["localhost", "127.0.0.1", "::1"],
+        description="Host header names the server answers; others get 400 (DNS rebinding). '*' = any.",
+    )
+    api_cors_origins: list[str] = Field(
+        default_factory=list, description="Origins allowed cross-site (CORS); empty = closed."
+    )
+    api_max_body_bytes: int = Field(default=1_000_000, ge=1_024, description="Larger bodies get 413.")
+    api_rate_per_minute: int = Field(default=30, ge=1, description="Spending requests per key per minute.")
+    api_max_concurrent_per_key: int = Field(default=2, ge=1, description="Spending requests in flight.")
+    api_max_tokens_per_request: int | None = Field(
+        default=200_000, ge=1, description="LLM tokens one request (and the job it starts) may spend."
+    )
+    api_max_tokens_per_day: int | None = Field(
+        default=2_000_000, ge=1, description="LLM tokens one key may spend per UTC day."
+    )
+    jobs_max_running: int = Field(default=1, ge=1, le=32, description="Background jobs running per kind.")
+    jobs_max_queued: int = Field(default=8, ge=0, le=1000, description="Jobs waiting; more get 429.")
+    strategy_max_iterations: int = Field(
+        default=50, ge=1, le=50, description="Iterations a REST run may ask."
+    )
+    max_universe_symbols: int = Field(
+        default=500, ge=1, description="Symbols one backtest, strategy run or evaluation may cover."
+    )
+    max_window_days: int = Field(
+        default=366 * 15, ge=30, description="Calendar days one backtest or evaluation window may span."
+    )
+
     # Panel debate (spec debate-panel): rounds, consensus, and each expert's tool calls per turn.
     panel_min_rounds: int = Field(default=2, ge=1, le=10, description="Rounds before the moderator may end.")
     panel_max_rounds: int = Field(default=4, ge=1, le=10, description="The debate ends here whatever.")
@@ -142,6 +176,14 @@ class Settings(BaseSettings):
         description='e.g. {"CN": {"buy": 0.0003, "sell": 0.0013}}; fractions of the traded value.',
     )
     strategy_temperature: float = Field(default=0.7, ge=0.0, le=2.0, description="Strategist sampling.")
+    # Strategy sandbox: limits of one strategy execution in its worker process.
+    strategy_cpu_seconds: int = Field(default=60, ge=1, le=3600, description="CPU time of one strategy run.")
+    strategy_memory_mb: int = Field(
+        default=2048, ge=64, description="Memory one strategy may allocate on top of numpy and pandas."
+    )
+    strategy_timeout_seconds: float = Field(
+        default=120.0, gt=0.0, description="Wall-clock time of one strategy run before it is killed."
+    )
 
     @field_validator("home", mode="before")
     @classmethod
@@ -210,9 +252,13 @@ class Settings(BaseSettings):
         return sorted(aliases, key=lambda a: a.priority)
 
     def redacted(self) -> dict[str, Any]:
-        """The effective configuration as plain data, with secrets replaced by set/unset markers."""
+        """The effective configuration as plain data, with secrets replaced by set/unset markers.
+
+        Every string goes through `redact_data`: credentials in any URL-valued setting (database,
+        LLM base URL, each alias's base_url, search endpoints) and known key values are masked.
+        """
         data = self.model_dump(mode="json")
-        data["database_url"] = _redact_url(self.effective_database_url)
+        data["database_url"] = self.effective_database_url
         data["llm_aliases"] = [a.model_dump(mode="json") for a in self.resolved_aliases()]
         for alias in data["llm_aliases"]:
             env = alias.get("api_key_env")
@@ -221,17 +267,7 @@ class Settings(BaseSettings):
         data["secrets"] = {
             name: ("<set>" if os.environ.get(name) else "<not set>") for name in SECRET_ENV_VARS
         }
-        return data
-
-
-def _redact_url(url: str) -> str:
-    """Hide a password in a database URL (`postgresql+psycopg://user:***@host/db`)."""
-    if "://" not in url or "@" not in url:
-        return url
-    scheme, rest = url.split("://", 1)
-    creds, host = rest.rsplit("@", 1)
-    user = creds.split(":", 1)[0]
-    return f"{scheme}://{user}:***@{host}"
+        return redact_data(data, settings_secrets(self))
 
 
 @lru_cache(maxsize=1)

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import re
 from datetime import date
+from typing import Annotated, Any
+
+from pydantic import BeforeValidator
 
 from stockdesk.shared.errors import BadRequestException
 
@@ -15,3 +19,15 @@ def parse_day(value: str | None) -> date | None:
         return date.fromisoformat(value)
     except ValueError as exc:
         raise BadRequestException(f"'{value}' is not a date (YYYY-MM-DD)", code="INVALID_DATE") from exc
+
+
+def _iso_only(value: Any) -> Any:
+    """Dates as `YYYY-MM-DD` text (or date objects) only: no Unix timestamps or other lax forms."""
+    if isinstance(value, date) or (isinstance(value, str) and _ISO_DAY.fullmatch(value)):
+        return value
+    raise ValueError("expected a date as YYYY-MM-DD")
+
+
+_ISO_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
+# What REST parameters and bodies take as a day: what the OpenAPI `format: date` promises.
+IsoDay = Annotated[date, BeforeValidator(_iso_only)]

@@ -8,14 +8,21 @@ from __future__ import annotations
 
 from typing import Any
 
+from stockdesk.shared.redact import redact_text
+
 
 class StockdeskError(Exception):
-    """Base of all expected errors: the message is meant for the user, one line."""
+    """Base of all expected errors: the message is meant for the user, one line.
+
+    The message is redacted on the way in (URL credentials, known keys), as it ends up in logs,
+    audit rows, REST answers and the terminal, often quoting a provider's error or URL.
+    """
 
     code: str = "STOCKDESK_ERROR"
     http_status: int = 500
 
     def __init__(self, message: str, *, code: str | None = None, details: dict[str, Any] | None = None):
+        message = redact_text(message)
         super().__init__(message)
         self.message = message
         if code:
@@ -77,4 +84,36 @@ def one_line(exc: BaseException) -> str:
     """What to record of a failure: our errors speak for themselves, others name their type."""
     if isinstance(exc, StockdeskError):
         return exc.message
-    return f"{type(exc).__name__}: {exc}"
+    return redact_text(f"{type(exc).__name__}: {exc}")
+
+
+class UnauthorizedError(StockdeskError):
+    """No API key, or one that is unknown or revoked (HTTP 401)."""
+
+    code = "UNAUTHORIZED"
+    http_status = 401
+
+
+class ForbiddenError(StockdeskError):
+    """The request is understood but refused, e.g. a cross-site Origin (HTTP 403)."""
+
+    code = "FORBIDDEN"
+    http_status = 403
+
+
+class LimitExceededError(StockdeskError):
+    """The request asks for more than a configured bound allows: universe, window, iterations (HTTP 422)."""
+
+    code = "LIMIT_EXCEEDED"
+    http_status = 422
+
+
+class TooManyRequestsError(StockdeskError):
+    """A rate, concurrency or budget limit is reached for now (HTTP 429 with Retry-After)."""
+
+    code = "TOO_MANY_REQUESTS"
+    http_status = 429
+
+    def __init__(self, message: str, *, retry_after: int, code: str | None = None):
+        super().__init__(message, code=code, details={"retry_after": retry_after})
+        self.retry_after = retry_after

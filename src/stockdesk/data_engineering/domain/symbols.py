@@ -31,7 +31,7 @@ def cn_exchange(code: str) -> str:
 
 def normalize_symbol(raw: str) -> str:
     """Canonical form of a symbol; raises BadRequestException (INVALID_SYMBOL) when it is not one."""
-    text = (raw or "").strip().upper()
+    text = raw.strip().upper() if isinstance(raw, str) else ""  # a blank cell may arrive as NA
     if not text:
         raise BadRequestException("symbol is required", code="SYMBOL_REQUIRED")
     if _CN_SUFFIX.match(text) or _OTHER.match(text):
@@ -42,7 +42,7 @@ def normalize_symbol(raw: str) -> str:
         return f"{text}.{cn_exchange(text)}"
     if _US.match(text):
         return text
-    raise BadRequestException(f"'{raw}' is not a stock symbol (e.g. 600519.SH, AAPL)", code="INVALID_SYMBOL")
+    raise BadRequestException(f"{raw!r} is not a stock symbol (e.g. 600519.SH, AAPL)", code="INVALID_SYMBOL")
 
 
 def market_of(symbol: str) -> str:

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Annotated, Generic, TypeVar
 
-from fastapi import APIRouter, Depends, Query
+from fastapi import APIRouter, Depends, Path, Query
 from pydantic import BaseModel
 
 from stockdesk.data_engineering.container import DataEngineeringContainer
@@ -22,17 +22,20 @@ from stockdesk.data_engineering.domain.dtos import (
     FinancialReportDTO,
     StockDataSummaryDTO,
 )
+from stockdesk.shared.dates import IsoDay
 from stockdesk.shared.errors import BadRequestException
+from stockdesk.shared.symbol_text import SYMBOL_PATTERN
 
 DEFAULT_LIMIT = 500
 MAX_LIMIT = 5000
 Item = TypeVar("Item", bound=BaseModel)
 
-AsOf = Annotated[date | None, Query(description="Point in time (YYYY-MM-DD); default today.")]
-Start = Annotated[date | None, Query(description="First date (inclusive).")]
-End = Annotated[date | None, Query(description="Last date (inclusive); never later than as_of.")]
+SymbolPath = Annotated[str, Path(pattern=SYMBOL_PATTERN, description="e.g. 600519.SH or AAPL")]
+AsOf = Annotated[IsoDay | None, Query(description="Point in time (YYYY-MM-DD); default today.")]
+Start = Annotated[IsoDay | None, Query(description="First date (inclusive).")]
+End = Annotated[IsoDay | None, Query(description="Last date (inclusive); never later than as_of.")]
 Limit = Annotated[int, Query(ge=1, le=MAX_LIMIT)]
-Offset = Annotated[int, Query(ge=0)]
+Offset = Annotated[int, Query(ge=0, le=1_000_000_000)]
 
 
 class StockResponse(StockDataSummaryDTO):
@@ -83,7 +86,7 @@ def build_data_router(get_container: Callable[[], DataEngineeringContainer]) -> 
     router = APIRouter(prefix="/stocks", tags=["market data"])
 
     def series_query(
-        symbol: str,
+        symbol: SymbolPath,
         as_of: AsOf = None,
         start: Start = None,
         end: End = None,
@@ -96,7 +99,7 @@ def build_data_router(get_container: Callable[[], DataEngineeringContainer]) -> 
         return SeriesQuery(canonical, as_of or date.today(), start, end, limit, offset)
 
     @router.get("/{symbol}", response_model=StockResponse)
-    def stock(symbol: str, as_of: AsOf = None) -> StockResponse:
+    def stock(symbol: SymbolPath, as_of: AsOf = None) -> StockResponse:
         """The security with its coverage and latest values as of `as_of`."""
         summary = get_container().summary.execute(symbol, as_of or date.today())
         return StockResponse(symbol=summary.security.symbol, **dict(summary))

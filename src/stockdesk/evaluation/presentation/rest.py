@@ -7,10 +7,9 @@ resumes that job (finished points are never recomputed) instead of starting over
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import date
-from typing import Literal
+from typing import Annotated, Literal
 
-from fastapi import APIRouter, BackgroundTasks, Depends, Query
+from fastapi import APIRouter, Depends, Query
 from fastapi.responses import HTMLResponse
 from pydantic import BaseModel, Field
 
@@ -24,16 +23,24 @@ from stockdesk.evaluation.domain.dtos import (
     evaluation_config,
 )
 from stockdesk.evaluation.presentation.report import render_html
+from stockdesk.shared.access.bounds import RequestBounds
+from stockdesk.shared.dates import IsoDay
+from stockdesk.shared.symbol_text import SymbolText
+from stockdesk.shared.tasks.executor import JobExecutor
+
+KIND = "evaluation"
 
 
 class EvaluationBody(BaseModel):
-    symbols: list[str] = Field(min_length=1, max_length=2000, examples=[["600519.SH", "601318.SH"]])
-    start: date
-    end: date
+    symbols: list[SymbolText] = Field(min_length=1, max_length=2000, examples=[["600519.SH", "601318.SH"]])
+    start: IsoDay
+    end: IsoDay
     every: int = Field(default=20, ge=1, le=250)
-    horizons: list[int] = Field(default_factory=lambda: [5, 20, 60], min_length=1, max_length=10)
+    horizons: list[Annotated[int, Field(ge=1, le=500)]] = Field(
+        default_factory=lambda: [5, 20, 60], min_length=1, max_length=10
+    )
     mode: EvaluationMode = EvaluationMode.RULES
-    experts: list[str] = Field(default_factory=lambda: list(ALL_EXPERTS))
+    experts: list[str] = Field(default_factory=lambda: list(ALL_EXPERTS), min_length=1)
     benchmark: str | None = None
     slippage: float = Field(default=0.0005, ge=0.0, lt=0.05)
 
@@ -41,17 +48,29 @@ class EvaluationBody(BaseModel):
         return evaluation_config(self.model_dump())
 
 
-def build_evaluation_router(get_service: Callable[[], EvaluationService]) -> APIRouter:
+def build_evaluation_router(
+    get_service: Callable[[], EvaluationService],
+    get_jobs: Callable[[], JobExecutor],
+    bounds: RequestBounds | None = None,
+) -> APIRouter:
     router = APIRouter(prefix="/evaluations", tags=["evaluation"])
+    limits = bounds or RequestBounds()
 
     @router.post("", response_model=EvaluationJob, status_code=202)
-    def start(
-        body: EvaluationBody, tasks: BackgroundTasks, service: EvaluationService = Depends(get_service)
-    ) -> EvaluationJob:
-        """Check symbols and window now (404 UNKNOWN_SYMBOL, 400 EMPTY_WINDOW), compute in the background."""
+    def start(body: EvaluationBody, service: EvaluationService = Depends(get_service)) -> EvaluationJob:
+        """Check bounds, symbols and window now (422, 404 UNKNOWN_SYMBOL, 400 EMPTY_WINDOW); run as a job."""
+        limits.check_universe(body.symbols)
+        limits.check_window(body.start, body.end)
         job = service.start(body.config())
         if job.pending:
-            tasks.add_task(service.execute, job.job_id)
+            get_jobs().submit(KIND, job.job_id, lambda: service.execute(job.job_id))
+        return job
+
+    @router.post("/{job_id}/cancel", response_model=EvaluationJob, status_code=202)
+    def cancel(job_id: str, service: EvaluationService = Depends(get_service)) -> EvaluationJob:
+        """Stop after the batch in hand; finished points are kept and POSTing the config resumes it."""
+        job = service.status(job_id)
+        get_jobs().cancel(job_id)
         return job
 
     @router.get("/{job_id}", response_model=EvaluationJob)

@@ -52,6 +52,7 @@ from stockdesk.llm_platform.domain.exceptions import (
     LLMProviderError,
     LLMTimeoutError,
     LLMTransientError,
+    TokenBudgetExceededError,
     UnknownAliasError,
 )
 from stockdesk.llm_platform.domain.ports import (
@@ -94,8 +95,9 @@ class UsageMeter:
     attempt: those are `errors`); the token counts are of those calls only.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, max_tokens: int | None = None) -> None:
         self._lock = threading.Lock()
+        self.max_tokens = max_tokens  # calls inside the scope are refused once this many are spent
         self.calls = 0
         self.cache_hits = 0
         self.errors = 0
@@ -218,13 +220,16 @@ class LLMService:
             _force_cache.reset(token)
 
     @contextmanager
-    def usage_scope(self) -> Iterator[UsageMeter]:
+    def usage_scope(self, max_tokens: int | None = None) -> Iterator[UsageMeter]:
         """Count the provider calls, cache hits and tokens of every call inside the block.
+
+        With `max_tokens`, a call inside the block is refused (TokenBudgetExceededError) once the
+        block has spent that many: a budget for one REST request and the job it starts.
 
         Scopes nest: each meter counts what happens inside its own block. Context-variable based,
         so it follows the same threads and tasks as `cache_scope`.
         """
-        meter = UsageMeter()
+        meter = UsageMeter(max_tokens)
         token = _meters.set((*_meters.get(), meter))
         try:
             yield meter
@@ -498,8 +503,13 @@ class LLMService:
         run_id = self.current_run_id
         call_id = uuid.uuid4().hex
         self._budget.check(run_id)
-        prompt_hash = _prompt_hash(request)
         meters = _meters.get()
+        for meter in meters:
+            if meter.max_tokens is not None and meter.tokens >= meter.max_tokens:
+                raise TokenBudgetExceededError(
+                    f"this request's token budget of {meter.max_tokens} is spent ({meter.tokens} used)"
+                )
+        prompt_hash = _prompt_hash(request)
         key = self._cache_key(route, request) if self.cache_enabled else None
         if key is not None and self._cache is not None:
             hit = self._cache.get(key)

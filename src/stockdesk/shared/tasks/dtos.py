@@ -15,6 +15,7 @@ class JobStatus(StrEnum):
     DONE = "done"  # every task done
     FAILED = "failed"  # some tasks exhausted their attempts (or the runner itself failed)
     INTERRUPTED = "interrupted"  # stopped by Ctrl-C, or found `running` by the next process
+    CANCELLED = "cancelled"  # a user asked it to stop; starting it again resumes it
 
 
 class TaskStatus(StrEnum):

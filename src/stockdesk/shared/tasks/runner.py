@@ -7,6 +7,9 @@ that failed; raising fails the whole batch with that error. A key missing from t
 result that is not a JSON-able dict, fails that key. Successes are stored in one transaction,
 failures in another, so a finished task is never computed again, whatever happens later.
 
+Cancellation (`shared.tasks.cancel`) is checked before each batch: the job becomes `cancelled`
+(or `interrupted` when the server is stopping), JobCancelled propagates, and a later run resumes.
+
 Interruptions: on KeyboardInterrupt (Ctrl-C) or SystemExit (e.g. a SIGTERM handler) the batch in
 hand goes back to pending without counting the attempt, the job becomes `interrupted`, and the
 exception propagates. A killed process cannot clean up: its `running` tasks are put back to
@@ -23,6 +26,7 @@ import logging
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from stockdesk.shared.tasks.cancel import JobCancelled, check_cancelled
 from stockdesk.shared.tasks.canonical import jsonable
 from stockdesk.shared.tasks.dtos import JobStatus, TaskCounts
 from stockdesk.shared.tasks.ports import ITaskStore
@@ -90,7 +94,11 @@ def run_tasks(
     store.set_job_status(job_id, JobStatus.RUNNING)
     keys: list[str] = []
     try:
-        while batch := store.claimable(job_id, max_attempts, limit=batch_size):
+        while True:
+            check_cancelled()
+            batch = store.claimable(job_id, max_attempts, limit=batch_size)
+            if not batch:
+                break
             keys = [task.key for task in batch]
             store.mark_running(job_id, keys)
             try:
@@ -108,6 +116,12 @@ def run_tasks(
     except (KeyboardInterrupt, SystemExit):
         store.release(job_id, keys)
         store.set_job_status(job_id, JobStatus.INTERRUPTED, "interrupted")
+        raise
+    except JobCancelled as exc:  # between batches: nothing in hand
+        interrupted = "interrupted" in exc.message
+        store.set_job_status(
+            job_id, JobStatus.INTERRUPTED if interrupted else JobStatus.CANCELLED, exc.message
+        )
         raise
     except BaseException as exc:  # the store or the progress callback failed: record it, best effort
         try:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import date
 
 from fastapi import APIRouter, Depends, Query
 
@@ -14,6 +13,7 @@ from stockdesk.coordinator.application import (
     SessionStatus,
 )
 from stockdesk.coordinator.presentation.rest.coordinator_schemas import ResearchBody
+from stockdesk.shared.dates import IsoDay
 
 
 def build_coordinator_router(get_service: Callable[[], ResearchCoordinatorService]) -> APIRouter:
@@ -30,8 +30,8 @@ def build_coordinator_router(get_service: Callable[[], ResearchCoordinatorServic
     def sessions(
         symbol: str | None = None,
         status: SessionStatus | None = None,
-        since: date | None = Query(default=None, description="sessions started on or after this day"),
-        offset: int = Query(default=0, ge=0),
+        since: IsoDay | None = Query(default=None, description="sessions started on or after this day"),
+        offset: int = Query(default=0, ge=0, le=1_000_000_000),
         limit: int = Query(default=20, ge=1, le=200),
         service: ResearchCoordinatorService = Depends(get_service),
     ) -> SessionPage:

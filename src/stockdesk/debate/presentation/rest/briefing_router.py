@@ -13,13 +13,16 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from fastapi import APIRouter, BackgroundTasks, Depends
+from fastapi import APIRouter, Depends
 from pydantic import BaseModel, Field
 
 from stockdesk.debate.application.briefing import BriefingJob, BriefingJobs
 from stockdesk.debate.domain.dtos.briefing import MAX_TICKERS, BriefingScript
 from stockdesk.shared.dates import parse_day
 from stockdesk.shared.errors import BadRequestException
+from stockdesk.shared.tasks.executor import JobExecutor
+
+KIND = "briefing"
 
 
 class BriefingBody(BaseModel):
@@ -28,10 +31,12 @@ class BriefingBody(BaseModel):
     base_script: Any = Field(
         default=None, description="the opening/theme script {chapter, scripts} (spec 7.4), checked strictly"
     )
-    max_rounds: int | None = None
+    max_rounds: int | None = Field(default=None, ge=1, le=10)
 
 
-def build_briefing_router(get_jobs: Callable[[], BriefingJobs | None]) -> APIRouter:
+def build_briefing_router(
+    get_jobs: Callable[[], BriefingJobs | None], get_executor: Callable[[], JobExecutor]
+) -> APIRouter:
     router = APIRouter(prefix="/briefings", tags=["debate"])
 
     def jobs() -> BriefingJobs:
@@ -44,13 +49,18 @@ def build_briefing_router(get_jobs: Callable[[], BriefingJobs | None]) -> APIRou
         return found
 
     @router.post("", response_model=BriefingJob, status_code=202)
-    def start(
-        body: BriefingBody, tasks: BackgroundTasks, service: BriefingJobs = Depends(jobs)
-    ) -> BriefingJob:
-        """Check the request now, debate and write in the background; answers the job to poll."""
+    def start(body: BriefingBody, service: BriefingJobs = Depends(jobs)) -> BriefingJob:
+        """Check the request now, debate and write as a job; answers the job to poll."""
         job = service.start(parse_day(body.date), body.tickers, body.base_script, body.max_rounds)
         if job.status != "done" and not service.is_running(job.job_id):
-            tasks.add_task(service.execute, job.job_id)
+            get_executor().submit(KIND, job.job_id, lambda: service.execute(job.job_id))
+        return job
+
+    @router.post("/{job_id}/cancel", response_model=BriefingJob, status_code=202)
+    def cancel(job_id: str, service: BriefingJobs = Depends(jobs)) -> BriefingJob:
+        """Stop after the step in hand; finished steps are kept and POSTing the request resumes it."""
+        job = service.status(job_id)
+        get_executor().cancel(job_id)
         return job
 
     @router.get("/{job_id}", response_model=BriefingJob)

@@ -6,12 +6,15 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from stockdesk.shared.symbol_text import SymbolText
+
 
 class VerdictRequest(BaseModel):
-    symbol: str = Field(min_length=1, examples=["600519.SH"])
+    symbol: SymbolText = Field(min_length=1, examples=["600519.SH"])
     debate_outcome: dict[str, Any] = Field(
+        min_length=1,
         description="a DebateOutcomeDTO as JSON: direction, confidence, bull_case, bear_case, risk_matrix, "
-        "key_disagreements, conflict_resolution"
+        "key_disagreements, conflict_resolution",
     )
     evidence: dict[str, Any] = Field(
         default_factory=dict,

@@ -1,31 +1,67 @@
-"""Strategy lab over REST: one backtest, start an autonomous run, read a run."""
+"""Strategy lab over REST: one backtest, start/resume/cancel an autonomous run, read a run.
+
+Runs go through the server's job executor (bounded, queued, cancellable between iterations); a run
+stopped by a cancel or a server stop is `interrupted` and `POST .../resume` continues it.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from fastapi import APIRouter, BackgroundTasks, Depends, Query
+from fastapi import APIRouter, Depends, Query
 
+from stockdesk.shared.access.bounds import RequestBounds
+from stockdesk.shared.errors import ConflictException
+from stockdesk.shared.tasks.executor import JobExecutor
 from stockdesk.strategy_lab.application.service import StrategyLabService, parse_params
-from stockdesk.strategy_lab.domain.dtos import BacktestResult, StrategyRunDTO
+from stockdesk.strategy_lab.domain.dtos import BacktestResult, RunStatus, StrategyRunDTO
 from stockdesk.strategy_lab.presentation.rest.strategy_schemas import BacktestBody, RunBody
 
+KIND = "strategy-run"
 
-def build_strategy_router(get_service: Callable[[], StrategyLabService]) -> APIRouter:
+
+def build_strategy_router(
+    get_service: Callable[[], StrategyLabService],
+    get_jobs: Callable[[], JobExecutor],
+    bounds: RequestBounds | None = None,
+) -> APIRouter:
     router = APIRouter(prefix="/strategy", tags=["strategy"])
+    limits = bounds or RequestBounds()
+
+    def submit(service: StrategyLabService, run_id: str) -> None:
+        get_jobs().submit(KIND, run_id, lambda: service.execute(run_id))
 
     @router.post("/backtest", response_model=BacktestResult)
     def backtest(body: BacktestBody, service: StrategyLabService = Depends(get_service)) -> BacktestResult:
         """Score one parameter set (no LLM); bad parameters are 400 INVALID_STRATEGY_PARAMS with details."""
+        limits.check_universe(body.universe)
+        limits.check_window(body.start, body.end)
         return service.backtest(parse_params(body.params), body.window())
 
     @router.post("/runs", response_model=StrategyRunDTO, status_code=202)
-    def start_run(
-        body: RunBody, tasks: BackgroundTasks, service: StrategyLabService = Depends(get_service)
-    ) -> StrategyRunDTO:
-        """Create the run (universe and window checked now) and iterate in the background; poll GET."""
+    def start_run(body: RunBody, service: StrategyLabService = Depends(get_service)) -> StrategyRunDTO:
+        """Create the run (bounds, universe and window checked now) and iterate as a job; poll GET."""
+        limits.check_universe(body.universe)
+        limits.check_window(body.start, body.end)
+        limits.check_iterations(body.iterations)
         run = service.create_run(body.config())
-        tasks.add_task(service.execute, run.id)
+        submit(service, run.id)
+        return run
+
+    @router.post("/runs/{run_id}/resume", response_model=StrategyRunDTO, status_code=202)
+    def resume(run_id: str, service: StrategyLabService = Depends(get_service)) -> StrategyRunDTO:
+        """Continue an interrupted or failed run from its last stored iteration (409 when completed)."""
+        run = service.get(run_id)
+        if run.status == RunStatus.COMPLETED:
+            raise ConflictException(f"strategy run {run_id} is already completed", code="RUN_COMPLETED")
+        submit(service, run_id)
+        return run
+
+    @router.post("/runs/{run_id}/cancel", response_model=StrategyRunDTO, status_code=202)
+    def cancel(run_id: str, service: StrategyLabService = Depends(get_service)) -> StrategyRunDTO:
+        """Stop the run before its next iteration; it ends `interrupted` and can be resumed."""
+        run = service.get(run_id)
+        get_jobs().cancel(run_id)
         return run
 
     @router.get("/runs", response_model=list[StrategyRunDTO])

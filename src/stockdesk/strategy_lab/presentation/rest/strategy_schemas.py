@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
-from datetime import date
 from typing import Any
 
 from pydantic import BaseModel, Field
 
+from stockdesk.shared.dates import IsoDay
+from stockdesk.shared.symbol_text import SymbolText
 from stockdesk.strategy_lab.domain.dtos import DEFAULT_MAX_DRAWDOWN, BacktestWindow, RunConfig
 
 
 class WindowBody(BaseModel):
-    universe: list[str] | None = Field(default=None, description="stored symbols; omitted or empty = all")
-    start: date | None = None
-    end: date | None = None
+    universe: list[SymbolText] | None = Field(
+        default=None, max_length=2000, description="stored symbols; omitted or empty = all"
+    )
+    start: IsoDay | None = None
+    end: IsoDay | None = None
 
     def window(self) -> BacktestWindow:
         return BacktestWindow(universe=self.universe or None, start=self.start, end=self.end)
@@ -24,9 +27,9 @@ class BacktestBody(WindowBody):
 
 
 class RunBody(WindowBody):
-    iterations: int = Field(5, ge=1, le=200)
+    iterations: int = Field(5, ge=1, le=50)
     max_drawdown_limit: float = Field(DEFAULT_MAX_DRAWDOWN, gt=0.0, le=1.0)
-    max_attempts: int = Field(3, ge=1, le=10)
+    max_attempts: int = Field(3, ge=1, le=5)
 
     def config(self) -> RunConfig:
         return RunConfig(

@@ -1,0 +1,124 @@
+"""The OpenAPI document tells the truth: every status code a route can answer is declared.
+
+FastAPI declares 422 for validation, but our validation errors are 400; and the security layer
+answers 400/401/403/413/429 before any route runs. One table here adds, per route, the errors its
+application service raises (404 unknown things, 409 not finished, 422 bounds or unparsable model
+output, 503 no model reachable), so clients and the fuzzer can rely on the schema.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+from fastapi import FastAPI
+from fastapi.openapi.utils import get_openapi
+
+from stockdesk.entrypoints.security import PUBLIC_PATHS, STATE_CHANGING, is_spending
+
+ERROR_SCHEMA = {
+    "type": "object",
+    "required": ["error"],
+    "properties": {
+        "error": {
+            "type": "object",
+            "required": ["code", "message", "request_id"],
+            "properties": {
+                "code": {"type": "string"},
+                "message": {"type": "string"},
+                "request_id": {"type": "string"},
+                "details": {"type": "object"},
+            },
+        }
+    },
+}
+DESCRIPTIONS = {
+    400: "Bad request: invalid parameters or body, or a Host that is not served (HOST_NOT_ALLOWED)",
+    401: "API key missing (API_KEY_REQUIRED) or unknown/revoked (API_KEY_INVALID)",
+    403: "Cross-site request refused (ORIGIN_FORBIDDEN)",
+    404: "Not found (unknown symbol, session, job or run)",
+    409: "Not in a state that allows this yet",
+    413: "Request body too large (BODY_TOO_LARGE)",
+    422: "Over a configured bound, or the model's answer could not be parsed",
+    429: "Rate, concurrency, token budget or job queue limit reached; see Retry-After",
+    503: "No LLM or data provider could be reached",
+}
+# Errors the routes' services raise, by (method, path pattern); `{x}` matches one path segment.
+ROUTE_ERRORS: dict[tuple[str, str], tuple[int, ...]] = {
+    ("GET", "/api/v1/stocks/{x}"): (404,),
+    ("GET", "/api/v1/stocks/{x}/bars"): (404,),
+    ("GET", "/api/v1/stocks/{x}/valuations"): (404,),
+    ("GET", "/api/v1/stocks/{x}/financials"): (404,),
+    ("GET", "/api/v1/research/{x}"): (404, 422, 503),
+    ("POST", "/api/v1/coordinator/research"): (404, 422, 503),
+    ("GET", "/api/v1/coordinator/research/sessions/{x}"): (404,),
+    ("POST", "/api/v1/coordinator/research/{x}/retry"): (404, 409, 422, 503),
+    ("POST", "/api/v1/debate/run"): (404, 422, 503),
+    ("POST", "/api/v1/judge/verdict"): (404, 422, 503),
+    ("POST", "/api/v1/strategy/backtest"): (404, 422),
+    ("POST", "/api/v1/strategy/runs"): (404, 422),
+    ("GET", "/api/v1/strategy/runs/{x}"): (404,),
+    ("POST", "/api/v1/strategy/runs/{x}/resume"): (404, 409),
+    ("POST", "/api/v1/strategy/runs/{x}/cancel"): (404,),
+    ("POST", "/api/v1/evaluations"): (404, 422),
+    ("GET", "/api/v1/evaluations/{x}"): (404,),
+    ("GET", "/api/v1/evaluations/{x}/report"): (404, 409),
+    ("POST", "/api/v1/evaluations/{x}/cancel"): (404,),
+    ("POST", "/api/v1/briefings"): (404,),
+    ("GET", "/api/v1/briefings/{x}"): (404,),
+    ("GET", "/api/v1/briefings/{x}/script"): (404, 409),
+    ("POST", "/api/v1/briefings/{x}/cancel"): (404,),
+    ("POST", "/api/v1/jobs/{x}/cancel"): (404,),
+}
+_ROUTE_PATTERNS = [
+    (method, re.compile(re.escape(path).replace(r"\{x\}", "[^/]+")), codes)
+    for (method, path), codes in ROUTE_ERRORS.items()
+]
+
+
+def route_errors(method: str, path: str) -> set[int]:
+    """Every error status the route can answer (the security layer's and its service's)."""
+    codes = {400}
+    if path in PUBLIC_PATHS:
+        return codes
+    codes.add(401)
+    spending = is_spending(method, re.sub(r"\{[^}]+\}", "x", path))
+    if method in STATE_CHANGING or spending:
+        codes.add(403)
+    if method in STATE_CHANGING:
+        codes.add(413)
+    if spending:
+        codes.add(429)
+    concrete = re.sub(r"\{[^}]+\}", "x", path)
+    for route_method, pattern, extra in _ROUTE_PATTERNS:
+        if route_method == method and pattern.fullmatch(concrete):
+            codes.update(extra)
+    return codes
+
+
+def install_openapi(app: FastAPI) -> Callable[[], dict[str, Any]]:
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema:
+            return app.openapi_schema
+        schema = get_openapi(title=app.title, version=app.version, routes=app.routes)
+        components = schema.setdefault("components", {}).setdefault("schemas", {})
+        components["ErrorBody"] = ERROR_SCHEMA
+        for name in ("HTTPValidationError", "ValidationError"):
+            components.pop(name, None)
+        for path, operations in schema.get("paths", {}).items():
+            for method, operation in operations.items():
+                responses = operation.setdefault("responses", {})
+                responses.pop("422", None)  # FastAPI's validation answer; ours is 400
+                for code in sorted(route_errors(method.upper(), path)):
+                    responses[str(code)] = {
+                        "description": DESCRIPTIONS[code],
+                        "content": {
+                            "application/json": {"schema": {"$ref": "#/components/schemas/ErrorBody"}}
+                        },
+                    }
+        app.openapi_schema = schema
+        return schema
+
+    app.openapi = openapi  # type: ignore[method-assign]
+    return openapi

@@ -1,0 +1,247 @@
+"""Access control and limits for every REST request, applied before any route runs.
+
+In order: the Host header against the allowlist (400: DNS rebinding), the body size (413), the
+Origin of state-changing and cross-site spending requests (403), the API key (401) where the
+policy requires one, then for the routes that spend LLM tokens or search credits the key's request
+rate and concurrency (429 + Retry-After) and its token budget for the day (429). A spending
+request runs inside a usage scope capped at the per-request budget (and what is left of the day's),
+and the tokens it spent, including those of a job it started, are charged to its key.
+"""
+
+from __future__ import annotations
+
+import re
+import uuid
+from collections.abc import Callable
+from contextlib import AbstractContextManager
+from datetime import UTC, date, datetime, timedelta
+from typing import Any, Protocol
+
+from anyio import to_thread
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from stockdesk.entrypoints.http_errors import error_response
+from stockdesk.shared.access import AccessGrant, AccessPolicy, AuthMode, ConcurrencyLimiter, RateLimiter
+from stockdesk.shared.access.grant import reset_grant, set_grant
+from stockdesk.shared.access.keys import IApiKeyStore
+
+API = "/api/v1"
+PUBLIC_PATHS = frozenset(
+    {f"{API}/health", f"{API}/docs", f"{API}/docs/oauth2-redirect", f"{API}/openapi.json"}
+)
+# Routes that spend LLM tokens or search credits: keys required on them unless --no-auth.
+SPENDING_ROUTES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
+    (method, re.compile(pattern))
+    for method, pattern in (
+        ("GET", rf"{API}/research/[^/]+"),
+        ("POST", rf"{API}/coordinator/research"),
+        ("POST", rf"{API}/coordinator/research/[^/]+/retry"),
+        ("POST", rf"{API}/debate/run"),
+        ("POST", rf"{API}/judge/verdict"),
+        ("POST", rf"{API}/strategy/runs"),
+        ("POST", rf"{API}/strategy/runs/[^/]+/resume"),
+        ("POST", rf"{API}/evaluations"),
+        ("POST", rf"{API}/briefings"),
+    )
+)
+STATE_CHANGING = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+
+
+def is_spending(method: str, path: str) -> bool:
+    return any(method == m and pattern.fullmatch(path) for m, pattern in SPENDING_ROUTES)
+
+
+class UsageScopes(Protocol):
+    """What the LLM service offers for budgets: a metered scope with a token cap."""
+
+    def usage_scope(self, max_tokens: int | None = None) -> AbstractContextManager[Any]: ...
+
+
+def _header(scope: Scope, name: bytes) -> str | None:
+    for key, value in scope.get("headers", ()):
+        if key == name:
+            return value.decode("latin-1")
+    return None
+
+
+def presented_key(scope: Scope) -> str | None:
+    """`Authorization: Bearer KEY` or `X-API-Key: KEY`."""
+    auth = _header(scope, b"authorization")
+    if auth and auth[:7].lower() == "bearer ":
+        return auth[7:].strip() or None
+    return (_header(scope, b"x-api-key") or "").strip() or None
+
+
+def _seconds_to_midnight(now: datetime) -> int:
+    tomorrow = datetime.combine(now.date() + timedelta(days=1), datetime.min.time(), tzinfo=UTC)
+    return max(1, int((tomorrow - now).total_seconds()))
+
+
+class SecurityMiddleware:
+    def __init__(
+        self,
+        app: ASGIApp,
+        *,
+        policy: AccessPolicy,
+        keys: Callable[[], IApiKeyStore],
+        llm: Callable[[], UsageScopes],
+        clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+    ):
+        self.app = app
+        self.policy = policy
+        self._keys = keys
+        self._llm = llm
+        self._clock = clock
+        self.rate = RateLimiter(policy.rate_per_minute)
+        self.concurrency = ConcurrencyLimiter(policy.max_concurrent_per_key)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        rid = _header(scope, b"x-request-id") or uuid.uuid4().hex
+
+        async def refuse(status: int, code: str, message: str, **headers: str) -> None:
+            await error_response(status, code, message, rid, headers)(scope, receive, send)
+
+        method, path = scope["method"], scope["path"]
+        host = _header(scope, b"host") or ""
+        if not self.policy.host_allowed(host):
+            await refuse(400, "HOST_NOT_ALLOWED", f"Host {host!r} is not served here (see api_allowed_hosts)")
+            return
+        length = _header(scope, b"content-length")
+        if length is not None and (not length.isdigit() or int(length) > self.policy.max_body_bytes):
+            await refuse(
+                413, "BODY_TOO_LARGE", f"request bodies are limited to {self.policy.max_body_bytes} bytes"
+            )
+            return
+        spending = is_spending(method, path)
+        origin = _header(scope, b"origin")
+        if origin and (method in STATE_CHANGING or spending) and not self.policy.origin_allowed(origin, host):
+            await refuse(403, "ORIGIN_FORBIDDEN", f"requests from origin {origin!r} are not accepted")
+            return
+        if (
+            spending
+            and not origin
+            and (_header(scope, b"sec-fetch-site") or "") in ("cross-site", "same-site")
+        ):
+            await refuse(403, "ORIGIN_FORBIDDEN", "cross-site requests may not start work here")
+            return
+        key_id = "local"
+        key = presented_key(scope)
+        required = path not in PUBLIC_PATHS and (
+            self.policy.auth == AuthMode.ALL or (self.policy.auth == AuthMode.SPENDING and spending)
+        )
+        if key is not None and path not in PUBLIC_PATHS:
+            record = await to_thread.run_sync(self._keys().authenticate, key)
+            if record is None:
+                await refuse(
+                    401,
+                    "API_KEY_INVALID",
+                    "the API key is unknown or revoked",
+                    **{"WWW-Authenticate": "Bearer"},
+                )
+                return
+            key_id = record.id
+        elif required:
+            await refuse(
+                401,
+                "API_KEY_REQUIRED",
+                "an API key is required: send 'Authorization: Bearer KEY' "
+                "(create one with 'stockdesk keys create')",
+                **{"WWW-Authenticate": "Bearer"},
+            )
+            return
+        receive = await self._bounded_body(receive, method)
+        if receive is None:
+            await refuse(
+                413, "BODY_TOO_LARGE", f"request bodies are limited to {self.policy.max_body_bytes} bytes"
+            )
+            return
+        if not spending:
+            await self.app(scope, receive, send)
+            return
+        await self._spend(scope, receive, send, key_id, refuse)
+
+    async def _spend(self, scope: Scope, receive: Receive, send: Send, key_id: str, refuse: Any) -> None:
+        wait = self.rate.admit(key_id)
+        if wait:
+            await refuse(
+                429,
+                "RATE_LIMITED",
+                f"at most {self.policy.rate_per_minute} such requests per minute",
+                **{"Retry-After": str(wait)},
+            )
+            return
+        now = self._clock()
+        today: date = now.date()
+        store = self._keys()
+        spent_today = await to_thread.run_sync(store.tokens_on, key_id, today) if key_id != "local" else 0
+        daily = self.policy.max_tokens_per_day
+        if daily is not None and key_id != "local" and spent_today >= daily:
+            await refuse(
+                429,
+                "TOKEN_BUDGET_SPENT",
+                f"this key has spent its {daily} tokens for today (UTC)",
+                **{"Retry-After": str(_seconds_to_midnight(now))},
+            )
+            return
+        if not self.concurrency.try_acquire(key_id):
+            await refuse(
+                429,
+                "TOO_MANY_CONCURRENT",
+                f"at most {self.policy.max_concurrent_per_key} such requests at once per key",
+                **{"Retry-After": "5"},
+            )
+            return
+        caps = [c for c in (self.policy.max_tokens_per_request, daily and daily - spent_today) if c]
+        try:
+            with self._llm().usage_scope(min(caps) if caps else None) as meter:
+                charge: Callable[[int], None] = (
+                    (lambda tokens: store.add_tokens(key_id, self._clock().date(), tokens))
+                    if key_id != "local"
+                    else (lambda tokens: None)
+                )
+                grant = AccessGrant(
+                    key_id=key_id, run_id=uuid.uuid4().hex, spent=lambda: meter.tokens, charge=charge
+                )
+                token = set_grant(grant)
+                try:
+                    await self.app(scope, receive, send)
+                finally:
+                    reset_grant(token)
+                    await to_thread.run_sync(grant.record)
+        finally:
+            self.concurrency.release(key_id)
+
+    async def _bounded_body(self, receive: Receive, method: str) -> Receive | None:
+        """Read the body up front (it is small, by the limit) so that chunked uploads are bounded too."""
+        if method not in STATE_CHANGING:
+            return receive
+        chunks: list[bytes] = []
+        size = 0
+        more = True
+        while more:
+            message = await receive()
+            if message["type"] != "http.request":
+                return _replay([message])
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > self.policy.max_body_bytes:
+                return None
+            chunks.append(chunk)
+            more = message.get("more_body", False)
+        return _replay([{"type": "http.request", "body": b"".join(chunks), "more_body": False}], receive)
+
+
+def _replay(messages: list[Message], then: Receive | None = None) -> Receive:
+    pending = list(messages)
+
+    async def receive() -> Message:
+        if pending:
+            return pending.pop(0)
+        if then is not None:
+            return await then()
+        return {"type": "http.disconnect"}
+
+    return receive
