@@ -83,14 +83,14 @@ def route_errors(method: str, path: str) -> set[int]:
     if path in PUBLIC_PATHS:
         return codes
     codes.add(401)
-    spending = is_spending(method, re.sub(r"\{[^}]+\}", "x", path))
+    concrete = re.sub(r"\{[^}]+\}", "x", path)  # a template path as a request path would look
+    spending = is_spending(method, concrete)
     if method in STATE_CHANGING or spending:
         codes.add(403)
     if method in STATE_CHANGING:
         codes.add(413)
     if spending:
         codes.add(429)
-    concrete = re.sub(r"\{[^}]+\}", "x", path)
     for route_method, pattern, extra in _ROUTE_PATTERNS:
         if route_method == method and pattern.fullmatch(concrete):
             codes.update(extra)
