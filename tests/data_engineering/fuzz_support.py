@@ -8,6 +8,7 @@ valid data stored, or a StockdeskError with a one-line message and the store exa
 
 from __future__ import annotations
 
+import copy
 import csv
 import io
 import json
@@ -28,7 +29,7 @@ from stockdesk.shared.errors import StockdeskError
 
 # every property test: bounded, no deadline (imports touch SQLite), one DB per test function
 FUZZ = settings(
-    max_examples=40,
+    max_examples=60,
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
@@ -101,7 +102,7 @@ def json_variant(data: st.DataObject, payload: Any) -> bytes:
         if data.draw(st.booleans(), label="drop key") and isinstance(parent, dict):
             del parent[key]
         else:
-            parent[key] = data.draw(json_junk, label="value")
+            parent[key] = copy.deepcopy(data.draw(json_junk, label="value"))  # later faults may edit it
     return byte_variant(data, json.dumps(payload, ensure_ascii=False))
 
 
@@ -169,7 +170,8 @@ def check_import(
     """Run `stockdesk data ARGS --json` (an import) and hold it to the all-or-nothing contract.
 
     Rejected: the store is as before. With `spoiled` (the one spoiled file among several), the
-    other files' groups may still be imported, but none that names the spoiled file. `baseline`:
+    other files' groups may still be imported, but when a rejected group names the spoiled file,
+    no imported one does. `baseline`:
     a clean import, which must succeed (its writes are not compared).
     """
     before = snapshot(db_file)
@@ -185,21 +187,28 @@ def check_import(
         return Outcome(ok=True, messages=messages)
     assert not baseline, f"a clean import failed: {result.output}"
     imported: list[str] = []
+    rejected: list[str] = []
     if result.stdout.strip():
         report = json.loads(result.stdout)
         messages += [r["message"] for r in report.get("rejected", [])]
+        rejected = [r["source"] for r in report.get("rejected", [])]
         imported = [r["source"] for r in report.get("imported", [])]
     messages += [line for line in result.stderr.splitlines() if line.startswith("error:")]
     assert messages, f"failed without a StockdeskError: exit {result.exit_code}\n{result.output}"
     for message in messages:
         assert "\n" not in message and message.strip(), f"not one line: {message!r}"
-    if spoiled is not None:
-        named = [s for s in imported if re.search(rf"(^|[\[ ,]){re.escape(spoiled)}([\],]|$)", s)]
+    if spoiled is not None and any(_names(s, spoiled) for s in rejected):
+        named = [s for s in imported if _names(s, spoiled)]
         assert not named, f"{spoiled} was rejected, yet imported in {named}"
     if spoiled is None or not imported:
         after = snapshot(db_file)
         assert after == before, f"rejected, yet the store changed: {_changed(before, after)}"
     return Outcome(ok=False, messages=messages)
+
+
+def _names(source: str, file: str) -> bool:
+    """Whether a group's source (`... [companyfacts/CIK1.json, CIK1.json]`, or a file name) names `file`."""
+    return source == file or re.search(rf"[\[ ,]{re.escape(file)}[\],]", source) is not None
 
 
 def _changed(before: dict[str, list[Any]], after: dict[str, list[Any]]) -> list[str]:

@@ -6,7 +6,10 @@ clean file, so both first writes and updates are exercised; a rejection must lea
 
 from __future__ import annotations
 
+import csv
+import io
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -121,3 +124,48 @@ def test_a_spoiled_news_file_is_all_or_nothing(
     name = data.draw(st.sampled_from(sorted(NEWS)), label="fixture")
     path = write(tmp_path / "news" / name, csv_variant(data, _text(FIXTURES / "news" / name)))
     check_import(cli_app, ["import", "news-csv", str(path), "--symbol", NEWS[name]], db_file)
+
+
+def set_cell(text: str, row: int, column: str, value: str) -> str:
+    """`text` (a CSV) with one cell replaced; row 1 is the first data row."""
+    rows = list(csv.reader(io.StringIO(text)))
+    rows[row][rows[0].index(column)] = value
+    out = io.StringIO()
+    csv.writer(out, lineterminator="\n").writerows(rows)
+    return out.getvalue()
+
+
+DAILY, YF, BARS = "daily_600001_SH_20240101_20240110.csv", "ACME_historical_data.csv", "AAPL_5m_yfinance.csv"
+# each input the fuzzing above once found to crash or to store junk: (case, command, file, spoil, reason)
+FOUND = [
+    ("empty Tushare file", "tushare-csv", DAILY, lambda t: "", "not a readable CSV file"),
+    ("blank ts_code", "tushare-csv", DAILY, lambda t: set_cell(t, 2, "ts_code", ""), "ts_code is blank"),
+    ("ts_code with newline", "tushare-csv", DAILY, lambda t: set_cell(t, 1, "ts_code", "0\n"), "not a stock"),
+    ("blank trade_date", "tushare-csv", DAILY, lambda t: set_cell(t, 2, "trade_date", ""), "is missing"),
+    ("infinite close", "yfinance-csv", YF, lambda t: set_cell(t, 2, "Close", "inf"), "not a finite number"),
+    ("year 9999", "yfinance-csv", YF, lambda t: set_cell(t, 2, "Date", "9999-12-31"), "outside 1800-2199"),
+    ("year 9999 bar", "intraday-csv", BARS, lambda t: set_cell(t, 1, "Datetime", "9999-12-31 23:59:59"),
+     "outside 1800-2199"),
+    ("hour offsets", "intraday-csv", BARS, lambda t: t.replace("-04:00", "+05"), None),
+    ("a row longer than the header", "intraday-csv", BARS,
+     lambda t: t.replace("218.06,218.06,1166082", "218.06,218.06,1166082,7"), "more cells than the header"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("command", "name", "spoil", "reason"), [f[1:] for f in FOUND], ids=[f[0] for f in FOUND]
+)
+def test_inputs_the_fuzzing_found_are_handled(
+    cli_app: typer.Typer, db_file: Path, tmp_path: Path, command: str, name: str, spoil: Callable[[str], str],
+    reason: str | None,
+) -> None:  # fmt: skip
+    folder = {"tushare-csv": "tushare", "yfinance-csv": "yfinance", "intraday-csv": "intraday"}[command]
+    path = write(tmp_path / "found" / name, spoil(_text(FIXTURES / folder / name)).encode("utf-8"))
+    symbol = {"yfinance-csv": ["--symbol", "ACME"], "intraday-csv": ["--symbol", "AAPL"]}.get(command, [])
+    outcome = check_import(
+        cli_app, ["import", command, str(path if symbol else path.parent), *symbol], db_file
+    )
+    if reason is None:
+        assert outcome.ok, outcome.messages
+    else:
+        assert not outcome.ok and any(reason in m for m in outcome.messages), outcome.messages

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
+import numpy as np
 import pandas as pd
 from pydantic import BaseModel
 
@@ -112,6 +113,8 @@ def validate_intraday(frame: pd.DataFrame, zone: str, header_lines: int = 1) -> 
         stamps.duplicated(keep="first"),
         lambda r: f"bar start {r['ts_utc'].isoformat()} repeats line {int(first_row[r.name]) + header_lines}",
     )
+    for column in [*PRICES, "volume", "amount"]:  # inf passes every comparison below and SQLite stores it
+        add(frame[column].abs() == np.inf, lambda r, c=column: f"{c} is not a finite number ({r[c]})")
     for column in PRICES:
         add(frame[column].isna(), f"{column} is missing")
         add(frame[column] <= 0, lambda r, c=column: f"{c} must be positive, got {r[c]:g}")

@@ -111,7 +111,8 @@ def collapse_duplicates(
         key_values = index if isinstance(index, tuple) else (index,)
         key_text = ", ".join(f"{k}={_fmt(v)}" for k, v in zip(key, key_values, strict=True))
         in_group = (dups[key] == pd.Series(key_values, index=key)).all(axis=1)
-        first_row = int(dups.loc[in_group, ROW].min()) if ROW in dups.columns else None
+        first = dups.loc[in_group, ROW].min() if ROW in dups.columns else None
+        first_row = int(first) if first is not None and pd.notna(first) else None  # NaN keys match nothing
         problems.append(
             RowProblem(
                 row=first_row,
@@ -199,6 +200,9 @@ def validate_securities(frame: pd.DataFrame) -> tuple[pd.DataFrame, list[RowProb
     problems = require_columns(frame, ["symbol", "market"], "securities")
     if problems:
         return frame, problems
+    _text_values(
+        frame, ["symbol", "name", "industry", "market", "exchange", "currency"], problems, "securities"
+    )
     out = parse_dates(frame, ["list_date"], problems)
     blank = out["symbol"].isna() | (out["symbol"].astype("string").str.strip() == "")
     for row in _rows(out, blank):
@@ -221,6 +225,14 @@ def validate_dividends(frame: pd.DataFrame) -> tuple[pd.DataFrame, list[RowProbl
     return out, problems
 
 
+def _text_values(frame: pd.DataFrame, columns: list[str], problems: list[RowProblem], what: str) -> None:
+    """Text columns hold text (or nothing): a number or list from a JSON source is a problem."""
+    for column in [c for c in columns if c in frame.columns]:
+        wrong = frame[column].map(lambda v: not (isinstance(v, str) or v is None or v is pd.NA or v != v))
+        for row, value in zip(_rows(frame, wrong), frame.loc[wrong, column], strict=True):
+            problems.append(RowProblem(row=row, reason=f"{what}: {column} is not text ({str(value)[:40]!r})"))
+
+
 def _required_values(frame: pd.DataFrame, columns: list[str], problems: list[RowProblem], what: str) -> None:
     """Columns the store cannot hold empty: blank text counts as missing too."""
     for column in columns:
@@ -234,6 +246,7 @@ def validate_news(frame: pd.DataFrame) -> tuple[pd.DataFrame, list[RowProblem]]:
     if problems:
         return frame, problems
     _required_values(frame, ["symbol", "title", "url"], problems, "news")
+    _text_values(frame, ["symbol", "title", "summary", "body", "url", "source"], problems, "news")
     out = frame.copy()
     if "published_at" in out.columns:  # naive UTC timestamps; NULL = undated
         parsed = pd.to_datetime(out["published_at"], errors="coerce", utc=True, format="mixed")
@@ -253,6 +266,7 @@ def validate_filings(frame: pd.DataFrame) -> tuple[pd.DataFrame, list[RowProblem
     if problems:
         return frame, problems
     _required_values(frame, required, problems, "filings")
+    _text_values(frame, ["symbol", "accession_number", "form", "url", "document_text"], problems, "filings")
     out = parse_dates(frame, ["filed_date", "report_date"], problems)
     out = collapse_duplicates(out, ["symbol", "accession_number"], problems, "filings")
     return out, problems
@@ -264,6 +278,7 @@ def validate_filing_pages(frame: pd.DataFrame) -> tuple[pd.DataFrame, list[RowPr
     if problems:
         return frame, problems
     _required_values(frame, ["symbol", "accession_number"], problems, "filing_pages")
+    _text_values(frame, ["symbol", "accession_number", "text"], problems, "filing_pages")
     missing_keys(frame, ["text"], problems, "filing_pages")
     out = numeric(frame, ["page_no"], problems)
     bad = ~((out["page_no"] >= 1) & (out["page_no"] % 1 == 0))

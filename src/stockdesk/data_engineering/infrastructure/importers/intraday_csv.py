@@ -31,6 +31,7 @@ reject the file here; value checks are the import service's.
 from __future__ import annotations
 
 import csv
+import warnings
 from pathlib import Path
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -138,18 +139,24 @@ def _same_ticker(ticker: str, symbol: str) -> bool:
 
 def _read(path: Path, encoding: str, columns: list[str], header_lines: int) -> pd.DataFrame:
     try:
-        frame = pd.read_csv(
-            path,
-            encoding=encoding,
-            skiprows=header_lines,
-            header=None,
-            names=columns,
-            dtype=str,
-            keep_default_na=False,  # only an empty cell is missing: "n/a" or "-" must be reported
-            na_values=[""],
-            skip_blank_lines=False,
-            index_col=False,
-        )
+        with warnings.catch_warnings():
+            # pandas only warns when a row has more cells than the header, and drops them
+            warnings.simplefilter("error", pd.errors.ParserWarning)
+            frame = pd.read_csv(
+                path,
+                encoding=encoding,
+                skiprows=header_lines,
+                header=None,
+                names=columns,
+                dtype=str,
+                keep_default_na=False,  # only an empty cell is missing: "n/a" or "-" must be reported
+                na_values=[""],
+                skip_blank_lines=False,
+                index_col=False,
+            )
+    except pd.errors.ParserWarning as exc:
+        reason = "a row has more cells than the header"
+        raise _refuse(path.name, reason, header_lines=header_lines) from exc
     except (pd.errors.ParserError, pd.errors.EmptyDataError, ValueError) as exc:
         text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         raise _refuse(path.name, f"not a readable CSV file ({text})", header_lines=header_lines) from exc

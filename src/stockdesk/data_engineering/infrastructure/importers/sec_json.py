@@ -79,12 +79,11 @@ def _classify(path: Path) -> tuple[str | None, str, dict[str, Any]]:
     if not isinstance(payload, dict) or "cik" not in payload:
         return None, "", {}
     kind = "companyfacts" if "facts" in payload else "submissions" if "filings" in payload else None
-    try:
-        cik = f"{int(str(payload['cik'])):010d}"
-    except ValueError as exc:
-        reason = f"cik {payload['cik']!r} is not a number"
-        raise ImportValidationError(path.name, [RowProblem(row=None, reason=reason)]) from exc
-    return kind, cik, payload
+    text = str(payload["cik"]).strip()
+    if not (text.isascii() and text.isdigit() and len(text) <= 10):
+        reason = f"cik {payload['cik']!r} is not a CIK (up to 10 digits)"
+        raise ImportValidationError(path.name, [RowProblem(row=None, reason=reason)])
+    return kind, f"{int(text):010d}", payload
 
 
 def company_group(cik: str, files: dict[str, tuple[Path, dict[str, Any]]]) -> ImportGroup:

@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from stockdesk.data_engineering.application.validation import ROW
+from stockdesk.data_engineering.application.validation import END_DATE, FIRST_DATE, ROW
 from stockdesk.data_engineering.domain import frames as F
 from stockdesk.data_engineering.domain.exceptions import ImportValidationError, RowProblem
 
@@ -35,8 +35,15 @@ def column(frame: pd.DataFrame, name: str) -> pd.Series:
 
 
 def dates(values: pd.Series) -> pd.Series:
-    """zvt stores DATETIME as text ('2020-06-16 00:00:00.000000'); NaT where unparsable."""
-    return pd.to_datetime(values, errors="coerce", format="mixed").dt.normalize()
+    """zvt stores DATETIME as text ('2020-06-16 00:00:00.000000'); NaT where unparsable or absurd.
+
+    Always nanosecond dates (what merges between tables need), so years outside the validator's
+    range are NaT here too."""
+    # utc=True only so that a stray offset cannot fail the whole column; naive times keep their wall time
+    parsed = pd.to_datetime(values.astype("string"), errors="coerce", format="mixed", utc=True)
+    parsed = parsed.dt.tz_localize(None)
+    parsed = parsed.where((parsed >= FIRST_DATE) & (parsed < END_DATE))
+    return parsed.astype("datetime64[ns]").dt.normalize()
 
 
 def symbols_of(entity_ids: pd.Series) -> pd.Series:

@@ -104,8 +104,9 @@ class SqlMarketDataRepository(IMarketDataRepository):
         try:
             with self._db.engine.begin() as conn:
                 return {kind: self._write(conn, kind, frame) for kind, frame in frames.items() if len(frame)}
-        except (IntegrityError, DataError) as exc:
-            reason = f"the store refused the rows ({' '.join(str(exc.orig).split())})"
+        except (IntegrityError, DataError, OverflowError) as exc:
+            detail = exc.orig if isinstance(exc, (IntegrityError, DataError)) else exc
+            reason = f"the store refused the rows ({' '.join(str(detail).split())})"
             raise ImportValidationError("store", [RowProblem(row=None, reason=reason)]) from exc
 
     def upsert_securities(self, frame: pd.DataFrame) -> int:
