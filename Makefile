@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP_DEMO := $(VENV)/.stamp-demo
 STAMP_DEV := $(VENV)/.stamp-dev
 
-.PHONY: demo test test-fast lint install install-dev clean espeak postgres
+.PHONY: demo test test-fast lint install install-dev clean espeak postgres chromium web-assets
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -19,13 +19,31 @@ $(STAMP_DEV): pyproject.toml | $(BIN)/python
 	$(BIN)/pip install -q -e ".[local,dev]"
 	touch $@ $(STAMP_DEMO)
 
-install: $(STAMP_DEMO)
-install-dev: $(STAMP_DEV)
+install: $(STAMP_DEMO) web-assets
+install-dev: $(STAMP_DEV) web-assets
+
+# The web UI's front-end libraries, pinned in web/package-lock.json (with integrity hashes) and copied
+# into the package (gitignored): no CDN, no bundler. Redone only when the lock file changes. Without
+# npm the UI shows a banner and the browser tests skip; never fails the build.
+VENDOR := src/stockdesk/entrypoints/web/static/vendor
+STAMP_WEB := $(VENDOR)/.stamp
+VENDOR_SOURCES := web/node_modules/htmx.org/dist/htmx.min.js web/node_modules/htmx-ext-sse/dist/sse.js \
+	web/node_modules/echarts/dist/echarts.min.js
+
+$(STAMP_WEB): web/package.json web/package-lock.json
+	@if ! command -v npm >/dev/null 2>&1; then \
+	  echo "web-assets: npm not found; the web UI will show a 'front-end files missing' banner and the browser tests will skip"; \
+	  exit 0; fi; \
+	npm ci --prefix web --no-audit --no-fund --loglevel=error \
+	  && mkdir -p $(VENDOR) && cp $(VENDOR_SOURCES) $(VENDOR)/ && touch $@ \
+	  || echo "web-assets: npm ci failed; the web UI will show a banner and the browser tests will skip"
+
+web-assets: $(STAMP_WEB)
 
 DEMO_REPORT := reports/000338.SZ-2020-06-16.html
 
 # The main job on real data and the embedded model: about 5-8 minutes on 2 cores.
-demo: $(STAMP_DEMO)
+demo: $(STAMP_DEMO) web-assets
 	$(BIN)/stockdesk data load-sample
 	$(BIN)/stockdesk analyze 000338.SZ --as-of 2020-06-16 --out $(DEMO_REPORT)
 	@echo "demo report: $(abspath $(DEMO_REPORT))"
@@ -54,14 +72,27 @@ postgres:
 	  || { $$sudo apt-get update -q >/dev/null 2>&1 && $$sudo apt-get install -y -q postgresql >/dev/null 2>&1; } \
 	  || echo "postgresql: apt-get could not install it; the postgres tests will skip"
 
-test: $(STAMP_DEV) espeak postgres
+# Debian's chromium (driven by Playwright through executable_path; `playwright install` is never run)
+# and a CJK font so Chinese text renders in screenshots; without chromium the browser tests skip.
+# Installed like espeak-ng; never fails the build.
+chromium:
+	@if command -v chromium >/dev/null 2>&1 && fc-list :lang=zh 2>/dev/null | grep -q .; then exit 0; fi; \
+	if ! command -v apt-get >/dev/null 2>&1; then echo "chromium: no apt-get here; the browser tests will skip"; exit 0; fi; \
+	if [ "$$(id -u)" = 0 ]; then sudo=""; elif sudo -n true >/dev/null 2>&1; then sudo="sudo -n"; \
+	else echo "chromium: apt-get needs root; the browser tests will skip"; exit 0; fi; \
+	export DEBIAN_FRONTEND=noninteractive; \
+	$$sudo apt-get install -y -q chromium fonts-noto-cjk >/dev/null 2>&1 \
+	  || { $$sudo apt-get update -q >/dev/null 2>&1 && $$sudo apt-get install -y -q chromium fonts-noto-cjk >/dev/null 2>&1; } \
+	  || echo "chromium: apt-get could not install it; the browser tests will skip"
+
+test: $(STAMP_DEV) web-assets espeak postgres chromium
 	$(BIN)/ruff check src tests benchmarks scripts
 	$(BIN)/ruff format --check src tests benchmarks scripts
 	$(BIN)/python -m pytest
 
 # Everything but the `slow` tests (the real embedded model, the real sample download); the pytest
 # summary counts what was left out. `make test` is the full run.
-test-fast: $(STAMP_DEV)
+test-fast: $(STAMP_DEV) web-assets
 	$(BIN)/ruff check src tests benchmarks scripts
 	$(BIN)/ruff format --check src tests benchmarks scripts
 	@echo "test-fast: deselecting the slow tests (real embedded model, real sample download); make test runs them"
@@ -72,4 +103,4 @@ lint: $(STAMP_DEV)
 	$(BIN)/lint-imports
 
 clean:
-	rm -rf $(VENV) build src/*.egg-info .pytest_cache
+	rm -rf $(VENV) build src/*.egg-info .pytest_cache web/node_modules $(VENDOR)

@@ -132,3 +132,33 @@ def test_adding_twenty_thousand_tasks_is_a_bulk_insert(database: Database) -> No
     store.complete(job.id, {t.key: {"i": n} for n, t in enumerate(claimed)})
     print(f"claim + mark_running + complete of 500 tasks in {time.perf_counter() - started:.3f} s")
     assert store.counts(job.id).done == 500
+
+
+def test_a_job_cancelled_inside_a_batch_keeps_that_batch_pending_not_failed(tmp_path: Path) -> None:
+    """A batch stopped at a node boundary was not tried: its tasks stay pending, not failed."""
+    from stockdesk.shared.tasks.cancel import CancelToken, JobCancelled, set_token
+
+    store = SqlTaskStore(Database(f"sqlite:///{tmp_path / 'tasks.db'}"))
+    job, _ = store.open_job("cancel-test", config_hash({"n": 1}), {"n": 1})
+    store.add_tasks(job.id, ["a", "b", "c", "d"])
+    token = CancelToken()
+    set_token(token)
+    seen: list[list[str]] = []
+
+    def work(batch: list[str]) -> dict[str, Any]:
+        seen.append(batch)
+        if len(seen) == 2:
+            token.cancel("cancelled by the user")
+            raise JobCancelled("job cancelled by the user")  # what a node boundary raises
+        return {key: {"key": key} for key in batch}
+
+    try:
+        run_tasks(store, job.id, work, batch_size=2)
+        raise AssertionError("the cancellation did not propagate")
+    except JobCancelled:
+        pass
+    finally:
+        set_token(None)
+    counts = store.counts(job.id)
+    assert counts == TaskCounts(pending=2, done=2, total=4), counts
+    assert store.get_job(job.id).status == JobStatus.CANCELLED  # type: ignore[union-attr]

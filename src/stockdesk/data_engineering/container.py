@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from functools import cached_property
 
+from stockdesk.data_engineering.application.coverage import StoreCoverageUseCase
 from stockdesk.data_engineering.application.import_service import MarketDataImportService
 from stockdesk.data_engineering.application.intraday_import import IntradayImportService
 from stockdesk.data_engineering.application.news_fetch import FetchNewsService
@@ -25,6 +26,7 @@ from stockdesk.data_engineering.application.use_cases import (
     SearchStoredTextUseCase,
 )
 from stockdesk.data_engineering.domain.ports import IMarketDataProvider, INewsProvider
+from stockdesk.data_engineering.infrastructure.persistence.coverage import SqlCoverageReader
 from stockdesk.data_engineering.infrastructure.persistence.intraday_bars import SqlIntradayBarRepository
 from stockdesk.data_engineering.infrastructure.persistence.repository import SqlMarketDataRepository
 from stockdesk.data_engineering.infrastructure.persistence.sync_state import SqlSyncStateRepository
@@ -136,6 +138,11 @@ class DataEngineeringContainer:
     @property
     def summary(self) -> GetStockDataSummaryUseCase:
         return GetStockDataSummaryUseCase(self.repository)
+
+    @property
+    def coverage(self) -> StoreCoverageUseCase:
+        """What is stored per symbol, with its last sync and the trading days its bars miss."""
+        return StoreCoverageUseCase(self.repository, SqlCoverageReader(self.database))
 
     @property
     def stored_text_search(self) -> SearchStoredTextUseCase:

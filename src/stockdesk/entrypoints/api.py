@@ -15,7 +15,7 @@ from contextlib import asynccontextmanager
 from fastapi import APIRouter, FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.middleware.cors import CORSMiddleware
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match
@@ -23,12 +23,14 @@ from starlette.routing import Match
 from stockdesk import __version__
 from stockdesk.coordinator.presentation.rest.coordinator_router import build_coordinator_router
 from stockdesk.data_engineering.presentation.rest import build_data_router
+from stockdesk.data_engineering.presentation.sync_rest import build_sync_router
 from stockdesk.debate.presentation.rest.briefing_router import build_briefing_router
 from stockdesk.debate.presentation.rest.debate_router import build_debate_router
 from stockdesk.entrypoints.container import AppContainer
 from stockdesk.entrypoints.http_errors import error_response
 from stockdesk.entrypoints.openapi import install_openapi
-from stockdesk.entrypoints.security import SecurityMiddleware
+from stockdesk.entrypoints.security import SecurityMiddleware, is_ui
+from stockdesk.entrypoints.web.app import mount_web
 from stockdesk.evaluation.presentation.rest import build_evaluation_router
 from stockdesk.judge.presentation.rest.judge_router import build_judge_router
 from stockdesk.research.presentation.rest.financial_auditor_routes import build_financial_router
@@ -61,6 +63,16 @@ def _allowed_methods(request: Request) -> list[str]:
     return sorted(methods)
 
 
+def _ui_error(request: Request, status: int, code: str, message: str) -> Response | None:
+    """A web UI request gets its error as HTML (the UI's renderer); API requests get None here."""
+    render = getattr(request.app.state, "ui_error", None)
+    if render is None or not is_ui(request.url.path):
+        return None
+    response: Response = render(request, status, code, message)
+    response.headers["X-Request-ID"] = _request_id(request)
+    return response
+
+
 def install_error_handlers(app: FastAPI) -> None:
     @app.middleware("http")
     async def assign_request_id(request: Request, call_next):  # type: ignore[no-untyped-def]
@@ -70,31 +82,40 @@ def install_error_handlers(app: FastAPI) -> None:
         return response
 
     @app.exception_handler(StockdeskError)
-    async def stockdesk_error(request: Request, exc: StockdeskError) -> JSONResponse:
+    async def stockdesk_error(request: Request, exc: StockdeskError) -> Response:
         rid = _request_id(request)
         if exc.http_status >= 500:
             logger.error("request %s failed: %s", rid, exc.message, exc_info=exc)
+        page = _ui_error(request, exc.http_status, exc.code, exc.message)
+        if page is not None:
+            return page
         headers = {"Retry-After": str(exc.retry_after)} if isinstance(exc, TooManyRequestsError) else None
         extra = {"details": exc.details} if exc.details else {}
         return error_response(exc.http_status, exc.code, exc.message, rid, headers, **extra)
 
     @app.exception_handler(StarletteHTTPException)
-    async def http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+    async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
         codes = {404: "NOT_FOUND", 405: "METHOD_NOT_ALLOWED"}
         code = codes.get(exc.status_code, "HTTP_ERROR")
+        page = _ui_error(request, exc.status_code, code, str(exc.detail))
+        if page is not None and exc.status_code != 405:
+            return page
         headers = dict(exc.headers or {})
         if exc.status_code == 405:  # every method the path has, not only those of the first route
             headers["Allow"] = ", ".join(_allowed_methods(request))
         return error_response(exc.status_code, code, str(exc.detail), _request_id(request), headers)
 
     @app.exception_handler(RequestValidationError)
-    async def validation_error(request: Request, exc: RequestValidationError) -> JSONResponse:
+    async def validation_error(request: Request, exc: RequestValidationError) -> Response:
         first = exc.errors()[0] if exc.errors() else {"loc": (), "msg": "invalid request"}
         field = ".".join(str(p) for p in first.get("loc", ()) if p not in ("query", "body", "path"))
         message = f"{field}: {first['msg']}" if field else first["msg"]
         code = "BAD_REQUEST"
         if field == "symbol":
             code = "SYMBOL_REQUIRED" if first.get("type") in _MISSING else "INVALID_SYMBOL"
+        page = _ui_error(request, 400, code, message)
+        if page is not None:
+            return page
         return error_response(400, code, message, _request_id(request))
 
     @app.exception_handler(Exception)
@@ -205,6 +226,7 @@ def create_app(container: AppContainer | None = None, policy: AccessPolicy | Non
     jobs = lambda: container.jobs  # noqa: E731
     app.include_router(health_router(container), prefix=API_PREFIX)
     app.include_router(build_data_router(lambda: container.data), prefix=API_PREFIX)
+    app.include_router(build_sync_router(lambda: container.sync_runs, bounds), prefix=API_PREFIX)
     research = container.research
     app.include_router(
         build_valuation_router(
@@ -249,7 +271,10 @@ def create_app(container: AppContainer | None = None, policy: AccessPolicy | Non
     app.include_router(build_debate_router(lambda: container.debate.service), prefix=API_PREFIX)
     app.include_router(build_briefing_router(lambda: container.debate.briefing_jobs, jobs), prefix=API_PREFIX)
     app.include_router(build_judge_router(lambda: container.judge.service), prefix=API_PREFIX)
-    app.include_router(build_coordinator_router(lambda: container.coordinator.service), prefix=API_PREFIX)
+    app.include_router(
+        build_coordinator_router(lambda: container.coordinator.service, lambda: container.analyses),
+        prefix=API_PREFIX,
+    )
     app.include_router(
         build_strategy_router(lambda: container.strategy_lab.service, jobs, bounds), prefix=API_PREFIX
     )
@@ -257,4 +282,5 @@ def create_app(container: AppContainer | None = None, policy: AccessPolicy | Non
         build_evaluation_router(lambda: container.evaluation.service, jobs, bounds), prefix=API_PREFIX
     )
     app.include_router(jobs_router(container), prefix=API_PREFIX)
+    mount_web(app, container, bounds, jobs)
     return app

@@ -122,7 +122,10 @@ def serve(
         False, "--no-auth", help="Local use only: no API key even on the LLM-spending routes."
     ),
 ) -> None:
-    """Run the REST API (docs at /api/v1/docs). Create a key first: `stockdesk keys create`."""
+    """Run the web UI (at /) and the REST API (docs at /api/v1/docs) in one process.
+
+    On loopback the UI needs no key; beyond it, sign in with a key from `stockdesk keys create`.
+    """
     import uvicorn
 
     from stockdesk.entrypoints.api import create_app, default_policy
@@ -155,6 +158,10 @@ def serve(
             highlight=False,
         )
     container().database.ensure_schema()
+    shown = f"[{host}]" if ":" in host else ("127.0.0.1" if host in ("0.0.0.0", "") else host)
+    err_console.print(
+        f"web UI: http://{shown}:{port}/  ·  API docs: http://{shown}:{port}/api/v1/docs", highlight=False
+    )
     uvicorn.run(create_app(container(), policy), host=host, port=port, timeout_graceful_shutdown=5)
 
 

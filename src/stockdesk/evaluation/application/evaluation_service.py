@@ -42,7 +42,7 @@ from stockdesk.evaluation.domain.dtos import (
 )
 from stockdesk.evaluation.domain.ports import IEvaluationMarket, ILLMUsage, IVerdictSource, NoLLM, Usage
 from stockdesk.shared.errors import BadRequestException, ConflictException, NotFoundException
-from stockdesk.shared.tasks import ITaskStore, TaskStatus, config_hash, run_tasks
+from stockdesk.shared.tasks import ITaskStore, JobRecord, TaskStatus, config_hash, run_tasks
 
 JOB_KIND = "evaluate"
 SCHEMA_VERSION = 1  # bump when a stored verdict's meaning changes: old jobs then do not resume
@@ -101,11 +101,18 @@ class EvaluationService:
         job = self._tasks.get_job(job_id)
         if job is None or job.kind != JOB_KIND:
             raise NotFoundException(f"no evaluation {job_id}", code="EVALUATION_NOT_FOUND")
-        counts = self._tasks.counts(job_id)
+        return self._job(job)
+
+    def list(self, limit: int = 20) -> list[EvaluationJob]:
+        """The newest evaluations first, with their progress (the web UI's and REST's list)."""
+        return [self._job(job) for job in self._tasks.list_jobs(JOB_KIND, limit)]
+
+    def _job(self, job: JobRecord) -> EvaluationJob:
+        counts = self._tasks.counts(job.id)
         return EvaluationJob(
             job_id=job.id, status=job.status.value, config=_config(job.config), done=counts.done,
             failed=counts.failed, pending=counts.pending + counts.running, total=counts.total,
-            error=job.error,
+            error=job.error, created_at=job.created_at,
         )  # fmt: skip
 
     def execute(self, job_id: str, *, on_progress: Progress | None = None) -> EvaluationJob:

@@ -6,7 +6,7 @@ The report's JSON is a contract other tools read: top-level `config`, `points`, 
 
 from __future__ import annotations
 
-from datetime import date
+from datetime import date, datetime
 from enum import StrEnum
 from typing import Any
 
@@ -145,6 +145,7 @@ class EvaluationJob(BaseModel):
     pending: int = Field(description="points still to compute (or being computed)")
     total: int
     error: str | None = None
+    created_at: datetime | None = Field(default=None, description="when the job was first started")
 
 
 class FailedTask(BaseModel):

@@ -22,13 +22,12 @@ from stockdesk.evaluation.domain.dtos import (
     EvaluationReport,
     evaluation_config,
 )
+from stockdesk.evaluation.presentation.jobs import cancel_evaluation, launch_evaluation
 from stockdesk.evaluation.presentation.report import render_html
 from stockdesk.shared.access.bounds import RequestBounds
 from stockdesk.shared.dates import IsoDay
 from stockdesk.shared.symbol_text import SymbolText
 from stockdesk.shared.tasks.executor import JobExecutor
-
-KIND = "evaluation"
 
 
 class EvaluationBody(BaseModel):
@@ -59,19 +58,19 @@ def build_evaluation_router(
     @router.post("", response_model=EvaluationJob, status_code=202)
     def start(body: EvaluationBody, service: EvaluationService = Depends(get_service)) -> EvaluationJob:
         """Check bounds, symbols and window now (422, 404 UNKNOWN_SYMBOL, 400 EMPTY_WINDOW); run as a job."""
-        limits.check_universe(body.symbols)
-        limits.check_window(body.start, body.end)
-        job = service.start(body.config())
-        if job.pending:
-            get_jobs().submit(KIND, job.job_id, lambda: service.execute(job.job_id))
-        return job
+        return launch_evaluation(service, get_jobs(), limits, body.config())
 
     @router.post("/{job_id}/cancel", response_model=EvaluationJob, status_code=202)
     def cancel(job_id: str, service: EvaluationService = Depends(get_service)) -> EvaluationJob:
         """Stop after the batch in hand; finished points are kept and POSTing the config resumes it."""
-        job = service.status(job_id)
-        get_jobs().cancel(job_id)
-        return job
+        return cancel_evaluation(service, get_jobs(), job_id)
+
+    @router.get("", response_model=list[EvaluationJob])
+    def evaluations(
+        limit: int = Query(default=20, ge=1, le=200), service: EvaluationService = Depends(get_service)
+    ) -> list[EvaluationJob]:
+        """The newest evaluations first, with their progress."""
+        return service.list(limit)
 
     @router.get("/{job_id}", response_model=EvaluationJob)
     def status(job_id: str, service: EvaluationService = Depends(get_service)) -> EvaluationJob:

@@ -37,6 +37,7 @@ class AccessPolicy:
     allowed_hosts: tuple[str, ...] = LOOPBACK_NAMES
     cors_origins: tuple[str, ...] = ()
     max_body_bytes: int = 1_000_000
+    max_upload_bytes: int = 64_000_000  # the web UI's file import: a year of minute bars is tens of MB
     rate_per_minute: int = 30
     max_concurrent_per_key: int = 2
     max_tokens_per_request: int | None = 200_000

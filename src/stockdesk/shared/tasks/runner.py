@@ -103,6 +103,10 @@ def run_tasks(
             store.mark_running(job_id, keys)
             try:
                 answer: Mapping[str, Any] = work(keys)
+            except JobCancelled:  # stopped inside the batch (between two analyses): its tasks stay pending
+                store.release(job_id, keys)
+                keys = []
+                raise
             except Exception as exc:  # the whole batch failed
                 logger.warning("job %s: a batch of %d tasks failed: %s", job_id, len(keys), error_line(exc))
                 answer = dict.fromkeys(keys, exc)

@@ -21,6 +21,7 @@ class SessionStatus(StrEnum):
     COMPLETED = "completed"
     PARTIAL = "partial"  # some node failed; the rest ran and the session still has results
     FAILED = "failed"  # every expert failed: nothing to debate
+    CANCELLED = "cancelled"  # stopped by a user (or a stopping server) between two nodes
 
 
 class NodeStatus(StrEnum):

@@ -24,6 +24,7 @@ class IResearchSessionRepository(ABC):
         symbol: str | None = None,
         status: str | None = None,
         since: date | None = None,
+        action: str | None = None,
         offset: int = 0,
         limit: int = 20,
     ) -> SessionPage: ...

@@ -91,6 +91,7 @@ class SqlResearchSessionRepository(IResearchSessionRepository):
         symbol: str | None = None,
         status: str | None = None,
         since: date | None = None,
+        action: str | None = None,
         offset: int = 0,
         limit: int = 20,
     ) -> SessionPage:
@@ -99,6 +100,8 @@ class SqlResearchSessionRepository(IResearchSessionRepository):
             query = query.where(func.upper(ResearchSessionRow.symbol) == symbol.strip().upper())
         if status:
             query = query.where(ResearchSessionRow.status == status)
+        if action:
+            query = query.where(func.upper(ResearchSessionRow.action) == action.strip().upper())
         if since:
             query = query.where(ResearchSessionRow.started_at >= datetime.combine(since, time(), tzinfo=UTC))
         with self._db.session() as db:

@@ -105,6 +105,10 @@ class BriefingJobs:
             error=job.error,
         )  # fmt: skip
 
+    def recent(self, limit: int = 20) -> list[BriefingJob]:
+        """The newest briefings first, with their progress."""
+        return [self.status(job.id) for job in self._tasks.list_jobs(JOB_KIND, limit)]
+
     def is_running(self, job_id: str) -> bool:
         with self._lock:
             return job_id in self._running

@@ -18,11 +18,10 @@ from pydantic import BaseModel, Field
 
 from stockdesk.debate.application.briefing import BriefingJob, BriefingJobs
 from stockdesk.debate.domain.dtos.briefing import MAX_TICKERS, BriefingScript
+from stockdesk.debate.presentation.briefing_jobs import cancel_briefing, launch_briefing
 from stockdesk.shared.dates import parse_day
 from stockdesk.shared.errors import BadRequestException
 from stockdesk.shared.tasks.executor import JobExecutor
-
-KIND = "briefing"
 
 
 class BriefingBody(BaseModel):
@@ -51,17 +50,14 @@ def build_briefing_router(
     @router.post("", response_model=BriefingJob, status_code=202)
     def start(body: BriefingBody, service: BriefingJobs = Depends(jobs)) -> BriefingJob:
         """Check the request now, debate and write as a job; answers the job to poll."""
-        job = service.start(parse_day(body.date), body.tickers, body.base_script, body.max_rounds)
-        if job.status != "done" and not service.is_running(job.job_id):
-            get_executor().submit(KIND, job.job_id, lambda: service.execute(job.job_id))
-        return job
+        return launch_briefing(
+            service, get_executor(), parse_day(body.date), body.tickers, body.base_script, body.max_rounds
+        )
 
     @router.post("/{job_id}/cancel", response_model=BriefingJob, status_code=202)
     def cancel(job_id: str, service: BriefingJobs = Depends(jobs)) -> BriefingJob:
         """Stop after the step in hand; finished steps are kept and POSTing the request resumes it."""
-        job = service.status(job_id)
-        get_executor().cancel(job_id)
-        return job
+        return cancel_briefing(service, get_executor(), job_id)
 
     @router.get("/{job_id}", response_model=BriefingJob)
     def status(job_id: str, service: BriefingJobs = Depends(jobs)) -> BriefingJob:

@@ -15,6 +15,7 @@ from typing import Any
 from stockdesk.coordinator.application import ResearchCoordinatorService, ResearchRequest, ResearchSession
 from stockdesk.evaluation.domain.dtos import EvaluationMode, ExpertVoice, Verdict
 from stockdesk.evaluation.domain.ports import IVerdictSource
+from stockdesk.shared.tasks.cancel import JobCancelled
 
 
 class NoVerdictError(RuntimeError):
@@ -53,6 +54,8 @@ class CoordinatorVerdictSource(IVerdictSource):
             async with gate:
                 try:
                     return self._verdict(await service.arun(request))
+                except JobCancelled:
+                    raise  # the job stops: its unfinished points stay pending, not failed
                 except Exception as exc:  # recorded on the task, retried, then reported
                     return exc
 

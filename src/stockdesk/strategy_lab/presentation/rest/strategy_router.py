@@ -11,13 +11,15 @@ from collections.abc import Callable
 from fastapi import APIRouter, Depends, Query
 
 from stockdesk.shared.access.bounds import RequestBounds
-from stockdesk.shared.errors import ConflictException
 from stockdesk.shared.tasks.executor import JobExecutor
 from stockdesk.strategy_lab.application.service import StrategyLabService, parse_params
-from stockdesk.strategy_lab.domain.dtos import BacktestResult, RunStatus, StrategyRunDTO
+from stockdesk.strategy_lab.domain.dtos import BacktestResult, StrategyRunDTO
+from stockdesk.strategy_lab.presentation.jobs import (
+    cancel_strategy_run,
+    launch_strategy_run,
+    resume_strategy_run,
+)
 from stockdesk.strategy_lab.presentation.rest.strategy_schemas import BacktestBody, RunBody
-
-KIND = "strategy-run"
 
 
 def build_strategy_router(
@@ -27,9 +29,6 @@ def build_strategy_router(
 ) -> APIRouter:
     router = APIRouter(prefix="/strategy", tags=["strategy"])
     limits = bounds or RequestBounds()
-
-    def submit(service: StrategyLabService, run_id: str) -> None:
-        get_jobs().submit(KIND, run_id, lambda: service.execute(run_id))
 
     @router.post("/backtest", response_model=BacktestResult)
     def backtest(body: BacktestBody, service: StrategyLabService = Depends(get_service)) -> BacktestResult:
@@ -41,28 +40,17 @@ def build_strategy_router(
     @router.post("/runs", response_model=StrategyRunDTO, status_code=202)
     def start_run(body: RunBody, service: StrategyLabService = Depends(get_service)) -> StrategyRunDTO:
         """Create the run (bounds, universe and window checked now) and iterate as a job; poll GET."""
-        limits.check_universe(body.universe)
-        limits.check_window(body.start, body.end)
-        limits.check_iterations(body.iterations)
-        run = service.create_run(body.config())
-        submit(service, run.id)
-        return run
+        return launch_strategy_run(service, get_jobs(), limits, body.config())
 
     @router.post("/runs/{run_id}/resume", response_model=StrategyRunDTO, status_code=202)
     def resume(run_id: str, service: StrategyLabService = Depends(get_service)) -> StrategyRunDTO:
         """Continue an interrupted or failed run from its last stored iteration (409 when completed)."""
-        run = service.get(run_id)
-        if run.status == RunStatus.COMPLETED:
-            raise ConflictException(f"strategy run {run_id} is already completed", code="RUN_COMPLETED")
-        submit(service, run_id)
-        return run
+        return resume_strategy_run(service, get_jobs(), run_id)
 
     @router.post("/runs/{run_id}/cancel", response_model=StrategyRunDTO, status_code=202)
     def cancel(run_id: str, service: StrategyLabService = Depends(get_service)) -> StrategyRunDTO:
         """Stop the run before its next iteration; it ends `interrupted` and can be resumed."""
-        run = service.get(run_id)
-        get_jobs().cancel(run_id)
-        return run
+        return cancel_strategy_run(service, get_jobs(), run_id)
 
     @router.get("/runs", response_model=list[StrategyRunDTO])
     def runs(

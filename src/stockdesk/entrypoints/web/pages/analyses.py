@@ -1,0 +1,77 @@
+"""Analyses started from the web: the form's POST, the live progress page (SSE), and Cancel.
+
+Starting goes through AnalysisRuns.start, exactly as `POST /api/v1/coordinator/research/jobs`
+does; progress is read from AnalysisRuns.progress (the live run, or the stored session after it),
+so a reload or a second tab shows the same state.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Form, Request
+from fastapi.responses import RedirectResponse, StreamingResponse
+from starlette.responses import Response
+
+from stockdesk.coordinator.application import AnalysisProgress
+from stockdesk.entrypoints.web.deps import WebDeps
+from stockdesk.entrypoints.web.pages.analyses_view import AnalysisForm, progress_view
+from stockdesk.entrypoints.web.pages.home import home_context
+from stockdesk.entrypoints.web.templating import is_htmx
+from stockdesk.shared.errors import StockdeskError
+from stockdesk.shared.sse import HEADERS, progress_events
+
+TEMPLATE = "analyses/progress.html.j2"
+
+
+def build_analyses_router(deps: WebDeps) -> APIRouter:
+    router = APIRouter(include_in_schema=False)
+    runs = lambda: deps.container.analyses  # noqa: E731 (built on first use, like the REST routes)
+
+    @router.post("/analyses")
+    def start(
+        request: Request,
+        symbol: str = Form(""),
+        as_of: str = Form(""),
+        experts: Annotated[list[str] | None, Form()] = None,
+        debate: str = Form("bull-bear"),
+        rules_only: str | None = Form(None),
+    ) -> Response:
+        """Queue the analysis and go to its progress page; a refused form comes back with the reason."""
+        form = AnalysisForm(symbol, as_of, experts or [], debate, rules_only is not None)
+        try:
+            started = runs().start(form.to_request())
+        except StockdeskError as exc:
+            context = home_context(deps, form, exc)
+            return deps.pages.render(request, "home.html.j2", context, status_code=exc.http_status)
+        return RedirectResponse(f"/analyses/{started.session_id}", status_code=303)
+
+    def context(progress: AnalysisProgress) -> dict[str, object]:
+        return {"p": progress_view(progress)}
+
+    @router.get("/analyses/{session_id}")
+    def progress(request: Request, session_id: str) -> Response:
+        """Live: follows the run over SSE. Finished: the stored state (cancelled/interrupted and why)."""
+        return deps.pages.render(request, TEMPLATE, context(runs().progress(session_id)))
+
+    @router.get("/analyses/{session_id}/events")
+    def events(request: Request, session_id: str) -> StreamingResponse:
+        """The progress table as an HTML fragment per change (`progress`), then `done`."""
+        runs().progress(session_id)  # 404 before the stream starts
+        stream = progress_events(
+            lambda: runs().progress(session_id),
+            lambda p: deps.pages.render_text(request, TEMPLATE, "progress", context(p)),
+            lambda p: p.finished,
+            event="progress",
+        )
+        return StreamingResponse(stream, media_type="text/event-stream", headers=HEADERS)
+
+    @router.post("/analyses/{session_id}/cancel")
+    def cancel(request: Request, session_id: str) -> Response:
+        """Stop before the next node; htmx gets the updated table, a plain form the page again."""
+        progress = runs().cancel(session_id)
+        if is_htmx(request):
+            return deps.pages.render(request, TEMPLATE, context(progress), block="progress")
+        return RedirectResponse(f"/analyses/{session_id}", status_code=303)
+
+    return router

@@ -1,0 +1,109 @@
+"""The Analyze form and the progress table: form fields -> ResearchRequest, AnalysisProgress -> rows.
+
+Only wording and parsing live here; validation of what the pipeline accepts (known symbol, at least
+one expert) stays in AnalysisRuns.start, the same call the REST jobs route makes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from stockdesk.coordinator.application import (
+    ALL_EXPERTS,
+    AnalysisProgress,
+    DebateModeName,
+    ExpertName,
+    ResearchRequest,
+)
+from stockdesk.coordinator.presentation.reports import formatting as fmt
+from stockdesk.shared.dates import parse_day
+from stockdesk.shared.errors import BadRequestException
+
+SKIP_DEBATE = "skip"
+DEBATE_CHOICES = (DebateModeName.BULL_BEAR.value, DebateModeName.PANEL.value, SKIP_DEBATE)
+EXPERT_CHOICES = tuple(e.value for e in ALL_EXPERTS)
+LIVE_STATES = frozenset({"queued", "running"})  # the states a Cancel button can still act on
+
+
+@dataclass
+class AnalysisForm:
+    """What the form sent (kept as typed, so a refused form comes back filled in)."""
+
+    symbol: str = ""
+    as_of: str = ""
+    experts: list[str] = field(default_factory=lambda: list(EXPERT_CHOICES))
+    debate: str = DebateModeName.BULL_BEAR.value
+    rules_only: bool = False
+
+    def to_request(self) -> ResearchRequest:
+        """The request AnalysisRuns.start checks; a malformed field is a 400 here."""
+        symbol = self.symbol.strip()
+        if not symbol:
+            raise BadRequestException("enter a symbol, e.g. 600519.SH", code="SYMBOL_REQUIRED")
+        unknown = [e for e in self.experts if e not in EXPERT_CHOICES]
+        if unknown:
+            raise BadRequestException(f"unknown expert(s): {', '.join(unknown)}", code="UNKNOWN_EXPERT")
+        if self.debate not in DEBATE_CHOICES:
+            raise BadRequestException(f"unknown debate mode '{self.debate}'", code="BAD_DEBATE_MODE")
+        skip = self.debate == SKIP_DEBATE
+        return ResearchRequest(
+            symbol=symbol,
+            as_of=parse_day(self.as_of.strip() or None),
+            experts=[ExpertName(e) for e in dict.fromkeys(self.experts)],
+            skip_debate=skip,
+            debate_mode=DebateModeName.BULL_BEAR if skip else DebateModeName(self.debate),
+            rules_only=self.rules_only,
+        )
+
+
+@dataclass(frozen=True)
+class NodeLine:
+    node: str
+    state: str
+    started: str
+    seconds: str
+    error: str
+
+
+@dataclass(frozen=True)
+class ProgressView:
+    """One analysis as the progress table shows it."""
+
+    id: str
+    symbol: str
+    as_of: str
+    state: str
+    finished: bool
+    cancellable: bool
+    nodes: list[NodeLine]
+    llm_calls: str
+    tokens: str
+    elapsed: str
+    error: str
+    action: str
+
+
+def progress_view(progress: AnalysisProgress) -> ProgressView:
+    return ProgressView(
+        id=progress.session_id,
+        symbol=progress.symbol,
+        as_of=progress.as_of.isoformat() if progress.as_of else "",
+        state=progress.state,
+        finished=progress.finished,
+        cancellable=progress.state in LIVE_STATES,
+        nodes=[
+            NodeLine(
+                node=n.node,
+                state=str(n.status),
+                started=n.started_at.strftime("%H:%M:%S") if n.started_at else fmt.DASH,
+                seconds=fmt.seconds(n.seconds),
+                error=fmt.text(n.error) if n.error else "",
+            )
+            for n in progress.nodes
+        ],
+        llm_calls=fmt.count(progress.llm_calls),
+        tokens=fmt.count(progress.tokens),
+        elapsed=fmt.seconds(progress.elapsed_seconds),
+        error=progress.error or "",
+        action=progress.action or "",
+    )

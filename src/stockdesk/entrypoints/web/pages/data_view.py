@@ -1,0 +1,233 @@
+"""What the data pages show, as text: coverage cells, an import's outcome or rejection, a sync's progress.
+
+Formatting only: the numbers come from the data context's use cases, the import report and the
+sync run; nothing here decides what is stored or imported.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import date
+from typing import Any
+
+from stockdesk.data_engineering.application.sync_runs import SymbolSync, SyncProgress
+from stockdesk.data_engineering.application.sync_service import DATASETS
+from stockdesk.data_engineering.domain.coverage import COVERAGE_DATASETS, DatasetRange, SymbolCoverage
+from stockdesk.data_engineering.domain.exceptions import ImportValidationError
+from stockdesk.data_engineering.presentation.file_import import HEADER_LINES, FileImportReport
+from stockdesk.entrypoints.web.pages.form_text import stamp
+from stockdesk.shared.dates import parse_day
+
+MARKETS = ("cn", "us", "hk", "tw")
+SHOWN_PROBLEMS = 20
+# a sync symbol's or dataset's state -> the badge colour class it borrows
+BADGE = {
+    "ok": "done", "up-to-date": "done", "written": "done", "failed": "failed", "partial": "partial",
+    "running": "running", "pending": "queued", "not-run": "skipped", "empty": "skipped",
+}  # fmt: skip
+
+
+def span(rng: DatasetRange | None) -> str:
+    """`2023-05-08 – 2024-06-28` (or one date), empty without data."""
+    if rng is None or rng.rows == 0 or rng.first is None:
+        return ""
+    return rng.first.isoformat() if rng.first == rng.last else f"{rng.first.isoformat()} – {rng.last}"
+
+
+@dataclass(frozen=True)
+class CoverageCell:
+    span: str
+    rows: int
+
+    @property
+    def ends(self) -> list[str]:
+        """The first and last date (one date when they are the same): each is kept on one line."""
+        return self.span.split(" – ") if self.span else []
+
+
+@dataclass(frozen=True)
+class CoverageRow:
+    symbol: str
+    name: str
+    market: str
+    cells: dict[str, CoverageCell]
+    synced_through: str
+    last_failure: str
+    missing_days: int | None
+
+
+def coverage_row(row: SymbolCoverage) -> CoverageRow:
+    cells = {d: CoverageCell(span(row.datasets.get(d)), row.datasets[d].rows if d in row.datasets else 0)
+             for d in COVERAGE_DATASETS}  # fmt: skip
+    return CoverageRow(
+        symbol=row.symbol,
+        name=row.name or "",
+        market=row.market or "",
+        cells=cells,
+        synced_through=row.synced_through.isoformat() if row.synced_through else "",
+        last_failure=stamp(row.last_sync_failure),
+        missing_days=row.missing_days,
+    )
+
+
+# ---- upload import -------------------------------------------------------------------------------
+@dataclass
+class ImportForm:
+    """The upload form's fields as typed (shown again with the answer)."""
+
+    kind: str = "yfinance-csv"
+    symbol: str = ""
+    layout: str = "auto"
+    tz: str = ""
+    accession: str = ""
+    form: str = ""
+    filed: str = ""
+    url: str = ""
+
+
+@dataclass(frozen=True)
+class Problem:
+    line: int | None
+    row: int | None
+    reason: str
+
+
+@dataclass
+class Rejection:
+    """Why a file was refused (nothing of it was written): its source and the first row problems."""
+
+    source: str
+    message: str
+    problems: list[Problem] = field(default_factory=list)
+    more: int = 0
+
+
+def rejection(exc: ImportValidationError, kind: str) -> Rejection:
+    """The problems with the file's line numbers (data row + header lines; importers that count lines
+    themselves say so in `line`)."""
+    raw: list[dict[str, Any]] = list((exc.details or {}).get("problems", []))
+    header = HEADER_LINES.get(kind)
+    problems = []
+    for item in raw[:SHOWN_PROBLEMS]:
+        row = item.get("row")
+        line = item.get("line") or (row + header if row and header else None)
+        problems.append(Problem(line=line, row=row, reason=" ".join(str(item.get("reason", "")).split())))
+    return Rejection(exc.source, exc.message, problems, max(0, len(raw) - SHOWN_PROBLEMS))
+
+
+def fact_key(name: str) -> str:
+    """`skipped (no content)` -> `skipped_no_content`: the i18n key of an importer's fact."""
+    return re.sub(r"[^a-z0-9]+", "_", name.lower()).strip("_")
+
+
+@dataclass(frozen=True)
+class ImportOutcome:
+    title: str
+    tables: list[tuple[str, int, int]]  # (table, rows written, new rows)
+    facts: list[tuple[str, str, str]]  # (i18n key, the importer's own name, value)
+    derived_rows: int
+    filing_row_missing: bool
+
+
+def import_outcome(report: FileImportReport) -> ImportOutcome:
+    facts = [
+        (fact_key(name), name, "" if value is None else str(value)) for name, value in report.facts.items()
+    ]
+    return ImportOutcome(
+        title=report.title,
+        tables=[(table, written, new) for table, (written, new) in report.rows().items()],
+        facts=facts,
+        derived_rows=report.derived_rows,
+        filing_row_missing=report.facts.get("filing row") == "missing",
+    )
+
+
+# ---- sync ------------------------------------------------------------------------------------------
+@dataclass
+class SyncForm:
+    market: str = "cn"
+    symbols: str = ""
+    start: str = ""
+    end: str = ""
+
+
+@dataclass(frozen=True)
+class DatasetCell:
+    dataset: str
+    status: str  # written | empty | up-to-date | failed | running | pending
+    rows: int
+    provider: str
+
+
+@dataclass(frozen=True)
+class SymbolView:
+    symbol: str
+    state: str
+    badge: str
+    cells: list[DatasetCell]
+    failures: list[tuple[str, str, str]]  # (dataset, provider, reason)
+    error: str | None
+
+
+@dataclass(frozen=True)
+class SyncView:
+    run_id: str
+    market: str
+    window: str
+    state: str
+    done: int
+    total: int
+    live: bool
+    derived_valuations: int
+    error: str | None
+    created: str
+    symbols: list[SymbolView]
+
+
+def _cells(symbol: SymbolSync) -> list[DatasetCell]:
+    outcomes = {o.dataset: o for o in symbol.outcomes}
+    cells = []
+    for dataset in DATASETS:
+        found = outcomes.get(dataset)
+        if found is not None:
+            cells.append(DatasetCell(dataset, found.status, found.rows, found.provider or ""))
+        elif symbol.state == "running" and symbol.dataset == dataset:
+            cells.append(DatasetCell(dataset, "running", 0, ""))
+        else:
+            cells.append(
+                DatasetCell(dataset, "pending" if symbol.state in ("pending", "running") else "", 0, "")
+            )
+    return cells
+
+
+def sync_view(progress: SyncProgress) -> SyncView:
+    symbols = [
+        SymbolView(
+            symbol=s.symbol,
+            state=s.state,
+            badge=BADGE.get(s.state, s.state),
+            cells=_cells(s),
+            failures=[(f.dataset, f.provider, f.reason) for f in s.failures],
+            error=s.error,
+        )
+        for s in progress.symbols
+    ]
+    return SyncView(
+        run_id=progress.run_id,
+        market=progress.market.lower(),
+        window=f"{progress.start.isoformat()} – {progress.end.isoformat()}",
+        state=progress.state,
+        done=progress.done,
+        total=progress.total,
+        live=not progress.finished,
+        derived_valuations=progress.derived_valuations,
+        error=progress.error,
+        created=stamp(progress.created_at),
+        symbols=symbols,
+    )
+
+
+def parse_form_day(text: str) -> date | None:
+    """A date input's value (empty: None); a malformed one is a 400 INVALID_DATE."""
+    return parse_day(text.strip() or None)

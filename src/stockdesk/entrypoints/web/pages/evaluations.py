@@ -1,0 +1,109 @@
+"""The evaluation dashboard: start form and past evaluations, a job's live progress, its report.
+
+Starting and cancelling go through `evaluation.presentation.jobs` (what the REST routes call);
+progress is read from the durable job (the service) and the executor, so a reload or a second tab
+shows the same state, and the report's figures are the scored report's.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Form, Request
+from fastapi.responses import RedirectResponse, StreamingResponse
+from starlette.responses import Response
+
+from stockdesk.entrypoints.web.deps import WebDeps
+from stockdesk.entrypoints.web.pages.evaluations_view import (
+    MODES,
+    SET_NAMES,
+    EvaluationForm,
+    JobView,
+    job_view,
+    report_view,
+)
+from stockdesk.entrypoints.web.pages.live_jobs import live_state
+from stockdesk.entrypoints.web.templating import is_htmx
+from stockdesk.evaluation.application.evaluation_service import EvaluationService
+from stockdesk.evaluation.presentation.jobs import cancel_evaluation, launch_evaluation
+from stockdesk.shared.errors import StockdeskError
+from stockdesk.shared.sse import HEADERS, progress_events
+
+INDEX = "evaluations/index.html.j2"
+DETAIL = "evaluations/detail.html.j2"
+LIST_SIZE = 20
+
+
+def build_evaluations_router(deps: WebDeps) -> APIRouter:
+    router = APIRouter(include_in_schema=False)
+
+    def service() -> EvaluationService:
+        return deps.container.evaluation.service
+
+    def view(job_id: str) -> JobView:
+        return job_view(service().status(job_id), live_state(deps.jobs(), job_id))
+
+    def index(request: Request, form: EvaluationForm, error: StockdeskError | None = None) -> Response:
+        jobs = [job_view(job, live_state(deps.jobs(), job.job_id)) for job in service().list(LIST_SIZE)]
+        context = {"form": form, "error": error, "jobs": jobs, "modes": MODES}
+        return deps.pages.render(request, INDEX, context, status_code=error.http_status if error else 200)
+
+    @router.get("/evaluations")
+    def evaluations(request: Request) -> Response:
+        return index(request, EvaluationForm())
+
+    @router.post("/evaluations")
+    def start(
+        request: Request,
+        symbols: str = Form(""),
+        start: str = Form(""),
+        end: str = Form(""),
+        every: str = Form("20"),
+        horizons: str = Form("5,20,60"),
+        mode: str = Form("rules"),
+        benchmark: str = Form(""),
+        experts: Annotated[list[str] | None, Form()] = None,
+        slippage: str = Form(""),
+    ) -> Response:
+        """Start (or resume) as REST does, then its page; a refused form comes back with the reason."""
+        form = EvaluationForm(symbols, start, end, every, horizons, mode, benchmark, experts or [], slippage)
+        try:
+            job = launch_evaluation(service(), deps.jobs(), deps.bounds, form.body().config())
+        except StockdeskError as exc:
+            return index(request, form, exc)
+        return RedirectResponse(f"/evaluations/{job.job_id}", status_code=303)
+
+    @router.get("/evaluations/{job_id}")
+    def detail(request: Request, job_id: str) -> Response:
+        """Live: progress over SSE. Finished: the report. Stopped early: progress and Resume."""
+        stored = service().status(job_id)
+        job = job_view(stored, live_state(deps.jobs(), job_id))
+        context: dict[str, Any] = {
+            "job": job,
+            "report": report_view(service().report(job_id)) if job.finished else None,
+            "resume": EvaluationForm.of(stored) if job.resumable else None,
+            "set_names": SET_NAMES,
+        }
+        return deps.pages.render(request, DETAIL, context)
+
+    @router.get("/evaluations/{job_id}/events")
+    def events(request: Request, job_id: str) -> StreamingResponse:
+        """The progress panel as an HTML fragment per change (`progress`), then `done`."""
+        view(job_id)  # 404 before the stream starts
+        stream = progress_events(
+            lambda: view(job_id),
+            lambda job: deps.pages.render_text(request, DETAIL, "progress", {"job": job}),
+            lambda job: not job.live,
+            event="progress",
+        )
+        return StreamingResponse(stream, media_type="text/event-stream", headers=HEADERS)
+
+    @router.post("/evaluations/{job_id}/cancel")
+    def cancel(request: Request, job_id: str) -> Response:
+        """Stop after the batch in hand; htmx gets the progress panel, a plain form the page again."""
+        cancel_evaluation(service(), deps.jobs(), job_id)
+        if is_htmx(request):
+            return deps.pages.render(request, DETAIL, {"job": view(job_id)}, block="progress")
+        return RedirectResponse(f"/evaluations/{job_id}", status_code=303)
+
+    return router

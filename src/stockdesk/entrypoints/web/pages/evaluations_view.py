@@ -1,0 +1,204 @@
+"""The evaluation pages' view models: the start form, a job's progress, a finished report's tables.
+
+The form is read through the REST body (`EvaluationBody`), so the page accepts exactly what
+`POST /api/v1/evaluations` accepts. The report's figures come from the scored report as the HTML
+report shows them (its charts and the evaluation's own `pct`/`num` formatters); nothing is
+recomputed here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import ValidationError
+
+from stockdesk.entrypoints.web.pages.form_text import refused, split_list, stamp
+from stockdesk.evaluation.application.charts import report_charts
+from stockdesk.evaluation.application.formatting import num, pct
+from stockdesk.evaluation.domain.dtos import ALL_EXPERTS, EvaluationJob, EvaluationMode, EvaluationReport
+from stockdesk.evaluation.presentation.rest import EvaluationBody
+
+CHART_IDS = ("equity", "reliability", "rank-ic", "hit-rate")  # every chart a report can draw
+STATS = ("hit_rate", "rank_ic", "mean_excess_bought")  # the bootstrap's statistics
+MODES = tuple(mode.value for mode in EvaluationMode)
+SET_NAMES = (*MODES, "rules_baseline", "always_hold", "buy_and_hold", "benchmark")  # named in i18n
+
+
+@dataclass
+class EvaluationForm:
+    """What the start form holds (as typed), so a refused form comes back filled in."""
+
+    symbols: str = ""
+    start: str = ""
+    end: str = ""
+    every: str = "20"
+    horizons: str = "5,20,60"
+    mode: str = EvaluationMode.RULES.value
+    benchmark: str = ""
+    experts: list[str] = field(default_factory=list)
+    slippage: str = ""
+
+    def body(self) -> EvaluationBody:
+        """The REST body of this form; a value it refuses is a 400 naming the field."""
+        data: dict[str, Any] = {
+            "symbols": split_list(self.symbols),
+            "start": self.start.strip(),
+            "end": self.end.strip(),
+            "every": self.every.strip(),
+            "horizons": split_list(self.horizons),
+            "mode": self.mode,
+            "benchmark": self.benchmark.strip().upper() or None,
+        }
+        if self.experts:
+            data["experts"] = self.experts
+        if self.slippage.strip():
+            data["slippage"] = self.slippage.strip()
+        try:
+            return EvaluationBody.model_validate(data)
+        except ValidationError as exc:
+            raise refused(exc) from exc
+
+    @classmethod
+    def of(cls, job: EvaluationJob) -> EvaluationForm:
+        """The form that starts `job` again: posting it resumes the same durable job."""
+        config = job.config
+        return cls(
+            symbols=", ".join(config["symbols"]),
+            start=str(config["start"]),
+            end=str(config["end"]),
+            every=str(config["every"]),
+            horizons=",".join(str(h) for h in config["horizons"]),
+            mode=str(config["mode"]),
+            benchmark=config.get("benchmark") or "",
+            experts=list(config.get("experts") or ALL_EXPERTS),
+            slippage=str(config.get("slippage", "")),
+        )
+
+
+@dataclass(frozen=True)
+class JobView:
+    """One evaluation as a list row or a progress panel; `live` is the executor's state, if any."""
+
+    id: str
+    state: str
+    live: bool
+    mode: str
+    symbols: str
+    window: str
+    every: int
+    horizons: str
+    benchmark: str
+    done: int
+    failed: int
+    pending: int
+    total: int
+    error: str | None
+    created: str
+
+    @property
+    def finished(self) -> bool:
+        """Every point computed (done or failed for good): the report can be scored."""
+        return not self.live and self.pending == 0
+
+    @property
+    def resumable(self) -> bool:
+        return not self.live and self.pending > 0
+
+
+def job_view(job: EvaluationJob, live: str | None) -> JobView:
+    config = job.config
+    return JobView(
+        id=job.job_id,
+        state=live or job.status,
+        live=live is not None,
+        mode=str(config["mode"]),
+        symbols=", ".join(config["symbols"]),
+        window=f"{config['start']} – {config['end']}",
+        every=int(config["every"]),
+        horizons=", ".join(str(h) for h in config["horizons"]),
+        benchmark=config.get("benchmark") or "",
+        done=job.done,
+        failed=job.failed,
+        pending=job.pending,
+        total=job.total,
+        error=job.error,
+        created=stamp(job.created_at),
+    )
+
+
+def report_view(report: EvaluationReport) -> dict[str, Any]:
+    """The finished report's charts (ChartSpec dicts) and tables, formatted as the HTML report does."""
+    mode = str(report.config["mode"])
+    horizons = [str(h) for h in report.config["horizons"]]
+    charts = report_charts(report)
+    drawn = {c.id for c in charts}
+    return {
+        "summary": report.summary,
+        "charts": [c.model_dump(mode="json") for c in charts],
+        "missing": [c for c in CHART_IDS if c not in drawn],
+        "hit_rows": _hit_rows(report, horizons),
+        "skill_rows": _skill_rows(report, horizons),
+        "experts": [(h, _expert_rows(report, mode, h)) for h in horizons],
+        "portfolio": _portfolio_rows(report),
+        "failed": report.failed,
+        "points": len(report.points),
+    }
+
+
+def _hit_rows(report: EvaluationReport, horizons: list[str]) -> list[dict[str, Any]]:
+    rows = []
+    for name, by_horizon in report.metrics.items():
+        for h in horizons:
+            m = by_horizon.get(h)
+            if not m:
+                continue
+            rows.append(
+                {
+                    "set": name, "horizon": h, "count": m["count"], "hit_rate": pct(m["hit_rate"]),
+                    "mean_excess": pct(m["mean_excess"], 2), "rank_ic": num(m["rank_ic"]["mean"]),
+                    "ic_t": num(m["rank_ic"]["t"], 2), "brier": num(m["brier"]),
+                    "brier_skill": num(m["brier_skill"]), "ece": num(m["ece"]),
+                }
+            )  # fmt: skip
+    return rows
+
+
+def _skill_rows(report: EvaluationReport, horizons: list[str]) -> list[dict[str, Any]]:
+    """Each set's paired bootstrap against the rules baseline (the baseline itself has none)."""
+    rows = []
+    for name, by_horizon in report.metrics.items():
+        for h in horizons:
+            for stat, b in (by_horizon.get(h) or {}).get("bootstrap", {}).items():
+                rows.append(
+                    {
+                        "set": name, "horizon": h, "stat": stat if stat in STATS else "",
+                        "raw_stat": stat, "observed": num(b["observed"], 4),
+                        "low": num(b["low"], 4), "high": num(b["high"], 4),
+                        "distinguishable": bool(b["distinguishable"]),
+                    }
+                )  # fmt: skip
+    return rows
+
+
+def _expert_rows(report: EvaluationReport, mode: str, horizon: str) -> list[dict[str, Any]]:
+    rows = (report.metrics.get(mode, {}).get(horizon, {}) or {}).get("experts", [])
+    return [
+        {
+            "expert": e["expert"], "count": e["count"], "directional": e["directional"],
+            "hit_rate": pct(e["hit_rate"]), "ic_mean": num(e["ic_mean"]), "ic_t": num(e["ic_t"], 2),
+            "helps": e["helps"],
+        }
+        for e in rows
+    ]  # fmt: skip
+
+
+def _portfolio_rows(report: EvaluationReport) -> list[dict[str, Any]]:
+    return [
+        {
+            "set": name, "total_return": pct(m["total_return"]), "annual_return": pct(m["annual_return"]),
+            "volatility": pct(m["volatility"]), "sharpe": num(m["sharpe"], 2),
+            "max_drawdown": pct(m["max_drawdown"]), "turnover": num(m.get("turnover"), 2),
+        }
+        for name, m in report.portfolio.get("metrics", {}).items()
+    ]  # fmt: skip

@@ -1,0 +1,109 @@
+"""Stored research sessions: the filtered list, one session's page and files, retry, and compare.
+
+Everything is read through ResearchCoordinatorService (the REST session routes' service); the
+session page shows the same ReportView as the Markdown/HTML report, with interactive charts.
+"""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Query, Request
+from fastapi.responses import RedirectResponse
+from starlette.responses import Response
+
+from stockdesk.coordinator.presentation.reports.compare import compare_sessions
+from stockdesk.coordinator.presentation.reports.render import ReportFormat, render_report
+from stockdesk.entrypoints.web.deps import WebDeps
+from stockdesk.entrypoints.web.pages.sessions_view import (
+    ACTIONS,
+    DOWNLOADS,
+    PAGE_SIZE,
+    STATUSES,
+    SessionFilters,
+    session_page,
+)
+from stockdesk.shared.errors import BadRequestException, NotFoundException
+
+MEDIA = {"md": "text/markdown", "html": "text/html", "json": "application/json"}
+
+
+def _two(a: str, b: str, pick: list[str]) -> tuple[str, str]:
+    """The two sessions to compare: `a` and `b`, or exactly two ticked in the list (`pick`)."""
+    chosen = [a.strip(), b.strip()] if a.strip() and b.strip() else [p.strip() for p in pick if p.strip()]
+    if len(chosen) != 2:
+        raise BadRequestException(
+            f"pick exactly two sessions to compare ({len(chosen)} picked)", code="PICK_TWO"
+        )
+    return chosen[0], chosen[1]
+
+
+def build_sessions_router(deps: WebDeps) -> APIRouter:
+    router = APIRouter(include_in_schema=False)
+    service = lambda: deps.container.coordinator.service  # noqa: E731 (built on first use)
+
+    @router.get("/sessions")
+    def sessions(
+        request: Request,
+        symbol: str = Query("", max_length=20),
+        action: str = Query("", max_length=8),
+        status: str = Query("", max_length=16),
+        since: str = Query("", max_length=20),
+        offset: int = Query(0, ge=0, le=1_000_000_000),
+    ) -> Response:
+        filters = SessionFilters.parse(symbol, action, status, since, offset)
+        page = service().list(**filters.query())
+        context = {
+            "filters": filters,
+            "page": page,
+            "actions": ACTIONS,
+            "statuses": STATUSES,
+            "state_of": lambda s: deps.container.analyses.state_of(s.id, s.status),
+            "previous_url": filters.page_url(max(0, offset - PAGE_SIZE)) if offset > 0 else None,
+            "next_url": filters.page_url(offset + PAGE_SIZE) if offset + PAGE_SIZE < page.total else None,
+        }
+        return deps.pages.render(request, "sessions/list.html.j2", context)
+
+    @router.get("/sessions/compare")
+    def compare(
+        request: Request,
+        a: str = Query("", max_length=64),
+        b: str = Query("", max_length=64),
+        pick: list[str] = Query(default_factory=list, max_length=200),
+    ) -> Response:
+        """Side by side, earlier session first; 400 for two symbols or not exactly two sessions."""
+        first, second = _two(a, b, pick)
+        comparison = compare_sessions(service().get(first), service().get(second))
+        return deps.pages.render(request, "sessions/compare.html.j2", {"c": comparison})
+
+    @router.get("/sessions/{session_id}")
+    def session(request: Request, session_id: str) -> Response:
+        """The whole session; one still running is followed on its progress page instead."""
+        progress = deps.container.analyses.progress(session_id)
+        if not progress.finished:
+            return RedirectResponse(f"/analyses/{session_id}", status_code=303)
+        view = session_page(service().get(session_id), progress.state)
+        return deps.pages.render(request, "sessions/session.html.j2", {"s": view, "id": session_id})
+
+    @router.get("/sessions/{session_id}/report.{fmt}")
+    def report_file(session_id: str, fmt: str) -> Response:
+        """The report as a file (Markdown, self-contained HTML, or the whole session as JSON)."""
+        if fmt not in DOWNLOADS:
+            raise NotFoundException(f"no report format '{fmt}': use md, html or json", code="NOT_FOUND")
+        session = service().get(session_id)
+        chosen: ReportFormat = fmt  # type: ignore[assignment]  (checked against DOWNLOADS above)
+        name = f"{session.symbol}-{session.as_of or 'latest'}-{session.id[:8]}.{fmt}"
+        return Response(
+            render_report(session, chosen),
+            media_type=f"{MEDIA[fmt]}; charset=utf-8",
+            headers={
+                "Content-Disposition": f'attachment; filename="{name}"',
+                "X-Content-Type-Options": "nosniff",
+            },
+        )
+
+    @router.post("/sessions/{session_id}/retry")
+    def retry(session_id: str) -> Response:
+        """Rerun the failed parts as a new session (a job), then follow it on its progress page."""
+        started = deps.container.analyses.retry(session_id)
+        return RedirectResponse(f"/analyses/{started.session_id}", status_code=303)
+
+    return router

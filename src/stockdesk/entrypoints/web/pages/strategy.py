@@ -1,0 +1,131 @@
+"""The strategy lab: start a run and list runs, follow a run's iterations live, cancel or resume it.
+
+Starting, resuming and cancelling go through `strategy_lab.presentation.jobs` (what the REST routes
+call); the run page reads the stored run (every iteration is stored as it ends) and the executor,
+so a reload or a second tab shows the same state. The best strategy's equity curve is the stored
+parameters replayed by the service, drawn from a ChartSpec.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Form, Request
+from fastapi.responses import RedirectResponse, StreamingResponse
+from starlette.responses import Response
+
+from stockdesk.entrypoints.web.deps import WebDeps
+from stockdesk.entrypoints.web.pages.live_jobs import live_state
+from stockdesk.entrypoints.web.pages.strategy_view import (
+    RunForm,
+    RunView,
+    best_record,
+    metrics_rows,
+    run_view,
+)
+from stockdesk.entrypoints.web.templating import is_htmx
+from stockdesk.shared.errors import StockdeskError
+from stockdesk.shared.sse import HEADERS, progress_events
+from stockdesk.strategy_lab.application.charts import equity_chart
+from stockdesk.strategy_lab.application.service import StrategyLabService
+from stockdesk.strategy_lab.presentation.jobs import (
+    cancel_strategy_run,
+    launch_strategy_run,
+    resume_strategy_run,
+)
+
+INDEX = "strategy/index.html.j2"
+RUN = "strategy/run.html.j2"
+LIST_SIZE = 20
+
+
+def build_strategy_router(deps: WebDeps) -> APIRouter:
+    router = APIRouter(include_in_schema=False)
+
+    def service() -> StrategyLabService:
+        return deps.container.strategy_lab.service
+
+    def view(run_id: str) -> RunView:
+        return run_view(service().get(run_id), live_state(deps.jobs(), run_id))
+
+    def index(request: Request, form: RunForm, error: StockdeskError | None = None) -> Response:
+        runs = [run_view(run, live_state(deps.jobs(), run.id)) for run in service().list(LIST_SIZE)]
+        context = {"form": form, "error": error, "runs": runs, "max_iterations": deps.bounds.max_iterations}
+        return deps.pages.render(request, INDEX, context, status_code=error.http_status if error else 200)
+
+    @router.get("/strategy")
+    def strategy(request: Request) -> Response:
+        return index(request, RunForm())
+
+    @router.post("/strategy/runs")
+    def start(
+        request: Request,
+        universe: str = Form(""),
+        start: str = Form(""),
+        end: str = Form(""),
+        iterations: str = Form("5"),
+        max_drawdown_limit: str = Form("0.5"),
+        max_attempts: str = Form("3"),
+    ) -> Response:
+        """Create and submit the run as REST does, then its page; a refused form comes back with why."""
+        form = RunForm(universe, start, end, iterations, max_drawdown_limit, max_attempts)
+        try:
+            run = launch_strategy_run(service(), deps.jobs(), deps.bounds, form.body().config())
+        except StockdeskError as exc:
+            return index(request, form, exc)
+        return RedirectResponse(f"/strategy/runs/{run.id}", status_code=303)
+
+    @router.get("/strategy/runs/{run_id}")
+    def run_page(request: Request, run_id: str) -> Response:
+        """Iterations (live over SSE while the run is going), then the best strategy and its curve."""
+        stored = service().get(run_id)
+        run = run_view(stored, live_state(deps.jobs(), run_id))
+        context: dict[str, Any] = {
+            "run": run,
+            "best": None,
+            "metrics": [],
+            "equity": None,
+            "chart_error": None,
+        }
+        record = best_record(stored)
+        if record is not None:
+            context.update(best=record, metrics=metrics_rows(record))
+            if not run.live:
+                try:
+                    replayed = service().replay(run_id)
+                    title = f"Iteration {record.number}: strategy against the equal-weight universe"
+                    context["equity"] = equity_chart(replayed, title).model_dump(mode="json")
+                except StockdeskError as exc:  # the page still shows the stored figures and code
+                    context["chart_error"] = exc.message
+        return deps.pages.render(request, RUN, context)
+
+    @router.get("/strategy/runs/{run_id}/events")
+    def events(request: Request, run_id: str) -> StreamingResponse:
+        """The iterations panel as an HTML fragment per change (`progress`), then `done`."""
+        view(run_id)  # 404 before the stream starts
+        stream = progress_events(
+            lambda: view(run_id),
+            lambda run: deps.pages.render_text(request, RUN, "progress", {"run": run}),
+            lambda run: not run.live,
+            event="progress",
+        )
+        return StreamingResponse(stream, media_type="text/event-stream", headers=HEADERS)
+
+    def back(request: Request, run_id: str) -> Response:
+        if is_htmx(request):
+            return deps.pages.render(request, RUN, {"run": view(run_id)}, block="progress")
+        return RedirectResponse(f"/strategy/runs/{run_id}", status_code=303)
+
+    @router.post("/strategy/runs/{run_id}/cancel")
+    def cancel(request: Request, run_id: str) -> Response:
+        """Stop before the next iteration; the run ends `interrupted` and can be resumed."""
+        cancel_strategy_run(service(), deps.jobs(), run_id)
+        return back(request, run_id)
+
+    @router.post("/strategy/runs/{run_id}/resume")
+    def resume(request: Request, run_id: str) -> Response:
+        """Continue from the last stored iteration (409 when the run is already completed)."""
+        resume_strategy_run(service(), deps.jobs(), run_id)
+        return back(request, run_id)
+
+    return router

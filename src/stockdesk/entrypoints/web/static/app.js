@@ -1,0 +1,45 @@
+/* stockdesk web UI glue: no business logic here, only browser wiring the server's HTML asks for. */
+(function () {
+  "use strict";
+  // Symbol autocomplete: an <input data-suggest="/symbols/suggest"> gets a <datalist> filled as you type.
+  function wireSuggest(root) {
+    root.querySelectorAll("input[data-suggest]:not([data-wired])").forEach(function (input) {
+      input.setAttribute("data-wired", "1");
+      var list = document.getElementById(input.getAttribute("list"));
+      var timer = null;
+      input.addEventListener("input", function () {
+        clearTimeout(timer);
+        timer = setTimeout(function () {
+          var url = input.getAttribute("data-suggest") + "?q=" + encodeURIComponent(input.value);
+          fetch(url, { headers: { Accept: "application/json" } })
+            .then(function (r) { return r.ok ? r.json() : []; })
+            .then(function (items) {
+              if (!list) return;
+              list.innerHTML = "";
+              items.forEach(function (item) {
+                var option = document.createElement("option");
+                option.value = item.symbol;
+                option.label = item.label;
+                list.appendChild(option);
+              });
+            })
+            .catch(function () {});
+        }, 150);
+      });
+    });
+  }
+  function wire(root) {
+    wireSuggest(root);
+    if (window.StockdeskCharts) window.StockdeskCharts.renderAll(root);
+  }
+  document.addEventListener("DOMContentLoaded", function () { wire(document); });
+  document.addEventListener("htmx:afterSettle", function (event) { wire(event.target || document); });
+  // An SSE stream that ended with `done` asks the page to show its final state (a full reload of the URL
+  // the server names in data-done-url), so the finished page is the same as a fresh visit.
+  document.addEventListener("htmx:sseMessage", function (event) {
+    var source = event.target && event.target.closest ? event.target.closest("[data-done-url]") : null;
+    if (source && event.detail && event.detail.type === "done") {
+      window.location.assign(source.getAttribute("data-done-url"));
+    }
+  });
+})();

@@ -1,0 +1,34 @@
+"""Start and stop an evaluation as a server job: the one way REST and the web UI both do it.
+
+Bounds (symbols, window) are checked first, then the service plans the points (404 UNKNOWN_SYMBOL,
+400 EMPTY_WINDOW) before anything runs; only a job with points left is handed to the executor, so
+posting a finished config again just answers its job.
+"""
+
+from __future__ import annotations
+
+from stockdesk.evaluation.application.evaluation_service import EvaluationService
+from stockdesk.evaluation.domain.dtos import EvaluationConfig, EvaluationJob
+from stockdesk.shared.access.bounds import RequestBounds
+from stockdesk.shared.tasks.executor import JobExecutor
+
+KIND = "evaluation"
+
+
+def launch_evaluation(
+    service: EvaluationService, jobs: JobExecutor, bounds: RequestBounds, config: EvaluationConfig
+) -> EvaluationJob:
+    """Check, open (or reopen) the durable job and submit what it still lacks; its state as started."""
+    bounds.check_universe(config.symbols)
+    bounds.check_window(config.start, config.end)
+    job = service.start(config)
+    if job.pending:
+        jobs.submit(KIND, job.job_id, lambda: service.execute(job.job_id))
+    return job
+
+
+def cancel_evaluation(service: EvaluationService, jobs: JobExecutor, job_id: str) -> EvaluationJob:
+    """Ask the job to stop after its batch in hand (404 when unknown); finished points are kept."""
+    job = service.status(job_id)
+    jobs.cancel(job_id)
+    return job

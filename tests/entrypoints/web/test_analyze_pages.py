@@ -1,0 +1,263 @@
+"""The Analyze area over HTTP: the start form, its refusals, the progress page, its SSE stream, Cancel.
+
+A real app over a populated SQLite store and the scripted LLM (tests/coordinator/support.py); the
+analysis runs in the server's job executor exactly as it does when a browser starts it.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Any
+
+from fastapi.testclient import TestClient
+
+from stockdesk.coordinator.application import AnalysisProgress, AnalysisRuns
+from stockdesk.entrypoints.container import AppContainer
+from stockdesk.llm_platform.domain.dtos import CompletionRequest
+from stockdesk.shared.config import Settings
+from tests.api_support import api_client
+from tests.coordinator.support import AS_OF, SYMBOL, Router, pipeline
+
+EXPERTS = ["valuation_modeler", "technical_analyst", "financial_auditor"]
+
+
+def form(**fields: Any) -> dict[str, Any]:
+    return {"symbol": SYMBOL, "as_of": AS_OF.isoformat(), "experts": EXPERTS, "debate": "bull-bear", **fields}
+
+
+def finished(container: AppContainer, session_id: str) -> AnalysisProgress:
+    """The analysis once it ended (it runs on the executor's thread); fails the test after 60 s."""
+    deadline = time.monotonic() + 60.0
+    while True:
+        progress = container.analyses.progress(session_id)
+        if progress.finished:
+            return progress
+        assert time.monotonic() < deadline, f"analysis {session_id} still {progress.state}"
+        time.sleep(0.05)
+
+
+def start(client: TestClient, **fields: Any) -> str:
+    response = client.post("/analyses", data=form(**fields), follow_redirects=False)
+    assert response.status_code == 303, response.text
+    location = response.headers["location"]
+    assert location.startswith("/analyses/")
+    return location.removeprefix("/analyses/")
+
+
+class GatedRouter(Router):
+    """The scripted LLM, holding every answer until the test opens the gate (a run that waits)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.gate = threading.Event()
+        self.waiting = threading.Event()
+
+    def __call__(self, request: CompletionRequest) -> str:
+        self.waiting.set()
+        assert self.gate.wait(60), "the test never opened the gate"
+        return super().__call__(request)
+
+
+def test_home_offers_the_form_with_every_expert_checked_and_no_sessions_yet(settings: Settings) -> None:
+    container, _, _ = pipeline(settings)
+    page = api_client(container).get("/")
+    assert page.status_code == 200
+    html = page.text
+    assert 'action="/analyses"' in html and 'data-suggest="/symbols/suggest"' in html
+    for name in ("valuation_modeler", "technical_analyst", "financial_auditor", "macro_intelligence"):
+        assert f'name="experts" value="{name}" checked' in html
+    for mode in ("bull-bear", "panel", "skip"):
+        assert f'name="debate" value="{mode}"' in html
+    assert 'name="debate" value="bull-bear" checked' in html
+    assert 'name="rules_only"' in html and "Rules only (no LLM)" in html
+    assert "No analysis is running." in html and "No session yet" in html
+
+
+def test_starting_an_analysis_goes_to_its_progress_and_ends_as_a_stored_session(settings: Settings) -> None:
+    container, _, _ = pipeline(settings)
+    client = api_client(container)
+    session_id = start(client)
+    assert finished(container, session_id).state == "completed"
+
+    progress = client.get(f"/analyses/{session_id}")
+    assert progress.status_code == 200
+    html = progress.text
+    assert 'data-state="completed"' in html and "sse-connect" not in html  # stored state, nothing to follow
+    for node in ("valuation_modeler", "technical_analyst", "financial_auditor", "debate_node", "judge_node"):
+        assert f'data-node="{node}" data-state="done"' in html
+    assert "Judge" in html and f'href="/sessions/{session_id}"' in html
+    assert "Cancel" not in html
+
+    home = client.get("/").text
+    assert f'href="/sessions/{session_id}"' in home  # among the latest sessions
+    session = container.coordinator.service.get(session_id)
+    assert [e.value for e in session.experts] == EXPERTS and session.as_of == AS_OF
+    assert session.debate_mode.value == "bull-bear" and not session.skip_debate
+
+
+def test_the_form_choices_reach_the_request(settings: Settings) -> None:
+    container, router, _ = pipeline(settings)
+    client = api_client(container)
+    session_id = start(client, experts=["technical_analyst"], debate="skip", rules_only="1", as_of="")
+    finished(container, session_id)
+    session = container.coordinator.service.get(session_id)
+    assert [e.value for e in session.experts] == ["technical_analyst"]
+    assert session.skip_debate and session.as_of is None
+    assert session.llm_settings == {"rules_only": True} and router.calls == []  # no LLM call at all
+
+
+def test_an_unknown_symbol_is_refused_in_the_form_with_404_and_nothing_starts(settings: Settings) -> None:
+    container, router, _ = pipeline(settings)
+    client = api_client(container)
+    refused = client.post("/analyses", data=form(symbol="999999.SH"), follow_redirects=False)
+    assert refused.status_code == 404
+    assert 'role="alert"' in refused.text and "999999.SH" in refused.text
+    assert 'value="999999.SH"' in refused.text  # the form comes back filled in
+    assert 'name="experts" value="macro_intelligence" checked' not in refused.text  # as it was sent
+    assert container.analyses.active() == []
+    assert container.coordinator.service.list().total == 0 and router.calls == []
+
+
+def test_malformed_forms_are_400_with_the_reason_and_nothing_starts(settings: Settings) -> None:
+    container, _, _ = pipeline(settings)
+    client = api_client(container)
+    cases = {
+        "INVALID_DATE": form(as_of="2024-13-45"),
+        "NO_EXPERTS": {k: v for k, v in form().items() if k != "experts"},
+        "UNKNOWN_EXPERT": form(experts=["astrologer"]),
+        "BAD_DEBATE_MODE": form(debate="shouting"),
+        "SYMBOL_REQUIRED": form(symbol="  "),
+    }
+    for code, data in cases.items():
+        refused = client.post("/analyses", data=data, follow_redirects=False)
+        assert refused.status_code == 400, (code, refused.status_code)
+        assert f'data-code="{code}"' in refused.text
+    assert container.coordinator.service.list().total == 0 and container.analyses.active() == []
+
+
+def test_unknown_analysis_ids_are_404_pages(settings: Settings) -> None:
+    container, _, _ = pipeline(settings)
+    client = api_client(container)
+    for response in (
+        client.get("/analyses/nope"),
+        client.get("/analyses/nope/events"),
+        client.post("/analyses/nope/cancel"),
+    ):
+        assert response.status_code == 404
+        assert 'data-code="SESSION_NOT_FOUND"' in response.text
+
+
+def test_the_event_stream_of_a_finished_analysis_is_its_table_then_done(settings: Settings) -> None:
+    container, _, _ = pipeline(settings)
+    client = api_client(container)
+    session_id = start(client)
+    finished(container, session_id)
+    stream = client.get(f"/analyses/{session_id}/events")
+    assert stream.status_code == 200 and stream.headers["content-type"].startswith("text/event-stream")
+    events = [block for block in stream.text.split("\n\n") if block.strip()]
+    assert [e.splitlines()[0] for e in events] == ["event: progress", "event: done"]
+    assert 'data: <div class="progress-state" data-state="completed">' in events[0]
+    assert 'data-node="judge_node" data-state="done"' in events[0]
+    assert "<html" not in events[0]  # a fragment, swapped into the page
+
+
+def test_a_live_analysis_streams_each_change_and_can_be_cancelled(settings: Settings) -> None:
+    """The progress page follows a running analysis over SSE; Cancel (htmx) stops it before its next
+    step; the stored session says cancelled, with the reason, on a reload."""
+    router = GatedRouter()
+    container, _, _ = pipeline(settings, router)
+    client = api_client(container)
+    session_id = start(client, experts=["valuation_modeler"])
+    assert router.waiting.wait(60)  # the expert is waiting for its model answer: the run is live
+
+    page = client.get(f"/analyses/{session_id}").text
+    assert f'sse-connect="/analyses/{session_id}/events"' in page
+    assert f'data-done-url="/sessions/{session_id}"' in page and 'data-state="running"' in page
+    assert f'hx-post="/analyses/{session_id}/cancel"' in page
+    assert 'data-node="valuation_modeler" data-state="running"' in page
+    assert session_id in client.get("/").text  # listed as running now
+
+    reads = _count_stream_reads(container.analyses)
+    streamed: dict[str, str] = {}
+    reader = threading.Thread(
+        target=lambda: streamed.update(text=client.get(f"/analyses/{session_id}/events").text)
+    )
+    reader.start()
+    assert reads.wait(60)  # the stream has read (and sent) the running state
+
+    cancelled = client.post(f"/analyses/{session_id}/cancel", headers={"HX-Request": "true"})
+    assert cancelled.status_code == 200 and "<html" not in cancelled.text
+    assert 'data-state="cancelling"' in cancelled.text and "hx-post" not in cancelled.text
+    router.gate.set()
+    reader.join(60)
+    assert finished(container, session_id).state == "cancelled"
+
+    states = [line for line in streamed["text"].splitlines() if 'class="progress-state"' in line]
+    assert states[0].endswith('data-state="running">') and states[-1].endswith('data-state="cancelled">')
+    assert streamed["text"].rstrip().endswith("event: done\ndata: finished")
+
+    reloaded = client.get(f"/analyses/{session_id}").text
+    assert 'data-state="cancelled"' in reloaded and "was cancelled" in reloaded
+    assert "Reason: job cancelled by the user" in reloaded and "sse-connect" not in reloaded
+    assert container.coordinator.service.get(session_id).status.value == "cancelled"
+
+
+def _count_stream_reads(runs: AnalysisRuns) -> threading.Event:
+    """An event set once the SSE route has read progress twice (its 404 check, then the stream's first
+    read): wraps this AnalysisRuns' `progress` in place."""
+    read_twice, calls, original = threading.Event(), [], runs.progress
+
+    def progress(session_id: str) -> AnalysisProgress:
+        found = original(session_id)
+        calls.append(session_id)
+        if len(calls) >= 2:
+            read_twice.set()
+        return found
+
+    runs.progress = progress  # type: ignore[method-assign]
+    return read_twice
+
+
+def test_a_plain_form_cancel_goes_back_to_the_progress_page(settings: Settings) -> None:
+    router = GatedRouter()
+    container, _, _ = pipeline(settings, router)
+    client = api_client(container)
+    session_id = start(client, experts=["technical_analyst"])
+    assert router.waiting.wait(60)
+    response = client.post(f"/analyses/{session_id}/cancel", follow_redirects=False)
+    assert response.status_code == 303 and response.headers["location"] == f"/analyses/{session_id}"
+    router.gate.set()
+    assert finished(container, session_id).state == "cancelled"
+
+
+def test_symbol_suggestions_match_code_or_name_and_are_capped(settings: Settings) -> None:
+    container, _, _ = pipeline(settings)
+    client = api_client(container)
+    expected = [{"symbol": SYMBOL, "label": f"{SYMBOL} · 示例银行 · 银行"}]
+    assert client.get("/symbols/suggest", params={"q": "600001"}).json() == expected
+    assert client.get("/symbols/suggest", params={"q": "600001.sh"}).json() == expected  # any case
+    assert client.get("/symbols/suggest", params={"q": "示例"}).json() == expected  # by name
+    assert client.get("/symbols/suggest", params={"q": "nothing-like-it"}).json() == []
+    assert client.get("/symbols/suggest", params={"q": "x" * 41}).status_code == 400
+
+
+def test_more_than_twenty_matches_are_cut_to_twenty_symbol_matches_first() -> None:
+    from stockdesk.data_engineering.application import SecurityDTO
+    from stockdesk.entrypoints.web.pages.symbols_view import suggest
+
+    named = SecurityDTO(symbol="000001.SZ", name="平安银行 600", market="CN")
+    many = [named, *(SecurityDTO(symbol=f"600{i:03d}.SH", name=f"公司{i}", market="CN") for i in range(30))]
+    found = suggest(many, "600")
+    assert len(found) == 20 and all(s.symbol.startswith("600") for s in found)
+    assert suggest([named], "600")[0].symbol == "000001.SZ"  # a name match when no code matches
+
+
+def test_a_chinese_browser_gets_the_form_in_chinese(settings: Settings) -> None:
+    container, _, _ = pipeline(settings)
+    client = api_client(container)
+    html = client.get("/", headers={"Accept-Language": "zh-CN,zh;q=0.9"}).text
+    assert '<html lang="zh-CN">' in html
+    for text in ("开始分析", "估值建模师", "多空辩论", "仅规则（不调用大模型）", "正在运行"):
+        assert text in html
+    assert "Start an analysis" not in html

@@ -1,0 +1,190 @@
+"""The evaluation dashboard over HTTP: start from the form, follow the job, read the report; errors.
+
+A real app and SQLite store (600001.SH, 300 business days to 2024-06-28); evaluations run in rules
+mode on the app's own job executor, as they do in the server.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from fastapi.testclient import TestClient
+
+from stockdesk.entrypoints.container import AppContainer
+from stockdesk.entrypoints.web.i18n import catalog
+from stockdesk.entrypoints.web.pages.evaluations_view import CHART_IDS, MODES, SET_NAMES, STATS
+from stockdesk.evaluation.presentation.jobs import KIND
+from stockdesk.shared.config import Settings
+from tests.api_support import api_client, wait_for_job
+from tests.coordinator.support import SYMBOL, pipeline
+from tests.entrypoints.web.lab_support import (
+    events,
+    hidden_fields,
+    read_events_in_background,
+    slot_taken,
+    spy,
+)
+
+FORM = {
+    "symbols": SYMBOL, "start": "2023-09-01", "end": "2024-03-29", "every": "10", "horizons": "5,20",
+    "mode": "rules", "benchmark": "",
+}  # fmt: skip
+ZH = {"Accept-Language": "zh-CN,zh;q=0.9"}
+
+
+@pytest.fixture
+def container(settings: Settings) -> AppContainer:
+    built, _, _ = pipeline(settings)
+    return built
+
+
+@pytest.fixture
+def client(container: AppContainer) -> TestClient:
+    return api_client(container)
+
+
+def start(client: TestClient, form: dict[str, str] = FORM) -> str:
+    response = client.post("/evaluations", data=form, follow_redirects=False)
+    assert response.status_code == 303, response.text
+    location = response.headers["location"]
+    assert re.fullmatch(r"/evaluations/[0-9a-f]{32}", location)
+    return location.rsplit("/", 1)[1]
+
+
+def test_start_an_evaluation_in_rules_mode_and_read_its_charts_hit_rates_and_skill(
+    client: TestClient,
+) -> None:
+    form_page = client.get("/evaluations")
+    assert form_page.status_code == 200
+    for label in (
+        'for="ev-symbols"',
+        'for="ev-start"',
+        'for="ev-horizons"',
+        'for="ev-mode"',
+        'for="ev-benchmark"',
+    ):
+        assert label in form_page.text
+    assert (
+        'data-suggest="/symbols/suggest"' in form_page.text
+        and '<option value="rules" selected>' in form_page.text
+    )
+
+    job_id = start(client)
+    finished = wait_for_job(client, f"/api/v1/evaluations/{job_id}", until=("done", "failed"))
+    assert finished["status"] == "done" and finished["done"] == finished["total"] > 0
+
+    page = client.get(f"/evaluations/{job_id}").text
+    assert 'data-state="done"' in page and "sse-connect" not in page  # finished: nothing left to follow
+    charts = re.findall(r'data-spec="([^"]*)"', page)
+    assert len(charts) == 3 and all("&#34;panels&#34;" in c for c in charts)
+    assert {"equity", "reliability", "hit-rate"} == set(re.findall(r"&#34;id&#34;:&#34;([a-z-]+)&#34;", page))
+    assert "Not drawn: rank IC per date" in page  # one symbol: no cross-sectional IC, and the page says so
+    hit_rates = page[page.index('id="hit-rates"') : page.index('id="skill"')]
+    assert hit_rates.count("<tr>") == 1 + 3 * 2  # header + (rules, always HOLD, buy & hold) x 2 horizons
+    assert "rules mode" in hit_rates and "100.0%" in hit_rates
+    skill = page[page.index('id="skill"') : page.index('class="attribution"')]
+    assert "always HOLD" in skill and "not distinguishable from the rules baseline" in skill
+    assert page.count('class="attribution"') == 2 and "valuation_modeler" in page
+    assert f'href="/api/v1/evaluations/{job_id}/report?format=html"' in page
+    assert client.get(f"/api/v1/evaluations/{job_id}/report?format=html").status_code == 200
+
+    listed = client.get("/evaluations").text
+    assert f'href="/evaluations/{job_id}"' in listed and f"{finished['done']} / {finished['total']}" in listed
+    [row] = client.get("/api/v1/evaluations").json()  # the list's REST twin
+    assert row["job_id"] == job_id and row["created_at"] and row["status"] == "done"
+
+
+@pytest.mark.parametrize(
+    ("changes", "status", "code"),
+    [
+        ({"symbols": "688999.SH"}, 404, "UNKNOWN_SYMBOL"),
+        ({"start": "2030-01-01", "end": "2030-02-01"}, 400, "EMPTY_WINDOW"),
+        ({"start": "1990-01-02", "end": "2024-06-28"}, 422, "WINDOW_TOO_LONG"),
+        ({"horizons": "5,abc"}, 400, "BAD_REQUEST"),
+        ({"start": "2024-03-29", "end": "2023-09-01"}, 400, "INVALID_EVALUATION"),
+    ],
+)
+def test_a_refused_form_shows_why_with_its_status_and_starts_nothing(
+    client: TestClient, container: AppContainer, changes: dict[str, str], status: int, code: str
+) -> None:
+    response = client.post("/evaluations", data={**FORM, **changes}, follow_redirects=False)
+    assert response.status_code == status
+    assert f'data-code="{code}"' in response.text and 'class="error-box"' in response.text
+    assert f'value="{changes.get("symbols", SYMBOL)}"' in response.text  # the form comes back filled in
+    assert client.get("/api/v1/evaluations").json() == [] and container.jobs.active() == []
+
+
+def test_a_running_evaluation_is_followed_over_sse_cancelled_and_resumed(
+    client: TestClient, container: AppContainer
+) -> None:
+    with slot_taken(container.jobs, KIND) as release:
+        job_id = start(client)  # waits behind the blocker: queued, so live
+        page = client.get(f"/evaluations/{job_id}").text
+        assert f'sse-connect="/evaluations/{job_id}/events"' in page and 'data-state="queued"' in page
+        assert (
+            f'data-done-url="/evaluations/{job_id}"' in page
+            and f'action="/evaluations/{job_id}/cancel"' in page
+        )
+
+        first_read = spy(container.evaluation.service, "status")
+        reader, found = read_events_in_background(client, f"/evaluations/{job_id}/events")
+        assert first_read.wait(30)
+        cancelled = client.post(f"/evaluations/{job_id}/cancel", follow_redirects=False)
+        assert cancelled.status_code == 303 and cancelled.headers["location"] == f"/evaluations/{job_id}"
+        release.set()
+        reader.join(30)
+
+    assert [name for name, _ in found][-1] == "done" and found[-1][1] == "finished"
+    progress = [data for name, data in found if name == "progress"]
+    assert re.search(r'data-state="(queued|cancelling)"', progress[0])  # seen live, over SSE
+    assert 'data-state="pending"' in progress[-1]  # cancelled before it ran: every point still to do
+
+    stopped = client.get(f"/evaluations/{job_id}").text
+    assert "sse-connect" not in stopped and 'id="resume"' in stopped and 'id="report"' not in stopped
+    resumed = client.post("/evaluations", data=hidden_fields(stopped), follow_redirects=False)
+    assert resumed.headers["location"] == f"/evaluations/{job_id}"  # the same durable job
+    assert wait_for_job(client, f"/api/v1/evaluations/{job_id}")["status"] == "done"
+    assert 'id="report"' in client.get(f"/evaluations/{job_id}").text
+
+
+def test_the_events_of_a_finished_evaluation_are_its_state_then_done(client: TestClient) -> None:
+    job_id = start(client)
+    wait_for_job(client, f"/api/v1/evaluations/{job_id}")
+    found = events(client, f"/evaluations/{job_id}/events")
+    assert [name for name, _ in found] == ["progress", "done"] and 'data-state="done"' in found[0][1]
+
+
+@pytest.mark.parametrize(
+    ("method", "path"),
+    [("GET", "/evaluations/nope"), ("GET", "/evaluations/nope/events"), ("POST", "/evaluations/nope/cancel")],
+)
+def test_an_unknown_evaluation_is_a_404_page(client: TestClient, method: str, path: str) -> None:
+    response = client.request(method, path)
+    assert response.status_code == 404 and response.headers["content-type"].startswith("text/html")
+    assert 'data-code="EVALUATION_NOT_FOUND"' in response.text
+
+
+def test_the_dashboard_and_report_speak_chinese(client: TestClient) -> None:
+    form_page = client.get("/evaluations", headers=ZH).text
+    assert "开始评估" in form_page and "股票代码" in form_page and "规则" in form_page
+    refused = client.post("/evaluations", data={**FORM, "symbols": "688999.SH"}, headers=ZH)
+    assert refused.status_code == 404 and "未能开始（404）" in refused.text
+    job_id = start(client)
+    wait_for_job(client, f"/api/v1/evaluations/{job_id}")
+    page = client.get(f"/evaluations/{job_id}", headers=ZH).text
+    assert (
+        "命中率" in page and "相对规则基线的技能" in page and "各专家归因" in page and "始终持有观望" in page
+    )
+
+
+def test_every_label_the_pages_build_from_a_value_is_in_both_catalogs() -> None:
+    """Keys like `evaluations.mode.<mode>` are built at render time: check every value they can take."""
+    keys = [
+        *(f"evaluations.mode.{m}" for m in MODES),
+        *(f"evaluations.set.{name}" for name in SET_NAMES),
+        *(f"evaluations.stat.{stat}" for stat in STATS),
+        *(f"evaluations.missing.{chart}" for chart in CHART_IDS),
+    ]
+    for lang in ("en", "zh"):
+        assert [k for k in keys if k not in catalog(lang)] == [], lang
