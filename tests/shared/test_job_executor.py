@@ -39,11 +39,20 @@ def test_one_job_per_kind_runs_while_others_queue() -> None:
     assert c_started.wait(WAIT)
     assert not b_started.is_set()
     assert {j.job_id: j.state for j in executor.active()}["b"] == "queued"
+    assert executor.state_of("b") == "queued" and executor.state_of("a") == "running"
+    assert executor.find("c").kind == "briefing" and executor.find("nope") is None  # type: ignore[union-attr]
     assert executor.submit("evaluation", "a", a_work) is False  # already active: not started twice
     a_release.set()
     assert b_started.wait(WAIT)
     b_release.set()
     c_release.set()
+    gone = threading.Event()
+    for _ in range(int(WAIT / 0.01)):  # held until its thread is done, then forgotten
+        if executor.find("a") is None:
+            gone.set()
+            break
+        gone.wait(0.01)
+    assert gone.is_set() and executor.state_of("a") is None
 
 
 def test_a_full_queue_answers_429() -> None:

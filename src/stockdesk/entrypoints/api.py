@@ -163,7 +163,7 @@ def jobs_router(container: AppContainer) -> APIRouter:
     @router.post("/{job_id}/cancel", response_model=ActiveJobDTO, status_code=202)
     def cancel(job_id: str) -> ActiveJobDTO:
         """Ask a running or queued job to stop at its next step (404 when it is not active here)."""
-        found = next((j for j in container.jobs.active() if j.job_id == job_id), None)
+        found = container.jobs.find(job_id)
         if found is None or not container.jobs.cancel(job_id):
             raise NotFoundException(f"no active job {job_id}", code="JOB_NOT_FOUND")
         return ActiveJobDTO(kind=found.kind, job_id=job_id, state="cancelling")

@@ -14,20 +14,16 @@ import time
 import uuid
 from collections.abc import Callable
 from datetime import date, datetime
-from typing import Literal
 
 from pydantic import BaseModel, Field
 
 from stockdesk.coordinator.application.coordinator_service import ResearchCoordinatorService
 from stockdesk.coordinator.domain.dtos.session import NodeExecution, ResearchRequest, ResearchSession
 from stockdesk.coordinator.domain.model.enums import SessionStatus
+from stockdesk.shared.tasks.dtos import FINISHED_RUN_STATES, RunState
 from stockdesk.shared.tasks.executor import JobExecutor
 
 KIND = "analysis"
-AnalysisState = Literal[
-    "queued", "running", "cancelling", "completed", "partial", "failed", "cancelled", "interrupted"
-]
-FINISHED_STATES = frozenset({"completed", "partial", "failed", "cancelled", "interrupted"})
 
 
 class AnalysisProgress(BaseModel):
@@ -36,7 +32,7 @@ class AnalysisProgress(BaseModel):
     session_id: str
     symbol: str
     as_of: date | None = None
-    state: AnalysisState
+    state: RunState
     nodes: list[NodeExecution] = Field(default_factory=list, description="in the order they started")
     llm_calls: int = 0
     tokens: int = 0
@@ -46,7 +42,7 @@ class AnalysisProgress(BaseModel):
 
     @property
     def finished(self) -> bool:
-        return self.state in FINISHED_STATES
+        return self.state in FINISHED_RUN_STATES
 
 
 class _Live:
@@ -55,7 +51,7 @@ class _Live:
     def __init__(self, session_id: str, symbol: str, as_of: date | None):
         self.session_id, self.symbol, self.as_of = session_id, symbol, as_of
         self.started = time.monotonic()
-        self.state: AnalysisState = "queued"
+        self.state: RunState = "queued"
         self.error: str | None = None
         self.nodes: dict[str, NodeExecution] = {}
         self.lock = threading.Lock()
@@ -146,7 +142,7 @@ class AnalysisRuns:
             )
 
     def _from_session(self, session: ResearchSession) -> AnalysisProgress:
-        state: AnalysisState = (
+        state: RunState = (
             "interrupted" if session.status is SessionStatus.RUNNING else session.status.value  # type: ignore[assignment]
         )
         elapsed = session.duration_seconds
@@ -168,7 +164,7 @@ class AnalysisRuns:
             action=str(session.verdict.get("action") or "") or None,
         )
 
-    def state_of(self, session_id: str, status: SessionStatus) -> AnalysisState:
+    def state_of(self, session_id: str, status: SessionStatus) -> RunState:
         """A listed session's state as its progress reads: `running` that no run here owns is
         `interrupted` (lists show the same word as the session's own page)."""
         if status is not SessionStatus.RUNNING:

@@ -14,7 +14,7 @@ import threading
 import uuid
 from collections.abc import Callable
 from datetime import date, datetime
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel, Field
 
@@ -25,13 +25,10 @@ from stockdesk.data_engineering.application.sync_service import (
 )
 from stockdesk.shared.errors import NotFoundException
 from stockdesk.shared.tasks import ITaskStore, JobStatus, TaskRecord, TaskStatus, config_hash, run_tasks
+from stockdesk.shared.tasks.dtos import FINISHED_RUN_STATES, RunState
 from stockdesk.shared.tasks.executor import JobExecutor
 
 KIND = "sync"
-RunState = Literal[
-    "queued", "running", "cancelling", "completed", "partial", "failed", "cancelled", "interrupted"
-]
-FINISHED_STATES = frozenset({"completed", "partial", "failed", "cancelled", "interrupted"})
 
 
 class SymbolSync(BaseModel):
@@ -60,7 +57,7 @@ class SyncProgress(BaseModel):
 
     @property
     def finished(self) -> bool:
-        return self.state in FINISHED_STATES
+        return self.state in FINISHED_RUN_STATES
 
 
 class _Live:
@@ -173,7 +170,7 @@ class SyncRuns:
         if live is not None:
             with live.lock:
                 live_state, now_symbol, now_dataset = live.state, live.symbol, live.dataset
-            if self._executor_state(run_id) == "cancelling":  # cancelled by the jobs API or page
+            if self._jobs().state_of(run_id) == "cancelling":  # cancelled by the jobs API or page
                 live_state = "cancelling"
         tasks = self._tasks.tasks(run_id)
         symbols = [_symbol(t, now_symbol, now_dataset, live is not None) for t in tasks]
@@ -192,9 +189,6 @@ class SyncRuns:
             error=_error(state, job.error),
             created_at=job.created_at,
         )
-
-    def _executor_state(self, run_id: str) -> str | None:
-        return next((job.state for job in self._jobs().active() if job.job_id == run_id), None)
 
     def _owned(self, run_id: str, status: JobStatus) -> tuple[_Live | None, JobStatus]:
         """The live run, if this process still has it: a run cancelled while queued never starts, so

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 from enum import StrEnum
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
@@ -16,6 +16,13 @@ class JobStatus(StrEnum):
     FAILED = "failed"  # some tasks exhausted their attempts (or the runner itself failed)
     INTERRUPTED = "interrupted"  # stopped by Ctrl-C, or found `running` by the next process
     CANCELLED = "cancelled"  # a user asked it to stop; starting it again resumes it
+
+
+# A run as its progress pages show it: the executor's states while it is held, then how it ended.
+RunState = Literal[
+    "queued", "running", "cancelling", "completed", "partial", "failed", "cancelled", "interrupted"
+]
+FINISHED_RUN_STATES = frozenset({"completed", "partial", "failed", "cancelled", "interrupted"})
 
 
 class TaskStatus(StrEnum):

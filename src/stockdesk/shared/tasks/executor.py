@@ -108,6 +108,16 @@ class JobExecutor:
         with self._lock:
             return job_id in self._active
 
+    def find(self, job_id: str) -> ActiveJob | None:
+        """The job while this executor holds it (queued, running or cancelling); None otherwise."""
+        with self._lock:
+            return self._active.get(job_id)
+
+    def state_of(self, job_id: str) -> str | None:
+        """`queued`, `running` or `cancelling` while held here: what a page follows live (SSE, Cancel)."""
+        job = self.find(job_id)
+        return job.state if job is not None else None
+
     def active(self) -> list[ActiveJob]:
         with self._lock:
             return sorted(self._active.values(), key=lambda job: job.submitted_at)

@@ -20,7 +20,6 @@ from stockdesk.debate.presentation.briefing_jobs import cancel_briefing, launch_
 from stockdesk.entrypoints.web.deps import WebDeps
 from stockdesk.entrypoints.web.pages.briefings_view import BriefingForm, BriefingView, briefing_view, chapters
 from stockdesk.entrypoints.web.pages.form_text import split_list
-from stockdesk.entrypoints.web.pages.live_jobs import live_state
 from stockdesk.entrypoints.web.templating import is_htmx
 from stockdesk.shared.dates import parse_day
 from stockdesk.shared.errors import BadRequestException, NotFoundException, StockdeskError
@@ -59,7 +58,7 @@ def build_briefings_router(deps: WebDeps) -> APIRouter:
 
     def view(job_id: str) -> BriefingView:
         job = service().status(job_id)
-        return briefing_view(job, live_state(deps.jobs(), job_id), audio_status(folder(), job.job_id))
+        return briefing_view(job, deps.jobs().state_of(job_id), audio_status(folder(), job.job_id))
 
     def index(request: Request, form: BriefingForm, error: StockdeskError | None = None) -> Response:
         jobs = deps.container.debate.briefing_jobs

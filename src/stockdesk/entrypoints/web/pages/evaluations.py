@@ -22,7 +22,6 @@ from stockdesk.entrypoints.web.pages.evaluations_view import (
     job_view,
     report_view,
 )
-from stockdesk.entrypoints.web.pages.live_jobs import live_state
 from stockdesk.entrypoints.web.templating import is_htmx
 from stockdesk.evaluation.application.evaluation_service import EvaluationService
 from stockdesk.evaluation.presentation.jobs import cancel_evaluation, launch_evaluation
@@ -41,10 +40,10 @@ def build_evaluations_router(deps: WebDeps) -> APIRouter:
         return deps.container.evaluation.service
 
     def view(job_id: str) -> JobView:
-        return job_view(service().status(job_id), live_state(deps.jobs(), job_id))
+        return job_view(service().status(job_id), deps.jobs().state_of(job_id))
 
     def index(request: Request, form: EvaluationForm, error: StockdeskError | None = None) -> Response:
-        jobs = [job_view(job, live_state(deps.jobs(), job.job_id)) for job in service().list(LIST_SIZE)]
+        jobs = [job_view(job, deps.jobs().state_of(job.job_id)) for job in service().list(LIST_SIZE)]
         context = {"form": form, "error": error, "jobs": jobs, "modes": MODES}
         return deps.pages.render(request, INDEX, context, status_code=error.http_status if error else 200)
 
@@ -77,7 +76,7 @@ def build_evaluations_router(deps: WebDeps) -> APIRouter:
     def detail(request: Request, job_id: str) -> Response:
         """Live: progress over SSE. Finished: the report. Stopped early: progress and Resume."""
         stored = service().status(job_id)
-        job = job_view(stored, live_state(deps.jobs(), job_id))
+        job = job_view(stored, deps.jobs().state_of(job_id))
         context: dict[str, Any] = {
             "job": job,
             "report": report_view(service().report(job_id)) if job.finished else None,

@@ -44,7 +44,7 @@ def build_jobs_router(deps: WebDeps) -> APIRouter:
     @router.post("/jobs/{job_id}/cancel")
     def cancel(request: Request, job_id: str) -> Response:
         """Ask the job to stop at its next step (404 when it is not active here)."""
-        found = next((job for job in deps.jobs().active() if job.job_id == job_id), None)
+        found = deps.jobs().find(job_id)
         if found is None:
             raise NotFoundException(f"no active job {job_id}", code="JOB_NOT_FOUND")
         cancel_by_kind(found.kind)(job_id)

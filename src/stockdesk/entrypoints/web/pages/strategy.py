@@ -15,7 +15,6 @@ from fastapi.responses import RedirectResponse, StreamingResponse
 from starlette.responses import Response
 
 from stockdesk.entrypoints.web.deps import WebDeps
-from stockdesk.entrypoints.web.pages.live_jobs import live_state
 from stockdesk.entrypoints.web.pages.strategy_view import (
     RunForm,
     RunView,
@@ -46,10 +45,10 @@ def build_strategy_router(deps: WebDeps) -> APIRouter:
         return deps.container.strategy_lab.service
 
     def view(run_id: str) -> RunView:
-        return run_view(service().get(run_id), live_state(deps.jobs(), run_id))
+        return run_view(service().get(run_id), deps.jobs().state_of(run_id))
 
     def index(request: Request, form: RunForm, error: StockdeskError | None = None) -> Response:
-        runs = [run_view(run, live_state(deps.jobs(), run.id)) for run in service().list(LIST_SIZE)]
+        runs = [run_view(run, deps.jobs().state_of(run.id)) for run in service().list(LIST_SIZE)]
         context = {"form": form, "error": error, "runs": runs, "max_iterations": deps.bounds.max_iterations}
         return deps.pages.render(request, INDEX, context, status_code=error.http_status if error else 200)
 
@@ -79,7 +78,7 @@ def build_strategy_router(deps: WebDeps) -> APIRouter:
     def run_page(request: Request, run_id: str) -> Response:
         """Iterations (live over SSE while the run is going), then the best strategy and its curve."""
         stored = service().get(run_id)
-        run = run_view(stored, live_state(deps.jobs(), run_id))
+        run = run_view(stored, deps.jobs().state_of(run_id))
         context: dict[str, Any] = {
             "run": run,
             "best": None,
