@@ -2,7 +2,7 @@
 
 Each example starts from a valid file and spoils it a little (a bad cell, a missing column, a
 duplicate key, a truncated or re-encoded file, random bytes). The import then runs through the real
-`stockdesk data import ...` command, and `check_import` holds it to the contract: success with only
+`stockdesk data import ...` command, and `assert_all_or_nothing` holds it to the contract: success with only
 valid data stored, or a StockdeskError with a one-line message and the store exactly as before.
 """
 
@@ -164,7 +164,7 @@ class Outcome:
     messages: list[str]
 
 
-def check_import(
+def assert_all_or_nothing(
     app: typer.Typer, args: list[str], db_file: Path, *, spoiled: str | None = None, baseline: bool = False
 ) -> Outcome:
     """Run `stockdesk data ARGS --json` (an import) and hold it to the all-or-nothing contract.

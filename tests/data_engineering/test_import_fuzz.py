@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from stockdesk.shared.config import Settings
-from tests.data_engineering.fuzz_support import FUZZ, check_import, csv_variant, snapshot, write
+from tests.data_engineering.fuzz_support import FUZZ, assert_all_or_nothing, csv_variant, snapshot, write
 
 FIXTURES = Path(__file__).parent / "fixtures"
 TUSHARE = sorted((FIXTURES / "tushare").glob("*.csv"))
@@ -47,7 +47,7 @@ def db_file(cli_app: typer.Typer, settings: Settings) -> Path:
     ]
     imports += [["import", "news-csv", str(FIXTURES / "news" / n), "--symbol", s] for n, s in NEWS.items()]
     for args in imports:
-        assert check_import(cli_app, args, db_file, baseline=True).ok, args
+        assert assert_all_or_nothing(cli_app, args, db_file, baseline=True).ok, args
     return db_file
 
 
@@ -81,7 +81,7 @@ def test_a_spoiled_tushare_file_rejects_its_symbol_whole(
     for path in symbol_files:
         content = csv_variant(data, _text(path)) if path == spoiled else path.read_bytes()
         write(folder / path.name, content)
-    check_import(cli_app, ["import", "tushare-csv", str(folder)], db_file)
+    assert_all_or_nothing(cli_app, ["import", "tushare-csv", str(folder)], db_file)
 
 
 @FUZZ
@@ -93,7 +93,7 @@ def test_a_spoiled_tushare_universe_is_rejected_whole(
         tmp_path / "universe-fuzz" / "universe.csv",
         csv_variant(data, _text(FIXTURES / "tushare" / "universe.csv")),
     )
-    check_import(cli_app, ["import", "tushare-csv", str(path.parent)], db_file)
+    assert_all_or_nothing(cli_app, ["import", "tushare-csv", str(path.parent)], db_file)
 
 
 @FUZZ
@@ -103,7 +103,7 @@ def test_a_spoiled_yahoo_finance_file_is_all_or_nothing(
 ) -> None:
     name = data.draw(st.sampled_from(sorted(YFINANCE)), label="fixture")
     path = write(tmp_path / "yf" / name, csv_variant(data, _text(FIXTURES / "yfinance" / name)))
-    check_import(cli_app, ["import", "yfinance-csv", str(path), "--symbol", YFINANCE[name]], db_file)
+    assert_all_or_nothing(cli_app, ["import", "yfinance-csv", str(path), "--symbol", YFINANCE[name]], db_file)
 
 
 @FUZZ
@@ -113,7 +113,7 @@ def test_a_spoiled_intraday_file_is_all_or_nothing(
 ) -> None:
     name = data.draw(st.sampled_from(sorted(INTRADAY)), label="fixture")
     path = write(tmp_path / "intraday" / name, csv_variant(data, _text(FIXTURES / "intraday" / name)))
-    check_import(cli_app, ["import", "intraday-csv", str(path), "--symbol", INTRADAY[name]], db_file)
+    assert_all_or_nothing(cli_app, ["import", "intraday-csv", str(path), "--symbol", INTRADAY[name]], db_file)
 
 
 @FUZZ
@@ -123,7 +123,7 @@ def test_a_spoiled_news_file_is_all_or_nothing(
 ) -> None:
     name = data.draw(st.sampled_from(sorted(NEWS)), label="fixture")
     path = write(tmp_path / "news" / name, csv_variant(data, _text(FIXTURES / "news" / name)))
-    check_import(cli_app, ["import", "news-csv", str(path), "--symbol", NEWS[name]], db_file)
+    assert_all_or_nothing(cli_app, ["import", "news-csv", str(path), "--symbol", NEWS[name]], db_file)
 
 
 def set_cell(text: str, row: int, column: str, value: str) -> str:
@@ -162,7 +162,7 @@ def test_inputs_the_fuzzing_found_are_handled(
     folder = {"tushare-csv": "tushare", "yfinance-csv": "yfinance", "intraday-csv": "intraday"}[command]
     path = write(tmp_path / "found" / name, spoil(_text(FIXTURES / folder / name)).encode("utf-8"))
     symbol = {"yfinance-csv": ["--symbol", "ACME"], "intraday-csv": ["--symbol", "AAPL"]}.get(command, [])
-    outcome = check_import(
+    outcome = assert_all_or_nothing(
         cli_app, ["import", command, str(path if symbol else path.parent), *symbol], db_file
     )
     if reason is None:

