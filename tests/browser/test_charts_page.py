@@ -25,6 +25,7 @@ from stockdesk.shared.charts.spec import (
     ChartSpec,
     Point,
     ReferenceLine,
+    Region,
 )
 
 if TYPE_CHECKING:
@@ -382,3 +383,50 @@ def test_the_served_app_answers_the_browser_for_both_stored_symbols(web_server: 
         stock = response.json()
         assert stock["security"]["name"] == name
         assert stock["bars"]["last"] == "2024-06-28"
+
+
+def test_regions_shade_their_spans_in_every_panel_and_a_thin_line_stays_thin(
+    page: Page, shots: Callable
+) -> None:
+    """A backtest's in-sample / validation / holdout periods: markArea spans on the category x values."""
+    periods = [
+        Region(label="in-sample", start=DATES[0], end=DATES[35], color="#5c6bc0"),
+        Region(label="holdout", start=DATES[50], end=DATES[59]),
+    ]
+    spec = ChartSpec(
+        id="periods",
+        title="Equity with split periods",
+        caption="Shaded: in-sample and holdout.",
+        x=DATES,
+        panels=[
+            ChartPanel(
+                series=[
+                    ChartSeries(name="NAV", values=CLOSES),
+                    ChartSeries(name="gross", values=MA, width=0.7),
+                ],
+                regions=periods,
+            ),
+            ChartPanel(
+                series=[ChartSeries(name="DD", kind="area", values=[-1.0] * 60)],
+                regions=[Region(start=DATES[0], end=DATES[35])],
+            ),
+        ],
+    )
+    load(page, [spec])
+    series = series_by_id(option(page, "periods"))
+    top = series["__marks0"]["markArea"]["data"]
+    assert [(a["name"], a["xAxis"], b["xAxis"]) for a, b in top] == [
+        ("in-sample", DATES[0], DATES[35]),
+        ("holdout", DATES[50], DATES[59]),
+    ]
+    style = top[0][0]["itemStyle"]
+    assert style["color"] == "#5c6bc0" and style["opacity"] == pytest.approx(0.1)
+    assert top[1][0]["itemStyle"]["color"] == "#ff7f0e"  # no colour given: the palette's second
+    assert top[0][0]["label"]["show"] is True
+    bottom = series["__marks1"]["markArea"]["data"]
+    assert len(bottom) == 1 and bottom[0][0]["label"]["show"] is False  # unlabelled: shaded only
+    assert (
+        series["s0-1"]["lineStyle"]["width"] == pytest.approx(0.7)
+        and series["s0-0"]["lineStyle"]["width"] == 1.3
+    )
+    shots(page, "regions")

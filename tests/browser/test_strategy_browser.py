@@ -96,7 +96,7 @@ def test_a_strategy_run_with_the_scripted_llm_shows_its_errors_fed_back_live_to_
         expect(row.get_by_text("no usable parameters")).to_be_visible()
         fed_back = row.locator(".errors-fed-back li")
         expect(fed_back).to_have_count(2)  # one error per attempt, each as the model was told
-        expect(fed_back.first).to_contain_text("no JSON object found in the model output")
+        expect(fed_back.first).to_contain_text('no "REASONING:" and no "JSON:" heading')
         expect(fed_back.first).to_contain_text("no answer for this schema")
     expect(page.locator("#no-best")).to_be_visible()
     expect(page.locator("#run-progress[sse-connect]")).to_have_count(0)

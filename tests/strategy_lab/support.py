@@ -26,6 +26,7 @@ SYMBOLS = {
 TYPES = {3: "Q1", 6: "H1", 9: "Q3", 12: "A"}
 
 PARAMS = {
+    "strategy_type": "momentum",
     "momentum_period": 20,
     "ma_periods": 60,
     "catalyst_type": "revenue",
@@ -50,10 +51,40 @@ REASONING_SPEC = "Twenty-day momentum with a 60-day trend filter; revenue cataly
 REASONING = "Twenty-day momentum above the sixty-day trend, with growing revenue, held weekly in five names."
 
 
-def answer(reasoning: str = REASONING, **changes: object) -> str:
-    """A strategist answer as a model writes it: prose, then a fenced JSON block."""
-    body = {"reasoning": reasoning, "params": {**PARAMS, **changes}}
-    return f"Here are my parameters.\n```json\n{json.dumps(body)}\n```"
+# One valid set of each of the other families (the sample has prices for all of them).
+MEAN_REVERSION = {
+    "strategy_type": "mean_reversion",
+    "lookback": 20,
+    "entry_z": 1.5,
+    "exit_z": 0.5,
+    "trend_ma": 0,
+    "n_stocks": 5,
+    "stop_loss": 0.08,
+    "resample": "D",
+    "resample_offset": 0,
+}
+VOLATILITY = {
+    "strategy_type": "volatility",
+    "vol_period": 60,
+    "max_vol": 0.35,
+    "target_vol": 0.15,
+    "trend_ma": 0,
+    "n_stocks": 5,
+    "stop_loss": 0.1,
+    "resample": "W",
+    "resample_offset": 0,
+}
+FAMILY_PARAMS = {"momentum": PARAMS, "mean_reversion": MEAN_REVERSION, "volatility": VOLATILITY}
+
+
+def sections(params: dict, reasoning: str = REASONING) -> str:
+    """An answer in the strategist's layout: REASONING, then JSON (fenced, as models often write it)."""
+    return f"REASONING:\n{reasoning}\n\nJSON:\n```json\n{json.dumps({'params': params})}\n```"
+
+
+def answer(reasoning: str = REASONING, *, family: str = "momentum", **changes: object) -> str:
+    """A strategist answer with `family`'s sample set, `changes` applied (the momentum set by default)."""
+    return sections({**FAMILY_PARAMS[family], **changes}, reasoning)
 
 
 def prices(symbol: str, days: int = DAYS) -> np.ndarray:
@@ -64,12 +95,12 @@ def prices(symbol: str, days: int = DAYS) -> np.ndarray:
 
 
 def financial_rows(symbol: str, dates: pd.DatetimeIndex) -> list[dict]:
-    """Quarterly YTD revenue growing at the symbol's rate, announced 30 days after each quarter."""
+    """Quarterly YTD revenue (and deducted profit, a tenth of it) growing at the symbol's rate,
+    announced 30 days after each quarter."""
     _, growth = SYMBOLS[symbol]
     rows = []
     quarter_ends = pd.date_range(dates[0] - pd.Timedelta(days=400), END, freq="QE-DEC")
     for i, end in enumerate(quarter_ends):
-        quarterly = 100.0 * (1 + growth) ** (i / 4)
         position = end.month // 3
         ytd = sum(100.0 * (1 + growth) ** ((i - k) / 4) for k in range(position))
         rows.append(
@@ -79,7 +110,7 @@ def financial_rows(symbol: str, dates: pd.DatetimeIndex) -> list[dict]:
                 "ann_date": (end + pd.Timedelta(days=30)).date(),
                 "report_type": TYPES[end.month],
                 "revenue": ytd * 1e6,
-                "roe": quarterly / 100 * 3 * position,
+                "profit_dedt": ytd * 1e5,  # net profit after non-recurring items: a tenth of revenue
             }
         )
     return rows

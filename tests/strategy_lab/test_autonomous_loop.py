@@ -11,7 +11,8 @@ from stockdesk.llm_platform.domain.exceptions import LLMTransientError
 from stockdesk.llm_platform.infrastructure.persistence.repositories import SqlLLMCallAuditRepository
 from stockdesk.llm_platform.infrastructure.scripted import ScriptedProvider
 from stockdesk.shared.config import Settings
-from stockdesk.strategy_lab.application.autonomous_loop import SilentObserver, best_scored, pick_champion
+from stockdesk.strategy_lab.application.autonomous_loop import SilentObserver
+from stockdesk.strategy_lab.application.trials import best_scored, pick_champion
 from stockdesk.strategy_lab.domain.dtos import (
     BacktestWindow,
     IterationRecord,
@@ -62,7 +63,8 @@ def test_iterations_are_classified_persisted_and_the_best_within_the_limit_is_ch
     assert [e["field_path"] for e in second.errors][:2] == ["$", "$"]
     assert third.params is not None and third.params.n_stocks == 10 and third.attempts == 2
     assert third.errors[0]["error_type"] == "already_tried"
-    expected = max((first, third), key=lambda r: r.metrics.sharpe if r.metrics else -99)
+    # the champion is chosen on validation, never on the in-sample figures the loop saw
+    expected = max((first, third), key=lambda r: (r.validation.sharpe if r.validation else -99, -r.number))
     assert finished.champion is not None and finished.champion.number == expected.number
     assert [i.is_champion for i in finished.iterations].count(True) == 1
     assert finished.llm_calls == provider.calls == 6 and finished.tokens == 6 * 150
@@ -72,9 +74,10 @@ def test_iterations_are_classified_persisted_and_the_best_within_the_limit_is_ch
         "Iteration 1 of 3. Goal: the highest Sharpe ratio with a max drawdown no deeper than -50%."
         in prompts[0]
     )
-    assert "No champion yet" in prompts[0] and "Already tried" not in prompts[0]
-    assert "Champion so far (iteration 1)" in prompts[1] and "Already tried" in prompts[1]
-    assert "Previous errors to fix\n- $: json_error" in prompts[4]  # iteration 3 learns from 2's failure
+    assert "No in-sample result stayed within the drawdown limit yet." in prompts[0]
+    assert "Already tried" not in prompts[0]
+    assert "Best in-sample so far (iteration 1)" in prompts[1] and "Already tried" in prompts[1]
+    assert "Previous errors to fix\n- $: " in prompts[4]  # iteration 3 learns from 2's failure
     audit = SqlLLMCallAuditRepository(container.database)
     assert len(audit.list_for_run(f"{run.id}:2")) == 3
 
@@ -91,9 +94,11 @@ def test_the_champion_must_stay_within_the_drawdown_limit(settings: Settings) ->
     assert first.metrics is not None and first.metrics.max_drawdown < -0.01
     assert run.champion is None and pick_champion(run.iterations, 0.99) is not None
     second_prompt = provider.requests[1].messages[-1].content
-    assert "no deeper than -1%" in second_prompt and "No champion yet" in second_prompt
+    assert "no deeper than -1%" in second_prompt
+    assert "No in-sample result stayed within the drawdown limit yet." in second_prompt
     best = best_scored(run.iterations)
-    assert best is not None and "Best Sharpe so far, but its drawdown is too deep" in second_prompt
+    assert best is not None
+    assert "Best in-sample Sharpe so far, but its drawdown is too deep" in second_prompt
     assert service.replay(run.id).params == best.params  # show draws the best when there is no champion
 
 

@@ -1,5 +1,5 @@
-"""The code check is an allowlist of the template's own vocabulary: every valid parameter set passes,
-the lists hold nothing the template does not use, and anything else is rejected (issue 17)."""
+"""The code check is an allowlist of the templates' own vocabulary: every valid parameter set of every
+family passes, the lists hold nothing the templates do not use, and anything else is rejected (issue 17)."""
 
 from __future__ import annotations
 
@@ -7,21 +7,40 @@ import ast
 import keyword
 from dataclasses import asdict, fields
 from itertools import product
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from pydantic import ValidationError
 
 from stockdesk.strategy_lab.application.code_check import ALLOWED, CodeUsage, check_strategy_code, code_usage
 from stockdesk.strategy_lab.domain.errors import UnsafeStrategyCodeError
-from stockdesk.strategy_lab.domain.params import ALLOWED_VALUES, PARAM_FIELDS, MomentumStrategyParams
-from stockdesk.strategy_lab.infrastructure.templates.momentum_template import MomentumTemplate
-from tests.strategy_lab.support import VALID
+from stockdesk.strategy_lab.domain.params import FAMILIES, FAMILY_ALLOWED, validate_params
+from stockdesk.strategy_lab.infrastructure.templates.family_templates import FamilyTemplates
+from tests.strategy_lab.support import FAMILY_PARAMS, VALID
 
-TEMPLATE = MomentumTemplate()
-VALID_PARAMS = st.fixed_dictionaries(
-    {name: st.sampled_from(ALLOWED_VALUES[name]) for name in PARAM_FIELDS}
-).filter(lambda p: p["momentum_period"] <= p["ma_periods"])
+
+def _valid(values: dict[str, Any]) -> bool:
+    try:
+        validate_params(values)
+    except ValidationError:
+        return False
+    return True
+
+
+TEMPLATE = FamilyTemplates()
+VALID_PARAMS = st.one_of(
+    *(
+        st.fixed_dictionaries(
+            {
+                "strategy_type": st.just(family),
+                **{name: st.sampled_from(values) for name, values in FAMILY_ALLOWED[family].items()},
+            }
+        ).filter(_valid)
+        for family in FAMILIES
+    )
+)
 IDENTIFIERS = st.from_regex(r"\A[A-Za-z_][A-Za-z0-9_]{0,14}\Z").filter(lambda s: not keyword.iskeyword(s))
 # The reviewer's three escapes, each of which passed the old blocklist.
 ESCAPES = {
@@ -29,33 +48,43 @@ ESCAPES = {
     "to_json": "pd.DataFrame({'a': [1]}).to_json('/tmp/pwned.json')",
     "open_memmap": "import numpy as np\nnp.lib.format.open_memmap('/tmp/pwned.npy', mode='w+', shape=(4,))",
 }
+# Every branch of every template: momentum's catalyst type x schedule, the others' trend filter x schedule.
+BRANCHES = [
+    *({**VALID, "catalyst_type": c, "resample": r} for c, r in product(["revenue", "earnings"], ["W", "M"])),
+    *(
+        {**FAMILY_PARAMS[family], "trend_ma": trend, "resample": resample}
+        for family in ("mean_reversion", "volatility")
+        for trend, resample in product([0, 120], FAMILY_ALLOWED[family]["resample"])
+    ),
+]
 
 
 def render(values: dict) -> str:
-    return TEMPLATE.render(MomentumStrategyParams(**values))
+    return TEMPLATE.render(validate_params(values))
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
 @given(VALID_PARAMS)
 def test_every_valid_parameter_set_renders_code_that_passes(values: dict) -> None:
     check_strategy_code(render(values))
 
 
-def test_the_allowlist_is_exactly_what_the_template_uses() -> None:
-    """Over every branch of the template (catalyst type x resample): no entry is unused, none missing."""
+def test_the_allowlist_is_exactly_what_the_templates_use() -> None:
+    """Over every branch of every family's template: no entry is unused, none missing."""
     used = CodeUsage()
-    for catalyst, resample in product(ALLOWED_VALUES["catalyst_type"], ALLOWED_VALUES["resample"]):
-        code = render({**VALID, "catalyst_type": catalyst, "resample": resample})
-        for kind, values in asdict(code_usage(code)).items():
-            getattr(used, kind).update(values)
+    for values in BRANCHES:
+        for kind, found in asdict(code_usage(render(values))).items():
+            getattr(used, kind).update(found)
+    assert {validate_params(values).strategy_type for values in BRANCHES} == set(FAMILIES)
     for kind in (f.name for f in fields(CodeUsage)):
         assert getattr(used, kind) == getattr(ALLOWED, kind), kind
 
 
+@pytest.mark.parametrize("family", FAMILIES)
 @pytest.mark.parametrize("escape", ESCAPES.values(), ids=ESCAPES.keys())
 @pytest.mark.parametrize("where", ["module", "function"])
-def test_the_reviewers_escapes_are_rejected(escape: str, where: str) -> None:
-    code = render(VALID)
+def test_the_reviewers_escapes_are_rejected(escape: str, where: str, family: str) -> None:
+    code = render(FAMILY_PARAMS[family])
     if where == "module":
         code += "\n" + escape + "\n"
     else:

@@ -10,16 +10,16 @@ from stockdesk.strategy_lab.application.generation_loop import MAX_RETRIES, gene
 from stockdesk.strategy_lab.application.novelty import duplicate_check
 from stockdesk.strategy_lab.application.prompt_builder import PromptBuilder
 from stockdesk.strategy_lab.domain.errors import GenerationFailedError
-from stockdesk.strategy_lab.domain.params import MomentumStrategyParams
+from stockdesk.strategy_lab.domain.params import MomentumStrategyParams, validate_params
 from stockdesk.strategy_lab.infrastructure.agents.strategist.agent import StrategistAgent
-from stockdesk.strategy_lab.infrastructure.templates.momentum_template import MomentumTemplate
+from stockdesk.strategy_lab.infrastructure.templates.family_templates import FamilyTemplates
 from tests.conftest import scripted_service
-from tests.strategy_lab.support import PARAMS, answer
+from tests.strategy_lab.support import MEAN_REVERSION, PARAMS, REASONING, VOLATILITY, answer
 
 
 def run(provider: ScriptedProvider, **kwargs: object):
     agent = StrategistAgent(scripted_service(provider))
-    generator = TemplateCodeGenerator(MomentumTemplate())
+    generator = TemplateCodeGenerator(FamilyTemplates())
     return generate_with_feedback(agent, generator, PromptBuilder().build(), **kwargs)  # type: ignore[arg-type]
 
 
@@ -28,6 +28,7 @@ def test_a_wrong_value_is_fixed_on_the_second_attempt_with_structured_feedback()
     outcome = run(provider)
     assert outcome.attempts == 2 and outcome.result.success
     assert outcome.result.params == MomentumStrategyParams(**PARAMS)
+    assert outcome.result.reasoning == REASONING
     assert "MOMENTUM_PERIOD = 20" in (outcome.result.code or "")
     [error] = outcome.errors
     assert (error.field_path, error.error_type) == ("params.momentum_period", "invalid_value")
@@ -70,7 +71,7 @@ def test_each_attempt_is_reported_and_linked_to_the_run_id() -> None:
     service = scripted_service(ScriptedProvider([answer(ma_periods=20, momentum_period=30), answer()]))
     outcome = generate_with_feedback(
         StrategistAgent(service),
-        TemplateCodeGenerator(MomentumTemplate()),
+        TemplateCodeGenerator(FamilyTemplates()),
         PromptBuilder().build(),
         on_attempt=seen.append,
         run_id="run-1:1",
@@ -78,3 +79,30 @@ def test_each_attempt_is_reported_and_linked_to_the_run_id() -> None:
     assert seen == [1, 2] and outcome.attempts == 2
     assert outcome.errors[0].error_type == "inconsistent_values"
     assert service.calls_made("run-1:1") == 2 and service.tokens_used("run-1:1") == 300
+
+
+def test_a_field_of_another_family_is_fixed_by_switching_family() -> None:
+    """The model mixes families; the feedback names the field's family and the retry switches."""
+    provider = ScriptedProvider(
+        [answer(family="mean_reversion", momentum_period=20), answer(family="momentum")]
+    )
+    outcome = run(provider)
+    assert outcome.attempts == 2 and outcome.result.params == validate_params(PARAMS)
+    [error] = outcome.errors
+    assert (error.field_path, error.error_type) == ("params.momentum_period", "wrong_family_field")
+    retry = provider.requests[1].messages[-1].content
+    assert "**params.momentum_period**: Field of another family" in retry
+    assert "switch strategy_type to momentum" in retry
+
+
+def test_the_same_set_is_a_duplicate_only_within_its_family() -> None:
+    provider = ScriptedProvider([answer(family="mean_reversion"), answer(family="volatility")])
+    outcome = run(
+        provider, reject=duplicate_check([validate_params(MEAN_REVERSION), validate_params(PARAMS)])
+    )
+    assert outcome.attempts == 2 and outcome.result.params == validate_params(VOLATILITY)
+    [error] = outcome.errors
+    assert error.error_type == "already_tried" and error.given_value == MEAN_REVERSION
+    # the neighbour is a mean-reversion set one step away: lookback 20 -> 30
+    assert error.suggestion == "Change at least one parameter, e.g. lookback 30, or try another family"
+    assert error.message == "this mean_reversion parameter set was already backtested in this run"

@@ -83,13 +83,13 @@ def test_a_catalyst_without_figures_is_named_instead_of_a_silent_zero(settings: 
     assert any("no quarterly revenue data, so the revenue catalyst never passes" in n for n in result.notes)
     assert any(n.startswith("no trades:") for n in result.notes)
     earnings = lab.service.backtest(MomentumStrategyParams(**{**PARAMS, "catalyst_type": "earnings"}), RECENT)
-    assert earnings.metrics.trades > 0 and not any("roe" in n for n in earnings.notes)
+    assert earnings.metrics.trades > 0 and not any("profit" in n for n in earnings.notes)
 
     provider = ScriptedProvider([answer(catalyst_type="earnings")])
     container.__dict__["llm_service"] = scripted_service(provider)
     lab.service.execute(lab.service.create_run(RunConfig(iterations=1, window=RECENT)).id)
     prompt = provider.requests[0].messages[-1].content
-    assert 'No symbol has quarterly revenue data: catalyst_type "revenue" cannot trade.' in prompt
+    assert 'No symbol has quarterly revenue data: momentum catalyst_type "revenue" cannot trade.' in prompt
 
 
 def test_the_costs_reported_are_the_ones_charged(settings: Settings) -> None:

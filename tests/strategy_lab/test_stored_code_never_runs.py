@@ -74,9 +74,18 @@ def test_show_re_renders_from_the_params_and_never_runs_the_stored_code(
     assert f"champion: iteration {champion['number']}" in shown.output
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert not target.exists()
+    report = tmp_path / "run.html"
+    shown = strategy("show", run["id"], "--out", str(report))
+    assert shown.exit_code == 0, shown.output
+    assert "to_json" in report.read_text(encoding="utf-8")  # the stored code is shown, escaped ...
+    assert not target.exists()  # ... and never run
 
-    replayed = container.strategy_lab.service.replay(run["id"])
-    assert replayed.metrics.model_dump() == champion["metrics"]  # the params' numbers, as scored in the run
+    service = container.strategy_lab.service
+    replayed = service.replay(run["id"])
+    record = service.get(run["id"])
+    # the params' numbers: the same as a fresh backtest of the stored params over the run's window
+    fresh = service.backtest(record.champion.params, record.config.window, record.config.execution)
+    assert replayed.metrics == fresh.metrics and replayed.params.model_dump() == champion["params"]
     assert not target.exists()
 
     stored = json.loads(strategy("show", run["id"], "--json").stdout)  # the stored text is still shown

@@ -54,7 +54,7 @@ def test_backtest_table_names_the_strategy_and_compares_with_the_universe(app: t
         app, "backtest", "--params", json.dumps(PARAMS), "--universe", "600001.SH,600002.SH", *FROM
     )
     assert result.exit_code == 0, result.output
-    assert "momentum 20d · MA60 · revenue catalyst (2) · top 5" in result.output
+    assert "momentum 20d · MA60 · revenue catalyst (2 months) · top 5" in result.output
     assert (
         "2 symbols" in result.output
         and "Sharpe" in result.output

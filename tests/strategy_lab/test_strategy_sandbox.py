@@ -24,7 +24,7 @@ from stockdesk.llm_platform.infrastructure.scripted import ScriptedProvider
 from stockdesk.shared.config import Settings
 from stockdesk.strategy_lab.domain.dtos import BacktestWindow, IterationStatus, RunConfig, RunStatus
 from stockdesk.strategy_lab.domain.errors import StrategyExecutionError, UnsafeStrategyCodeError
-from stockdesk.strategy_lab.domain.params import MomentumStrategyParams
+from stockdesk.strategy_lab.domain.params import MomentumStrategyParams, StrategyParams
 from stockdesk.strategy_lab.domain.ports import IStrategyTemplate
 from stockdesk.strategy_lab.infrastructure.sandbox import process_sandbox
 from stockdesk.strategy_lab.infrastructure.sandbox.process_sandbox import ProcessSandbox, SandboxLimits
@@ -59,7 +59,7 @@ class HostileTemplate(IStrategyTemplate):
     def __init__(self, *bodies: str):
         self._bodies = list(bodies)
 
-    def render(self, params: MomentumStrategyParams) -> str:
+    def render(self, params: StrategyParams) -> str:
         body = self._bodies.pop(0) if len(self._bodies) > 1 else self._bodies[0]
         return STRATEGY.format(body="\n".join(f"    {line}" for line in body.splitlines()))
 
@@ -184,6 +184,16 @@ def test_parameters_are_validated_again_whatever_built_them() -> None:
     with (
         ProcessSandbox(HostileTemplate("pass"), GENEROUS).session() as session,
         pytest.raises(ValidationError, match="catalyst_type"),
+    ):
+        session.weights(forged, CLOSES, FACTS)
+
+
+def test_a_forged_family_is_validated_as_that_family() -> None:
+    """A momentum object relabelled volatility is checked against the volatility schema: refused."""
+    forged = MomentumStrategyParams.model_construct(**{**PARAMS, "strategy_type": "volatility"})
+    with (
+        ProcessSandbox(HostileTemplate("pass"), GENEROUS).session() as session,
+        pytest.raises(ValidationError, match="vol_period"),
     ):
         session.weights(forged, CLOSES, FACTS)
 

@@ -1,4 +1,5 @@
-"""C4 of the strategy JSON-params spec: validation errors come back field by field in the spec's format."""
+"""C4 of the strategy JSON-params spec: validation errors come back field by field in the spec's format
+(the momentum family; the union's own errors are in test_union_feedback.py)."""
 
 from __future__ import annotations
 
@@ -16,8 +17,13 @@ from stockdesk.strategy_lab.application.feedback import (
     json_error_detail,
 )
 from stockdesk.strategy_lab.domain.errors import ValidationErrorDetail
-from stockdesk.strategy_lab.domain.params import PARAM_FIELDS, MomentumStrategyParams, StrategyParamRequest
-from stockdesk.strategy_lab.infrastructure.templates.momentum_template import MomentumTemplate
+from stockdesk.strategy_lab.domain.params import (
+    PARAM_FIELDS,
+    MomentumStrategyParams,
+    StrategyParamJSON,
+    validate_params,
+)
+from stockdesk.strategy_lab.infrastructure.templates.family_templates import FamilyTemplates
 from tests.strategy_lab.support import REASONING_SPEC as REASONING
 from tests.strategy_lab.support import VALID
 
@@ -38,28 +44,29 @@ SPEC_EXAMPLE = """## VALIDATION ERRORS (Please Fix)
 Please output corrected JSON with valid values."""
 
 
-def request_json(reasoning: Any = REASONING, **changes: Any) -> str:
-    """The JSON of an answer; a field changed to ... is left out."""
-    params = {name: value for name, value in {**VALID, **changes}.items() if value is not ...}
-    payload: dict[str, Any] = {"params": params}
-    if reasoning is not ...:
-        payload["reasoning"] = reasoning
-    return json.dumps(payload)
+def request_json(**changes: Any) -> str:
+    """The JSON section of a momentum answer; a field changed to ... is left out."""
+    params = {
+        name: value
+        for name, value in {"strategy_type": "momentum", **VALID, **changes}.items()
+        if value is not ...
+    }
+    return json.dumps({"params": params})
 
 
-def answer(reasoning: Any = REASONING, **changes: Any) -> str:
-    """A model answer: the JSON in a ```json fence after a line of prose."""
-    return f"Here are my parameters:\n```json\n{request_json(reasoning, **changes)}\n```"
+def answer(reasoning: str = REASONING, **changes: Any) -> str:
+    """A model answer: the REASONING section, then the JSON section in a ```json fence."""
+    return f"REASONING:\n{reasoning}\n\nJSON:\n```json\n{request_json(**changes)}\n```"
 
 
 @pytest.fixture
 def generator() -> TemplateCodeGenerator:
-    return TemplateCodeGenerator(MomentumTemplate())
+    return TemplateCodeGenerator(FamilyTemplates())
 
 
 def errors_of(raw: str) -> list[ValidationErrorDetail]:
     with pytest.raises(ValidationError) as caught:
-        StrategyParamRequest.model_validate_json(raw)
+        StrategyParamJSON.model_validate_json(raw)
     return details_from_validation_error(caught.value)
 
 
@@ -140,14 +147,20 @@ def test_missing_field_names_an_allowed_example(generator: TemplateCodeGenerator
     assert "Given" not in feedback
 
 
-def test_missing_reasoning_and_params(generator: TemplateCodeGenerator):
-    result = generator.generate('{"answer": 1}')
+def test_missing_params_and_an_unknown_top_level_field(generator: TemplateCodeGenerator):
+    result = generator.generate(f'REASONING:\n{REASONING}\n\nJSON:\n{{"answer": 1}}')
     assert [(e.field_path, e.error_type) for e in result.errors] == [
-        ("reasoning", "missing_field"),
         ("params", "missing_field"),
+        ("answer", "unknown_field"),
     ]
-    assert "50-500" in result.errors[0].suggestion
-    assert all(name in result.errors[1].suggestion for name in PARAM_FIELDS)
+    assert "strategy_type" in result.errors[0].suggestion
+    assert result.errors[1].allowed_values == ["params"]
+
+
+def test_an_empty_reasoning_section_is_too_short(generator: TemplateCodeGenerator):
+    (error,) = generator.generate(f"REASONING:\n\nJSON:\n{request_json()}").errors
+    assert (error.field_path, error.error_type) == ("reasoning", "too_short")
+    assert error.suggestion.endswith("you wrote 0")
 
 
 @pytest.mark.parametrize(
@@ -157,8 +170,10 @@ def test_missing_reasoning_and_params(generator: TemplateCodeGenerator):
 def test_reasoning_length_errors_name_the_bounds(
     generator: TemplateCodeGenerator, reasoning: str, error_type: str, wrote: str
 ):
-    (error,) = generator.generate(answer(reasoning=reasoning)).errors
+    result = generator.generate(answer(reasoning=reasoning))
+    (error,) = result.errors
     assert (error.field_path, error.error_type) == ("reasoning", error_type)
+    assert result.params == MomentumStrategyParams(**VALID) and result.code is None  # the JSON was fine
     assert "50" in error.suggestion and "500" in error.suggestion and wrote in error.suggestion
 
 
@@ -170,11 +185,18 @@ def test_momentum_longer_than_ma_is_inconsistent(generator: TemplateCodeGenerato
 
 
 def test_params_validated_alone_get_the_same_paths():
-    """Parameters typed by a person (CLI, REST) are validated without the request around them."""
+    """Parameters typed by a person (CLI, REST) are validated without the JSON section around them."""
+    wrong = {**VALID, "momentum_period": 25, "stop_loss": "10%"}
     with pytest.raises(ValidationError) as caught:
-        MomentumStrategyParams.model_validate({**VALID, "momentum_period": 25, "stop_loss": "10%"})
+        MomentumStrategyParams.model_validate(wrong)
     assert (
         StructuredErrorFeedback().format_errors(details_from_validation_error(caught.value)) == SPEC_EXAMPLE
+    )
+    with pytest.raises(ValidationError) as caught:
+        validate_params(wrong)  # the union, strategy_type left out: momentum, tag in pydantic's path
+    assert (
+        StructuredErrorFeedback().format_errors(details_from_validation_error(caught.value, wrong))
+        == SPEC_EXAMPLE
     )
     with pytest.raises(ValidationError) as caught:
         MomentumStrategyParams.model_validate({**VALID, "momentum_period": 30, "ma_periods": 20})
@@ -185,25 +207,41 @@ def test_params_validated_alone_get_the_same_paths():
 def test_extra_field_is_unknown_and_lists_the_valid_names(generator: TemplateCodeGenerator):
     (error,) = generator.generate(answer(leverage=2)).errors
     assert (error.field_path, error.error_type, error.given_value) == ("params.leverage", "unknown_field", 2)
-    assert error.allowed_values == list(PARAM_FIELDS)
+    assert error.allowed_values == ["strategy_type", *PARAM_FIELDS]
     assert "Remove" in error.suggestion
 
 
-@pytest.mark.parametrize(
-    ("raw", "path"), [("[1, 2]", "$"), ('{"reasoning": "r", "params": [20, 60]}', "params")]
-)
+@pytest.mark.parametrize(("raw", "path"), [("[1, 2]", "$"), ('{"params": [20, 60]}', "params")])
 def test_wrong_container_type_is_a_type_error(raw: str, path: str):
     errors = errors_of(raw)
     error = next(e for e in errors if e.field_path == path)
     assert (error.error_type, error.expected_type) == ("type_error", "object")
 
 
-def test_no_json_is_a_json_error(generator: TemplateCodeGenerator):
+def test_prose_without_the_sections_is_a_format_error_that_shows_the_layout(generator: TemplateCodeGenerator):
     raw = "I would pick a 20 day momentum and a 60 day moving average. " * 10
     (error,) = generator.generate(raw).errors
-    assert (error.field_path, error.error_type) == ("$", "json_error")
+    assert (error.field_path, error.error_type) == ("$", "format_error")
     assert error.given_value == raw[:200]
-    assert error.suggestion.startswith("Answer with one JSON object")
+    assert error.suggestion.startswith("Answer in exactly this layout")
+    text = StructuredErrorFeedback().format_errors([error])
+    assert (
+        '   - Problem: no "REASONING:" and no "JSON:" heading\n'
+        "   - Suggestion: Answer in exactly this layout, each heading on its own line:\n"
+        "     REASONING:\n"
+        "     <50-500 characters: why this family and these values>\n"
+        "\n"
+        "     JSON:\n"
+        '     {"params": {"strategy_type": "<momentum, mean_reversion or volatility>", '
+        "<the fields of that family>}}\n"
+    ) in text
+
+
+def test_a_broken_json_section_is_a_json_error_showing_the_section(generator: TemplateCodeGenerator):
+    (error,) = generator.generate(f"REASONING:\n{REASONING}\n\nJSON:\n{{params: 20}}").errors
+    assert (error.field_path, error.error_type, error.given_value) == ("$", "json_error", "{params: 20}")
+    assert error.message.startswith("the JSON section is not valid JSON: Expecting property name")
+    assert error.suggestion.startswith('After the "JSON:" heading write one JSON object')
 
 
 def test_spec_two_error_example_exact_format(generator: TemplateCodeGenerator):
@@ -249,7 +287,7 @@ def test_multiple_errors_are_numbered_in_order(generator: TemplateCodeGenerator)
 
 
 def test_integrate_with_prompt_keeps_the_original_prompt_first(generator: TemplateCodeGenerator):
-    prompt = "You choose momentum strategy parameters.\nAnswer with JSON only."
+    prompt = "You choose strategy parameters.\nAnswer with REASONING: then JSON:."
     errors = generator.generate(answer(momentum_period=25, stop_loss="10%")).errors
     combined = StructuredErrorFeedback().integrate_with_prompt(prompt, errors)
     assert combined == prompt + "\n\n" + SPEC_EXAMPLE
@@ -283,7 +321,6 @@ def test_feedback_prompt_is_empty_on_success(generator: TemplateCodeGenerator):
 )
 def test_a_suggested_period_respects_the_other_period(changes: dict, field: str, suggested: int) -> None:
     """Seen on the embedded model: "closest" ma_periods 20 for 40 next to momentum 30 cost a retry."""
-    answer = json.dumps({"reasoning": REASONING, "params": {**VALID, **changes}})
-    result = TemplateCodeGenerator(MomentumTemplate()).generate(answer)
+    result = TemplateCodeGenerator(FamilyTemplates()).generate(answer(**changes))
     [error] = [e for e in result.errors if e.field_path == field]
     assert error.suggestion == f"Use {suggested} (closest valid value)"

@@ -1,10 +1,11 @@
-"""C3 of the strategy JSON-params spec: extraction, parameter injection, the code check and the
-rendered strategy's signals on a small panel worked out by hand (run in the real sandbox)."""
+"""C3 of the strategy JSON-params spec: parameter injection, the code check and the rendered momentum
+strategy's signals on a small panel worked out by hand (run in the real sandbox). How the answer is
+split into its REASONING and JSON sections is in test_reasoning_sections.py; the other families'
+templates are in test_family_templates.py."""
 
 from __future__ import annotations
 
 import ast
-import json
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -18,16 +19,15 @@ import pytest
 from stockdesk.strategy_lab.application.code_check import check_strategy_code
 from stockdesk.strategy_lab.application.code_generator import TemplateCodeGenerator
 from stockdesk.strategy_lab.domain.errors import UnsafeStrategyCodeError
-from stockdesk.strategy_lab.domain.params import MomentumStrategyParams
+from stockdesk.strategy_lab.domain.params import MomentumStrategyParams, StrategyParams
 from stockdesk.strategy_lab.domain.ports import IStrategySession, IStrategyTemplate
 from stockdesk.strategy_lab.infrastructure.sandbox.process_sandbox import ProcessSandbox
+from stockdesk.strategy_lab.infrastructure.templates.family_templates import FamilyTemplates
 from stockdesk.strategy_lab.infrastructure.templates.momentum_template import MomentumTemplate
 from tests.strategy_lab.support import REASONING_SPEC as REASONING
-from tests.strategy_lab.support import VALID
+from tests.strategy_lab.support import VALID, sections
 
-ANSWER = json.dumps({"reasoning": REASONING, "params": VALID})
-PRETTY = json.dumps({"reasoning": REASONING, "params": VALID}, indent=2)
-OTHER = json.dumps({"reasoning": REASONING, "params": {**VALID, "n_stocks": 5}})
+ANSWER = sections({"strategy_type": "momentum", **VALID}, REASONING)
 
 PARAM_SETS = [
     VALID,
@@ -57,7 +57,7 @@ PARAM_SETS = [
 
 @pytest.fixture
 def generator() -> TemplateCodeGenerator:
-    return TemplateCodeGenerator(MomentumTemplate())
+    return TemplateCodeGenerator(FamilyTemplates())
 
 
 def params(**changes: Any) -> MomentumStrategyParams:
@@ -68,45 +68,12 @@ def render(**changes: Any) -> str:
     return MomentumTemplate().render(params(**changes))
 
 
-# --- extraction --------------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize(
-    "raw",
-    [
-        f"```json\n{PRETTY}\n```",
-        f"```\n{PRETTY}\n```",
-        f"Here is my choice.\n\n{PRETTY}\n\nThese settings favour medium-term trends.",
-        f"<think>Maybe {{momentum_period: 30}} or {json.dumps({'n_stocks': 5})}? No.</think>\n{ANSWER}",
-        f"{ANSWER}\n{OTHER}",
-        ANSWER,
-        f"Allowed periods are [5, 10, 20, 30]; I pick 20.\n{ANSWER}",
-    ],
-    ids=[
-        "json-fence",
-        "bare-fence",
-        "prose-around",
-        "think-with-braces",
-        "two-objects",
-        "single-line",
-        "list-first",
-    ],
-)
-def test_extraction_variants(generator: TemplateCodeGenerator, raw: str):
-    assert json.loads(generator._extract_json(raw)) == json.loads(ANSWER)
-    result = generator.generate(raw)
+def test_a_valid_answer_renders_the_family_template(generator: TemplateCodeGenerator):
+    result = generator.generate(ANSWER)
     assert result.success is True, result.errors
     assert result.params == MomentumStrategyParams(**VALID)
     assert result.reasoning == REASONING
     assert result.code == MomentumTemplate().render(result.params)
-
-
-@pytest.mark.parametrize("raw", ["", "I cannot decide on parameters today.", "{momentum_period: 20}"])
-def test_no_json_is_a_json_error(generator: TemplateCodeGenerator, raw: str):
-    result = generator.generate(raw)
-    assert result.success is False and result.code is None and result.params is None
-    assert [(e.field_path, e.error_type) for e in result.errors] == [("$", "json_error")]
-    assert "## VALIDATION ERRORS (Please Fix)" in result.get_feedback_prompt()
 
 
 # --- parameter injection -----------------------------------------------------------------------
@@ -129,7 +96,7 @@ def test_injected_constants_equal_the_params(values: dict[str, Any]):
     code = MomentumTemplate().render(params)
     constants = module_constants(code)
     assert {name: constants[name.upper()] for name in values} == values
-    assert constants["CATALYST_COLUMN"] == ("revenue" if values["catalyst_type"] == "revenue" else "roe")
+    assert constants["CATALYST_COLUMN"] == ("revenue" if values["catalyst_type"] == "revenue" else "profit")
     check_strategy_code(code)
     declared = next(
         n.value for n in ast.parse(code).body if isinstance(n, ast.Assign) and n.targets[0].id == "PARAMS"
@@ -138,7 +105,10 @@ def test_injected_constants_equal_the_params(values: dict[str, Any]):
     mapped = {
         ast.literal_eval(k): constants[v.id] for k, v in zip(declared.keys, declared.values, strict=True)
     }
-    assert mapped == params.model_dump() and MomentumStrategyParams(**mapped) == params
+    # momentum's PARAMS predates the families: it leaves strategy_type (the default) out
+    assert (
+        mapped == params.model_dump(exclude={"strategy_type"}) and MomentumStrategyParams(**mapped) == params
+    )
     assert constants["STOP_LOSS"] == values["stop_loss"]
     assert f"stop_loss={values['stop_loss']}" in ast.get_docstring(ast.parse(code))
     assert "{{" not in code and "{%" not in code
@@ -165,8 +135,8 @@ def test_rendered_module_is_ruff_clean(values: dict[str, Any]):
 def test_template_branches():
     weekly_revenue = render(catalyst_type="revenue", resample="W")
     monthly_earnings = render(catalyst_type="earnings", resample="M")
-    assert 'CATALYST_COLUMN = "revenue"' in weekly_revenue and '"roe"' not in weekly_revenue
-    assert 'CATALYST_COLUMN = "roe"' in monthly_earnings
+    assert 'CATALYST_COLUMN = "revenue"' in weekly_revenue and '"profit"' not in weekly_revenue
+    assert 'CATALYST_COLUMN = "profit"' in monthly_earnings
     assert "index.day_of_week >= RESAMPLE_OFFSET" in weekly_revenue and "cumcount" not in weekly_revenue
     assert "cumcount" in monthly_earnings and "day_of_week" not in monthly_earnings
     assert "in each calendar week" in weekly_revenue and "in each month" in monthly_earnings
@@ -182,7 +152,7 @@ class BrokenTemplate(IStrategyTemplate):
 
     name = "broken"
 
-    def render(self, params: MomentumStrategyParams) -> str:
+    def render(self, params: StrategyParams) -> str:
         return MomentumTemplate().render(params) + "import os\n"
 
 
@@ -280,7 +250,7 @@ def reports(symbol: str, revenue: list[float], announced: list[str] = ANNOUNCED)
             "end_date": pd.Timestamp(end),
             "ann_date": pd.Timestamp(ann),
             "revenue": float(value),
-            "roe": 0.1,
+            "profit": 0.1,
         }
         for end, ann, value in zip(ends, announced, revenue, strict=True)
     ]
@@ -347,16 +317,20 @@ def test_announcement_takes_effect_on_the_next_trading_day(sandbox: IStrategySes
 
 
 def test_without_fundamentals_nothing_passes_the_catalyst_filter(sandbox: IStrategySession):
-    for empty in (pd.DataFrame(), pd.DataFrame(columns=["symbol", "end_date", "ann_date", "revenue", "roe"])):
+    columns = ["symbol", "end_date", "ann_date", "revenue", "profit"]
+    for empty in (pd.DataFrame(), pd.DataFrame(columns=columns)):
         frame = run(sandbox, panel(GROWTH), empty)
         assert len(frame) == 36 and (frame == 0.0).all().all()
 
 
-def test_catalyst_type_earnings_reads_roe(sandbox: IStrategySession):
+def test_catalyst_type_earnings_reads_profit(sandbox: IStrategySession):
     rows = fundamentals()
-    rows["roe"] = rows["revenue"].where(rows["symbol"] != "A", rows["revenue"][::-1].to_numpy())
+    rows["profit"] = rows["revenue"]
+    # A's revenue rises but its profit falls: catalyst_lookback 2 months = 1 quarter, 100 < (110 + 100) / 2
+    rows.loc[rows["symbol"] == "A", "profit"] = [130.0, 120.0, 110.0, 100.0]
+    assert "A" in chosen(run(sandbox, panel(GROWTH), rows), "2024-01-31")  # revenue: on
     frame = run(sandbox, panel(GROWTH), rows, catalyst_type="earnings")
-    assert "A" not in chosen(frame, "2024-01-31")  # A's roe declines
+    assert "A" not in chosen(frame, "2024-01-31")
     assert "B" in chosen(frame, "2024-01-31")
 
 

@@ -118,7 +118,7 @@ class AppContainer:
             self.settings,
             self.database,
             securities=data.securities,
-            prices=data.price_history,
+            frames=data.market_frames,
             finance=data.finance,
             llm_service=lambda: self.llm_service,
         )

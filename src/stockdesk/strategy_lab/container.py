@@ -7,7 +7,7 @@ from functools import cached_property
 
 from stockdesk.data_engineering.application import (
     GetFinanceForTickerUseCase,
-    GetPriceHistoryUseCase,
+    GetMarketFramesUseCase,
     ListSecuritiesUseCase,
 )
 from stockdesk.llm_platform.application.llm_service import LLMService
@@ -22,7 +22,7 @@ from stockdesk.strategy_lab.infrastructure.adapters.market_data import StoreMark
 from stockdesk.strategy_lab.infrastructure.agents.strategist.agent import StrategistAgent
 from stockdesk.strategy_lab.infrastructure.persistence.run_repository import SqlStrategyRunRepository
 from stockdesk.strategy_lab.infrastructure.sandbox.process_sandbox import ProcessSandbox, SandboxLimits
-from stockdesk.strategy_lab.infrastructure.templates.momentum_template import MomentumTemplate
+from stockdesk.strategy_lab.infrastructure.templates.family_templates import FamilyTemplates
 
 
 class StrategyLabContainer:
@@ -32,19 +32,19 @@ class StrategyLabContainer:
         database: Database,
         *,
         securities: ListSecuritiesUseCase,
-        prices: GetPriceHistoryUseCase,
+        frames: GetMarketFramesUseCase,
         finance: GetFinanceForTickerUseCase,
         llm_service: Callable[[], LLMService],
     ):
         """`llm_service` is a factory: only `strategy run` starts a model."""
         self._settings = settings
         self._database = database
-        self._market = StoreMarketData(securities, prices, finance)
+        self._market = StoreMarketData(securities, frames, finance)
         self._llm_service = llm_service
 
     @cached_property
-    def template(self) -> MomentumTemplate:
-        return MomentumTemplate()
+    def template(self) -> FamilyTemplates:
+        return FamilyTemplates()
 
     @cached_property
     def generator(self) -> TemplateCodeGenerator:

@@ -15,12 +15,22 @@ from stockdesk.entrypoints.container import AppContainer
 from stockdesk.entrypoints.web.i18n import catalog
 from stockdesk.llm_platform.infrastructure.scripted import ScriptedProvider
 from stockdesk.shared.config import Settings
-from stockdesk.strategy_lab.domain.dtos import IterationStatus
+from stockdesk.strategy_lab.domain.dtos import (
+    BacktestWindow,
+    Fold,
+    IterationStatus,
+    RunConfig,
+    RunStatus,
+    RunSummary,
+    SplitPlan,
+)
+from stockdesk.strategy_lab.domain.params import FAMILIES
 from stockdesk.strategy_lab.presentation.cli.tables import ROWS, STRATEGY_ONLY
 from stockdesk.strategy_lab.presentation.jobs import KIND
 from tests.api_support import api_client, wait_for_job
 from tests.conftest import scripted_service
 from tests.entrypoints.web.lab_support import events, read_events_in_background, slot_taken, spy
+from tests.strategy_lab.report_support import SUMMARY, iterations, period
 from tests.strategy_lab.support import answer, populate
 
 FORM = {"universe": "", "start": "2023-07-01", "end": "", "iterations": "2", "max_drawdown_limit": "0.5",
@@ -67,7 +77,7 @@ def test_a_run_started_from_the_form_shows_iterations_errors_fed_back_and_the_be
     rows = re.findall(r'<tr class="iteration" data-status="(\w+)">', page)
     assert rows == [i["status"] for i in run["iterations"]] and rows[1] == "generation_failed"
     fed_back = page[page.index('id="iterations"') : page.index('id="best"')]
-    assert "json_error" in fed_back and "no JSON object found in the model output" in fed_back
+    assert "format_error" in fed_back and "no &#34;REASONING:&#34; and no &#34;JSON:&#34; heading" in fed_back
     assert "Sorry, I cannot help with that." in fed_back  # the model's own words, as given
     assert "momentum_period=20" in fed_back  # the first iteration's parameters
 
@@ -91,7 +101,7 @@ def test_a_run_with_no_usable_answer_says_so_honestly(settings: Settings) -> Non
     run_id = start(client, {**FORM, "max_attempts": "2"})
     assert wait_for_job(client, f"/api/v1/strategy/runs/{run_id}")["status"] == "completed"
     page = client.get(f"/strategy/runs/{run_id}").text
-    assert page.count('data-status="generation_failed"') == 2 and page.count("json_error") == 4
+    assert page.count('data-status="generation_failed"') == 2 and page.count("format_error") == 4
     assert 'id="no-best"' in page and 'class="chart"' not in page
 
 
@@ -188,6 +198,88 @@ def test_every_label_the_pages_build_from_a_value_is_in_both_catalogs() -> None:
     keys = [
         *(f"strategy.status.{status.value}" for status in IterationStatus),
         *(f"strategy.metric.{name}" for _, name, _ in (*ROWS, *STRATEGY_ONLY)),
+    ]
+    for lang in ("en", "zh"):
+        assert [k for k in keys if k not in catalog(lang)] == [], lang
+
+
+# A run stored as the loop stores one (report_support's hand-set figures), over the store's last year.
+SEEDED_PLAN = SplitPlan(
+    mode="fixed",
+    folds=[Fold(in_sample=period("2023-07-03", "2024-01-31"), validation=period("2024-02-01", "2024-04-30"))],
+    holdout=period("2024-05-01", "2024-06-28"),
+)
+
+
+def seed(container: AppContainer, run_id: str, *, summary: RunSummary | None) -> None:
+    window = BacktestWindow(start=SEEDED_PLAN.folds[0].in_sample.start, end=SEEDED_PLAN.holdout.end)
+    runs = container.strategy_lab.runs
+    runs.create(run_id, RunConfig(iterations=3, window=window))
+    for record in iterations(run_id):
+        runs.save_iteration(record, champion_number=3)
+    if summary is not None:
+        runs.save_summary(run_id, summary)
+        runs.set_status(run_id, RunStatus.COMPLETED)
+    else:
+        runs.set_status(run_id, RunStatus.INTERRUPTED, "stopped by the test")
+
+
+def test_a_finished_run_page_shows_the_splits_trials_deflated_sharpe_pbo_and_families(
+    client: TestClient, container: AppContainer
+) -> None:
+    seed(container, "a" * 32, summary=SUMMARY.model_copy(update={"plan": SEEDED_PLAN}))
+    page = client.get(f"/strategy/runs/{'a' * 32}").text
+    verdict = page[page.index('id="verdict"') : page.index('id="best"')]
+    assert 'data-state="ready"' in verdict
+    assert re.findall(r'data-family="(\w+)"', verdict) == ["momentum", "mean_reversion"]
+    assert "2 parameter sets backtested (trials)" in verdict  # iterations 1 and 3 were scored
+    holdout = re.search(r'<tr data-split="holdout">(.*?)</tr>', verdict, re.DOTALL)
+    assert holdout is not None
+    # the champion's holdout after costs, without costs and the universe (report_support.SUMMARY)
+    figures = [re.sub(r"<[^>]+>", "", c) for c in re.findall(r'<td class="num">(.*?)</td>', holdout.group(1))]
+    net, gross, universe = figures[:5], figures[5:8], figures[8:]
+    assert net == ["0.41", "4.1%", "-8.0%", "40", "12.5x"] and gross == ["0.58", "5.8%", "-7.0%"]
+    assert universe == ["-0.22", "-2.2%", "-12.0%"]
+    assert (
+        "Deflated Sharpe ratio 0.62: the probability that the champion&#39;s true Sharpe ratio is above zero"
+        in verdict
+    )
+    assert "allowing for the 12 trials" in verdict and "SR0 = 0.0451 per day" in verdict
+    assert "Probability of backtest overfitting 0.30: in 30% of the 70 ways" in verdict
+    assert "champion is iteration 3 (mean reversion)" in verdict
+    iterations_table = page[page.index('id="iterations"') : page.index('id="verdict"')]
+    assert "Validation Sharpe" in iterations_table and '<td class="num">1.23</td>' in iterations_table
+
+    best = page[page.index('id="best"') :]
+    # the champion replayed over the store, its split periods shaded in the NAV and drawdown panels
+    assert 'class="chart"' in best and best.count("&#34;regions&#34;:[{") == 2
+    assert "&#34;label&#34;:&#34;holdout&#34;" in best
+    assert "&#34;name&#34;:&#34;strategy drawdown&#34;" in best
+
+    zh = client.get(f"/strategy/runs/{'a' * 32}", headers=ZH).text
+    for text in ("收缩夏普比率（DSR）0.62", "回测过拟合概率（PBO）0.30", "留出期", "均值回归"):
+        assert text in zh, text
+
+
+def test_an_interrupted_run_page_says_its_summary_is_not_computed_yet(
+    client: TestClient, container: AppContainer
+) -> None:
+    seed(container, "b" * 32, summary=None)
+    page = client.get(f"/strategy/runs/{'b' * 32}").text
+    verdict = page[page.index('id="verdict"') : page.index('id="best"')]
+    assert 'data-state="pending"' in verdict and 'id="no-summary"' in verdict
+    assert 'id="splits"' not in verdict and 'id="dsr"' not in verdict
+    assert re.findall(r'data-family="(\w+)"', verdict) == ["momentum", "mean_reversion"]
+
+
+def test_every_family_and_split_label_is_in_both_catalogs() -> None:
+    keys = [
+        *(f"strategy.family.{family}" for family in FAMILIES),
+        *(f"strategy.split.{key}" for key in ("in_sample", "validation", "holdout")),
+        *(
+            f"strategy.metric.{name}"
+            for name in ("sharpe", "annual_return", "max_drawdown", "trades", "turnover")
+        ),
     ]
     for lang in ("en", "zh"):
         assert [k for k in keys if k not in catalog(lang)] == [], lang

@@ -32,17 +32,18 @@ from stockdesk.evaluation.domain.dtos import EvaluationConfig, EvaluationPoint, 
 from stockdesk.evaluation.domain.metrics import HorizonMetrics
 from stockdesk.evaluation.domain.ports import SecurityInfo
 from stockdesk.shared.execution import (
-    adjusted_prices,
-    cost_model,
+    ExecutionRules,
+    cost_frames,
     fills_and_returns,
     follow_portfolio,
     index_levels,
     limit_lookup,
     performance,
     strategy_metrics,
+    trading_panel,
     verdict_weights,
     window_returns,
-    with_slippage,
+    zero_costs,
 )
 
 RULES_BASELINE, ALWAYS_HOLD, BUY_AND_HOLD = "rules_baseline", "always_hold", "buy_and_hold"
@@ -177,27 +178,38 @@ def portfolio(
     levels: pd.DataFrame,
     config: EvaluationConfig,
 ) -> dict[str, Any]:
-    """Each set's follow-the-verdict portfolio and the benchmark, from the first evaluation date."""
-    closes, opens = adjusted_prices(bars)
+    """Each set's follow-the-verdict portfolio and the benchmark, from the first evaluation date.
+
+    The portfolio trades through `shared.execution.execute` with the A-share rules (price limits,
+    suspensions, T+1, lots of 100 out of `config.capital`), the dated cost schedule plus the config's
+    slippage; `metrics_without_costs` is the same run at zero costs, side by side.
+    """
+    markets = {s: info.market for s, info in securities.items()}
+    names = {s: info.name for s, info in securities.items()}
     first = min(pd.Timestamp(f["as_of"].min()) for f in frames.values())
-    closes, opens = closes.loc[first:], opens.loc[first:].reindex_like(closes.loc[first:])
+    panel = trading_panel(bars, markets, limit_lookup(names)).between(first, None)
+    closes = panel.close
     if closes.empty:
         return {"dates": [], "benchmark": [], "curves": {}, "metrics": {}}
-    models = {s: with_slippage(cost_model(securities[s].market), config.slippage) for s in closes.columns}
-    buy = pd.Series({s: m.buy for s, m in models.items()}, dtype="float64")
-    sell = pd.Series({s: m.sell for s, m in models.items()}, dtype="float64")
+    rules = ExecutionRules(capital=config.capital)
+    buy, sell = cost_frames(panel, slippage=config.slippage)
+    free_buy, free_sell = zero_costs(panel)
     bench = levels["close"].reindex(closes.index).ffill()
     bench = bench / bench.dropna().iloc[0] if bench.notna().any() else bench
-    curves, metrics = {}, {}
+    curves, metrics, gross = {}, {}, {}
     for name, frame in frames.items():
         held = frame[["as_of", "symbol", "action", "position_percent", "filled"]].copy()
         held["position_percent"] *= 100.0  # the verdict's is a fraction of the book (judge spec)
-        weights = verdict_weights(held)
-        sim = follow_portfolio(
-            closes, opens, weights.reindex(columns=closes.columns, fill_value=0.0), buy, sell
-        )
+        weights = verdict_weights(held).reindex(columns=closes.columns, fill_value=0.0)
+        sim = follow_portfolio(panel, weights, buy, sell, rules)
         curves[name] = [round(float(v), 6) for v in sim.nav]
-        metrics[name] = strategy_metrics(sim).model_dump()
+        metrics[name] = {
+            **strategy_metrics(sim).model_dump(),
+            "blocked_by_limit": sim.blocked_by_limit,
+            "skipped_suspended": sim.skipped_suspended,
+        }
+        costless = follow_portfolio(panel, weights, free_buy, free_sell, rules)
+        gross[name] = strategy_metrics(costless).model_dump()
     if bench.notna().all():
         metrics["benchmark"] = performance(bench).model_dump()
     return {
@@ -205,9 +217,12 @@ def portfolio(
         "benchmark": [None if math.isnan(v) else round(float(v), 6) for v in bench],
         "curves": curves,
         "metrics": metrics,
+        "metrics_without_costs": gross,
         "costs": {
             "slippage": config.slippage,
-            "note": "commission and stamp duty per market, plus slippage each side",
+            "capital": config.capital,
+            "note": "commission and stamp duty per market (A-share duty by trade date), plus slippage each "
+            "side; next-open fills with price limits, suspensions, T+1 and lots of 100 for A-shares",
         },
     }
 

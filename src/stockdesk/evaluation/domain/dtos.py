@@ -48,6 +48,11 @@ class EvaluationConfig(BaseModel):
         default=None, description="a stored symbol; None: the equal-weight universe"
     )
     slippage: float = Field(default=0.0005, ge=0.0, lt=0.05, description="per side, a fraction")
+    capital: float = Field(
+        default=1_000_000.0,
+        gt=0.0,
+        description="starting money of the follow-the-verdict portfolio: A-shares trade in lots of 100",
+    )
     hold_band: float = Field(default=0.03, gt=0.0, lt=1.0, description="|return| within which HOLD hits")
     knowledge_cutoff: date = Field(
         default=EMBEDDED_MODEL_CUTOFF, description="points dated before it are in the training window"

@@ -82,6 +82,9 @@ def build_evaluate_command(get_service: Callable[[], EvaluationService]) -> Call
             None, "--benchmark", help="A stored symbol (default: equal-weight universe)."
         ),
         slippage: float = typer.Option(0.0005, "--slippage", min=0.0, max=0.05, help="Per side, a fraction."),
+        capital: float = typer.Option(
+            1_000_000.0, "--capital", min=1.0, help="Portfolio starting money (A-share lots: 100 shares)."
+        ),
         out: Path | None = typer.Option(
             None, "--out", help="eval.json (the contract) or eval.html (the report)."
         ),
@@ -103,6 +106,7 @@ def build_evaluate_command(get_service: Callable[[], EvaluationService]) -> Call
                 experts=[e.value for e in parse_experts(experts)],
                 benchmark=benchmark.strip().upper() if benchmark else None,
                 slippage=slippage,
+                capital=capital,
             )
         )
         console = Console(stderr=True)

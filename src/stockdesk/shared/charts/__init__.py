@@ -16,6 +16,7 @@ from stockdesk.shared.charts.spec import (
     LineStyle,
     Point,
     ReferenceLine,
+    Region,
     SeriesKind,
 )
 
@@ -30,6 +31,7 @@ __all__ = [
     "LineStyle",
     "Point",
     "ReferenceLine",
+    "Region",
     "SeriesKind",
     "render_inline_svg",
     "render_png",

@@ -16,6 +16,7 @@ import matplotlib
 import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
+from matplotlib.transforms import blended_transform_factory
 
 from stockdesk.shared.charts.spec import ChartPanel, ChartSeries, ChartSpec
 
@@ -32,6 +33,8 @@ WIDTH_IN, PANEL_IN, HEADER_IN = 9.0, 2.5, 0.9
 PNG_DPI = 100
 MAX_DATE_TICKS = 7
 BAR_SLOT = 0.8  # share of one x step the bars of a category take
+LINE_WIDTH = 1.3
+REGION_ALPHA = 0.1
 RC = {"svg.fonttype": "path", "font.family": "DejaVu Sans", "axes.titlesize": 10, "font.size": 9}
 _LOCK = threading.Lock()  # rc_context swaps process-wide settings: one render at a time
 
@@ -97,7 +100,7 @@ def _draw_series(spec: ChartSpec, panel: ChartPanel, axis: Axes, colors: list[st
             target.plot(
                 xs,
                 values,
-                linewidth=1.3,
+                linewidth=series.width or LINE_WIDTH,
                 marker=marker,
                 markersize=4,
                 zorder=2,
@@ -110,8 +113,9 @@ def _draw_series(spec: ChartSpec, panel: ChartPanel, axis: Axes, colors: list[st
 
 
 def _draw_marks(spec: ChartSpec, panel: ChartPanel, axis: Axes, gid: str) -> None:
-    """Bands behind the data, reference levels across it, highlighted points on top."""
+    """Shaded x spans and bands behind the data, reference levels across it, highlighted points on top."""
     xs = np.arange(len(spec.x), dtype="float64")
+    _draw_regions(spec, panel, axis, gid)
     for n, band in enumerate(panel.bands):
         axis.fill_between(
             xs, _array(band.lower), _array(band.upper), color=band.color or "#90a4ae", alpha=0.18,
@@ -130,6 +134,23 @@ def _draw_marks(spec: ChartSpec, panel: ChartPanel, axis: Axes, gid: str) -> Non
             [positions[point.x]], [point.y], s=70, facecolor="white", edgecolor="#d62728", linewidth=2,
             label=ascii_text(point.label), zorder=5, clip_on=False, gid=f"{gid}-point{n}",
         )  # fmt: skip
+
+
+def _draw_regions(spec: ChartSpec, panel: ChartPanel, axis: Axes, gid: str) -> None:
+    """Each region from half a step before its first x to half a step after its last, labelled at the top."""
+    positions = {x: i for i, x in enumerate(spec.x)}
+    top = blended_transform_factory(axis.transData, axis.transAxes)
+    for n, region in enumerate(panel.regions):
+        color = region.color or PALETTE[n % len(PALETTE)]
+        first, last = positions[region.start] - 0.5, positions[region.end] + 0.5
+        axis.axvspan(
+            first, last, color=color, alpha=REGION_ALPHA, linewidth=0, zorder=0, gid=f"{gid}-region{n}"
+        )
+        if region.label:
+            axis.text(
+                (first + last) / 2, 0.97, ascii_text(region.label), transform=top, ha="center", va="top",
+                fontsize=8, color=color, clip_on=True,
+            )  # fmt: skip
 
 
 def _draw_panel(spec: ChartSpec, panel: ChartPanel, axis: Axes, colors: list[str], gid: str) -> None:

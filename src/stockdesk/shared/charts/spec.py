@@ -28,6 +28,9 @@ class ChartSeries(BaseModel):
     secondary: bool = Field(default=False, description="drawn against the panel's right-hand axis")
     stack: str | None = Field(default=None, description="bar series with the same key share one slot")
     color: str | None = Field(default=None, description="#rrggbb; the renderer picks one when None")
+    width: float | None = Field(
+        default=None, gt=0, le=6, description="line width; None = the renderer's default"
+    )
 
     @field_validator("values")
     @classmethod
@@ -65,6 +68,15 @@ class Point(BaseModel):
     y: float = Field(allow_inf_nan=False)
 
 
+class Region(BaseModel):
+    """A shaded span of x values, e.g. a backtest's in-sample, validation and holdout periods."""
+
+    label: str = Field(default="", description="printed at the top of the span; empty: shaded only")
+    start: str = Field(description="first x value of the span")
+    end: str = Field(description="last x value of the span (may equal start)")
+    color: str | None = None
+
+
 class ChartPanel(BaseModel):
     """One plot area; panels of a chart share the x axis and are stacked top to bottom."""
 
@@ -74,6 +86,7 @@ class ChartPanel(BaseModel):
     lines: list[ReferenceLine] = Field(default_factory=list)
     bands: list[Band] = Field(default_factory=list)
     points: list[Point] = Field(default_factory=list)
+    regions: list[Region] = Field(default_factory=list)
     height: float = Field(default=1.0, gt=0, description="relative height among the chart's panels")
     y_min: float | None = None
     y_max: float | None = None
@@ -106,4 +119,9 @@ class ChartSpec(BaseModel):
             for point in panel.points:
                 if point.x not in known:
                     raise ValueError(f"point {point.label!r} at {point.x!r} is not an x value")
+            for region in panel.regions:
+                if region.start not in known or region.end not in known:
+                    raise ValueError(f"region {region.label!r} does not start and end on x values")
+                if self.x.index(region.start) > self.x.index(region.end):
+                    raise ValueError(f"region {region.label!r} ends before it starts")
         return self

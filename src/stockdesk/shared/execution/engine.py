@@ -1,6 +1,12 @@
 """Vectorised daily backtest: target weights in, NAV and trade statistics out.
 
-What users should know about the simulation (every number the lab reports rests on it):
+This is the frictionless simulation (no price limits, T+1 or lots; a suspended holding is sold at
+its last close). `orders.execute` is the realistic one the strategy lab and evaluation run: the
+same open execution plus the market rules, with costs charged on the money traded instead of as a
+fraction of the NAV, so with costs the two differ in the second order. `simulate` does not delegate
+to `execute`; with zero costs and no suspensions they agree (tests/shared/test_execution_orders.py).
+
+What users should know about the simulation:
 
 - Prices. `close` is dates x symbols of adjusted closes, NaN where a symbol did not trade. A missing
   day is a 0 % return (the last close carries over); a symbol has no price before its first close
@@ -48,12 +54,13 @@ grow with the number of rebalances.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
 from stockdesk.shared.errors import BadRequestException
+from stockdesk.shared.execution.trades import combine_trades, empty_trades, trades_from_grid
 
 WEIGHT_TOLERANCE = 1e-9
 """Row sums up to 1 + this pass; weight changes up to this are not orders."""
@@ -78,7 +85,14 @@ class Simulation:
     position_returns: pd.Series
     """Return of each position-period, indexed by (entry execution date, symbol)."""
     rebalances: int
-    """Number of execution days."""
+    """Number of execution days (of decisions: `execute`'s retries of refused sales do not count)."""
+    trades: pd.DataFrame = field(default_factory=empty_trades)
+    """Every trade, one row each (columns in `trades.TRADE_COLUMNS`)."""
+    blocked_by_limit: int = 0
+    """Orders refused by a price limit: buys at limit-up and sells at limit-down opens of decision
+    executions, plus each close on which a due stop-loss could not sell at limit-down (`execute`)."""
+    skipped_suspended: int = 0
+    """Orders of decision executions not placed because the symbol did not trade that day (`execute`)."""
 
 
 def simulate(
@@ -95,14 +109,14 @@ def simulate(
     `execution_price` (adjusted opens shaped like `close`) switches from close to open execution;
     `stop_loss=None` runs without stops.
     """
-    _check_close(close)
-    target_w = _check_targets(close, targets)
+    check_close(close)
+    target_w = check_targets(close, targets)
     if stop_loss is not None and not 0.0 < stop_loss < 1.0:
         raise BadRequestException(f"stop_loss must be between 0 and 1 (exclusive), got {stop_loss}")
     buy = _cost_array(buy_cost, close.columns, target_w, "buy_cost")
     sell = _cost_array(sell_cost, close.columns, target_w, "sell_cost")
     if execution_price is not None:
-        _check_execution_price(close, execution_price)
+        check_execution_price(close, execution_price)
         return _simulate_at_open(close, execution_price, target_w, stop_loss, buy, sell)
 
     dates = close.index
@@ -151,7 +165,9 @@ def simulate(
 
     exec_dates = dates[exec_pos]
     positions = _position_returns(rel_eff, w, seg, seg_end, exec_dates, close.columns)
-    return _simulation(close, nav, end_w, delta, first_hit, exec_dates, positions)
+    stop_w = w * rel_eff / growth[:, None]
+    trades = _trades(close, exec_dates, delta, price[exec_pos], first_hit, stop_w, price)
+    return _simulation(close, nav, end_w, delta, first_hit, exec_dates, positions, trades)
 
 
 def _simulate_at_open(
@@ -214,7 +230,9 @@ def _simulate_at_open(
     exit_rel = np.vstack([rel_open[1:], rel_eff[-1:]]) if k_exec else np.empty((0, m))
     exec_dates = dates[exec_pos]
     positions = _segment_returns(exit_rel, new_w, exec_dates, close.columns)
-    return _simulation(close, nav, end_w, delta, first_hit, exec_dates, positions)
+    stop_w = w * rel_eff / growth[:, None]
+    trades = _trades(close, exec_dates, delta, mark, first_hit, stop_w, price)
+    return _simulation(close, nav, end_w, delta, first_hit, exec_dates, positions, trades)
 
 
 def _simulation(
@@ -225,6 +243,7 @@ def _simulation(
     first_hit: np.ndarray,
     exec_dates: pd.Index,
     positions: pd.Series,
+    trades: pd.DataFrame,
 ) -> Simulation:
     """The result both execution paths report, from their arrays."""
     nav_s = pd.Series(nav, index=close.index, name="nav")
@@ -237,7 +256,25 @@ def _simulation(
         stop_losses=int(first_hit.sum()),
         position_returns=positions,
         rebalances=len(exec_dates),
+        trades=trades,
     )
+
+
+def _trades(
+    close: pd.DataFrame,
+    exec_dates: pd.Index,
+    delta: np.ndarray,
+    exec_price: np.ndarray,
+    first_hit: np.ndarray,
+    stop_weight: np.ndarray,
+    price: np.ndarray,
+) -> pd.DataFrame:
+    """`simulate`'s trades: its executions at their (adjusted) fill prices and its stop exits."""
+    rebalances = trades_from_grid(exec_dates, close.columns, delta, exec_price, None, "rebalance")
+    stops = trades_from_grid(
+        close.index, close.columns, np.where(first_hit, -stop_weight, 0.0), price, None, "stop"
+    )
+    return combine_trades(rebalances, stops)
 
 
 def _stops(
@@ -263,7 +300,7 @@ def equal_weight_benchmark(close: pd.DataFrame) -> pd.Series:
     Each day earns the mean daily return of the symbols that have a close that day and the day
     before (a day with none earns 0), i.e. the universe is rebalanced to equal weights every day.
     """
-    _check_close(close)
+    check_close(close)
     daily = close / close.shift(1) - 1.0  # NaN unless both closes exist
     mean = daily.mean(axis=1, skipna=True).fillna(0.0)
     return (1.0 + mean).cumprod().rename("benchmark")
@@ -298,7 +335,7 @@ def _segment_returns(
     return pd.Series(exit_rel[rows, cols] - 1.0, index=index, name="position_return", dtype="float64")
 
 
-def _check_close(close: pd.DataFrame) -> None:
+def check_close(close: pd.DataFrame) -> None:
     if close.empty:
         raise BadRequestException("close has no rows or no symbols")
     if not close.index.is_unique or not close.index.is_monotonic_increasing:
@@ -311,7 +348,7 @@ def _check_close(close: pd.DataFrame) -> None:
         raise BadRequestException("close prices must be positive and finite (NaN marks a missing day)")
 
 
-def _check_execution_price(close: pd.DataFrame, execution_price: pd.DataFrame) -> None:
+def check_execution_price(close: pd.DataFrame, execution_price: pd.DataFrame) -> None:
     if not execution_price.index.equals(close.index) or not execution_price.columns.equals(close.columns):
         raise BadRequestException("execution_price must have the same dates and symbols as close")
     values = execution_price.to_numpy(dtype="float64")
@@ -320,7 +357,7 @@ def _check_execution_price(close: pd.DataFrame, execution_price: pd.DataFrame) -
         raise BadRequestException("execution prices must be positive and finite (NaN marks no trade)")
 
 
-def _check_targets(close: pd.DataFrame, targets: pd.DataFrame) -> pd.DataFrame:
+def check_targets(close: pd.DataFrame, targets: pd.DataFrame) -> pd.DataFrame:
     """Targets aligned to close's columns, sorted by decision date, NaN as 0."""
     if not targets.index.is_unique:
         raise BadRequestException("targets has duplicate decision dates")

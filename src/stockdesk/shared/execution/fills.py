@@ -140,7 +140,7 @@ def fills_and_returns(
     entry_open = column("open")[entry]
     entry_adj_open = column("adj_open")[entry]
     entry_date = column("trade_date")[entry]
-    fraction = _limit_fractions(point_symbol, entry_date, has_entry, limits)
+    fraction = limit_fractions(point_symbol, entry_date, has_entry, limits)
     up, down = limit_price_arrays(column("ref_close")[entry], fraction)
     blocked = ((action == "BUY") & (entry_open >= up - PRICE_TOLERANCE)) | (
         (action == "SELL") & (entry_open <= down + PRICE_TOLERANCE)
@@ -236,7 +236,7 @@ def _check_horizons(horizons: Sequence[int]) -> list[int]:
     return [int(h) for h in steps]
 
 
-def _limit_fractions(
+def limit_fractions(
     symbols: np.ndarray, entry_date: np.ndarray, has_entry: np.ndarray, limits: LimitSource | None
 ) -> np.ndarray:
     """The limit fraction of each verdict's entry day, NaN for no limit (or no entry)."""

@@ -3,7 +3,8 @@
 `verdict_weights` turns dated verdicts into target weights: on each decision date the portfolio
 holds position_percent / 100 of every BUY that filled and nothing else (SELL, HOLD and unfilled BUY
 verdicts are 0: a symbol with no filled BUY on a decision date is sold). `follow_portfolio` runs
-such targets through `simulate` with open execution and no stops:
+such targets through `orders.execute` (next-open fills under the market rules: price limits,
+suspensions, T+1, lots) with no stops:
 - A decision date that is not a trading day (a weekend verdict) counts as decided on the last
   trading day before it, so it executes at the first open after it; decisions before the first
   day of the panel cannot be executed and are dropped; of several decisions mapping to the same
@@ -17,7 +18,10 @@ import numpy as np
 import pandas as pd
 
 from stockdesk.shared.errors import BadRequestException
-from stockdesk.shared.execution.engine import Simulation, simulate
+from stockdesk.shared.execution.engine import Simulation
+from stockdesk.shared.execution.orders import execute
+from stockdesk.shared.execution.rules import ExecutionRules
+from stockdesk.shared.execution.trading_panel import TradingPanel
 
 VERDICT_COLUMNS = ("as_of", "symbol", "action", "position_percent", "filled")
 
@@ -49,17 +53,19 @@ def verdict_weights(verdicts: pd.DataFrame) -> pd.DataFrame:
 
 
 def follow_portfolio(
-    closes_adj: pd.DataFrame,
-    opens_adj: pd.DataFrame,
+    panel: TradingPanel,
     targets: pd.DataFrame,
-    costs_buy: pd.Series | float,
-    costs_sell: pd.Series | float,
+    costs_buy: pd.DataFrame | pd.Series | float,
+    costs_sell: pd.DataFrame | pd.Series | float,
+    rules: ExecutionRules | None = None,
 ) -> Simulation:
     """Simulate the targets (decision dates x symbols, weights >= 0, NaN = 0) executed at the next
-    open with costs and no stops (see the module docstring); prices are dates x symbols panels
-    of adjusted closes and opens (`fills.adjusted_prices`)."""
+    open on `panel` (`trading_panel.trading_panel`) with costs (dates x symbols frames from
+    `costs.cost_frames`, per-symbol Series or one rate), `rules` (default `ExecutionRules()`) and no
+    stops (see the module docstring)."""
+    closes_adj = panel.close
     if not isinstance(closes_adj.index, pd.DatetimeIndex) or len(closes_adj.index) == 0:
-        raise BadRequestException("closes_adj must be indexed by trading dates")
+        raise BadRequestException("the panel must be indexed by trading dates")
     raw = targets.astype("float64").fillna(0.0)
     if (raw.to_numpy() < 0).any():
         raise BadRequestException("target weights must be >= 0 (no short selling)")
@@ -74,17 +80,17 @@ def follow_portfolio(
     mapped = scaled.loc[keep].set_axis(closes_adj.index[position[keep]], axis=0)  # still sorted
     mapped = mapped.loc[~mapped.index.duplicated(keep="last")]
 
-    return simulate(
-        closes_adj,
+    return execute(
+        panel,
         mapped,
         stop_loss=None,
         buy_cost=_rates(costs_buy, closes_adj.columns),
         sell_cost=_rates(costs_sell, closes_adj.columns),
-        execution_price=opens_adj,
+        rules=rules,
     )
 
 
-def _rates(costs: pd.Series | float, symbols: pd.Index) -> pd.Series:
-    if isinstance(costs, pd.Series):
+def _rates(costs: pd.DataFrame | pd.Series | float, symbols: pd.Index) -> pd.DataFrame | pd.Series:
+    if isinstance(costs, (pd.DataFrame, pd.Series)):
         return costs
     return pd.Series(float(costs), index=symbols, dtype="float64")

@@ -6,6 +6,7 @@ the next iteration with the same market panel and history.
 
 from __future__ import annotations
 
+import math
 import time
 import uuid
 from datetime import UTC, datetime
@@ -13,18 +14,21 @@ from typing import Protocol
 
 from stockdesk.shared.errors import ServiceUnavailableError, StockdeskError, one_line
 from stockdesk.shared.tasks.cancel import JobCancelled, check_cancelled
-from stockdesk.strategy_lab.application.backtest_service import (
-    BacktestService,
-    BacktestSession,
-    finite_metrics,
-)
+from stockdesk.strategy_lab.application.backtest_service import BacktestService, BacktestSession
 from stockdesk.strategy_lab.application.code_generator import TemplateCodeGenerator
 from stockdesk.strategy_lab.application.generation_loop import generate_with_feedback
 from stockdesk.strategy_lab.application.market_panel import MarketPanel
 from stockdesk.strategy_lab.application.novelty import duplicate_check
 from stockdesk.strategy_lab.application.prompt_builder import PromptBuilder, RunHistory
+from stockdesk.strategy_lab.application.run_summary import summarise
+from stockdesk.strategy_lab.application.trials import (
+    SCORED,
+    TrialScore,
+    best_in_sample,
+    pick_champion,
+    score_trial,
+)
 from stockdesk.strategy_lab.domain.dtos import (
-    BacktestResult,
     IterationRecord,
     IterationStatus,
     RunConfig,
@@ -37,9 +41,9 @@ from stockdesk.strategy_lab.domain.errors import (
     StrategyRunNotFoundError,
     ValidationErrorDetail,
 )
+from stockdesk.strategy_lab.domain.params import FAMILIES
 from stockdesk.strategy_lab.domain.ports import IStrategist, IStrategyRunRepository
 
-SCORED = (IterationStatus.RAN, IterationStatus.BEAT_BENCHMARK)
 STALE_AFTER = 2  # iterations without a new champion before the prompt asks to explore again
 
 
@@ -60,21 +64,6 @@ class SilentObserver:
         pass
 
 
-def pick_champion(records: list[IterationRecord], max_drawdown_limit: float) -> IterationRecord | None:
-    """Best Sharpe among scored iterations whose drawdown stays within the limit (earliest wins ties)."""
-    eligible = [
-        r
-        for r in records
-        if r.status in SCORED and r.metrics is not None and r.metrics.max_drawdown >= -max_drawdown_limit
-    ]
-    return max(eligible, key=lambda r: (r.metrics.sharpe, -r.number), default=None)  # type: ignore[union-attr]
-
-
-def best_scored(records: list[IterationRecord]) -> IterationRecord | None:
-    """Best Sharpe of every scored iteration, whatever its drawdown (shown when there is no champion)."""
-    return pick_champion(records, max_drawdown_limit=1.0)
-
-
 class AutonomousLoop:
     def __init__(
         self,
@@ -92,7 +81,7 @@ class AutonomousLoop:
 
     def create(self, config: RunConfig) -> StrategyRunDTO:
         """Check the window and universe first (bad input fails before anything is stored)."""
-        self._backtests.panel(config.window)
+        self._backtests.panel(config.window, config.split)
         return self._runs.create(uuid.uuid4().hex, config)
 
     def execute(self, run_id: str, observer: LoopObserver | None = None) -> StrategyRunDTO:
@@ -106,8 +95,11 @@ class AutonomousLoop:
         self._runs.set_status(run_id, RunStatus.RUNNING)
         records = list(run.iterations)
         try:
-            panel = self._backtests.panel(run.config.window)
-            with self._backtests.session() as backtests:  # one sandbox worker for the whole run
+            full = self._backtests.panel(run.config.window, run.config.split)
+            assert full.plan is not None
+            panel = full.until(full.plan.selection.end)  # the loop never holds a holdout price
+            # one sandbox worker for the whole run
+            with self._backtests.session(run.config.execution) as backtests:
                 for number in range(len(records) + 1, run.config.iterations + 1):
                     check_cancelled()
                     observer.iteration_started(number, run.config.iterations)
@@ -116,6 +108,9 @@ class AutonomousLoop:
                     champion = pick_champion(records, run.config.max_drawdown_limit)
                     self._runs.save_iteration(record, champion.number if champion else None)
                     observer.iteration_finished(record, champion)
+                check_cancelled()
+                summary = summarise(records, run.config.max_drawdown_limit, backtests, full)
+                self._runs.save_summary(run_id, summary)
         except KeyboardInterrupt:
             self._runs.set_status(run_id, RunStatus.INTERRUPTED, "interrupted by the user")
             raise
@@ -144,15 +139,16 @@ class AutonomousLoop:
     ) -> IterationRecord:
         started, clock = datetime.now(UTC), time.perf_counter()
         base = {"run_id": run.id, "number": number, "started_at": started}
-        champion = pick_champion(records, run.config.max_drawdown_limit)
+        # the loop's reference is the best IN-SAMPLE trial: naming the validation champion would leak
+        champion = best_in_sample(records, run.config.max_drawdown_limit)
         history = RunHistory(
             iteration=number,
             total=run.config.iterations,
             records=records,
             champion=champion,
-            best=best_scored(records),
+            best=best_in_sample(records, 1.0),
             max_drawdown_limit=run.config.max_drawdown_limit,
-            explore=champion is None or number - 1 - champion.number >= STALE_AFTER,
+            explore=champion is None or number - 1 - champion.number >= STALE_AFTER or narrow_search(records),
             data_notes=panel.data_notes,
         )
         last_errors = _errors_of(records[-1]) if records else []
@@ -200,27 +196,42 @@ class AutonomousLoop:
         }
         try:
             # the sandbox renders its own code from the validated params: result.code is only the record
-            backtest = backtests.score(result.params, panel)
+            assert panel.plan is not None
+            trial = score_trial(backtests, result.params, panel, panel.plan)
         except StockdeskError as exc:
             return IterationRecord(
                 **{**scored, "errors": [*scored["errors"], _error("$", "backtest_error", one_line(exc))]},
                 status=IterationStatus.BACKTEST_FAILED,
                 seconds=round(time.perf_counter() - clock, 3),
             )
-        status = classify(backtest)
         return IterationRecord(
             **scored,
-            status=status,
-            metrics=backtest.metrics,
-            benchmark=backtest.benchmark,
+            status=classify(trial),
+            metrics=trial.in_sample,
+            benchmark=trial.in_sample_benchmark,
+            validation=trial.validation.metrics,
+            validation_benchmark=trial.validation.benchmark,
+            folds=trial.folds,
+            returns=trial.returns,
             seconds=round(time.perf_counter() - clock, 3),
         )
 
 
-def classify(backtest: BacktestResult) -> IterationStatus:
-    if not finite_metrics(backtest) or backtest.metrics.trades == 0:
+def narrow_search(records: list[IterationRecord]) -> bool:
+    """The last STALE_AFTER parameter sets were all of one family while another is still untried:
+    time to explore (the search should cover the families, not polish the first one it met)."""
+    tried = [r.params.strategy_type for r in records if r.params is not None]
+    recent = tried[-STALE_AFTER:]
+    return len(recent) == STALE_AFTER and len(set(recent)) == 1 and len(set(tried)) < len(FAMILIES)
+
+
+def classify(trial: TrialScore) -> IterationStatus:
+    """Judged on what the loop may see: the in-sample figures."""
+    figures = [*trial.in_sample.model_dump().values(), *trial.in_sample_benchmark.model_dump().values()]
+    if not all(math.isfinite(v) for v in figures if isinstance(v, float)) or trial.in_sample.trades == 0:
         return IterationStatus.INVALID_METRICS
-    return IterationStatus.BEAT_BENCHMARK if backtest.beat_benchmark else IterationStatus.RAN
+    beat = trial.in_sample.sharpe > trial.in_sample_benchmark.sharpe
+    return IterationStatus.BEAT_BENCHMARK if beat else IterationStatus.RAN
 
 
 def _error(path: str, kind: str, message: str) -> dict:

@@ -3,8 +3,8 @@
 The code always comes from our own template, so a failure here is a template bug. A blocklist missed
 `pd.io.common.os.environ`, `DataFrame.to_json(path)` and `np.lib.format.open_memmap`; an allowlist
 cannot miss what it never lists. The sets below are the template's own vocabulary, written out by
-hand; tests prove every valid parameter set passes and that the sets hold nothing the template
-does not use. Passing the check is necessary, not sufficient: the code still runs in the sandbox.
+hand; tests prove every valid parameter set of every family passes and that the sets hold nothing
+the templates do not use. Passing the check is necessary, not sufficient: the code still runs in the sandbox.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ ALLOWED_NODE_TYPES = frozenset(
         *("ImportFrom", "alias", "Name", "Load", "Store", "Attribute", "Subscript", "Call", "keyword"),
         *("Constant", "Dict", "List", "Tuple", "BinOp", "Add", "Sub", "Mult", "BitAnd", "BoolOp", "Or"),
         *("Compare", "Eq", "Gt", "GtE", "Lt", "LtE"),
+        *("UnaryOp", "USub", "Div", "Pow", "BitOr"),  # mean reversion's -ENTRY_Z, |; volatility's / and **
     }
 )
 # Names read, assigned or defined (constants, functions, parameters, locals, the builtin `float`).
@@ -35,36 +36,48 @@ ALLOWED_NAMES = frozenset(
         *("STOP_LOSS", "RESAMPLE", "RESAMPLE_OFFSET", "CATALYST_COLUMN", "PARAMS"),
         *("generate_weights", "catalyst_flags", "decision_dates", "close", "fundamentals", "index"),
         *("returns", "momentum", "trend", "eligible", "dates", "score", "chosen", "count", "off"),
-        *("columns", "reports", "values", "short", "long", "position", "known", "flags", "days"),
+        *("columns", "reports", "short", "long", "position", "known", "flags", "days"),
         *("week", "first", "last", "month", "last_position", "pd", "float"),
+        # the mean-reversion and volatility templates
+        *("STRATEGY_TYPE", "LOOKBACK", "ENTRY_Z", "EXIT_Z", "TREND_MA", "VOL_PERIOD", "MAX_VOL"),
+        *("TARGET_VOL", "TRADING_DAYS", "std", "z", "entry", "leave", "held", "vol", "exposure"),
+        *("CATALYST_QUARTERS", "quarter_mean", "latest", "inside", "grouped", "window", "least", "int"),
     }
 )
 # Attributes read without being called.
 ALLOWED_ATTRIBUTES = frozenset(
-    {"DataFrame", "DatetimeIndex", "columns", "day_of_week", "empty", "index", "loc", "month", "year"}
+    {
+        *("DataFrame", "DatetimeIndex", "Series", "columns", "day_of_week", "empty", "index", "loc"),
+        *("month", "year"),
+    }
 )
 # Call targets: a called name, or the attribute named by a method call.
 ALLOWED_CALLS = frozenset(
     {
         *("len", "catalyst_flags", "decision_dates", "DataFrame", "DatetimeIndex", "Series"),
-        *("to_timedelta", "assign", "astype", "clip", "cumcount", "cummax", "div", "drop_duplicates"),
-        *("droplevel", "dropna", "ffill", "fillna", "groupby", "isin", "max", "mean", "min"),
-        *("normalize", "notna", "pct_change", "pivot", "rank", "reindex", "reset_index", "rolling"),
+        *("to_timedelta", "assign", "astype", "clip", "cumcount", "div", "drop_duplicates"),
+        *("dropna", "ffill", "fillna", "groupby", "isin", "max", "mean", "min"),
+        *("normalize", "notna", "pct_change", "rank", "reindex", "rolling"),
         *("searchsorted", "sort_index", "sort_values", "sum", "to_numpy", "transform", "where"),
+        *("std", "isna", "mul"),
+        *("quarter_mean", "Timedelta", "merge", "count", "unstack"),
     }
 )
 ALLOWED_KEYWORDS = frozenset(
     {
-        *("ascending", "axis", "columns", "day", "drop", "fill_method", "index", "keep", "method"),
-        *("min_periods", "side", "sort", "subset", "unit", "upper", "values"),
+        *("ascending", "axis", "columns", "day", "fill_method", "index", "keep", "method"),
+        *("min_periods", "side", "subset", "unit", "upper", "on", "days"),
     }
 )
 # String constants outside docstrings: column names, pandas options, parameter names and values.
 ALLOWED_STRINGS = frozenset(
     {
-        *("symbol", "end_date", "ann_date", "revenue", "roe", "flag", "day", "first", "last", "right"),
+        *("symbol", "end_date", "ann_date", "revenue", "profit", "day", "first", "last", "right"),
+        *("out", "max"),
         *("size", "D", "W", "M", "earnings", "momentum_period", "ma_periods", "catalyst_type"),
         *("catalyst_lookback", "n_stocks", "stop_loss", "resample", "resample_offset"),
+        *("strategy_type", "mean_reversion", "lookback", "entry_z", "exit_z", "trend_ma"),
+        *("volatility", "vol_period", "max_vol", "target_vol"),
     }
 )
 NUMBER_TYPES = (bool, int, float, type(None))

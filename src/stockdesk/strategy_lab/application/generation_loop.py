@@ -8,11 +8,11 @@ from dataclasses import dataclass, field
 from stockdesk.strategy_lab.application.code_generator import GenerationResult, TemplateCodeGenerator
 from stockdesk.strategy_lab.application.feedback import StructuredErrorFeedback
 from stockdesk.strategy_lab.domain.errors import GenerationFailedError, ValidationErrorDetail
-from stockdesk.strategy_lab.domain.params import MomentumStrategyParams
+from stockdesk.strategy_lab.domain.params import StrategyParams
 from stockdesk.strategy_lab.domain.ports import IStrategist, PromptContext
 
 MAX_RETRIES = 3
-Rejection = Callable[[MomentumStrategyParams], list[ValidationErrorDetail]]
+Rejection = Callable[[StrategyParams], list[ValidationErrorDetail]]
 
 
 @dataclass
@@ -50,7 +50,9 @@ def generate_with_feedback(
         if result.success and reject is not None and result.params is not None:
             extra = reject(result.params)
             if extra:
-                result = GenerationResult(success=False, params=result.params, errors=extra)
+                result = GenerationResult(
+                    success=False, params=result.params, errors=extra, reasoning=result.reasoning
+                )
         if result.success:
             return GenerationOutcome(result=result, attempts=attempt, tokens=tokens, errors=failed)
         failed.extend(result.errors)

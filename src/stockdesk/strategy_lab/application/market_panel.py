@@ -1,25 +1,36 @@
-"""The data one backtest window needs, read once and shared by every iteration of a run."""
+"""The data one backtest window needs, read once and shared by every iteration of a run.
+
+Prices are the store's raw daily bars turned into the shared execution module's TradingPanel
+(adjusted closes and opens, raw opens for lots, the A-share price limits of each day), so a
+strategy is scored with the same fills, limits and costs as `stockdesk evaluate`. A run's panel is
+cut at the end of its selection span (`until`): the loop, the strategy code and the selection never
+hold a holdout price.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date, timedelta
 from functools import cached_property
 
 import pandas as pd
 
-from stockdesk.strategy_lab.application.fundamentals import single_quarter
-from stockdesk.strategy_lab.domain.dtos import BacktestWindow
+from stockdesk.shared.execution import TradingPanel, limit_lookup, trading_panel
+from stockdesk.strategy_lab.application.fundamentals import CATALYST_FIGURES, single_quarter
+from stockdesk.strategy_lab.application.splits import plan_splits
+from stockdesk.strategy_lab.domain.dtos import BacktestWindow, SplitConfig, SplitPlan
 from stockdesk.strategy_lab.domain.errors import InvalidBacktestWindowError, InvalidUniverseError
-from stockdesk.strategy_lab.domain.params import CATALYST_COLUMNS
 from stockdesk.strategy_lab.domain.ports import IStrategyMarketData
 
-# Prices before `start` let the longest moving average (120 trading days) and momentum exist on day one.
-WARMUP_DAYS = 250
+# Prices before `start` let the longest moving average (250 trading days) and momentum exist on day one.
+WARMUP_DAYS = 400
+# A history too short for that still gets this much (120-day averages exist; 250-day ones start later).
+SHORT_WARMUP_DAYS = 250
 DEFAULT_YEARS = 3
 MIN_WINDOW_BARS = 60  # a symbol needs this many bars inside the window to be part of the universe
 HOLIDAY_DAYS = 14  # a history starting this soon after the warm-up start is not "short" (Golden Week)
 LISTED = 10  # symbols named in a note before "and N more"
+FIRST_DAY = date(1990, 1, 1)
 
 
 @dataclass(frozen=True)
@@ -28,16 +39,44 @@ class MarketPanel:
     markets: dict[str, str]
     start: date
     end: date
-    closes: pd.DataFrame = field(repr=False)  # warm-up included
+    trading: TradingPanel = field(repr=False)  # warm-up included
     fundamentals: pd.DataFrame = field(repr=False)
     notes: tuple[str, ...] = ()
+    plan: SplitPlan | None = None
+
+    @property
+    def closes(self) -> pd.DataFrame:
+        """Adjusted closes, warm-up included: what the strategy code reads."""
+        return self.trading.close
+
+    @property
+    def window_closes(self) -> pd.DataFrame:
+        return self.closes.loc[pd.Timestamp(self.start) : pd.Timestamp(self.end)]
+
+    def between(self, start: date, end: date) -> TradingPanel:
+        """The execution panel of one period (no warm-up: a simulation starts in cash)."""
+        return self.trading.between(pd.Timestamp(start), pd.Timestamp(end))
+
+    def until(self, day: date) -> MarketPanel:
+        """What was knowable at the close of `day`: prices up to it, reports announced by it."""
+        cut = pd.Timestamp(day)
+        known = self.fundamentals
+        if not known.empty:
+            known = known.loc[pd.to_datetime(known["ann_date"]) <= cut].reset_index(drop=True)
+        trading = self.trading.between(self.trading.close.index[0], cut)
+        return replace(self, end=min(self.end, day), trading=trading, fundamentals=known)
 
     @cached_property
     def missing_figures(self) -> dict[str, list[str]]:
         """catalyst_type -> symbols without a single quarterly figure for it: they can never pass it."""
         missing = {}
-        for catalyst, column in CATALYST_COLUMNS.items():
-            known = set(self.fundamentals.dropna(subset=[column])["symbol"])
+        for catalyst, column in CATALYST_FIGURES.items():
+            have = (
+                self.fundamentals.dropna(subset=[column])
+                if column in self.fundamentals
+                else self.fundamentals[:0]
+            )
+            known = set(have["symbol"])
             missing[catalyst] = [s for s in self.universe if s not in known]
         return missing
 
@@ -46,42 +85,52 @@ class MarketPanel:
         """What the strategist should know about the data: a catalyst without figures never passes."""
         notes = []
         for catalyst, blind in self.missing_figures.items():
-            column = CATALYST_COLUMNS[catalyst]
+            column = CATALYST_FIGURES[catalyst]
             if len(blind) == len(self.universe):
                 notes.append(
-                    f'No symbol has quarterly {column} data: catalyst_type "{catalyst}" cannot trade.'
+                    f"No symbol has quarterly {column} data: "
+                    f'momentum catalyst_type "{catalyst}" cannot trade.'
                 )
             elif blind:
                 notes.append(f"{len(blind)} of {len(self.universe)} symbols lack quarterly {column} data.")
         return notes
 
-    @property
-    def window_closes(self) -> pd.DataFrame:
-        return self.closes.loc[pd.Timestamp(self.start) : pd.Timestamp(self.end)]
 
+def load_panel(
+    market: IStrategyMarketData, window: BacktestWindow, split: SplitConfig | None = None
+) -> MarketPanel:
+    """Resolve universe and window; read bars (with warm-up) and single-quarter fundamentals.
 
-def load_panel(market: IStrategyMarketData, window: BacktestWindow) -> MarketPanel:
-    """Resolve universe and window; read closes (with warm-up) and single-quarter fundamentals."""
+    With `split`, the window's trading days are cut into the run's periods first and a symbol must
+    have its bars inside the selection span (the holdout decides nothing).
+    """
     known = market.securities()
     if not known:
         raise InvalidUniverseError("the store holds no securities: run `stockdesk data load-sample` first")
     wanted = _wanted(window.universe, known)
-    # without an end the whole history is read once to find it, and serves as the closes too
-    history = None if window.end else _all_closes(market, wanted)
-    end = window.end or history.index[-1].date()  # type: ignore[union-attr]
+    bars = market.daily_bars(
+        wanted, FIRST_DAY if window.end is None else _load_from(window), window.end or date.today()
+    )
+    names = market.security_names()
+    panel = trading_panel(bars, {s: known[s] for s in wanted}, limit_lookup(names))
+    closes = panel.close
+    if closes.empty:
+        raise InvalidUniverseError(f"no daily bars stored for {', '.join(wanted[:8])}")
+    end = window.end or closes.index[-1].date()
     start = window.start or date(end.year - DEFAULT_YEARS, end.month, min(end.day, 28))
     if start >= end:
         raise InvalidBacktestWindowError(f"the window is empty: --from {start} is not before --to {end}")
     load_from = start - timedelta(days=WARMUP_DAYS)
-    if history is not None:
-        closes = history.loc[pd.Timestamp(load_from) :]
-    else:
-        closes = market.adjusted_closes(wanted, load_from, end)
-    first = closes.index[0].date() if not closes.empty else load_from
+    first = closes.index[0].date()
     if window.start is None and first > load_from + timedelta(days=HOLIDAY_DAYS):
-        start = first + timedelta(days=WARMUP_DAYS)  # a short history: keep the warm-up, score the rest
-    inside = closes.loc[pd.Timestamp(start) :]
-    counts = inside.notna().sum()
+        start = first + timedelta(days=SHORT_WARMUP_DAYS)  # a short history: keep a warm-up, score the rest
+    panel = panel.between(pd.Timestamp(load_from), pd.Timestamp(end))
+    inside = panel.close.loc[pd.Timestamp(start) :]
+    if inside.empty:
+        raise InvalidUniverseError(f"no daily bars between {start} and {end}")
+    plan = plan_splits(inside.index, split) if split is not None else None
+    counted = inside.loc[: pd.Timestamp(plan.selection.end)] if plan is not None else inside
+    counts = counted.notna().sum()
     universe = [s for s in wanted if counts.get(s, 0) >= MIN_WINDOW_BARS]
     dropped = [s for s in wanted if s not in universe]
     if not universe:
@@ -101,10 +150,34 @@ def load_panel(market: IStrategyMarketData, window: BacktestWindow) -> MarketPan
         markets={s: known[s] for s in universe},
         start=max(start, inside.index[0].date()),
         end=min(end, inside.index[-1].date()),
-        closes=closes[universe],
+        trading=_columns(panel, universe),
         fundamentals=fundamentals,
         notes=tuple(notes),
+        plan=plan,
     )
+
+
+def _columns(panel: TradingPanel, symbols: list[str]) -> TradingPanel:
+    """The panel restricted to `symbols` (the universe), every frame alike."""
+
+    def pick(frame: pd.DataFrame) -> pd.DataFrame:
+        return frame.loc[:, symbols]
+
+    return TradingPanel(
+        close=pick(panel.close),
+        open=pick(panel.open),
+        raw_open=pick(panel.raw_open),
+        limit_up=pick(panel.limit_up),
+        limit_down=pick(panel.limit_down),
+        markets={s: panel.markets[s] for s in symbols},
+        raw_close=None if panel.raw_close is None else pick(panel.raw_close),
+    )
+
+
+def _load_from(window: BacktestWindow) -> date:
+    assert window.end is not None
+    start = window.start or date(window.end.year - DEFAULT_YEARS, window.end.month, min(window.end.day, 28))
+    return start - timedelta(days=WARMUP_DAYS)
 
 
 def _wanted(universe: list[str] | None, known: dict[str, str]) -> list[str]:
@@ -115,10 +188,3 @@ def _wanted(universe: list[str] | None, known: dict[str, str]) -> list[str]:
     if unknown:
         raise InvalidUniverseError(f"not in the store: {', '.join(unknown)} (see `stockdesk data show`)")
     return list(dict.fromkeys(asked))
-
-
-def _all_closes(market: IStrategyMarketData, symbols: list[str]) -> pd.DataFrame:
-    history = market.adjusted_closes(symbols, date(1990, 1, 1), date.today())
-    if history.empty:
-        raise InvalidUniverseError(f"no daily bars stored for {', '.join(symbols[:8])}")
-    return history

@@ -8,31 +8,46 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from stockdesk.strategy_lab.application.autonomous_loop import AutonomousLoop, LoopObserver, best_scored
+from stockdesk.strategy_lab.application.autonomous_loop import AutonomousLoop, LoopObserver
 from stockdesk.strategy_lab.application.backtest_service import BacktestService
 from stockdesk.strategy_lab.application.feedback import details_from_validation_error
-from stockdesk.strategy_lab.domain.dtos import BacktestResult, BacktestWindow, RunConfig, StrategyRunDTO
+from stockdesk.strategy_lab.application.trials import best_scored
+from stockdesk.strategy_lab.domain.dtos import (
+    BacktestResult,
+    BacktestWindow,
+    ExecutionSettings,
+    RunConfig,
+    StrategyRunDTO,
+)
 from stockdesk.strategy_lab.domain.errors import (
     InvalidStrategyParamsError,
     NothingToReplayError,
     StrategyRunNotFoundError,
 )
-from stockdesk.strategy_lab.domain.params import MomentumStrategyParams
+from stockdesk.strategy_lab.domain.params import (
+    StrategyParams,
+    validate_params,
+    with_family,
+)
 from stockdesk.strategy_lab.domain.ports import IStrategyRunRepository
 
 
-def parse_params(raw: str | dict[str, Any]) -> MomentumStrategyParams:
-    """Parameters typed by a person (CLI --params, REST body), with the same feedback the LLM gets."""
+def parse_params(raw: str | dict[str, Any]) -> StrategyParams:
+    """Parameters typed by a person (CLI --params, REST body), with the same feedback the LLM gets.
+
+    Any family; without strategy_type the set is a momentum set (what people typed before there
+    were families, and what stored runs hold).
+    """
     try:
         data = json.loads(raw) if isinstance(raw, str) else raw
     except json.JSONDecodeError as exc:
         raise InvalidStrategyParamsError(f"--params is not JSON: {exc.msg} at character {exc.pos}") from exc
     if isinstance(data, dict) and isinstance(data.get("params"), dict):
-        data = data["params"]  # a whole StrategyParamRequest is accepted too
+        data = data["params"]  # a whole answer's JSON section ({"params": {...}}) is accepted too
     try:
-        return MomentumStrategyParams.model_validate(data)
+        return validate_params(data)
     except ValidationError as exc:
-        details = details_from_validation_error(exc, data)
+        details = details_from_validation_error(exc, with_family(data))
         summary = "; ".join(
             f"{d.field_path.removeprefix('params.')}: {d.suggestion or d.error_type}" for d in details
         )
@@ -52,8 +67,10 @@ class StrategyLabService:
         self._runs = runs
         self._loop = loop  # built on first use: `backtest` and `show` never load a model
 
-    def backtest(self, params: MomentumStrategyParams, window: BacktestWindow) -> BacktestResult:
-        return self._backtests.backtest(params, window)
+    def backtest(
+        self, params: StrategyParams, window: BacktestWindow, execution: ExecutionSettings | None = None
+    ) -> BacktestResult:
+        return self._backtests.backtest(params, window, execution)
 
     def create_run(self, config: RunConfig) -> StrategyRunDTO:
         return self._loop().create(config)
@@ -85,4 +102,7 @@ class StrategyLabService:
         if record is None or record.params is None or record.metrics is None:
             which = "has no scored iteration" if number is None else f"has no scored iteration {number}"
             raise NothingToReplayError(f"strategy run {run_id} {which}")
-        return self._backtests.score(record.params, self._backtests.panel(run.config.window))
+        panel = self._backtests.panel(run.config.window, run.config.split)
+        if run.summary is None and panel.plan is not None:
+            panel = panel.until(panel.plan.selection.end)  # the holdout is shown once the run is done
+        return self._backtests.score(record.params, panel, run.config.execution)

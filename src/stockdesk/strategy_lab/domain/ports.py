@@ -9,8 +9,14 @@ from datetime import date
 import pandas as pd
 from pydantic import BaseModel
 
-from stockdesk.strategy_lab.domain.dtos import IterationRecord, RunConfig, RunStatus, StrategyRunDTO
-from stockdesk.strategy_lab.domain.params import MomentumStrategyParams
+from stockdesk.strategy_lab.domain.dtos import (
+    IterationRecord,
+    RunConfig,
+    RunStatus,
+    RunSummary,
+    StrategyRunDTO,
+)
+from stockdesk.strategy_lab.domain.params import StrategyParams
 
 
 class IStrategyMarketData(ABC):
@@ -21,12 +27,18 @@ class IStrategyMarketData(ABC):
         """Every stored security -> its market (CN, US, HK, TW)."""
 
     @abstractmethod
-    def adjusted_closes(self, symbols: list[str], start: date, end: date) -> pd.DataFrame:
-        """Dates x symbols of split/dividend-adjusted closes (NaN where a symbol did not trade)."""
+    def daily_bars(self, symbols: list[str], start: date, end: date) -> pd.DataFrame:
+        """Raw daily bars, one row per (symbol, trade_date): symbol, trade_date, open, close, pre_close,
+        volume, adj_factor (what shared.execution.trading_bars reads)."""
+
+    @abstractmethod
+    def security_names(self) -> dict[str, str]:
+        """Every stored security -> its name (the ST test of the A-share price limits)."""
 
     @abstractmethod
     def reported_financials(self, symbols: list[str], as_of: date) -> pd.DataFrame:
-        """As reported and announced by `as_of`: symbol, end_date, ann_date, report_type, revenue, roe."""
+        """As reported and announced by `as_of`: symbol, end_date, ann_date, report_type, revenue,
+        profit_dedt, net_profit (year-to-date figures)."""
 
 
 class PromptContext(BaseModel):
@@ -63,7 +75,7 @@ class IStrategyTemplate(ABC):
     name: str
 
     @abstractmethod
-    def render(self, params: MomentumStrategyParams) -> str: ...
+    def render(self, params: StrategyParams) -> str: ...
 
 
 class IStrategySession(ABC):
@@ -71,7 +83,7 @@ class IStrategySession(ABC):
 
     @abstractmethod
     def weights(
-        self, params: MomentumStrategyParams, closes: pd.DataFrame, fundamentals: pd.DataFrame
+        self, params: StrategyParams, closes: pd.DataFrame, fundamentals: pd.DataFrame
     ) -> pd.DataFrame:
         """Render the template for `params`, check the code and run it isolated.
 
@@ -96,6 +108,10 @@ class IStrategyRunRepository(ABC):
     @abstractmethod
     def save_iteration(self, record: IterationRecord, champion_number: int | None) -> None:
         """Store one iteration and the run's current champion in one transaction."""
+
+    @abstractmethod
+    def save_summary(self, run_id: str, summary: RunSummary) -> None:
+        """The run's split figures and overfitting statistics, written when its iterations are done."""
 
     @abstractmethod
     def set_status(self, run_id: str, status: RunStatus, error: str | None = None) -> None: ...

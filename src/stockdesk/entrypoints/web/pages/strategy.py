@@ -93,7 +93,8 @@ def build_strategy_router(deps: WebDeps) -> APIRouter:
                 try:
                     replayed = service().replay(run_id)
                     title = f"Iteration {record.number}: strategy against the equal-weight universe"
-                    context["equity"] = equity_chart(replayed, title).model_dump(mode="json")
+                    plan = stored.summary.plan if stored.summary else None  # shades the split periods
+                    context["equity"] = equity_chart(replayed, title, plan).model_dump(mode="json")
                 except StockdeskError as exc:  # the page still shows the stored figures and code
                     context["chart_error"] = exc.message
         return deps.pages.render(request, RUN, context)

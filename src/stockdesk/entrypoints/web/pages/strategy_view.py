@@ -1,7 +1,10 @@
-"""The strategy lab pages' view models: the start form, a run's iterations, its best strategy.
+"""The strategy lab pages' view models: the start form, a run's iterations, its verdict, its best strategy.
 
 The form is read through the REST body (`RunBody`), so the page accepts exactly what
-`POST /api/v1/strategy/runs` accepts; figures are formatted with the CLI's metric formats.
+`POST /api/v1/strategy/runs` accepts; figures are formatted with the CLI's metric formats. The
+verdict (the champion's in-sample / validation / holdout figures, trials, deflated Sharpe, PBO) is
+the run report's own view data (`strategy_lab.presentation.report.summary_view`), so the page and
+the HTML report agree.
 """
 
 from __future__ import annotations
@@ -12,9 +15,10 @@ from typing import Any
 from pydantic import ValidationError
 
 from stockdesk.entrypoints.web.pages.form_text import refused, split_list, stamp
-from stockdesk.strategy_lab.application.autonomous_loop import best_scored
+from stockdesk.strategy_lab.application.trials import best_scored
 from stockdesk.strategy_lab.domain.dtos import DEFAULT_MAX_DRAWDOWN, IterationRecord, StrategyRunDTO
 from stockdesk.strategy_lab.presentation.cli.tables import ROWS, STRATEGY_ONLY
+from stockdesk.strategy_lab.presentation.report import SummaryView, summary_view
 from stockdesk.strategy_lab.presentation.rest.strategy_schemas import RunBody
 
 FAILED = ("generation_failed", "backtest_failed")
@@ -64,12 +68,14 @@ class IterationView:
     status: str
     badge: str
     champion: bool
+    family: str
     params: list[tuple[str, Any]]
     reasoning: str | None
     sharpe: str
     annual: str
     drawdown: str
     trades: str
+    validation_sharpe: str
     attempts: int
     seconds: str
     tokens: int
@@ -84,12 +90,14 @@ def iteration_view(record: IterationRecord) -> IterationView:
         status=record.status.value,
         badge=STATUS_BADGE.get(record.status.value, ""),
         champion=record.is_champion,
+        family=record.params.strategy_type if record.params else "",
         params=list(record.params.model_dump().items()) if record.params else [],
         reasoning=record.reasoning,
         sharpe=fmt(m.sharpe if m else None, "{:.2f}"),
         annual=fmt(m.annual_return if m else None, "{:.1%}"),
         drawdown=fmt(m.max_drawdown if m else None, "{:.1%}"),
         trades=fmt(m.trades if m else None, "{:,}"),
+        validation_sharpe=fmt(record.validation.sharpe if record.validation else None, "{:.2f}"),
         attempts=record.attempts,
         seconds=f"{record.seconds:.1f}",
         tokens=record.tokens,
@@ -119,6 +127,7 @@ class RunView:
     llm_calls: int
     tokens: int
     champion: int | None
+    summary: SummaryView
 
     @property
     def resumable(self) -> bool:
@@ -145,6 +154,7 @@ def run_view(run: StrategyRunDTO, live: str | None) -> RunView:
         llm_calls=run.llm_calls,
         tokens=run.tokens,
         champion=run.champion.number if run.champion else None,
+        summary=summary_view(run),
     )
 
 

@@ -22,6 +22,7 @@
     reference: ["#757575", [8, 3, 2, 3]],
   };
   var BAND_COLOR = "#90a4ae";
+  var REGION_OPACITY = 0.1; // render.py REGION_ALPHA
   var POINT_COLOR = "#d62728";
   var TOP = 66; // title + legend
   var PANEL_PX = 190; // one unit of ChartPanel.height
@@ -127,7 +128,7 @@
       out.connectNulls = false; // None is a gap
       out.showSymbol = spec.x_kind === "category";
       out.symbolSize = 5;
-      out.lineStyle = { color: color, width: 1.3 };
+      out.lineStyle = { color: color, width: s.width || 1.3 };
       if (s.kind === "area") out.areaStyle = { color: color, opacity: 0.25, origin: 0 };
     }
     return out;
@@ -153,8 +154,22 @@
     ];
   }
 
+  function regionAreas(panel) {
+    // shaded x spans (markArea pairs on category values), the label at the top of each
+    return (panel.regions || []).map(function (region, n) {
+      var color = region.color || PALETTE[n % PALETTE.length];
+      return [
+        {
+          name: region.label || "", xAxis: region.start, itemStyle: { color: color, opacity: REGION_OPACITY },
+          label: { show: !!region.label, position: "insideTop", color: color, fontSize: 11 },
+        },
+        { xAxis: region.end },
+      ];
+    });
+  }
+
   function marksSeries(spec, panel, p, yIndex) {
-    // an empty series on the panel's left axis that carries its reference levels and highlighted points
+    // an empty series on the panel's left axis that carries its shaded regions, reference levels and points
     var positions = {};
     spec.x.forEach(function (x, i) { positions[x] = i; });
     return {
@@ -174,6 +189,7 @@
           };
         }),
       },
+      markArea: { silent: true, animation: false, data: regionAreas(panel) },
       markPoint: {
         animation: false,
         data: (panel.points || []).map(function (pt) {
@@ -289,7 +305,7 @@
         option.series.push(dataSeries(spec, s, n, p, s.secondary ? right : left, color));
         option.legend.data.push(s.name);
       });
-      if ((panel.lines || []).length || (panel.points || []).length) {
+      if ((panel.lines || []).length || (panel.points || []).length || (panel.regions || []).length) {
         option.series.push(marksSeries(spec, panel, p, left));
       }
     });

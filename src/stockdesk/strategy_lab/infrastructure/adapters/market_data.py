@@ -8,41 +8,36 @@ import pandas as pd
 
 from stockdesk.data_engineering.application import (
     GetFinanceForTickerUseCase,
-    GetPriceHistoryUseCase,
+    GetMarketFramesUseCase,
     ListSecuritiesUseCase,
 )
 from stockdesk.strategy_lab.domain.ports import IStrategyMarketData
 
-FINANCIAL_COLUMNS = ["symbol", "end_date", "ann_date", "report_type", "revenue", "roe"]
+BAR_COLUMNS = ["symbol", "trade_date", "open", "close", "pre_close", "volume", "adj_factor"]
+# YTD figures as reported; the catalyst's single quarters are derived from them (application/fundamentals.py)
+FINANCIAL_COLUMNS = ["symbol", "end_date", "ann_date", "report_type", "revenue", "profit_dedt", "net_profit"]
 
 
 class StoreMarketData(IStrategyMarketData):
     def __init__(
         self,
         securities: ListSecuritiesUseCase,
-        prices: GetPriceHistoryUseCase,
+        frames: GetMarketFramesUseCase,
         finance: GetFinanceForTickerUseCase,
     ):
         self._securities = securities
-        self._prices = prices
+        self._frames = frames
         self._finance = finance
 
     def securities(self) -> dict[str, str]:
         return {s.symbol: s.market for s in self._securities.execute()}
 
-    def adjusted_closes(self, symbols: list[str], start: date, end: date) -> pd.DataFrame:
-        history = self._prices.execute(symbols, start, end)
-        frame = pd.DataFrame(
-            {
-                "symbol": history.symbol,
-                "trade_date": pd.to_datetime(pd.Series(history.trade_date, dtype="object")),
-                "adj_close": history.adj_close,
-            }
-        )
-        panel = frame.pivot_table(index="trade_date", columns="symbol", values="adj_close", aggfunc="last")
-        panel = panel.reindex(columns=[s for s in symbols if s in panel.columns]).sort_index()
-        panel.columns.name = None
-        return panel.astype(float)
+    def security_names(self) -> dict[str, str]:
+        return {s.symbol: s.name for s in self._securities.execute()}
+
+    def daily_bars(self, symbols: list[str], start: date, end: date) -> pd.DataFrame:
+        frame = self._frames.bars(list(symbols), start, end)
+        return frame.reindex(columns=BAR_COLUMNS)
 
     def reported_financials(self, symbols: list[str], as_of: date) -> pd.DataFrame:
         rows = [

@@ -24,6 +24,7 @@ class StrategyRunRow(Base):
     finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     champion_number: Mapped[int | None] = mapped_column(Integer)
     error: Mapped[str | None] = mapped_column(Text)
+    summary: Mapped[dict | None] = mapped_column(JSON)  # split plan, champion splits, overfitting
 
 
 class StrategyIterationRow(Base):
@@ -41,6 +42,7 @@ class StrategyIterationRow(Base):
     code: Mapped[str | None] = mapped_column(Text)
     metrics: Mapped[dict | None] = mapped_column(JSON)
     benchmark: Mapped[dict | None] = mapped_column(JSON)
+    selection: Mapped[dict | None] = mapped_column(JSON)  # validation figures, folds, daily returns
     errors: Mapped[list] = mapped_column(JSON, default=list)
     attempts: Mapped[int] = mapped_column(Integer, default=0)
     llm_calls: Mapped[int] = mapped_column(Integer, default=0)

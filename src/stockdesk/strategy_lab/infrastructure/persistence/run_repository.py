@@ -8,7 +8,13 @@ from sqlalchemy import select
 
 from stockdesk.shared.db import Database
 from stockdesk.shared.db.timestamps import as_utc
-from stockdesk.strategy_lab.domain.dtos import IterationRecord, RunConfig, RunStatus, StrategyRunDTO
+from stockdesk.strategy_lab.domain.dtos import (
+    IterationRecord,
+    RunConfig,
+    RunStatus,
+    RunSummary,
+    StrategyRunDTO,
+)
 from stockdesk.strategy_lab.domain.ports import IStrategyRunRepository
 from stockdesk.strategy_lab.infrastructure.persistence.models import StrategyIterationRow, StrategyRunRow
 
@@ -16,6 +22,7 @@ ITERATION_FIELDS = (
     "status", "params", "reasoning", "code", "metrics", "benchmark", "errors", "attempts", "llm_calls",
     "tokens", "started_at", "seconds",
 )  # fmt: skip
+SELECTION_FIELDS = ("validation", "validation_benchmark", "folds", "returns")
 
 
 class SqlStrategyRunRepository(IStrategyRunRepository):
@@ -39,6 +46,7 @@ class SqlStrategyRunRepository(IStrategyRunRepository):
         data = record.model_dump(mode="json")
         values = {name: data[name] for name in ITERATION_FIELDS}
         values["started_at"] = record.started_at
+        values["selection"] = {name: data[name] for name in SELECTION_FIELDS}
         with self._db.session() as db:
             run = db.get(StrategyRunRow, record.run_id)
             if run is None:
@@ -55,6 +63,13 @@ class SqlStrategyRunRepository(IStrategyRunRepository):
                 for name, value in values.items():
                     setattr(row, name, value)
             run.champion_number = champion_number
+
+    def save_summary(self, run_id: str, summary: RunSummary) -> None:
+        with self._db.session() as db:
+            run = db.get(StrategyRunRow, run_id)
+            if run is None:
+                raise KeyError(f"strategy run {run_id} does not exist")
+            run.summary = summary.model_dump(mode="json")
 
     def set_status(self, run_id: str, status: RunStatus, error: str | None = None) -> None:
         with self._db.session() as db:
@@ -100,6 +115,7 @@ class SqlStrategyRunRepository(IStrategyRunRepository):
                     "run_id": run.id,
                     "number": r.number,
                     **{name: getattr(r, name) for name in ITERATION_FIELDS},
+                    **(r.selection or {}),
                     "started_at": as_utc(r.started_at),
                     "is_champion": r.number == run.champion_number,
                 }
@@ -107,6 +123,7 @@ class SqlStrategyRunRepository(IStrategyRunRepository):
             for r in rows
         ]
         champion = next((i for i in iterations if i.is_champion), None)
+        summary = RunSummary.model_validate(run.summary) if run.summary else None
         return StrategyRunDTO(
             id=run.id,
             status=RunStatus(run.status),
@@ -118,4 +135,5 @@ class SqlStrategyRunRepository(IStrategyRunRepository):
             error=run.error,
             tokens=sum(i.tokens for i in iterations),
             llm_calls=sum(i.llm_calls for i in iterations),
+            summary=summary,
         )

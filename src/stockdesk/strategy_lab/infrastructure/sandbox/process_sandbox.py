@@ -15,7 +15,7 @@ import pandas as pd
 
 from stockdesk.strategy_lab.application.code_check import check_strategy_code
 from stockdesk.strategy_lab.domain.errors import StrategyExecutionError
-from stockdesk.strategy_lab.domain.params import MomentumStrategyParams
+from stockdesk.strategy_lab.domain.params import StrategyParams, validate_params
 from stockdesk.strategy_lab.domain.ports import IStrategySandbox, IStrategySession, IStrategyTemplate
 from stockdesk.strategy_lab.infrastructure.sandbox.worker import (
     FAILED,
@@ -65,10 +65,11 @@ class _SandboxSession(IStrategySession):
         self._worker: WorkerProcess | None = None
 
     def weights(
-        self, params: MomentumStrategyParams, closes: pd.DataFrame, fundamentals: pd.DataFrame
+        self, params: StrategyParams, closes: pd.DataFrame, fundamentals: pd.DataFrame
     ) -> pd.DataFrame:
-        # validated again: a model_construct()ed object would skip the schema on its way to the template
-        validated = MomentumStrategyParams.model_validate(params.model_dump())
+        # validated again, family and all: a model_construct()ed object would skip the schema on its
+        # way to the template
+        validated = validate_params(params.model_dump())
         code = self._template.render(validated)
         check_strategy_code(code)
         request = pickle.dumps({"code": code, "closes": closes, "fundamentals": fundamentals}, protocol=5)

@@ -46,11 +46,19 @@ class RunProgress:
         style = STATUS_STYLE.get(record.status.value, "")
         if record.metrics is not None:
             m = record.metrics
-            detail = f"Sharpe {m.sharpe:.2f}, annual {m.annual_return:.1%}, max DD {m.max_drawdown:.1%}"
+            detail = (
+                f"in-sample Sharpe {m.sharpe:.2f}, annual {m.annual_return:.1%}, max DD {m.max_drawdown:.1%}"
+            )
+            if record.validation is not None:
+                detail += f"; validation Sharpe {record.validation.sharpe:.2f}"
         else:
             last = record.errors[-1] if record.errors else {}
             detail = f"{last.get('field_path', '$')}: {last.get('error_type', '?')}"
-        crown = " ★ new champion" if champion is not None and champion.number == record.number else ""
+        crown = (
+            " ★ new champion (on validation)"
+            if champion is not None and champion.number == record.number
+            else ""
+        )
         self._console.print(
             f"iteration {record.number}: [{style}]{record.status.value}[/] · {detail} · "
             f"{record.attempts} attempt(s), {record.tokens:,} tokens, {record.seconds:.0f}s{crown}",

@@ -35,7 +35,7 @@ def build_strategy_router(
         """Score one parameter set (no LLM); bad parameters are 400 INVALID_STRATEGY_PARAMS with details."""
         limits.check_universe(body.universe)
         limits.check_window(body.start, body.end)
-        return service.backtest(parse_params(body.params), body.window())
+        return service.backtest(parse_params(body.params), body.window(), body.execution)
 
     @router.post("/runs", response_model=StrategyRunDTO, status_code=202)
     def start_run(body: RunBody, service: StrategyLabService = Depends(get_service)) -> StrategyRunDTO:

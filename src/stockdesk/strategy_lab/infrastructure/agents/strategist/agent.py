@@ -1,7 +1,8 @@
 """IStrategist over llm_platform's LLMService: prompt resources in, raw text out.
 
-The answer is deliberately asked for as plain text (the spec's JSON-only prompt mode): the template
-code generator extracts and validates it, and its structured feedback drives the retries.
+The answer is deliberately asked for as plain text, a REASONING section then a JSON section (the
+spec's "reasoning separated" layout, not a provider's JSON mode): the template code generator splits
+and validates it, and its structured feedback drives the retries.
 """
 
 from __future__ import annotations
