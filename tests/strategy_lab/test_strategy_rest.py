@@ -10,7 +10,7 @@ from stockdesk.llm_platform.infrastructure.scripted import ScriptedProvider
 from stockdesk.shared.config import Settings
 from tests.api_support import api_client, wait_for_job
 from tests.conftest import scripted_service
-from tests.strategy_lab.support import PARAMS, answer, populate
+from tests.strategy_lab.support import MEAN_REVERSION, PARAMS, answer, populate
 
 
 @pytest.fixture
@@ -70,3 +70,33 @@ def test_unknown_run_is_404_and_bad_run_bodies_are_rejected(client: TestClient) 
     assert bad.status_code == 400 and bad.json()["error"]["code"] == "BAD_REQUEST"
     unknown = client.post("/api/v1/strategy/runs", json={"iterations": 1, "universe": ["999999.SH"]})
     assert unknown.status_code == 400 and unknown.json()["error"]["code"] == "INVALID_UNIVERSE"
+
+
+def test_any_family_backtests_with_and_without_costs_under_the_given_execution(client: TestClient) -> None:
+    body = {"params": MEAN_REVERSION, "start": "2023-07-01", "execution": {"capital": None, "slippage": 0.0}}
+    response = client.post("/api/v1/strategy/backtest", json=body)
+    assert response.status_code == 200, response.text
+    result = response.json()
+    assert result["params"]["strategy_type"] == "mean_reversion"
+    assert result["execution"]["capital"] is None  # fractional weights, no lots
+    # the same orders without costs earn at least as much as with them
+    assert result["gross_metrics"]["total_return"] >= result["metrics"]["total_return"]
+    assert len(result["equity_curve"]) == result["metrics"]["days"]
+
+
+def test_a_run_takes_its_split_and_a_split_without_holdout_is_refused(client: TestClient) -> None:
+    refused = client.post(
+        "/api/v1/strategy/runs", json={"iterations": 1, "split": {"in_sample": 0.7, "validation": 0.25}}
+    )
+    assert refused.status_code == 400 and "holdout" in refused.text
+    started = client.post(
+        "/api/v1/strategy/runs",
+        json={"iterations": 1, "start": "2023-01-02", "split": {"mode": "walk_forward", "folds": 2}},
+    )
+    assert started.status_code == 202, started.text
+    run = wait_for_job(client, f"/api/v1/strategy/runs/{started.json()['id']}")
+    assert run["status"] == "completed" and run["config"]["split"]["mode"] == "walk_forward"
+    assert run["summary"]["plan"]["mode"] == "walk_forward" and len(run["summary"]["plan"]["folds"]) == 2
+    assert run["families_tried"] == ["momentum"] and run["trials"] == 1
+    for split in ("in_sample", "validation", "holdout"):
+        assert isinstance(run["splits"][split]["sharpe"], float)

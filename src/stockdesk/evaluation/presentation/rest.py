@@ -42,6 +42,9 @@ class EvaluationBody(BaseModel):
     experts: list[str] = Field(default_factory=lambda: list(ALL_EXPERTS), min_length=1)
     benchmark: str | None = None
     slippage: float = Field(default=0.0005, ge=0.0, lt=0.05)
+    capital: float | None = Field(
+        default=1_000_000.0, gt=0.0, description="follow-the-verdict portfolio: A-shares in lots of 100"
+    )
 
     def config(self) -> EvaluationConfig:
         return evaluation_config(self.model_dump())
