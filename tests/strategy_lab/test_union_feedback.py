@@ -261,3 +261,15 @@ def test_the_reasoning_in_the_answer_is_kept() -> None:
     result = TemplateCodeGenerator(FamilyTemplates()).generate(sections(VOLATILITY, REASONING))
     assert result.success and result.reasoning == REASONING and result.params == validate_params(VOLATILITY)
     assert result.code is not None and 'STRATEGY_TYPE = "volatility"' in result.code
+
+
+def test_a_broken_rule_is_reported_with_the_field_errors_in_the_same_round() -> None:
+    """pydantic checks a model's rules only once every field is valid; the feedback does not wait:
+    exit_z 1.0 is not below entry_z 1.0, said beside the invalid lookback so one retry fixes both."""
+    found = errors({**MEAN_REVERSION, "lookback": 12, "entry_z": 1.0, "exit_z": 1.0})
+    assert [(e.field_path, e.error_type) for e in found] == [
+        ("params.lookback", "invalid_value"),
+        ("params", "inconsistent_values"),
+    ]
+    assert found[1].given_value == {"exit_z": 1.0, "entry_z": 1.0}
+    assert "exit_z must be below entry_z" in found[1].suggestion

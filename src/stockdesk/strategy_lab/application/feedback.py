@@ -159,7 +159,17 @@ def details_from_validation_error(exc: ValidationError, answer: Any = None) -> l
     params = answer if alone else (answer.get("params") if isinstance(answer, dict) else None)
     siblings = params if isinstance(params, dict) else {}
     fallback = _MODEL_FAMILY.get(exc.title)
-    return [_detail(error, alone, siblings, fallback) for error in exc.errors()]
+    details = [_detail(error, alone, siblings, fallback) for error in exc.errors()]
+    family = siblings.get("strategy_type", fallback)
+    # pydantic runs a model's rules only once every field is valid: say a broken rule between
+    # fields that are valid now, so one retry can fix everything
+    if (
+        family in FAMILIES
+        and not any(d.error_type == "inconsistent_values" for d in details)
+        and broken_rule(family, siblings) is not None
+    ):
+        details.append(_consistency_detail("params", siblings, "the parameters break a rule", family))
+    return details
 
 
 def _chosen_family(tag: str | None, siblings: dict[str, Any], fallback: str | None) -> str:
