@@ -112,11 +112,15 @@ def test_a_briefing_debates_each_ticker_writes_merges_in_order_and_refines(
 def test_the_ticker_order_is_kept_when_the_debates_finish_out_of_order(
     repository: SqlMarketDataRepository, settings: Settings, database: Database
 ) -> None:
-    released = threading.Event()  # XMPL's debate may not start talking before ZMPL's script is written
-    model = BriefingModel(hold={"XMPL": released}, release_on={"ZMPL": released})
+    # a chain, so the finishing order is certain: YMPL's debate waits for ZMPL's script, XMPL's
+    # for YMPL's (holding XMPL alone left YMPL racing it on a busy machine)
+    after_z, after_y = threading.Event(), threading.Event()
+    model = BriefingModel(
+        hold={"YMPL": after_z, "XMPL": after_y}, release_on={"ZMPL": after_z, "YMPL": after_y}
+    )
     result = run(model, repository, settings, database, TICKERS, slots=3)
-    assert released.is_set()
-    assert model.worker_order[-1] == "XMPL" and model.worker_order.index("ZMPL") < 2  # XMPL finished last
+    assert after_z.is_set() and after_y.is_set()
+    assert model.worker_order == ["ZMPL", "YMPL", "XMPL"]  # XMPL finished last
     assert [s.ticker for s in result.sections] == TICKERS  # ... and still comes first
     assert [c.name for c in result.script.chapter] == [f"ticker:{t}" for t in TICKERS]
     assert result.script.scripts[0].text == "Now to XMPL. What did the panel say?"
