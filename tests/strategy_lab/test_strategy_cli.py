@@ -87,6 +87,27 @@ def test_unknown_symbols_and_runs_are_exit_2(database: Database) -> None:
     assert missing.returncode == 2 and "no strategy run with id nope" in missing.stderr
 
 
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (
+            ("--in-sample", "0.8", "--validation", "0.2"),
+            "invalid split: in_sample (0.8) + validation (0.2) must",
+        ),
+        (("--split", "sideways"), "--split must be fixed or walk-forward, not 'sideways'"),
+        (("--from", "2024-03-01"), "too few to split fixed into in-sample 60%"),
+    ],
+)
+def test_a_split_that_cannot_be_made_is_a_one_line_error_before_anything_runs(
+    database: Database, args: tuple[str, ...], message: str
+) -> None:
+    populate(database)
+    result = stockdesk("strategy", "run", "--iterations", "1", *args)
+    assert result.returncode == 2, result.stderr
+    assert message in result.stderr and len(result.stderr.strip().splitlines()) == 1
+    assert stockdesk("strategy", "list").stdout.strip() == ""  # no run was stored
+
+
 def test_run_then_show_with_an_equity_curve_png(app: typer.Typer, tmp_path: Path) -> None:
     result = strategy(app, "run", "--iterations", "2", *FROM, "--json")
     assert result.exit_code == 0, result.output

@@ -6,6 +6,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import typer
+from pydantic import ValidationError
 from rich.console import Console
 
 from stockdesk.shared.dates import parse_day
@@ -57,8 +58,8 @@ def split_config(mode: str, in_sample: float, validation: float, folds: int) -> 
         return SplitConfig(
             mode=mode.replace("-", "_"), in_sample=in_sample, validation=validation, folds=folds
         )
-    except ValueError as exc:  # pydantic: a share combination leaving no holdout
-        message = str(exc).splitlines()[-1].strip().removeprefix("Value error, ")
+    except ValidationError as exc:  # a share combination leaving no holdout
+        message = "; ".join(str(e["msg"]).removeprefix("Value error, ") for e in exc.errors())
         raise InvalidBacktestWindowError(f"invalid split: {message}") from exc
 
 
