@@ -92,6 +92,18 @@ def test_a_run_started_from_the_form_shows_iterations_errors_fed_back_and_the_be
     assert f'href="/strategy/runs/{run_id}"' in listed and "2 / 2" in listed
 
 
+def test_the_form_starts_a_walk_forward_run_with_its_capital(client: TestClient) -> None:
+    form_page = client.get("/strategy").text
+    for label in ('for="st-split"', 'for="st-folds"', 'for="st-capital"', 'value="walk_forward"'):
+        assert label in form_page
+    run_id = start(client, {**FORM, "start": "2023-01-02", "split_mode": "walk_forward", "folds": "2",
+                            "capital": "250000"})  # fmt: skip
+    run = wait_for_job(client, f"/api/v1/strategy/runs/{run_id}")
+    assert run["config"]["split"] == {"mode": "walk_forward", "in_sample": 0.6, "validation": 0.2, "folds": 2}
+    assert run["config"]["execution"]["capital"] == 250000.0
+    assert len(run["summary"]["plan"]["folds"]) == 2
+
+
 def test_a_run_with_no_usable_answer_says_so_honestly(settings: Settings) -> None:
     container = AppContainer(settings)
     provider = ScriptedProvider(["no answer for this schema"])
@@ -113,6 +125,9 @@ def test_a_run_with_no_usable_answer_says_so_honestly(settings: Settings) -> Non
         ({"iterations": "0"}, 400, "BAD_REQUEST"),
         ({"iterations": "4"}, 422, "TOO_MANY_ITERATIONS"),  # over STOCKDESK_STRATEGY_MAX_ITERATIONS=3
         ({"start": "1990-01-02", "end": "2024-06-28"}, 422, "WINDOW_TOO_LONG"),
+        ({"split_mode": "sideways"}, 400, "BAD_REQUEST"),
+        ({"capital": "0"}, 400, "BAD_REQUEST"),
+        ({"start": "2024-03-01"}, 400, "INVALID_BACKTEST_WINDOW"),  # too few days to split
     ],
 )
 def test_a_refused_run_form_shows_why_with_its_status_and_stores_nothing(

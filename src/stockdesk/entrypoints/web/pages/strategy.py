@@ -65,9 +65,14 @@ def build_strategy_router(deps: WebDeps) -> APIRouter:
         iterations: str = Form("5"),
         max_drawdown_limit: str = Form("0.5"),
         max_attempts: str = Form("3"),
+        split_mode: str = Form("fixed"),
+        folds: str = Form("3"),
+        capital: str = Form("1000000"),
     ) -> Response:
         """Create and submit the run as REST does, then its page; a refused form comes back with why."""
-        form = RunForm(universe, start, end, iterations, max_drawdown_limit, max_attempts)
+        form = RunForm(
+            universe, start, end, iterations, max_drawdown_limit, max_attempts, split_mode, folds, capital
+        )
         try:
             run = launch_strategy_run(service(), deps.jobs(), deps.bounds, form.body().config())
         except StockdeskError as exc:

@@ -41,6 +41,9 @@ class RunForm:
     iterations: str = "5"
     max_drawdown_limit: str = str(DEFAULT_MAX_DRAWDOWN)
     max_attempts: str = "3"
+    split_mode: str = "fixed"
+    folds: str = "3"
+    capital: str = "1000000"
 
     def body(self) -> RunBody:
         """The REST body of this form; a value it refuses is a 400 naming the field."""
@@ -51,6 +54,8 @@ class RunForm:
             "iterations": self.iterations.strip(),
             "max_drawdown_limit": self.max_drawdown_limit.strip(),
             "max_attempts": self.max_attempts.strip(),
+            "split": {"mode": self.split_mode.strip(), "folds": self.folds.strip()},
+            "execution": {"capital": self.capital.strip()},
         }
         try:
             return RunBody.model_validate(data)
