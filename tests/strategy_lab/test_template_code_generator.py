@@ -105,10 +105,7 @@ def test_injected_constants_equal_the_params(values: dict[str, Any]):
     mapped = {
         ast.literal_eval(k): constants[v.id] for k, v in zip(declared.keys, declared.values, strict=True)
     }
-    # momentum's PARAMS predates the families: it leaves strategy_type (the default) out
-    assert (
-        mapped == params.model_dump(exclude={"strategy_type"}) and MomentumStrategyParams(**mapped) == params
-    )
+    assert mapped == params.model_dump() and MomentumStrategyParams(**mapped) == params
     assert constants["STOP_LOSS"] == values["stop_loss"]
     assert f"stop_loss={values['stop_loss']}" in ast.get_docstring(ast.parse(code))
     assert "{{" not in code and "{%" not in code

@@ -77,7 +77,7 @@ ALLOWED_STRINGS = frozenset(
         *("size", "D", "W", "M", "earnings", "momentum_period", "ma_periods", "catalyst_type"),
         *("catalyst_lookback", "n_stocks", "stop_loss", "resample", "resample_offset"),
         *("strategy_type", "mean_reversion", "lookback", "entry_z", "exit_z", "trend_ma"),
-        *("volatility", "vol_period", "max_vol", "target_vol"),
+        *("momentum", "volatility", "vol_period", "max_vol", "target_vol"),
     }
 )
 NUMBER_TYPES = (bool, int, float, type(None))
