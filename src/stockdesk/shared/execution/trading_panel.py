@@ -9,7 +9,7 @@ in the bars, sorted.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 
@@ -61,17 +61,21 @@ class TradingPanel:
         caller's business."""
         first = None if start is None else pd.Timestamp(start)
         last = None if end is None else pd.Timestamp(end)
+        return self._each(lambda frame: frame.loc[first:last], self.markets)
 
-        def cut(frame: pd.DataFrame) -> pd.DataFrame:
-            return frame.loc[first:last]
+    def select(self, symbols: Sequence[str]) -> TradingPanel:
+        """Only `symbols` (in that order), every frame alike."""
+        wanted = list(symbols)
+        return self._each(lambda frame: frame.loc[:, wanted], {s: self.markets[s] for s in wanted})
 
+    def _each(self, cut: Callable[[pd.DataFrame], pd.DataFrame], markets: dict[str, str]) -> TradingPanel:
         return TradingPanel(
             close=cut(self.close),
             open=cut(self.open),
             raw_open=cut(self.raw_open),
             limit_up=cut(self.limit_up),
             limit_down=cut(self.limit_down),
-            markets=self.markets,
+            markets=markets,
             raw_close=None if self.raw_close is None else cut(self.raw_close),
         )
 

@@ -150,27 +150,10 @@ def load_panel(
         markets={s: known[s] for s in universe},
         start=max(start, inside.index[0].date()),
         end=min(end, inside.index[-1].date()),
-        trading=_columns(panel, universe),
+        trading=panel.select(universe),
         fundamentals=fundamentals,
         notes=tuple(notes),
         plan=plan,
-    )
-
-
-def _columns(panel: TradingPanel, symbols: list[str]) -> TradingPanel:
-    """The panel restricted to `symbols` (the universe), every frame alike."""
-
-    def pick(frame: pd.DataFrame) -> pd.DataFrame:
-        return frame.loc[:, symbols]
-
-    return TradingPanel(
-        close=pick(panel.close),
-        open=pick(panel.open),
-        raw_open=pick(panel.raw_open),
-        limit_up=pick(panel.limit_up),
-        limit_down=pick(panel.limit_down),
-        markets={s: panel.markets[s] for s in symbols},
-        raw_close=None if panel.raw_close is None else pick(panel.raw_close),
     )
 
 
