@@ -1,7 +1,8 @@
 """Benchmark: build the valuation, technical and financial snapshots for many generated symbols.
 
 Prints symbols/s per builder and overall. Data is generated in memory (no database), so the figure
-is the cost of the computation itself. Usage: python benchmarks/snapshot_benchmark.py [--symbols N]
+is the cost of the computation itself.
+Usage: python benchmarks/snapshot_benchmark.py [--symbols N] [--builder valuation|technical|financial]
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from stockdesk.research.infrastructure.snapshot.valuation_snapshot_builder impor
 AS_OF = date(2024, 6, 28)
 DAYS = pd.bdate_range(end=AS_OF, periods=750)
 QUARTER_ENDS = pd.date_range(end=AS_OF, periods=12, freq="QE")
+BUILDERS = ("valuation", "technical", "financial")
 
 
 def generate(rng: np.random.Generator) -> tuple:
@@ -83,6 +85,7 @@ def generate(rng: np.random.Generator) -> tuple:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--symbols", type=int, default=5000)
+    parser.add_argument("--builder", action="append", choices=BUILDERS, help="only these (repeatable)")
     args = parser.parse_args()
     rng = np.random.default_rng(42)
     print(f"generating inputs for {args.symbols} symbols ...", flush=True)
@@ -92,8 +95,11 @@ def main() -> None:
         "technical": lambda i: TechnicalSnapshotBuilder().build("X", "x", i[3], AS_OF),
         "financial": lambda i: FinancialSnapshotBuilder().build("X", "x", "industry", i[4], AS_OF),
     }
+    chosen = args.builder or list(BUILDERS)
     total = 0.0
     for name, build in builders.items():
+        if name not in chosen:
+            continue
         started = time.perf_counter()
         for item in inputs:
             build(item)
@@ -101,7 +107,8 @@ def main() -> None:
         total += seconds
         rate = args.symbols / seconds
         print(f"{name:9s} snapshots: {args.symbols} symbols in {seconds:7.2f} s = {rate:8.1f} symbols/s")
-    print(f"all three : {args.symbols} symbols in {total:7.2f} s = {args.symbols / total:8.1f} symbols/s")
+    label = "all three" if set(chosen) == set(BUILDERS) else "together"
+    print(f"{label:9s} : {args.symbols} symbols in {total:7.2f} s = {args.symbols / total:8.1f} symbols/s")
 
 
 if __name__ == "__main__":

@@ -21,8 +21,10 @@ from __future__ import annotations
 
 import logging
 import math
+from collections.abc import Sequence, Sized
 from dataclasses import dataclass
-from datetime import date
+from datetime import date, timedelta
+from typing import Protocol
 
 import numpy as np
 import pandas as pd
@@ -40,7 +42,18 @@ from stockdesk.research.domain.dtos.valuation import (
 )
 from stockdesk.research.domain.ports.valuation import IValuationSnapshotBuilder
 from stockdesk.research.infrastructure.snapshot.highlights import valuation_highlights
-from stockdesk.shared.finance import by_period, period_months, prior_position, round_half_up, ttm, yoy_growth
+from stockdesk.shared.finance import (
+    ANNUAL,
+    ANNUAL_TOLERANCE_DAYS,
+    MONTHS_BY_KIND,
+    PRIOR_TOLERANCE_DAYS,
+    by_period,
+    period_months,
+    prior_position,
+    round_half_up,
+    ttm,
+    yoy_growth,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -136,6 +149,11 @@ def gross_margin_trend(frame: pd.DataFrame) -> str:
     latest = frame["grossprofit_margin"].iloc[-1]
     prior_at = int(prior_position(frame)[-1])
     prior = frame["grossprofit_margin"].iloc[prior_at] if prior_at >= 0 else float("nan")
+    return margin_change(latest, prior)
+
+
+def margin_change(latest: float, prior: float) -> str:
+    """The trend words for two margins (either may be NaN)."""
     if pd.isna(latest) or pd.isna(prior):
         return NA
     change = round_half_up(float(latest) - float(prior), 1)
@@ -177,7 +195,20 @@ def finance_basis(finance: list[FinanceRecordInput] | pd.DataFrame) -> FinanceBa
     return FinanceBasis(recent, growth_basis, eps_ttm, eps_basis, float(bps), fin)
 
 
-def peg_ratio(basis: FinanceBasis, pe_ttm: float | None, bounded_pe: Num) -> Num:
+class GrowthAndEps(Protocol):
+    """What PEG and Graham read: `FinanceBasis` (frames) and `RecordFigures` (one symbol's records)."""
+
+    @property
+    def recent(self) -> Sized: ...
+    @property
+    def growth(self) -> float: ...
+    @property
+    def eps_ttm(self) -> float: ...
+    @property
+    def bps(self) -> float: ...
+
+
+def peg_ratio(basis: GrowthAndEps, pe_ttm: float | None, bounded_pe: Num) -> Num:
     """PE TTM / average growth, from unrounded inputs; N/A unless both are positive."""
     growth = basis.growth
     if len(basis.recent) and growth > 0 and isinstance(bounded_pe, float) and bounded_pe > 0 and pe_ttm:
@@ -185,7 +216,7 @@ def peg_ratio(basis: FinanceBasis, pe_ttm: float | None, bounded_pe: Num) -> Num
     return NA
 
 
-def graham(basis: FinanceBasis, price: Num) -> tuple[Num, Num]:
+def graham(basis: GrowthAndEps, price: Num) -> tuple[Num, Num]:
     """(Graham number, safety margin in % of the price); N/A without positive EPS and BPS."""
     eps_ttm, bps = basis.eps_ttm, basis.bps
     if not (np.isfinite(eps_ttm) and np.isfinite(bps) and eps_ttm > 0 and bps > 0):
@@ -197,7 +228,135 @@ def graham(basis: FinanceBasis, price: Num) -> tuple[Num, Num]:
     return round_half_up(value, 2), margin
 
 
+_KIND_BY_MONTH = {months: kind for kind, months in MONTHS_BY_KIND.items()}  # A-share calendar
+_UNKNOWN_KIND = "?"  # what `prior_position` matches an unknown report type with (`ttm` keeps it apart)
+_FIGURES = (
+    "eps",
+    "bps",
+    "roe",
+    "grossprofit_margin",
+    "netprofit_margin",
+    "debt_to_assets",
+    "profit_dedt",
+    "net_profit",
+)
+
+
+def _year_earlier(day: date) -> date:
+    """`shared.finance.year_earlier` for one date: 29 February becomes the 28th."""
+    if day.month == 2 and day.day == 29:
+        return day.replace(year=day.year - 1, day=28)
+    return day.replace(year=day.year - 1)
+
+
+def _prior(ends: list[date], kinds: list[str | None], row: int) -> int:
+    """Position of the same-kind period nearest a year before `row` within the tolerance (the earlier
+    on a tie), -1 without one: `prior_position` and the prior of `ttm` for one row of a dozen."""
+    probe = _year_earlier(ends[row])
+    best, best_gap = -1, PRIOR_TOLERANCE_DAYS + 1
+    for position, (end, kind) in enumerate(zip(ends, kinds, strict=True)):
+        gap = abs((end - probe).days)
+        if kind == kinds[row] and gap < best_gap:
+            best, best_gap = position, gap
+    return best
+
+
+@dataclass(frozen=True)
+class RecordFigures:
+    """`FinanceBasis` and what the snapshot reads of its frame, from one symbol's records in plain
+    numpy/Python: a dozen periods per call, where building and querying frames cost milliseconds
+    (issue 20). The same definitions; tests/research/test_valuation_ttm_reference.py holds it to
+    `finance_basis`."""
+
+    recent: np.ndarray
+    growth_basis: str
+    eps_ttm: float
+    eps_basis: str
+    bps: float
+    latest: dict[str, float | None] | None
+    latest_end: date | None
+    margin_trend: str
+
+    @property
+    def growth(self) -> float:
+        return float(np.mean(self.recent)) if len(self.recent) else float("nan")
+
+
+def record_figures(finance: Sequence[FinanceRecordInput]) -> RecordFigures:
+    """One row per period end (the last given, ordered as `by_period` orders them), then growth, EPS
+    TTM, BPS, the latest period's ratios and the margin trend, as `finance_basis` and the builder do."""
+    stamps = np.array([f.end_date for f in finance], dtype="datetime64[ns]")
+    order = stamps.argsort(kind="quicksort")  # by_period's sort: the same row stands for a repeated end
+    ordered = stamps[order]
+    rows = [finance[i] for i in order[np.append(ordered[1:] != ordered[:-1], True)]] if len(order) else []
+    if not rows:
+        nan = float("nan")
+        return RecordFigures(np.empty(0), DEDUCTED_PROFIT, nan, EPS_TTM, nan, None, None, NA)
+    ends = [r.end_date for r in rows]
+    kinds = [_KIND_BY_MONTH.get(r.end_date.month) if r.report_type is None else r.report_type for r in rows]
+    matched = [_UNKNOWN_KIND if k is None else k for k in kinds]  # prior_position's kinds
+    priors = np.array([_prior(ends, matched, i) for i in range(len(rows))])
+    has_prior = priors >= 0
+    take = np.where(has_prior, priors, 0)
+    figures = {name: np.array([getattr(r, name) for r in rows], dtype="float64") for name in _FIGURES}
+
+    recent, growth_basis = np.empty(0), DEDUCTED_PROFIT
+    for column, basis in GROWTH_BASES:
+        cur = figures[column]
+        before = np.where(has_prior, cur[take], np.nan)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            growth = (cur - before) / np.abs(before) * 100
+        growth = np.where(~np.isnan(before) & (before != 0), growth, np.nan)
+        kept = growth[~np.isnan(growth)][-GROWTH_PERIODS:]
+        if len(kept):
+            recent, growth_basis = kept, basis
+            break
+
+    last = len(rows) - 1
+    eps = figures["eps"]
+    eps_ttm, eps_basis = _last_eps_ttm(ends, kinds, eps), EPS_TTM
+    months = MONTHS_BY_KIND.get(kinds[last]) if kinds[last] is not None else None
+    if not np.isfinite(eps_ttm) and not np.isnan(eps[last]) and months in ANNUALISED:
+        eps_ttm, eps_basis = float(eps[last]) * 12 / months, ANNUALISED[months]
+
+    margins = figures["grossprofit_margin"]
+    trend = margin_change(margins[last], margins[priors[last]]) if priors[last] >= 0 else NA
+    latest = {
+        name: None if np.isnan(column[last]) else float(column[last]) for name, column in figures.items()
+    }
+    return RecordFigures(
+        recent, growth_basis, eps_ttm, eps_basis, float(figures["bps"][last]), latest, ends[last], trend
+    )
+
+
+def _last_eps_ttm(ends: list[date], kinds: list[str | None], eps: np.ndarray) -> float:
+    """`ttm(frame, "eps")` of the newest period: itself when annual, else it + the last annual ending
+    before it within 380 days - the same kind's report nearest a year earlier (NaN where one lacks)."""
+    last = len(ends) - 1
+    if kinds[last] == ANNUAL:
+        return float(eps[last])
+    annual = [i for i in range(last) if kinds[i] == ANNUAL and ends[i] < ends[last]]
+    prior = _prior(ends, kinds, last)  # unknown kinds (None) match only each other, as in `ttm`
+    if not annual or ends[last] - ends[annual[-1]] > timedelta(days=ANNUAL_TOLERANCE_DAYS) or prior < 0:
+        return float("nan")
+    return float(eps[last] + eps[annual[-1]] - eps[prior])
+
+
+def _window(dailies: list[ValuationDailyInput], as_of: date) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """PE, PB and PS of the trading days in (as_of - HISTORY_YEARS years, as_of], NaN where missing."""
+    end = pd.Timestamp(as_of)
+    first, last = (end - pd.DateOffset(years=HISTORY_YEARS)).date(), end.date()
+    days = [d for d in dailies if first < d.trade_date <= last]
+    return (
+        np.array([d.pe_ttm for d in days], dtype="float64"),
+        np.array([d.pb for d in days], dtype="float64"),
+        np.array([d.ps_ttm for d in days], dtype="float64"),
+    )
+
+
 class ValuationSnapshotBuilder(IValuationSnapshotBuilder):
+    """Per symbol in plain numpy/Python (no frames): one analysis builds one, the evaluation thousands."""
+
     def build(
         self,
         overview: StockOverviewInput,
@@ -206,18 +365,10 @@ class ValuationSnapshotBuilder(IValuationSnapshotBuilder):
         as_of: date,
     ) -> ValuationSnapshotDTO:
         symbol = overview.symbol
-        history = pd.DataFrame(
-            [d.model_dump() for d in dailies], columns=list(ValuationDailyInput.model_fields)
-        )
-        history["trade_date"] = pd.to_datetime(history["trade_date"])
-        end = pd.Timestamp(as_of)
-        window = history[
-            (history["trade_date"] > end - pd.DateOffset(years=HISTORY_YEARS))
-            & (history["trade_date"] <= end)
-        ]
+        pe_window, pb_window, ps_window = _window(dailies, as_of)
 
-        basis = finance_basis(finance)
-        latest, recent, growth_basis = basis.latest, basis.recent, basis.growth_basis
+        basis = record_figures(finance)
+        latest, recent, growth_basis = basis.latest or {}, basis.recent, basis.growth_basis
         growth_avg: Num = round_half_up(basis.growth, 2) if len(recent) else NA
         pe_ttm = bounded("pe_ttm", overview.pe_ttm, symbol)
         peg = peg_ratio(basis, overview.pe_ttm, pe_ttm)
@@ -226,7 +377,7 @@ class ValuationSnapshotBuilder(IValuationSnapshotBuilder):
         graham_value, margin = graham(basis, price)
 
         total_mv = bounded("total_mv", overview.total_mv, symbol)
-        pe_pct, pb_pct = percentile(window["pe_ttm"], overview.pe_ttm), percentile(window["pb"], overview.pb)
+        pe_pct, pb_pct = percentile_of(pe_window, overview.pe_ttm), percentile_of(pb_window, overview.pb)
         return ValuationSnapshotDTO(
             symbol=symbol,
             stock_name=overview.stock_name,
@@ -242,8 +393,8 @@ class ValuationSnapshotBuilder(IValuationSnapshotBuilder):
             dv_ratio=bounded("dv_ratio", overview.dv_ratio, symbol),
             pe_percentile=pe_pct,
             pb_percentile=pb_pct,
-            ps_percentile=percentile(window["ps_ttm"], overview.ps_ttm),
-            history_days=len(window),
+            ps_percentile=percentile_of(ps_window, overview.ps_ttm),
+            history_days=len(pe_window),
             growth_rate_avg=growth_avg,
             growth_periods=len(recent),
             growth_basis=growth_basis,
@@ -253,17 +404,11 @@ class ValuationSnapshotBuilder(IValuationSnapshotBuilder):
             bps=round_half_up(bps, 4) if np.isfinite(bps) else NA,
             graham_intrinsic_val=graham_value,
             graham_safety_margin=margin,
-            gross_margin=bounded("gross_margin", _get(latest, "grossprofit_margin"), symbol),
-            gross_margin_trend=gross_margin_trend(basis.frame),
-            roe=bounded("roe", _get(latest, "roe"), symbol),
-            net_margin=bounded("net_margin", _get(latest, "netprofit_margin"), symbol),
-            debt_to_assets=bounded("debt_to_assets", _get(latest, "debt_to_assets"), symbol),
-            latest_report_period=latest["end_date"].date().isoformat() if latest is not None else NA,
+            gross_margin=bounded("gross_margin", latest.get("grossprofit_margin"), symbol),
+            gross_margin_trend=basis.margin_trend,
+            roe=bounded("roe", latest.get("roe"), symbol),
+            net_margin=bounded("net_margin", latest.get("netprofit_margin"), symbol),
+            debt_to_assets=bounded("debt_to_assets", latest.get("debt_to_assets"), symbol),
+            latest_report_period=basis.latest_end.isoformat() if basis.latest_end is not None else NA,
             highlights=valuation_highlights(pe_pct, pb_pct, margin, growth_avg, growth_basis),
         )
-
-
-def _get(row: pd.Series | None, column: str) -> float | None:
-    if row is None or pd.isna(row[column]):
-        return None
-    return float(row[column])
