@@ -66,7 +66,18 @@ def render(values: dict) -> str:
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
 @given(VALID_PARAMS)
 def test_every_valid_parameter_set_renders_code_that_passes(values: dict) -> None:
-    check_strategy_code(render(values))
+    code = render(values)
+    check_strategy_code(code)  # raises UnsafeStrategyCodeError on anything outside the allowlist
+    usage = code_usage(code)
+    for kind in (f.name for f in fields(CodeUsage)):  # the same rule, stated as an assertion
+        assert getattr(usage, kind) <= getattr(ALLOWED, kind), kind
+    declared = {  # the module declares the very parameters it was rendered from
+        ast.literal_eval(k): v.id
+        for node in ast.parse(code).body
+        if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", None) == "PARAMS"
+        for k, v in zip(node.value.keys, node.value.values, strict=True)  # type: ignore[attr-defined]
+    }
+    assert set(declared) == set(validate_params(values).model_dump())
 
 
 def test_the_allowlist_is_exactly_what_the_templates_use() -> None:
