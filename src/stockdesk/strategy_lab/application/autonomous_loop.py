@@ -6,7 +6,6 @@ the next iteration with the same market panel and history.
 
 from __future__ import annotations
 
-import math
 import time
 import uuid
 from datetime import UTC, datetime
@@ -14,7 +13,11 @@ from typing import Protocol
 
 from stockdesk.shared.errors import ServiceUnavailableError, StockdeskError, one_line
 from stockdesk.shared.tasks.cancel import JobCancelled, check_cancelled
-from stockdesk.strategy_lab.application.backtest_service import BacktestService, BacktestSession
+from stockdesk.strategy_lab.application.backtest_service import (
+    BacktestService,
+    BacktestSession,
+    finite_metrics,
+)
 from stockdesk.strategy_lab.application.code_generator import TemplateCodeGenerator
 from stockdesk.strategy_lab.application.generation_loop import generate_with_feedback
 from stockdesk.strategy_lab.application.market_panel import MarketPanel
@@ -227,8 +230,7 @@ def narrow_search(records: list[IterationRecord]) -> bool:
 
 def classify(trial: TrialScore) -> IterationStatus:
     """Judged on what the loop may see: the in-sample figures."""
-    figures = [*trial.in_sample.model_dump().values(), *trial.in_sample_benchmark.model_dump().values()]
-    if not all(math.isfinite(v) for v in figures if isinstance(v, float)) or trial.in_sample.trades == 0:
+    if not finite_metrics(trial.in_sample, trial.in_sample_benchmark) or trial.in_sample.trades == 0:
         return IterationStatus.INVALID_METRICS
     beat = trial.in_sample.sharpe > trial.in_sample_benchmark.sharpe
     return IterationStatus.BEAT_BENCHMARK if beat else IterationStatus.RAN

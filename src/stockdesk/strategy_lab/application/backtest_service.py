@@ -12,6 +12,7 @@ import math
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from datetime import date
 
 import numpy as np
 import pandas as pd
@@ -107,10 +108,10 @@ class BacktestSession:
         return _checked(weights, panel.closes)
 
     def period(
-        self, params: StrategyParams, panel: MarketPanel, weights: pd.DataFrame, start: object, end: object
+        self, params: StrategyParams, panel: MarketPanel, weights: pd.DataFrame, start: date, end: date
     ) -> PeriodScore:
         """Simulate the decisions taken inside [start, end] over that period, from cash."""
-        trading = panel.between(pd.Timestamp(start).date(), pd.Timestamp(end).date())  # type: ignore[arg-type]
+        trading = panel.between(start, end)
         closes = trading.close
         targets = weights.loc[weights.index.isin(closes.index)]
         targets = targets.reindex(columns=closes.columns, fill_value=0.0).astype(float)
@@ -235,7 +236,7 @@ def _checked(weights: object, closes: pd.DataFrame) -> pd.DataFrame:
     return weights.loc[weights.index.isin(closes.index)]
 
 
-def finite_metrics(result: BacktestResult) -> bool:
+def finite_metrics(*metrics: PerformanceMetrics) -> bool:
     """Whether every reported statistic is a real number (the engine never should, but check)."""
-    values = [*result.metrics.model_dump().values(), *result.benchmark.model_dump().values()]
+    values = [v for m in metrics for v in m.model_dump().values()]
     return all(math.isfinite(v) for v in values if isinstance(v, float))

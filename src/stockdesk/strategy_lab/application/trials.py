@@ -37,7 +37,6 @@ class TrialScore:
     validation: PeriodScore
     folds: list[FoldFigures]
     returns: TrialReturns
-    in_sample_scores: list[PeriodScore]
 
 
 def score_trial(
@@ -67,7 +66,6 @@ def score_trial(
             selection=_rounded(whole.sim.returns.to_numpy()),
             validation=_rounded(validation.sim.returns.to_numpy()),
         ),
-        in_sample_scores=in_sample,
     )
 
 
