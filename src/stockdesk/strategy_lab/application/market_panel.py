@@ -20,7 +20,7 @@ from stockdesk.strategy_lab.application.fundamentals import CATALYST_FIGURES, si
 from stockdesk.strategy_lab.application.splits import plan_splits
 from stockdesk.strategy_lab.domain.dtos import BacktestWindow, SplitConfig, SplitPlan
 from stockdesk.strategy_lab.domain.errors import InvalidBacktestWindowError, InvalidUniverseError
-from stockdesk.strategy_lab.domain.ports import IStrategyMarketData
+from stockdesk.strategy_lab.domain.ports import IStrategyMarketData, StoredSecurity
 
 # Prices before `start` let the longest moving average (250 trading days) and momentum exist on day one.
 WARMUP_DAYS = 400
@@ -111,8 +111,8 @@ def load_panel(
     bars = market.daily_bars(
         wanted, FIRST_DAY if window.end is None else _load_from(window), window.end or date.today()
     )
-    names = market.security_names()
-    panel = trading_panel(bars, {s: known[s] for s in wanted}, limit_lookup(names))
+    names = {symbol: security.name for symbol, security in known.items()}
+    panel = trading_panel(bars, {s: known[s].market for s in wanted}, limit_lookup(names))
     closes = panel.close
     if closes.empty:
         raise InvalidUniverseError(f"no daily bars stored for {', '.join(wanted[:8])}")
@@ -147,7 +147,7 @@ def load_panel(
     fundamentals = single_quarter(market.reported_financials(universe, end))
     return MarketPanel(
         universe=universe,
-        markets={s: known[s] for s in universe},
+        markets={s: known[s].market for s in universe},
         start=max(start, inside.index[0].date()),
         end=min(end, inside.index[-1].date()),
         trading=panel.select(universe),
@@ -163,7 +163,7 @@ def _load_from(window: BacktestWindow) -> date:
     return start - timedelta(days=WARMUP_DAYS)
 
 
-def _wanted(universe: list[str] | None, known: dict[str, str]) -> list[str]:
+def _wanted(universe: list[str] | None, known: dict[str, StoredSecurity]) -> list[str]:
     if not universe:
         return sorted(known)
     asked = [s.strip().upper() for s in universe if s.strip()]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from contextlib import AbstractContextManager
+from dataclasses import dataclass
 from datetime import date
 
 import pandas as pd
@@ -19,21 +20,23 @@ from stockdesk.strategy_lab.domain.dtos import (
 from stockdesk.strategy_lab.domain.params import StrategyParams
 
 
+@dataclass(frozen=True)
+class StoredSecurity:
+    market: str
+    name: str
+
+
 class IStrategyMarketData(ABC):
     """Prices and fundamentals of a universe, read through data_engineering's application interface."""
 
     @abstractmethod
-    def securities(self) -> dict[str, str]:
-        """Every stored security -> its market (CN, US, HK, TW)."""
+    def securities(self) -> dict[str, StoredSecurity]:
+        """Every stored security: its market (CN, US, HK, TW) and name (the A-share ST price limits)."""
 
     @abstractmethod
     def daily_bars(self, symbols: list[str], start: date, end: date) -> pd.DataFrame:
         """Raw daily bars, one row per (symbol, trade_date): symbol, trade_date, open, close, pre_close,
         volume, adj_factor (what shared.execution.trading_bars reads)."""
-
-    @abstractmethod
-    def security_names(self) -> dict[str, str]:
-        """Every stored security -> its name (the ST test of the A-share price limits)."""
 
     @abstractmethod
     def reported_financials(self, symbols: list[str], as_of: date) -> pd.DataFrame:

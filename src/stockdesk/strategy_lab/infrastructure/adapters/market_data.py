@@ -11,7 +11,7 @@ from stockdesk.data_engineering.application import (
     GetMarketFramesUseCase,
     ListSecuritiesUseCase,
 )
-from stockdesk.strategy_lab.domain.ports import IStrategyMarketData
+from stockdesk.strategy_lab.domain.ports import IStrategyMarketData, StoredSecurity
 
 BAR_COLUMNS = ["symbol", "trade_date", "open", "close", "pre_close", "volume", "adj_factor"]
 # YTD figures as reported; the catalyst's single quarters are derived from them (application/fundamentals.py)
@@ -29,11 +29,8 @@ class StoreMarketData(IStrategyMarketData):
         self._frames = frames
         self._finance = finance
 
-    def securities(self) -> dict[str, str]:
-        return {s.symbol: s.market for s in self._securities.execute()}
-
-    def security_names(self) -> dict[str, str]:
-        return {s.symbol: s.name for s in self._securities.execute()}
+    def securities(self) -> dict[str, StoredSecurity]:
+        return {s.symbol: StoredSecurity(market=s.market, name=s.name) for s in self._securities.execute()}
 
     def daily_bars(self, symbols: list[str], start: date, end: date) -> pd.DataFrame:
         frame = self._frames.bars(list(symbols), start, end)
