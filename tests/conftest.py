@@ -18,6 +18,7 @@ from stockdesk.llm_platform.infrastructure.scripted import ScriptedProvider
 from stockdesk.shared.config import SECRET_ENV_VARS, Settings, get_settings
 from stockdesk.shared.db import Database
 from tests.postgres_server import postgres_migrated_url, postgres_server, postgres_url  # noqa: F401
+from tests.ray_support import ray_local  # noqa: F401
 from tests.slow_tests import (  # noqa: F401
     pytest_runtest_logreport,
     pytest_terminal_summary,

@@ -55,6 +55,7 @@ class JobRow(Base):
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), index=True)
     updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     error: Mapped[str | None] = mapped_column(Text)
+    cancel_reason: Mapped[str | None] = mapped_column(Text)  # asked to stop (by any process)
 
 
 class JobTaskRow(Base):
@@ -70,6 +71,7 @@ class JobTaskRow(Base):
     error: Mapped[str | None] = mapped_column(Text)
     result: Mapped[dict | None] = mapped_column(JSON)
     updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    not_before: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))  # retry backoff
 
 
 JOBS = JobRow.__table__
@@ -88,6 +90,10 @@ def _insert_missing(conn: Connection) -> Insert:
     return insert(TASKS)  # pragma: no cover - only the two supported databases
 
 
+def _retriable(max_attempts: int) -> Any:
+    return (JobTaskRow.status == TaskStatus.FAILED.value) & (JobTaskRow.attempts < max_attempts)
+
+
 def _job(row: JobRow) -> JobRecord:
     return JobRecord(
         id=row.id,
@@ -98,6 +104,7 @@ def _job(row: JobRow) -> JobRecord:
         created_at=as_utc(row.created_at),
         updated_at=as_utc(row.updated_at),
         error=row.error,
+        cancel_reason=row.cancel_reason,
     )
 
 
@@ -110,6 +117,7 @@ def _task(row: JobTaskRow) -> TaskRecord:
         error=row.error,
         result=row.result,
         updated_at=as_utc(row.updated_at),
+        not_before=as_utc(row.not_before) if row.not_before is not None else None,
     )
 
 
@@ -181,8 +189,12 @@ class SqlTaskStore(ITaskStore):
                 )
             return len(missing)
 
-    def claimable(self, job_id: str, max_attempts: int, limit: int | None = None) -> list[TaskRecord]:
-        retriable = (JobTaskRow.status == TaskStatus.FAILED.value) & (JobTaskRow.attempts < max_attempts)
+    def claimable(
+        self, job_id: str, max_attempts: int, limit: int | None = None, now: datetime | None = None
+    ) -> list[TaskRecord]:
+        retriable = _retriable(max_attempts)
+        if now is not None:
+            retriable = retriable & (JobTaskRow.not_before.is_(None) | (JobTaskRow.not_before <= now))
         query = (
             select(JobTaskRow)
             .where(JobTaskRow.job_id == job_id, (JobTaskRow.status == TaskStatus.PENDING.value) | retriable)
@@ -191,6 +203,14 @@ class SqlTaskStore(ITaskStore):
         )
         with self._db.session() as db:
             return [_task(row) for row in db.scalars(query)]
+
+    def next_retry_at(self, job_id: str, max_attempts: int) -> datetime | None:
+        query = select(func.min(JobTaskRow.not_before)).where(
+            JobTaskRow.job_id == job_id, _retriable(max_attempts)
+        )
+        with self._db.session() as db:
+            found = db.scalar(query)
+        return as_utc(found) if found is not None else None
 
     def _update_each(self, job_id: str, keys: Iterable[str], where: Any = None, **values: Any) -> None:
         """One UPDATE of `values` run for every key (executemany), in one transaction."""
@@ -235,14 +255,25 @@ class SqlTaskStore(ITaskStore):
         with self._db.session() as db:
             db.connection().execute(stmt, params)
 
-    def fail(self, job_id: str, errors: Mapping[str, str]) -> None:
+    def fail(
+        self, job_id: str, errors: Mapping[str, str], retry_at: Mapping[str, datetime] | None = None
+    ) -> None:
         if not errors:
             return
-        params = [{"b_job_id": job_id, "b_key": key, "b_error": error} for key, error in errors.items()]
+        retry_at = retry_at or {}
+        params = [
+            {"b_job_id": job_id, "b_key": key, "b_error": error, "b_not_before": retry_at.get(key)}
+            for key, error in errors.items()
+        ]
         stmt = (
             update(TASKS)
             .where(_THIS_TASK)
-            .values(status=TaskStatus.FAILED.value, error=bindparam("b_error"), updated_at=datetime.now(UTC))
+            .values(
+                status=TaskStatus.FAILED.value,
+                error=bindparam("b_error"),
+                not_before=bindparam("b_not_before", type_=DateTime(timezone=True)),
+                updated_at=datetime.now(UTC),
+            )
         )
         with self._db.session() as db:
             db.connection().execute(stmt, params)
@@ -274,6 +305,22 @@ class SqlTaskStore(ITaskStore):
             row.status = JobStatus(status).value
             row.error = error
             row.updated_at = datetime.now(UTC)
+
+    def request_cancel(self, job_id: str, reason: str) -> None:
+        with self._db.session() as db:
+            row = db.get(JobRow, job_id)
+            if row is None:
+                raise KeyError(f"job {job_id} does not exist")
+            row.cancel_reason = reason
+            row.updated_at = datetime.now(UTC)
+
+    def clear_cancel(self, job_id: str) -> None:
+        with self._db.session() as db:
+            db.execute(update(JOBS).where(JOBS.c.id == job_id).values(cancel_reason=None))
+
+    def cancel_requested(self, job_id: str) -> str | None:
+        with self._db.session() as db:
+            return db.scalar(select(JobRow.cancel_reason).where(JobRow.id == job_id))
 
     def get_job(self, job_id: str) -> JobRecord | None:
         with self._db.session() as db:

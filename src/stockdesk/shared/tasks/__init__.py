@@ -18,18 +18,24 @@ back to `pending`, so a second live runner on the same job would redo the first 
 
 from stockdesk.shared.tasks.canonical import canonical_json, config_hash, jsonable
 from stockdesk.shared.tasks.dtos import JobRecord, JobStatus, TaskCounts, TaskRecord, TaskStatus
+from stockdesk.shared.tasks.engine import BatchWorker, InlineEngine, ITaskEngine, ThreadEngine
 from stockdesk.shared.tasks.ports import ITaskStore
-from stockdesk.shared.tasks.runner import BatchWorker, ProgressCallback, error_line, run_tasks
+from stockdesk.shared.tasks.runner import Backoff, ProgressCallback, RunBudget, error_line, run_tasks
 
 __all__ = [
+    "Backoff",
     "BatchWorker",
+    "ITaskEngine",
     "ITaskStore",
+    "InlineEngine",
     "JobRecord",
     "JobStatus",
     "ProgressCallback",
+    "RunBudget",
     "TaskCounts",
     "TaskRecord",
     "TaskStatus",
+    "ThreadEngine",
     "canonical_json",
     "config_hash",
     "error_line",

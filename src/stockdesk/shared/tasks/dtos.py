@@ -16,6 +16,7 @@ class JobStatus(StrEnum):
     FAILED = "failed"  # some tasks exhausted their attempts (or the runner itself failed)
     INTERRUPTED = "interrupted"  # stopped by Ctrl-C, or found `running` by the next process
     CANCELLED = "cancelled"  # a user asked it to stop; starting it again resumes it
+    STOPPED = "stopped"  # its token or cost budget was reached; resume with a higher budget
 
 
 # A run as its progress pages show it: the executor's states while it is held, then how it ended.
@@ -41,6 +42,7 @@ class JobRecord(BaseModel):
     created_at: datetime
     updated_at: datetime
     error: str | None = None
+    cancel_reason: str | None = Field(default=None, description="set while a stop was asked for")
 
 
 class TaskRecord(BaseModel):
@@ -51,6 +53,7 @@ class TaskRecord(BaseModel):
     error: str | None = Field(default=None, description="`ExcType: message` of the last failure")
     result: dict[str, Any] | None = None
     updated_at: datetime
+    not_before: datetime | None = Field(default=None, description="a failed task waits until then")
 
 
 class TaskCounts(BaseModel):

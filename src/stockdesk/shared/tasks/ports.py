@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping
+from datetime import datetime
 from typing import Any
 
 from stockdesk.shared.tasks.dtos import JobRecord, JobStatus, TaskCounts, TaskRecord, TaskStatus
@@ -34,8 +35,18 @@ class ITaskStore(ABC):
         """
 
     @abstractmethod
-    def claimable(self, job_id: str, max_attempts: int, limit: int | None = None) -> list[TaskRecord]:
-        """Pending tasks plus failed ones with attempts < max_attempts, in key order."""
+    def claimable(
+        self, job_id: str, max_attempts: int, limit: int | None = None, now: datetime | None = None
+    ) -> list[TaskRecord]:
+        """Pending tasks plus failed ones with attempts < max_attempts, in key order.
+
+        With `now`, a failed task whose `not_before` is later than `now` is still backing off and
+        is left out.
+        """
+
+    @abstractmethod
+    def next_retry_at(self, job_id: str, max_attempts: int) -> datetime | None:
+        """The earliest `not_before` among failed tasks with attempts left (None if none waits)."""
 
     @abstractmethod
     def mark_running(self, job_id: str, keys: Iterable[str]) -> None:
@@ -50,8 +61,13 @@ class ITaskStore(ABC):
         """Status done with its JSON result (error cleared), for each key; one transaction."""
 
     @abstractmethod
-    def fail(self, job_id: str, errors: Mapping[str, str]) -> None:
-        """Status failed with its one-line error, for each key; one transaction."""
+    def fail(
+        self, job_id: str, errors: Mapping[str, str], retry_at: Mapping[str, datetime] | None = None
+    ) -> None:
+        """Status failed with its one-line error, for each key; one transaction.
+
+        `retry_at[key]` is when the task may be claimed again (its backoff); missing = at once.
+        """
 
     @abstractmethod
     def tasks(self, job_id: str, status: TaskStatus | None = None) -> list[TaskRecord]:
@@ -63,6 +79,18 @@ class ITaskStore(ABC):
     @abstractmethod
     def set_job_status(self, job_id: str, status: JobStatus, error: str | None = None) -> None:
         """Raises KeyError if the job does not exist."""
+
+    @abstractmethod
+    def request_cancel(self, job_id: str, reason: str) -> None:
+        """Ask the job's runner (in whatever process) to stop; it sees this between tasks."""
+
+    @abstractmethod
+    def clear_cancel(self, job_id: str) -> None:
+        """Forget a stop request (the runner stopped, or the job is resumed)."""
+
+    @abstractmethod
+    def cancel_requested(self, job_id: str) -> str | None:
+        """The reason given to `request_cancel`, while it stands."""
 
     @abstractmethod
     def get_job(self, job_id: str) -> JobRecord | None: ...

@@ -1,19 +1,31 @@
-"""Run a job's tasks in batches until nothing is left to claim; resumable and retrying.
+"""Run a job's tasks until nothing is left to claim: resumable, retrying with backoff, on any engine.
 
-Each round claims up to `batch_size` claimable tasks (pending, or failed with attempts left), marks
-them running (one more attempt), and hands their keys to the batch worker. The worker returns a
-result dict per key (stored as JSON; see `canonical.jsonable`) or an Exception instance for a key
-that failed; raising fails the whole batch with that error. A key missing from the answer, or a
-result that is not a JSON-able dict, fails that key. Successes are stored in one transaction,
-failures in another, so a finished task is never computed again, whatever happens later.
+Each round claims claimable tasks (pending, or failed with attempts left once their backoff has
+passed), marks them running (one more attempt) and hands batches of up to `batch_size` keys to
+the engine (`engine.py`: inline by default, a thread pool, or Ray), keeping up to
+`engine.workers` batches in flight. A batch answers a result dict per key (stored as JSON; see
+`canonical.jsonable`) or an Exception for a key that failed; an exception for the whole batch
+fails all its keys. A key missing from the answer, or a result that is not a JSON-able dict,
+fails that key. Each finished batch is stored at once (successes in one transaction, failures
+in another), so a finished task is never computed again, whatever happens later.
 
-Cancellation (`shared.tasks.cancel`) is checked before each batch: the job becomes `cancelled`
-(or `interrupted` when the server is stopping), JobCancelled propagates, and a later run resumes.
+Retries: a failed task with attempts left waits `backoff(attempts)` (exponential, capped) before
+it can be claimed again; the runner sleeps until then when nothing else is left.
 
-Interruptions: on KeyboardInterrupt (Ctrl-C) or SystemExit (e.g. a SIGTERM handler) the batch in
-hand goes back to pending without counting the attempt, the job becomes `interrupted`, and the
+Cancellation: between batches the runner checks the job's cancel token (`shared.tasks.cancel`,
+the server's jobs) and a stop request stored on the job (`ITaskStore.request_cancel`, e.g.
+`stockdesk jobs cancel` from another process). Batches in flight are cancelled and their tasks go
+back to pending; the job becomes `cancelled` (or `interrupted` when the server is stopping) and
+JobCancelled propagates. A later run resumes.
+
+Budget: with a `RunBudget`, the tokens and cost in finished tasks' results (`result["usage"]`)
+are summed; once a limit is reached no new task starts, the batches in flight finish, and the job
+ends `stopped` with the reason. Running it again with a higher budget resumes it.
+
+Interruptions: on KeyboardInterrupt (Ctrl-C) or SystemExit (e.g. a SIGTERM handler) the batches
+in hand go back to pending without counting the attempt, the job becomes `interrupted`, and the
 exception propagates. A killed process cannot clean up: its `running` tasks are put back to
-pending when the job is opened again (`ITaskStore.open_job`). Only the unfinished batch is redone.
+pending when the job is opened again (`ITaskStore.open_job`). Only unfinished tasks are redone.
 
 The job ends `done` when every task is done, `failed` when some tasks exhausted `max_attempts`
 (they stay failed with their error and are counted in the returned TaskCounts; a later run with a
@@ -23,25 +35,30 @@ higher `max_attempts` retries them).
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from stockdesk.shared.tasks.cancel import JobCancelled, check_cancelled
 from stockdesk.shared.tasks.canonical import jsonable
-from stockdesk.shared.tasks.dtos import JobStatus, TaskCounts
+from stockdesk.shared.tasks.dtos import JobStatus, TaskCounts, TaskRecord, TaskStatus
+from stockdesk.shared.tasks.engine import BatchWorker, InlineEngine, ITaskEngine, Submitted
 from stockdesk.shared.tasks.ports import ITaskStore
 
 logger = logging.getLogger(__name__)
 
-BatchWorker = Callable[[list[str]], Mapping[str, Mapping[str, Any] | BaseException]]
 ProgressCallback = Callable[[int, int], None]
 MAX_ERROR_CHARS = 2000
+POLL_SECONDS = 0.5  # how often a waiting runner looks at stop requests
 
 
 def error_line(exc: BaseException) -> str:
     """`ExcType: message` on one line (whitespace collapsed, at most MAX_ERROR_CHARS characters)."""
     message = " ".join(str(exc).split())
-    text = f"{type(exc).__name__}: {message}" if message else type(exc).__name__
+    name = getattr(exc, "type_name", None) or type(exc).__name__  # a Ray worker's exception keeps its name
+    text = f"{name}: {message}" if message else name
     return text if len(text) <= MAX_ERROR_CHARS else text[: MAX_ERROR_CHARS - 1] + "…"
 
 
@@ -66,6 +83,43 @@ def _outcomes(keys: list[str], answer: Mapping[str, Any]) -> tuple[dict[str, dic
     return results, errors
 
 
+@dataclass(frozen=True)
+class Backoff:
+    """Seconds a failed task waits before its next attempt: base * 2**(attempts-1), at most `cap`."""
+
+    base: float = 1.0
+    cap: float = 60.0
+
+    def seconds(self, attempts: int) -> float:
+        return min(self.cap, self.base * 2 ** max(0, attempts - 1))
+
+
+@dataclass(frozen=True)
+class RunBudget:
+    """A run-wide limit on what finished tasks spent (their results' `usage.tokens` / `usage.cost_usd`)."""
+
+    max_tokens: int | None = None
+    max_cost_usd: float | None = None
+
+    def reached(self, tokens: int, cost: float) -> str | None:
+        """Why no new task may start, or None."""
+        if self.max_tokens is not None and tokens >= self.max_tokens:
+            return f"token budget reached: {tokens:,} of {self.max_tokens:,} tokens spent"
+        if self.max_cost_usd is not None and cost >= self.max_cost_usd:
+            return f"cost budget reached: ${cost:.4f} of ${self.max_cost_usd:.4f} spent"
+        return None
+
+
+def spent(results: list[Mapping[str, Any] | None]) -> tuple[int, float]:
+    """Tokens and cost recorded in task results (`{"usage": {"tokens": .., "cost_usd": ..}}`)."""
+    tokens, cost = 0, 0.0
+    for result in results:
+        usage = (result or {}).get("usage") or {}
+        tokens += int(usage.get("tokens") or 0)
+        cost += float(usage.get("cost_usd") or 0.0)
+    return tokens, cost
+
+
 def _finish(store: ITaskStore, job_id: str, max_attempts: int) -> TaskCounts:
     counts = store.counts(job_id)
     if counts.failed:
@@ -76,6 +130,117 @@ def _finish(store: ITaskStore, job_id: str, max_attempts: int) -> TaskCounts:
     return counts
 
 
+class _Run:
+    """One pass of the runner over a job: what is in flight and what was spent."""
+
+    def __init__(
+        self,
+        store: ITaskStore,
+        job_id: str,
+        work: BatchWorker,
+        engine: ITaskEngine,
+        batch_size: int,
+        max_attempts: int,
+        backoff: Backoff,
+        budget: RunBudget | None,
+        on_progress: ProgressCallback | None,
+    ):
+        self.store, self.job_id, self.work, self.engine = store, job_id, work, engine
+        self.batch_size, self.max_attempts, self.backoff = batch_size, max_attempts, backoff
+        self.budget, self.on_progress = budget, on_progress
+        self.in_flight: list[Submitted] = []
+        self.tokens, self.cost = spent([t.result for t in store.tasks(job_id)]) if budget else (0, 0.0)
+        self.stop_reason: str | None = None
+
+    def keys_in_flight(self) -> list[str]:
+        return [key for batch in self.in_flight for key in batch.keys]
+
+    def check_stop_requests(self) -> None:
+        check_cancelled()
+        reason = self.store.cancel_requested(self.job_id)
+        if reason is not None:
+            raise JobCancelled(f"job {reason}")
+
+    def fill(self) -> None:
+        """Start batches until the engine is full, the budget is spent or nothing can be claimed."""
+        while len(self.in_flight) < self.engine.workers:
+            if self.budget is not None:
+                self.stop_reason = self.budget.reached(self.tokens, self.cost)
+                if self.stop_reason:
+                    return
+            free = self.engine.workers - len(self.in_flight)
+            claimed = self.store.claimable(
+                self.job_id, self.max_attempts, limit=free * self.batch_size, now=datetime.now(UTC)
+            )
+            if not claimed:
+                return
+            for start in range(0, len(claimed), self.batch_size):
+                self._start([t.key for t in claimed[start : start + self.batch_size]])
+
+    def _start(self, keys: list[str]) -> None:
+        self.store.mark_running(self.job_id, keys)
+        placeholder = Submitted(keys)
+        self.in_flight.append(placeholder)  # counted in flight while the inline engine runs it
+        batch = self.engine.submit(self.work, keys)
+        self.in_flight[self.in_flight.index(placeholder)] = batch
+
+    def collect(self, timeout: float) -> None:
+        """Store whatever finished within `timeout` seconds."""
+        if not self.in_flight:
+            return
+        for batch in self.engine.wait(self.in_flight, timeout):
+            self.in_flight.remove(batch)
+            self._store(batch)
+        if self.on_progress is not None:
+            counts = self.store.counts(self.job_id)
+            self.on_progress(counts.done, counts.total)
+
+    def _store(self, batch: Submitted) -> None:
+        answer = self.engine.outcome(batch)
+        if isinstance(answer, JobCancelled):  # stopped inside the batch: its tasks stay pending
+            self.store.release(self.job_id, batch.keys)
+            raise answer
+        if isinstance(answer, BaseException):
+            logger.warning(
+                "job %s: a batch of %d tasks failed: %s", self.job_id, len(batch.keys), error_line(answer)
+            )
+            answer = dict.fromkeys(batch.keys, answer)
+        results, errors = _outcomes(batch.keys, answer)
+        self.store.complete(self.job_id, results)
+        if errors:
+            attempts = {t.key: t.attempts for t in self._tasks(errors)}
+            now = datetime.now(UTC)
+            retry_at = {
+                key: now + timedelta(seconds=self.backoff.seconds(attempts.get(key, 1))) for key in errors
+            }
+            self.store.fail(self.job_id, errors, retry_at)
+        if self.budget is not None:
+            tokens, cost = spent(list(results.values()))
+            self.tokens += tokens
+            self.cost += cost
+
+    def _tasks(self, keys: Mapping[str, str]) -> list[TaskRecord]:
+        return [t for t in self.store.tasks(self.job_id, TaskStatus.RUNNING) if t.key in keys]
+
+    def wait_for_retries(self) -> bool:
+        """Sleep (watching for stop requests) until the next backoff ends; False if nothing waits."""
+        retry_at = self.store.next_retry_at(self.job_id, self.max_attempts)
+        if retry_at is None:
+            return False
+        while (left := (retry_at - datetime.now(UTC)).total_seconds()) > 0:
+            self.check_stop_requests()
+            time.sleep(min(POLL_SECONDS, left))
+        return True
+
+    def abandon(self) -> None:
+        """Cancel the batches in flight and put their tasks back to pending (attempt not counted)."""
+        keys = self.keys_in_flight()
+        if self.in_flight:
+            self.engine.cancel(self.in_flight)
+        self.in_flight = []
+        self.store.release(self.job_id, keys)
+
+
 def run_tasks(
     store: ITaskStore,
     job_id: str,
@@ -84,54 +249,53 @@ def run_tasks(
     batch_size: int = 100,
     max_attempts: int = 3,
     on_progress: ProgressCallback | None = None,
+    engine: ITaskEngine | None = None,
+    backoff: Backoff | None = None,
+    budget: RunBudget | None = None,
 ) -> TaskCounts:
     """Work through the job's claimable tasks; returns the final counts (see the module docstring).
 
-    `on_progress(done, total)` is called after each batch. Raises KeyError if the job does not exist.
+    `on_progress(done, total)` is called after each finished batch. Raises KeyError if the job
+    does not exist.
     """
     if batch_size < 1 or max_attempts < 1:
         raise ValueError("batch_size and max_attempts must be at least 1")
+    if store.get_job(job_id) is None:
+        raise KeyError(f"job {job_id} does not exist")
+    engine = engine or InlineEngine()
+    run = _Run(
+        store, job_id, work, engine, batch_size, max_attempts, backoff or Backoff(), budget, on_progress
+    )
     store.set_job_status(job_id, JobStatus.RUNNING)
-    keys: list[str] = []
     try:
         while True:
-            check_cancelled()
-            batch = store.claimable(job_id, max_attempts, limit=batch_size)
-            if not batch:
+            run.check_stop_requests()
+            run.fill()
+            if run.in_flight:
+                run.collect(POLL_SECONDS)
+                continue
+            if run.stop_reason or not run.wait_for_retries():
                 break
-            keys = [task.key for task in batch]
-            store.mark_running(job_id, keys)
-            try:
-                answer: Mapping[str, Any] = work(keys)
-            except JobCancelled:  # stopped inside the batch (between two analyses): its tasks stay pending
-                store.release(job_id, keys)
-                keys = []
-                raise
-            except Exception as exc:  # the whole batch failed
-                logger.warning("job %s: a batch of %d tasks failed: %s", job_id, len(keys), error_line(exc))
-                answer = dict.fromkeys(keys, exc)
-            results, errors = _outcomes(keys, answer)
-            store.complete(job_id, results)
-            store.fail(job_id, errors)
-            keys = []
-            if on_progress is not None:
-                counts = store.counts(job_id)
-                on_progress(counts.done, counts.total)
     except (KeyboardInterrupt, SystemExit):
-        store.release(job_id, keys)
+        run.abandon()
         store.set_job_status(job_id, JobStatus.INTERRUPTED, "interrupted")
         raise
-    except JobCancelled as exc:  # between batches: nothing in hand
+    except JobCancelled as exc:
+        run.abandon()
         interrupted = "interrupted" in exc.message
+        store.clear_cancel(job_id)
         store.set_job_status(
             job_id, JobStatus.INTERRUPTED if interrupted else JobStatus.CANCELLED, exc.message
         )
         raise
     except BaseException as exc:  # the store or the progress callback failed: record it, best effort
         try:
-            store.release(job_id, keys)
+            run.abandon()
             store.set_job_status(job_id, JobStatus.FAILED, error_line(exc))
         except Exception:
             logger.exception("job %s: could not record the failure", job_id)
         raise
+    if run.stop_reason:
+        store.set_job_status(job_id, JobStatus.STOPPED, run.stop_reason)
+        return store.counts(job_id)
     return _finish(store, job_id, max_attempts)
