@@ -134,6 +134,7 @@ def test_failed_attempts_are_metered_as_errors_and_not_cached(database: Database
         "prompt_tokens": 7,
         "completion_tokens": 3,
         "tokens": 10,
+        "cost_usd": 0.0,  # the scripted alias has no prices
     }
 
 

@@ -26,8 +26,16 @@ from stockdesk.strategy_lab.container import StrategyLabContainer
 
 
 class AppContainer:
-    def __init__(self, settings: Settings | None = None, *, llm_service: LLMService | None = None):
+    def __init__(
+        self,
+        settings: Settings | None = None,
+        *,
+        llm_service: LLMService | None = None,
+        distributed: bool = False,
+    ):
+        """`distributed`: this container lives in a Ray worker (node's model, cluster-wide limits)."""
         self.settings = settings or get_settings()
+        self.distributed = distributed
         if llm_service is not None:
             self.__dict__["llm_service"] = llm_service
         self.model_progress = None
@@ -158,7 +166,9 @@ class AppContainer:
 
     @cached_property
     def llm_service(self) -> LLMService:
-        return build_llm_service(self.settings, self.database, model_progress=self.model_progress)
+        return build_llm_service(
+            self.settings, self.database, model_progress=self.model_progress, distributed=self.distributed
+        )
 
     @cached_property
     def search_service(self) -> WebSearchService:

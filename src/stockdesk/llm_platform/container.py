@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
+import functools
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from stockdesk.data_engineering.application import SearchStoredTextUseCase
 from stockdesk.llm_platform.application.budget import TokenBudget
 from stockdesk.llm_platform.application.llm_service import LLMService, LLMServiceOptions, ProviderRoute
 from stockdesk.llm_platform.application.search_service import ProviderFactory, WebSearchService
-from stockdesk.llm_platform.domain.ports import ILLMProvider
+from stockdesk.llm_platform.domain.ports import ILLMProvider, IRateLimiter
+from stockdesk.llm_platform.domain.rate_limits import ProviderLimits
 from stockdesk.llm_platform.infrastructure.embedded.model_files import ProgressCallback, ensure_model_file
 from stockdesk.llm_platform.infrastructure.embedded.provider import EmbeddedProvider
-from stockdesk.llm_platform.infrastructure.embedded.server import EmbeddedServer
+from stockdesk.llm_platform.infrastructure.embedded.server import EmbeddedServer, ModelServer
+from stockdesk.llm_platform.infrastructure.limits.in_process import InProcessRateLimiter
 from stockdesk.llm_platform.infrastructure.openai_compatible import OpenAICompatibleProvider
 from stockdesk.llm_platform.infrastructure.persistence.repositories import (
     SqlLLMCallAuditRepository,
@@ -27,16 +30,35 @@ from stockdesk.shared.db import Database
 from stockdesk.shared.errors import ConfigurationError
 
 
+def embedded_server_factory(
+    settings: Settings, *, model_progress: ProgressCallback | None = None
+) -> Callable[[], EmbeddedServer]:
+    """Builds the embedded model's server (not started yet); picklable without a progress callback."""
+    return functools.partial(
+        EmbeddedServer,
+        functools.partial(ensure_model_file, settings.models_dir, progress=model_progress),
+        n_ctx=settings.local_n_ctx,
+        threads=settings.local_threads,
+        slots=settings.local_parallel_slots,
+    )
+
+
 def build_provider(
-    alias: LLMAliasConfig, settings: Settings, *, model_progress: ProgressCallback | None = None
+    alias: LLMAliasConfig,
+    settings: Settings,
+    *,
+    model_progress: ProgressCallback | None = None,
+    distributed: bool = False,
 ) -> ILLMProvider:
+    """`distributed`: a Ray worker, whose embedded model is its node's (one server per node)."""
     if alias.provider == "embedded":
-        server = EmbeddedServer(
-            lambda: ensure_model_file(settings.models_dir, progress=model_progress),
-            n_ctx=settings.local_n_ctx,
-            threads=settings.local_threads,
-            slots=settings.local_parallel_slots,
-        )
+        server: ModelServer
+        if distributed:
+            from stockdesk.llm_platform.infrastructure.embedded.node_server import ActorModelServer
+
+            server = ActorModelServer(embedded_server_factory(settings))
+        else:
+            server = embedded_server_factory(settings, model_progress=model_progress)()
         return EmbeddedProvider(server, slots=settings.local_parallel_slots, name=alias.name)
     if alias.provider == "openai-compatible":
         if not alias.model:
@@ -63,22 +85,51 @@ def build_provider(
     )
 
 
+def build_rate_limiter(aliases: Sequence[LLMAliasConfig], *, distributed: bool) -> IRateLimiter | None:
+    """The aliases' configured limits: across Ray workers when `distributed`, else in this process."""
+    limits = {
+        a.name: ProviderLimits(a.max_concurrency, a.requests_per_minute, a.tokens_per_minute) for a in aliases
+    }
+    if not any(lim.limited for lim in limits.values()):
+        return None
+    if distributed:
+        from stockdesk.llm_platform.infrastructure.limits.ray_limiter import RayRateLimiter
+
+        return RayRateLimiter(limits)
+    return InProcessRateLimiter(limits)
+
+
+def _ray_started() -> bool:
+    import ray
+
+    return ray.is_initialized()
+
+
 def build_llm_service(
     settings: Settings,
     database: Database | None,
     *,
     model_progress: ProgressCallback | None = None,
     extra_routes: list[ProviderRoute] | None = None,
+    distributed: bool = False,
 ) -> LLMService:
+    """`distributed=True` in a Ray worker: limits shared by every worker, the node's embedded model.
+
+    Without a started Ray it falls back to this process's own limiter and model server.
+    """
+    distributed = distributed and _ray_started()
+    aliases = settings.resolved_aliases()
     routes = [
         ProviderRoute(
             alias=a.name,
-            provider=build_provider(a, settings, model_progress=model_progress),
+            provider=build_provider(a, settings, model_progress=model_progress, distributed=distributed),
             priority=a.priority,
             tags=tuple(a.tags),
             timeout_seconds=a.timeout_seconds,
+            input_price_per_million=a.input_price_per_million or 0.0,
+            output_price_per_million=a.output_price_per_million or 0.0,
         )
-        for a in settings.resolved_aliases()
+        for a in aliases
     ]
     routes.extend(extra_routes or [])
     return LLMService(
@@ -94,6 +145,7 @@ def build_llm_service(
             seed=settings.llm_seed,
             repetition_penalty=settings.llm_repetition_penalty,
         ),
+        limiter=build_rate_limiter(aliases, distributed=distributed),
     )
 
 

@@ -49,6 +49,25 @@ class LLMAliasConfig(BaseModel):
     tags: list[str] = Field(default_factory=list)
     timeout_seconds: float | None = None
     supports_json_schema: bool = True
+    # Limits that hold across every worker of a batch run (one shared counter on Ray); None = none.
+    max_concurrency: int | None = Field(
+        default=None, ge=1, description="Calls in flight at once to this alias, across all workers."
+    )
+    requests_per_minute: int | None = Field(
+        default=None, ge=1, description="Calls started per sliding minute, across all workers."
+    )
+    tokens_per_minute: int | None = Field(
+        default=None,
+        ge=1,
+        description="Tokens per sliding minute across all workers: a call reserves its prompt estimate "
+        "plus max_tokens and counts its real usage once answered.",
+    )
+    input_price_per_million: float | None = Field(
+        default=None, ge=0, description="USD per million prompt tokens, for cost budgets (None = free)."
+    )
+    output_price_per_million: float | None = Field(
+        default=None, ge=0, description="USD per million completion tokens (None = free)."
+    )
 
 
 def _config_file() -> Path | None:

@@ -11,7 +11,6 @@ import contextvars
 import hashlib
 import json
 import logging
-import threading
 import time
 import uuid
 from collections.abc import Iterator, Sequence
@@ -21,6 +20,7 @@ from typing import Any
 
 from pydantic import BaseModel
 from tenacity import (
+    RetryCallState,
     Retrying,
     retry_if_exception_type,
     retry_if_not_exception_type,
@@ -36,6 +36,7 @@ from stockdesk.llm_platform.application.structured_output import (
     parse_structured,
     repair_prompt,
 )
+from stockdesk.llm_platform.application.usage_meter import UsageMeter
 from stockdesk.llm_platform.domain.dtos import (
     AuditedCall,
     ChatMessage,
@@ -52,18 +53,22 @@ from stockdesk.llm_platform.domain.exceptions import (
     LLMProviderError,
     LLMTimeoutError,
     LLMTransientError,
-    TokenBudgetExceededError,
     UnknownAliasError,
 )
 from stockdesk.llm_platform.domain.ports import (
     CacheStats,
     ILLMCallAuditRepository,
     ILLMProvider,
+    IRateLimiter,
     IResponseCache,
 )
+from stockdesk.llm_platform.domain.rate_limits import LimitGrant, estimate_tokens
 from stockdesk.shared.errors import ConfigurationError
 
 logger = logging.getLogger(__name__)
+
+# A limiter grant outlives the call's own timeout by this much before it frees itself.
+LEASE_MARGIN_SECONDS = 60.0
 
 _run_id: contextvars.ContextVar[str | None] = contextvars.ContextVar("stockdesk_llm_run_id", default=None)
 _force_cache: contextvars.ContextVar[bool] = contextvars.ContextVar(
@@ -88,56 +93,6 @@ def active_run_id() -> str | None:
     return _run_id.get()
 
 
-class UsageMeter:
-    """What the LLM calls inside one `LLMService.usage_scope` cost; safe to update from threads.
-
-    `calls` are provider calls that answered (a cache hit is not a call, and neither is a failed
-    attempt: those are `errors`); the token counts are of those calls only.
-    """
-
-    def __init__(self, max_tokens: int | None = None) -> None:
-        self._lock = threading.Lock()
-        self.max_tokens = max_tokens  # calls inside the scope are refused once this many are spent
-        self.calls = 0
-        self.cache_hits = 0
-        self.errors = 0
-        self.prompt_tokens = 0
-        self.completion_tokens = 0
-
-    @property
-    def tokens(self) -> int:
-        return self.prompt_tokens + self.completion_tokens
-
-    def add_call(self, usage: TokenUsage) -> None:
-        with self._lock:
-            self.calls += 1
-            self.prompt_tokens += usage.prompt_tokens
-            self.completion_tokens += usage.completion_tokens
-
-    def add_cache_hit(self) -> None:
-        with self._lock:
-            self.cache_hits += 1
-
-    def add_error(self) -> None:
-        with self._lock:
-            self.errors += 1
-
-    def as_dict(self) -> dict[str, int]:
-        with self._lock:
-            return {
-                "calls": self.calls,
-                "cache_hits": self.cache_hits,
-                "errors": self.errors,
-                "prompt_tokens": self.prompt_tokens,
-                "completion_tokens": self.completion_tokens,
-                "tokens": self.prompt_tokens + self.completion_tokens,
-            }
-
-    def __repr__(self) -> str:
-        fields = ", ".join(f"{k}={v}" for k, v in self.as_dict().items())
-        return f"UsageMeter({fields})"
-
-
 def _log_invalid(caller: str | None, what: str, exc: LLMOutputParseError) -> None:
     """Log a structured-output failure with the raw output, truncated."""
     errors = "; ".join(exc.errors)[:300]
@@ -159,6 +114,15 @@ class ProviderRoute:
     priority: int = 100
     tags: tuple[str, ...] = ()
     timeout_seconds: float | None = None
+    input_price_per_million: float = 0.0  # USD per million prompt tokens
+    output_price_per_million: float = 0.0  # USD per million completion tokens
+
+    def cost(self, usage: TokenUsage) -> float:
+        """What a call with this usage cost on this alias, in USD."""
+        return (
+            usage.prompt_tokens * self.input_price_per_million
+            + usage.completion_tokens * self.output_price_per_million
+        ) / 1_000_000
 
 
 @dataclass
@@ -171,6 +135,7 @@ class LLMServiceOptions:
     seed: int | None = None  # every call's sampling seed unless the caller gives one
     repetition_penalty: float | None = None
     default_tags: tuple[str, ...] = field(default_factory=tuple)
+    retry_after_cap_seconds: float = 120.0  # a provider's Retry-After longer than this is cut to it
 
 
 class LLMService:
@@ -182,7 +147,9 @@ class LLMService:
         cache: IResponseCache | None = None,
         budget: TokenBudget | None = None,
         options: LLMServiceOptions | None = None,
+        limiter: IRateLimiter | None = None,
     ):
+        """`limiter` holds each provider call to its alias's limits (shared across workers with Ray)."""
         if not routes:
             raise LLMProviderError("no LLM provider is configured")
         self._routes = sorted(routes, key=lambda r: r.priority)
@@ -190,6 +157,7 @@ class LLMService:
         self._cache = cache
         self._budget = budget or TokenBudget(None)
         self._options = options or LLMServiceOptions()
+        self._limiter = limiter
         self._process_run_id = uuid.uuid4().hex[:12]
 
     # ---- runs -------------------------------------------------------------------------------
@@ -220,16 +188,19 @@ class LLMService:
             _force_cache.reset(token)
 
     @contextmanager
-    def usage_scope(self, max_tokens: int | None = None) -> Iterator[UsageMeter]:
-        """Count the provider calls, cache hits and tokens of every call inside the block.
+    def usage_scope(
+        self, max_tokens: int | None = None, *, max_cost_usd: float | None = None
+    ) -> Iterator[UsageMeter]:
+        """Count the provider calls, cache hits, tokens and cost of every call inside the block.
 
-        With `max_tokens`, a call inside the block is refused (TokenBudgetExceededError) once the
-        block has spent that many: a budget for one REST request and the job it starts.
+        With `max_tokens` (or `max_cost_usd`), a call inside the block is refused
+        (TokenBudgetExceededError) once the block has spent that much: a budget for one REST
+        request and the job it starts.
 
         Scopes nest: each meter counts what happens inside its own block. Context-variable based,
         so it follows the same threads and tasks as `cache_scope`.
         """
-        meter = UsageMeter(max_tokens)
+        meter = UsageMeter(max_tokens, max_cost_usd)
         token = _meters.set((*_meters.get(), meter))
         try:
             yield meter
@@ -474,7 +445,7 @@ class LLMService:
             request = request.model_copy(update={"timeout_seconds": route.timeout_seconds})
         retrying = Retrying(
             stop=stop_after_attempt(self._options.max_retries + 1),
-            wait=wait_exponential(multiplier=self._options.backoff_seconds, max=30),
+            wait=self._retry_wait,
             # a timed-out request would time out again: fail over instead of resending it
             retry=retry_if_exception_type(LLMTransientError) & retry_if_not_exception_type(LLMTimeoutError),
             reraise=True,
@@ -483,6 +454,15 @@ class LLMService:
             with attempt:
                 return self._call_once(route, request, caller, tags)
         raise AssertionError("unreachable")  # pragma: no cover
+
+    def _retry_wait(self, state: RetryCallState) -> float:
+        """Our exponential backoff, or longer when the provider said how long (Retry-After)."""
+        backoff = wait_exponential(multiplier=self._options.backoff_seconds, max=30)(state)
+        failure = state.outcome.exception() if state.outcome is not None else None
+        hint = getattr(failure, "retry_after", None)
+        if hint is None:
+            return backoff
+        return max(backoff, min(float(hint), self._options.retry_after_cap_seconds))
 
     def _cache_key(self, route: ProviderRoute, request: CompletionRequest) -> str:
         material = {
@@ -505,10 +485,7 @@ class LLMService:
         self._budget.check(run_id)
         meters = _meters.get()
         for meter in meters:
-            if meter.max_tokens is not None and meter.tokens >= meter.max_tokens:
-                raise TokenBudgetExceededError(
-                    f"this request's token budget of {meter.max_tokens} is spent ({meter.tokens} used)"
-                )
+            meter.check()
         prompt_hash = _prompt_hash(request)
         key = self._cache_key(route, request) if self.cache_enabled else None
         if key is not None and self._cache is not None:
@@ -520,7 +497,9 @@ class LLMService:
                 return hit, True, call_id
         started = time.perf_counter()
         try:
-            response = route.provider.complete(request)
+            grant = self._acquire(route, request)
+            started = time.perf_counter()  # the call's latency, not the wait for its grant
+            response = self._complete_granted(route, request, grant)
         except (LLMProviderError, LLMTransientError) as exc:
             for meter in meters:
                 meter.add_error()
@@ -528,8 +507,9 @@ class LLMService:
             raise
         latency = time.perf_counter() - started
         self._budget.add(run_id, response.usage.total_tokens)
+        cost = route.cost(response.usage)
         for meter in meters:
-            meter.add_call(response.usage)
+            meter.add_call(response.usage, cost)
         self._record(route, run_id, caller, tags, prompt_hash, response, latency, "ok", call_id)
         if key is not None and self._cache is not None and response.finish_reason != "length":
             try:
@@ -537,6 +517,33 @@ class LLMService:
             except Exception:  # a cache that cannot be written must never lose the answer
                 logger.exception("could not store the LLM response in the cache")
         return response, False, call_id
+
+    def _acquire(self, route: ProviderRoute, request: CompletionRequest) -> LimitGrant | None:
+        """Wait until the alias's limits allow this call (ProviderLimitWaitError after too long)."""
+        if self._limiter is None:
+            return None
+        lease = request.timeout_seconds + LEASE_MARGIN_SECONDS
+        return self._limiter.acquire(route.alias, estimate_tokens(request), lease_seconds=lease)
+
+    def _complete_granted(
+        self, route: ProviderRoute, request: CompletionRequest, grant: LimitGrant | None
+    ) -> CompletionResponse:
+        """The provider call; its grant goes back with the real usage (or its reservation, on failure)."""
+        if self._limiter is None or grant is None:
+            return route.provider.complete(request)
+        try:
+            response = route.provider.complete(request)
+        except LLMTransientError as exc:
+            self._limiter.release(grant, None)
+            if exc.retry_after:  # the provider asks every caller to hold off, not just this one
+                pause = min(exc.retry_after, self._options.retry_after_cap_seconds)
+                self._limiter.cool_down(route.alias, pause)
+            raise
+        except BaseException:
+            self._limiter.release(grant, None)
+            raise
+        self._limiter.release(grant, response.usage.total_tokens)
+        return response
 
     def _record(
         self,

@@ -1,5 +1,7 @@
 """LLM platform errors; each message says what the user can do about it."""
 
+from typing import Any
+
 from stockdesk.shared.errors import (
     BadRequestException,
     ConfigurationError,
@@ -14,6 +16,7 @@ __all__ = [
     "LLMTimeoutError",
     "LLMTransientError",
     "LocalModelError",
+    "ProviderLimitWaitError",
     "SearchProviderError",
     "TokenBudgetExceededError",
     "UnknownAliasError",
@@ -31,15 +34,29 @@ class LLMProviderError(ServiceUnavailableError):
 
 
 class LLMTransientError(LLMProviderError):
-    """Timeout, connection error or 5xx: worth a retry, then a fail-over to the next alias."""
+    """Timeout, connection error, 429 or 5xx: worth a retry, then a fail-over to the next alias.
+
+    `retry_after` is the provider's own hint (Retry-After and the like), in seconds, when it gave
+    one: the retry waits at least that long.
+    """
 
     code = "LLM_UNAVAILABLE"
+
+    def __init__(self, message: str, *, retry_after: float | None = None, **kwargs: Any):
+        super().__init__(message, **kwargs)
+        self.retry_after = retry_after
 
 
 class LLMTimeoutError(LLMTransientError):
     """The provider did not answer in time: fail over, but do not resend the same request to it."""
 
     code = "LLM_TIMEOUT"
+
+
+class ProviderLimitWaitError(LLMTimeoutError):
+    """A configured provider limit kept refusing for too long: fail over rather than queue on."""
+
+    code = "LLM_LIMIT_WAIT"
 
 
 class LocalModelError(ConfigurationError):

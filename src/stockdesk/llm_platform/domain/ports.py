@@ -14,6 +14,7 @@ from stockdesk.llm_platform.domain.dtos import (
     LLMCallRecord,
     ToolCallRecord,
 )
+from stockdesk.llm_platform.domain.rate_limits import LimitGrant
 from stockdesk.llm_platform.domain.search import SearchCallRecord, WebSearchRequest, WebSearchResponse
 
 
@@ -29,6 +30,27 @@ class ILLMProvider(ABC):
 
     def close(self) -> None:  # noqa: B027 - optional hook
         """Release resources (servers, sockets)."""
+
+
+class IRateLimiter(ABC):
+    """Provider limits around each provider call, held across every caller that shares it.
+
+    `acquire` blocks until every configured limit of the alias allows the call, or raises
+    ProviderLimitWaitError (naming the limit) after the limiter's maximum wait. `release` ends
+    the call with its real token usage, so that tokens/min counts what was spent, not guessed.
+    """
+
+    @abstractmethod
+    def acquire(self, alias: str, estimated_tokens: int, *, lease_seconds: float) -> LimitGrant:
+        """`lease_seconds`: after that the grant frees itself (a caller that died never releases)."""
+
+    @abstractmethod
+    def release(self, grant: LimitGrant, actual_tokens: int | None) -> None:
+        """`actual_tokens` None keeps the reservation (a failed call: what it cost is unknown)."""
+
+    @abstractmethod
+    def cool_down(self, alias: str, seconds: float) -> None:
+        """The provider asked every caller to wait (429 with a hint): hold new grants that long."""
 
 
 class ILLMCallAuditRepository(ABC):

@@ -21,6 +21,7 @@ from stockdesk.llm_platform.domain.dtos import (
 )
 from stockdesk.llm_platform.domain.exceptions import LLMProviderError, LLMTimeoutError, LLMTransientError
 from stockdesk.llm_platform.domain.ports import ILLMProvider
+from stockdesk.llm_platform.infrastructure.retry_hints import retry_after_seconds
 from stockdesk.shared.redact import redact_text, redact_url, register_secrets, url_secrets
 
 logger = logging.getLogger(__name__)
@@ -90,10 +91,15 @@ class OpenAICompatibleProvider(ILLMProvider):
                 f"{self.name} rejected the API key (401); check the key's environment variable"
             ) from exc
         except openai.RateLimitError as exc:
-            raise LLMTransientError(f"{self.name} is rate limiting (429)") from exc
+            hint = retry_after_seconds(exc.response.headers)
+            asked = f"; it asks to retry in {hint:g} s" if hint is not None else ""
+            raise LLMTransientError(f"{self.name} is rate limiting (429){asked}", retry_after=hint) from exc
         except openai.APIStatusError as exc:
             if exc.status_code >= 500 or exc.status_code == 408:
-                raise LLMTransientError(f"{self.name} answered {exc.status_code}") from exc
+                raise LLMTransientError(
+                    f"{self.name} answered {exc.status_code}",
+                    retry_after=retry_after_seconds(exc.response.headers),
+                ) from exc
             raise LLMProviderError(
                 f"{self.name} refused the request ({exc.status_code}): {self._redact(exc.message)}"
             ) from exc

@@ -14,7 +14,7 @@ import threading
 from stockdesk.llm_platform.domain.dtos import CompletionRequest, CompletionResponse
 from stockdesk.llm_platform.domain.exceptions import LLMTransientError
 from stockdesk.llm_platform.domain.ports import ILLMProvider
-from stockdesk.llm_platform.infrastructure.embedded.server import EmbeddedServer
+from stockdesk.llm_platform.infrastructure.embedded.server import ModelServer
 from stockdesk.llm_platform.infrastructure.embedded.tool_template import (
     parse_answer,
     render_request,
@@ -26,7 +26,7 @@ LOCAL_MODEL_NAME = "qwen2.5-coder-1.5b-instruct-q4_k_m"
 
 
 class EmbeddedProvider(ILLMProvider):
-    def __init__(self, server: EmbeddedServer, *, slots: int = 1, name: str = "embedded"):
+    def __init__(self, server: ModelServer, *, slots: int = 1, name: str = "embedded"):
         self.name = name
         self.model = LOCAL_MODEL_NAME
         self.supports_json_schema = True

@@ -11,13 +11,23 @@ import logging
 import threading
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import httpx
 
 from stockdesk.llm_platform.domain.exceptions import LocalModelError
 
 logger = logging.getLogger(__name__)
+
+
+class ModelServer(Protocol):
+    """What EmbeddedProvider needs of a model server: this process's own, or its node's (Ray)."""
+
+    def base_url(self) -> str: ...
+
+    def restart_if_dead(self) -> bool: ...
+
+    def stop(self) -> None: ...
 
 
 class EmbeddedServer:
