@@ -1,6 +1,6 @@
 """Speed of the financial-report states of `evaluate --mode rules` (the batch path's `_Reports`).
 
-A state is what the reports announced by a date give the valuation (`finance_basis`) and the
+A state is what the reports announced by a date give the valuation (`record_figures`) and the
 financial auditor (`latest_rule_period`); it changes only on an announcement, so a symbol evaluated
 over three years needs about 13. Generates the evaluation tests' market (quarterly reports with
 restatements), shapes the reports as the store returns them (every stored column, dates as

@@ -6,11 +6,14 @@ YoY growth compares each period with the report of the same type (Q1/H1/Q3/A) a 
 growth in the periods shown, else of net profit attributable to the parent (SEC filings have no
 deducted profit); `profit_growth_basis` and the table row's label say which. Periods are named by
 fiscal year (the calendar year the fiscal year ends in: AAPL's quarter to 2023-12-30 is 2024Q1) and
-report type. Turnover days are period days / turnover where the source gives no days. Vectorised.
+report type. Turnover days are period days / turnover where the source gives no days. Computed over one
+symbol's period arrays (`report_periods`): a frame per symbol costs more than the figures (issue 20).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import date
 
 import numpy as np
@@ -24,7 +27,8 @@ from stockdesk.research.domain.dtos.financial import (
 from stockdesk.research.domain.dtos.valuation import DEDUCTED_PROFIT, NA, NET_PROFIT_FALLBACK, Num
 from stockdesk.research.domain.ports.financial import IFinancialSnapshotBuilder
 from stockdesk.research.infrastructure.snapshot.highlights import financial_highlights
-from stockdesk.shared.finance import by_period, period_months, report_kind, round_half_up, yoy_growth
+from stockdesk.research.infrastructure.snapshot.report_periods import Columns, ReportPeriods, report_periods
+from stockdesk.shared.finance import by_period, report_kind, round_half_up
 
 PERIODS = 8
 TABLE_PERIODS = 4  # the prompt's table: the newest four (the snapshot keeps eight for charts and checks)
@@ -40,47 +44,64 @@ AUDIT_COLUMNS = list(AuditFinanceRecordInput.model_fields)
 CALENDAR_DRIFT = pd.Timedelta(days=7)  # a 52/53-week year may end a few days into the next month
 
 
+AUDIT_FIGURES = tuple(c for c in AUDIT_COLUMNS if c not in ("end_date", "ann_date", "report_type"))
+_DAYS_OF = {"receivable_days": ("arturn_days", "ar_turn"), "inventory_days": ("invturn_days", "inv_turn")}
+
+
 def _num(value: float, digits: int = 2) -> Num:
     return round_half_up(float(value), digits) if pd.notna(value) and np.isfinite(value) else NA
 
 
-def _days(reported: pd.Series, turnover: pd.Series, months: pd.Series) -> pd.Series:
-    derived = months * DAYS_PER_MONTH / turnover.where(turnover > 0)
-    return reported.where(reported.notna(), derived)
+def _days(reported: np.ndarray, turnover: np.ndarray, months: np.ndarray) -> np.ndarray:
+    """Turnover days as reported, else the period's days / turnover (N/A unless turnover > 0)."""
+    derived = months * DAYS_PER_MONTH / np.where(turnover > 0, turnover, np.nan)
+    return np.where(np.isnan(reported), derived, reported)
 
 
-def period_labels(frame: pd.DataFrame, months: pd.Series) -> pd.Series:
+def labels_of(ends: np.ndarray, kinds: Sequence[str | None], months: np.ndarray) -> list[str]:
     """Fiscal year + report type ("2024H1"); the fiscal year ends (12 - months) months after the period.
 
     Unknown report types keep the calendar year and no suffix.
     """
-    end = frame["end_date"].to_numpy() - CALENDAR_DRIFT.to_timedelta64()
-    covered = months.to_numpy(dtype="float64")
+    end = ends.astype("datetime64[D]") - CALENDAR_DRIFT.to_timedelta64()
     month = end.astype("datetime64[M]").astype("int64") % 12 + 1
+    known = ~np.isnan(months)
     fiscal_year = (
         end.astype("datetime64[Y]").astype("int64")
         + 1970
-        + (month - 1 + 12 - np.where(np.isnan(covered), 12, covered)) // 12
+        + (month - 1 + 12 - np.where(known, months, 12)) // 12
     )
-    kinds = report_kind(frame).to_numpy()
-    labels = [
-        f"{int(year)}{kind if known else ''}"
-        for year, kind, known in zip(fiscal_year, kinds, ~np.isnan(covered), strict=True)
+    return [
+        f"{int(year)}{kind if seen else ''}"
+        for year, kind, seen in zip(fiscal_year, kinds, known, strict=True)
     ]
+
+
+def period_labels(frame: pd.DataFrame, months: pd.Series) -> pd.Series:
+    """`labels_of` for a frame of periods (the financials chart's)."""
+    kinds = report_kind(frame).to_numpy()
+    kinds = [None if pd.isna(k) else k for k in kinds]
+    labels = labels_of(frame["end_date"].to_numpy(), kinds, months.to_numpy(dtype="float64"))
     return pd.Series(labels, index=frame.index, dtype="str")
 
 
-def profit_growth(frame: pd.DataFrame, shown: int) -> tuple[pd.Series, str]:
+def growth_choice(periods: ReportPeriods, shown: int) -> tuple[np.ndarray, str]:
     """Deducted-profit growth if it yields any in the last `shown` periods, else net-profit growth."""
-    deducted = yoy_growth(frame, "profit_dedt")
+    deducted = periods.yoy("profit_dedt")
     if _any_in(deducted, shown):
         return deducted, DEDUCTED_PROFIT
-    net = yoy_growth(frame, "net_profit")
+    net = periods.yoy("net_profit")
     return (net, NET_PROFIT_FALLBACK) if _any_in(net, shown) else (deducted, DEDUCTED_PROFIT)
 
 
-def _any_in(growth: pd.Series, last: int) -> bool:
-    return bool((~np.isnan(growth.to_numpy()[-last:])).any()) if last > 0 else False
+def profit_growth(frame: pd.DataFrame, shown: int) -> tuple[pd.Series, str]:
+    """`growth_choice` for a frame of periods in the records' columns (the financials chart's)."""
+    growth, basis = growth_choice(report_periods(frame, ("profit_dedt", "net_profit")), shown)
+    return pd.Series(growth, index=frame.index, dtype="float64"), basis
+
+
+def _any_in(growth: np.ndarray, last: int) -> bool:
+    return bool((~np.isnan(growth[-last:])).any()) if last > 0 else False
 
 
 def render_table(periods: list[PeriodMetrics], labels: dict[str, str] = COLUMNS) -> str:
@@ -96,8 +117,7 @@ def render_table(periods: list[PeriodMetrics], labels: dict[str, str] = COLUMNS)
 def audit_frame(records: list[AuditFinanceRecordInput] | pd.DataFrame) -> pd.DataFrame:
     """The records as one frame: one row per period end (the last one reported), oldest first.
 
-    Figures as floats. From the records, or from rows already in their columns (the evaluation's
-    batch path takes them from the stored versions and skips building records).
+    Figures as floats. From the records, or from rows already in their columns (the charts read it).
     """
     rows = records
     if not isinstance(rows, pd.DataFrame):
@@ -105,86 +125,116 @@ def audit_frame(records: list[AuditFinanceRecordInput] | pd.DataFrame) -> pd.Dat
     return by_period(rows, AUDIT_COLUMNS, text=("ann_date", "report_type"))
 
 
-def rule_columns(
-    records: list[AuditFinanceRecordInput] | pd.DataFrame,
-) -> tuple[pd.DataFrame, pd.Series, str]:
-    """The records' frame with the columns the code signal reads (growth, cash quality, period),
-    their months and the profit-growth basis. The builder and the evaluation's batch path share it."""
-    frame = audit_frame(records)
-    columns, months, basis = _rule_values(frame)
-    return frame.assign(**columns), months, basis
+@dataclass(frozen=True)
+class RuleValues:
+    """What the code signal reads beside the reported figures, per period (oldest first)."""
+
+    revenue_yoy: np.ndarray
+    """YoY growth of revenue, else the reported or_yoy"""
+    profit_yoy: np.ndarray
+    """of `basis`"""
+    basis: str
+    cash_quality: np.ndarray
+    """OCF per share / EPS (N/A unless EPS > 0)"""
+    labels: list[str]
+    months: np.ndarray
 
 
-def _rule_values(frame: pd.DataFrame) -> tuple[dict[str, np.ndarray], pd.Series, str]:
-    """`rule_columns`' added columns as arrays (adding them to the frame costs more than computing them)."""
-    months = period_months(frame)
-    revenue_yoy = yoy_growth(frame, "revenue").to_numpy()
-    profit_yoy, basis = profit_growth(frame, PERIODS)
-    eps = frame["eps"].to_numpy()
-    columns = {
-        "revenue_yoy": np.where(np.isnan(revenue_yoy), frame["or_yoy"].to_numpy(), revenue_yoy),
-        "profit_dedt_yoy": profit_yoy.to_numpy(),
-        "cash_quality": frame["ocfps"].to_numpy() / np.where(eps > 0, eps, np.nan),
-        "period": period_labels(frame, months).to_numpy(),
-    }
-    return columns, months, basis
+def rule_values(periods: ReportPeriods) -> RuleValues:
+    """The builder's and the evaluation's batch path's one computation of them."""
+    months = periods.months()
+    figures = periods.figures
+    revenue_yoy = periods.yoy("revenue")
+    profit_yoy, basis = growth_choice(periods, PERIODS)
+    eps = figures["eps"]
+    return RuleValues(
+        revenue_yoy=np.where(np.isnan(revenue_yoy), figures["or_yoy"], revenue_yoy),
+        profit_yoy=profit_yoy,
+        basis=basis,
+        cash_quality=figures["ocfps"] / np.where(eps > 0, eps, np.nan),
+        labels=labels_of(periods.ends, periods.kinds, months),
+        months=months,
+    )
+
+
+def audit_periods(records: Sequence[AuditFinanceRecordInput] | Columns | pd.DataFrame) -> ReportPeriods:
+    """The audit records' periods (records, or stored rows in their columns)."""
+    return report_periods(records, AUDIT_FIGURES)
 
 
 RULE_FIELDS = ("revenue_yoy", "profit_dedt_yoy", "roe", "debt_to_assets", "cash_quality")
 
 
-def latest_rule_period(records: list[AuditFinanceRecordInput] | pd.DataFrame) -> dict[str, Num | str]:
+def latest_rule_period(
+    records: Sequence[AuditFinanceRecordInput] | Columns | pd.DataFrame,
+) -> dict[str, Num | str]:
     """The newest period's rule fields as `periods[0]` of the snapshot holds them."""
-    frame = audit_frame(records)
-    if frame.empty:
+    return latest_rule_fields(audit_periods(records))
+
+
+def latest_rule_fields(periods: ReportPeriods) -> dict[str, Num | str]:
+    """`latest_rule_period` of periods already formed (the batch path forms them once per state)."""
+    if not len(periods):
         return {}
-    columns, _, _ = _rule_values(frame)
-    columns |= {c: frame[c].to_numpy() for c in RULE_FIELDS if c not in columns}
-    return {"period": columns["period"][-1], **{f: _num(columns[f][-1]) for f in RULE_FIELDS}}
+    values = rule_values(periods)
+    latest = {
+        "revenue_yoy": values.revenue_yoy[-1],
+        "profit_dedt_yoy": values.profit_yoy[-1],
+        "roe": periods.figures["roe"][-1],
+        "debt_to_assets": periods.figures["debt_to_assets"][-1],
+        "cash_quality": values.cash_quality[-1],
+    }
+    return {"period": values.labels[-1], **{f: _num(latest[f]) for f in RULE_FIELDS}}
 
 
 class FinancialSnapshotBuilder(IFinancialSnapshotBuilder):
+    """Per symbol in plain numpy/Python over its dozen periods (no frames, issue 20)."""
+
     def build(
         self, symbol: str, name: str, industry: str, records: list[AuditFinanceRecordInput], as_of: date
     ) -> FinancialSnapshotDTO:
-        frame, months, basis = rule_columns(records)
-        frame["receivable_days"] = _days(frame["arturn_days"], frame["ar_turn"], months)
-        frame["inventory_days"] = _days(frame["invturn_days"], frame["inv_turn"], months)
-        frame["interest_debt_yi"] = frame["interestdebt"] / 1e8
-        latest = frame.tail(PERIODS).iloc[::-1]
-        periods = [
+        periods = audit_periods(records)
+        values = rule_values(periods)
+        figures = periods.figures
+        days = {
+            key: _days(figures[reported], figures[turnover], values.months)
+            for key, (reported, turnover) in _DAYS_OF.items()
+        }
+        debt_yi = figures["interestdebt"] / 1e8
+        periods_out = [
             PeriodMetrics(
-                period=row.period,
-                revenue_yoy=_num(row.revenue_yoy),
-                profit_dedt_yoy=_num(row.profit_dedt_yoy),
-                gross_margin=_num(row.grossprofit_margin),
-                net_margin=_num(row.netprofit_margin),
-                roe=_num(row.roe),
-                roic=_num(row.roic),
-                cash_quality=_num(row.cash_quality),
-                debt_to_assets=_num(row.debt_to_assets),
-                interest_debt_yi=_num(row.interest_debt_yi),
-                current_ratio=_num(row.current_ratio),
-                quick_ratio=_num(row.quick_ratio),
-                receivable_days=_num(row.receivable_days, 1),
-                inventory_days=_num(row.inventory_days, 1),
+                period=values.labels[i],
+                revenue_yoy=_num(values.revenue_yoy[i]),
+                profit_dedt_yoy=_num(values.profit_yoy[i]),
+                gross_margin=_num(figures["grossprofit_margin"][i]),
+                net_margin=_num(figures["netprofit_margin"][i]),
+                roe=_num(figures["roe"][i]),
+                roic=_num(figures["roic"][i]),
+                cash_quality=_num(values.cash_quality[i]),
+                debt_to_assets=_num(figures["debt_to_assets"][i]),
+                interest_debt_yi=_num(debt_yi[i]),
+                current_ratio=_num(figures["current_ratio"][i]),
+                quick_ratio=_num(figures["quick_ratio"][i]),
+                receivable_days=_num(days["receivable_days"][i], 1),
+                inventory_days=_num(days["inventory_days"][i], 1),
             )
-            for row in latest.itertuples(index=False)
+            for i in range(len(periods) - 1, max(len(periods) - PERIODS, 0) - 1, -1)  # newest first
         ]
+        basis = values.basis
         return FinancialSnapshotDTO(
             symbol=symbol,
             stock_name=name,
             industry=industry or NA,
             as_of=as_of,
-            periods=periods,
-            period_count=len(periods),
-            latest_period=periods[0].period if periods else NA,
+            periods=periods_out,
+            period_count=len(periods_out),
+            latest_period=periods_out[0].period if periods_out else NA,
             profit_growth_basis=basis,
             table=render_table(
-                periods[:TABLE_PERIODS], COLUMNS | {"profit_dedt_yoy": PROFIT_ROW_LABEL[basis]}
+                periods_out[:TABLE_PERIODS], COLUMNS | {"profit_dedt_yoy": PROFIT_ROW_LABEL[basis]}
             ),
-            table_period_count=len(periods[:TABLE_PERIODS]),
-            highlights=financial_highlights(periods[0], PROFIT_ROW_LABEL[basis].removesuffix("%"))
-            if periods
+            table_period_count=len(periods_out[:TABLE_PERIODS]),
+            highlights=financial_highlights(periods_out[0], PROFIT_ROW_LABEL[basis].removesuffix("%"))
+            if periods_out
             else "",
         )

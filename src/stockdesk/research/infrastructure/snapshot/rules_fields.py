@@ -16,23 +16,26 @@ import numpy as np
 import pandas as pd
 
 from stockdesk.research.application.technical_analyst_service import MIN_BARS
-from stockdesk.research.domain.dtos.financial import AuditFinanceRecordInput
-from stockdesk.research.domain.dtos.valuation import FinanceRecordInput
 from stockdesk.research.domain.ports.rules_batch import IRulesFieldsBuilder, SymbolHistory
 from stockdesk.research.infrastructure.adapters.financial_data_adapter import PERIODS_NEEDED
 from stockdesk.research.infrastructure.adapters.technical_data_adapter import HISTORY_DAYS as BAR_DAYS
 from stockdesk.research.infrastructure.adapters.valuation_data_adapter import HISTORY_DAYS as VALUATION_DAYS
-from stockdesk.research.infrastructure.snapshot.financial_snapshot_builder import latest_rule_period
+from stockdesk.research.infrastructure.snapshot.financial_snapshot_builder import (
+    AUDIT_FIGURES,
+    latest_rule_fields,
+)
+from stockdesk.research.infrastructure.snapshot.report_periods import report_periods
 from stockdesk.research.infrastructure.snapshot.technical_snapshot_builder import (
     filled_factor,
     filled_ohlc,
     rule_fields,
 )
 from stockdesk.research.infrastructure.snapshot.valuation_snapshot_builder import (
+    FIGURES,
     HISTORY_YEARS,
-    FinanceBasis,
+    RecordFigures,
     bounded,
-    finance_basis,
+    figures_of,
     graham,
     peg_ratio,
     percentile_of,
@@ -40,8 +43,7 @@ from stockdesk.research.infrastructure.snapshot.valuation_snapshot_builder impor
 
 NO_REPORTS = "no financial report announced by this date"
 TECHNICAL, VALUATION, FINANCIAL = "technical_analyst", "valuation_modeler", "financial_auditor"
-AUDIT_FIELDS = list(AuditFinanceRecordInput.model_fields)
-FINANCE_FIELDS = list(FinanceRecordInput.model_fields)
+REPORT_FIGURES = tuple(dict.fromkeys([*FIGURES, *AUDIT_FIGURES]))  # what the valuation and the audit read
 
 
 class _Bars:
@@ -71,38 +73,40 @@ class _Bars:
 class _Reports:
     """Announced versions; per date the latest version of each period, newest 12 (as the adapters).
 
-    A state's rows go to the builders' functions as a frame in the records' columns, as the records
-    the adapters build would hold them (dates as days, figures as floats, missing as NaN).
+    A state's rows go to the builders' period rules in columns, as the records the adapters build
+    would hold them (figures as floats, missing as NaN, report types None where not given).
     """
 
     def __init__(self, financials: pd.DataFrame):
         frame = financials.sort_values(["ann_date", "end_date"]).reset_index(drop=True)
         self.ann = frame["ann_date"].to_numpy(dtype="datetime64[ns]")
         self.end = frame["end_date"].to_numpy(dtype="datetime64[ns]")
-        columns = {c: frame[c].to_numpy(dtype="datetime64[D]") for c in ("end_date", "ann_date")}
-        for column in dict.fromkeys([*FINANCE_FIELDS, *AUDIT_FIELDS]):
-            if column == "report_type":  # object, not str: pandas' arrow strings are slow to take from
-                given = frame[column].to_numpy(dtype=object) if column in frame else np.full(len(frame), None)
-                columns[column] = pd.Series(np.where(pd.isna(given), None, given), dtype=object)
-            elif column not in columns:
-                values = frame[column] if column in frame else pd.Series(np.nan, index=frame.index)
-                columns[column] = pd.to_numeric(values, errors="coerce").to_numpy(dtype="float64")
-        self.valuation = pd.DataFrame({c: columns[c] for c in FINANCE_FIELDS})
-        self.audit = pd.DataFrame({c: columns[c] for c in AUDIT_FIELDS})
-        self._states: dict[int, tuple[FinanceBasis, dict[str, Any]] | None] = {}
+        columns = {"end_date": frame["end_date"].to_numpy(dtype="datetime64[D]")}
+        # object, not str: pandas' arrow strings are slow to take from
+        given = (
+            frame["report_type"].to_numpy(dtype=object)
+            if "report_type" in frame
+            else np.full(len(frame), None)
+        )
+        columns["report_type"] = np.where(pd.isna(given), None, given)
+        for column in REPORT_FIGURES:
+            values = frame[column] if column in frame else pd.Series(np.nan, index=frame.index)
+            columns[column] = pd.to_numeric(values, errors="coerce").to_numpy(dtype="float64")
+        self.columns = columns
+        self._states: dict[int, tuple[RecordFigures, dict[str, Any]] | None] = {}
 
-    def state(self, day: date) -> tuple[FinanceBasis, dict[str, Any]] | None:
+    def state(self, day: date) -> tuple[RecordFigures, dict[str, Any]] | None:
         known = int(np.searchsorted(self.ann, np.datetime64(day), "right"))
         if known not in self._states:
             self._states[known] = self._build(known)
         return self._states[known]
 
-    def _build(self, known: int) -> tuple[FinanceBasis, dict[str, Any]] | None:
+    def _build(self, known: int) -> tuple[RecordFigures, dict[str, Any]] | None:
         if not known:
             return None
         rows = self._latest(known)
-        periods = [latest_rule_period(self.audit.take(rows))]
-        return finance_basis(self.valuation.take(rows)), {"periods": periods}
+        periods = report_periods({c: v[rows] for c, v in self.columns.items()}, REPORT_FIGURES)
+        return figures_of(periods), {"periods": [latest_rule_fields(periods)]}
 
     def _latest(self, known: int) -> np.ndarray:
         """Rows of the newest PERIODS_NEEDED periods among the first `known` versions, oldest first
@@ -126,7 +130,7 @@ class _Valuations:
             for c in ("close", "pe_ttm", "pb")
         }
 
-    def fields(self, symbol: str, day: date, basis: FinanceBasis) -> dict[str, Any]:
+    def fields(self, symbol: str, day: date, basis: RecordFigures) -> dict[str, Any]:
         hi = int(np.searchsorted(self.dates, np.datetime64(day), "right"))
         # the adapter's overview: the latest row by the date within the history window (its first
         # look at the last month only saves a read)

@@ -2,11 +2,15 @@
 
 Forward adjustment: price x adj_factor / latest adj_factor (latest as of the analysis date), so the
 last bar keeps its traded price. A moving average needs as many bars as its period: with fewer it is
-N/A, never silently a shorter one. Everything is vectorised (TA-Lib, pandas rolling windows).
+N/A, never silently a shorter one. Vectorised over one symbol's arrays (TA-Lib, numpy windows):
+per-symbol frames cost more than the indicators (issue 20).
 """
 
 from __future__ import annotations
 
+import operator
+from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import date
 
 import numpy as np
@@ -44,22 +48,71 @@ def filled_ohlc(
     )
 
 
-def adjusted_frame(bars: list[PriceBarInput], as_of: date) -> pd.DataFrame:
-    frame = pd.DataFrame([b.model_dump() for b in bars], columns=list(PriceBarInput.model_fields))
-    frame = frame[pd.to_datetime(frame["trade_date"]) <= pd.Timestamp(as_of)].sort_values("trade_date")
-    frame = frame.reset_index(drop=True)
-    factor = filled_factor(pd.to_numeric(frame["adj_factor"], errors="coerce").to_numpy(dtype="float64"))
-    scale = factor / factor[-1] if len(factor) else factor
-    prices = {
-        column: pd.to_numeric(frame[column], errors="coerce").to_numpy(dtype="float64") * scale
-        for column in ("open", "high", "low", "close")
-    }
-    frame["close"] = prices["close"]
-    frame["open"], frame["high"], frame["low"] = filled_ohlc(
-        prices["open"], prices["high"], prices["low"], prices["close"]
+@dataclass(frozen=True)
+class AdjustedBars:
+    """A symbol's bars up to the analysis day, by date, forward-adjusted, gaps filled."""
+
+    dates: list[date]
+    open: np.ndarray
+    high: np.ndarray
+    low: np.ndarray
+    close: np.ndarray
+    volume: np.ndarray
+    """0 where missing"""
+
+    def __len__(self) -> int:
+        return len(self.dates)
+
+
+def adjusted_bars(bars: Sequence[PriceBarInput], as_of: date) -> AdjustedBars:
+    """Read straight from the records into arrays: a frame per symbol costs more than the indicators."""
+    dates = [b.trade_date for b in bars]
+    order = _by_date(dates, as_of)
+    if order is not None:
+        bars, dates = [bars[i] for i in order], [dates[i] for i in order]
+    opened, high, low, close, volume, factor = (
+        np.array(list(map(field, bars)), dtype="float64") for field in _PRICE_FIELDS
     )
-    frame["volume"] = pd.to_numeric(frame["volume"], errors="coerce").fillna(0.0).astype("float64")
-    return frame
+    factor = filled_factor(factor)
+    scale = factor / factor[-1] if len(factor) else factor
+    close = close * scale
+    opened, high, low = filled_ohlc(opened * scale, high * scale, low * scale, close)
+    return AdjustedBars(dates, opened, high, low, close, np.where(np.isnan(volume), 0.0, volume))
+
+
+_PRICE_FIELDS = [operator.attrgetter(f) for f in ("open", "high", "low", "close", "volume", "adj_factor")]
+
+
+def _by_date(dates: list[date], as_of: date) -> list[int] | None:
+    """Positions of the bars up to `as_of` by date; None when that is all of them as given. Bars
+    sharing a date keep the order `sort_values` gives them (numpy's quicksort of the date objects,
+    which is not stable)."""
+    days = np.array([d.toordinal() for d in dates], dtype="int64")
+    kept = np.flatnonzero(days <= as_of.toordinal())
+    chosen = days[kept]
+    if len(chosen) < 2 or bool((chosen[1:] > chosen[:-1]).all()):
+        return None if len(kept) == len(days) else kept.tolist()
+    order = chosen.argsort(kind="stable")
+    ordered = chosen[order]
+    if bool((ordered[1:] > ordered[:-1]).all()):  # distinct dates: every sort gives this order
+        return kept[order].tolist()
+    objects = np.array([dates[i] for i in kept.tolist()], dtype=object)
+    return kept[objects.argsort(kind="quicksort")].tolist()
+
+
+def adjusted_frame(bars: list[PriceBarInput], as_of: date) -> pd.DataFrame:
+    """`adjusted_bars` as a frame (the price chart's rolling means read it)."""
+    adjusted = adjusted_bars(bars, as_of)
+    return pd.DataFrame(
+        {
+            "trade_date": pd.Series(adjusted.dates, dtype=object),
+            "open": adjusted.open,
+            "high": adjusted.high,
+            "low": adjusted.low,
+            "close": adjusted.close,
+            "volume": adjusted.volume,
+        }
+    )
 
 
 def moving_average(close: np.ndarray, period: int) -> float:
@@ -116,28 +169,67 @@ def crossed_up(fast: np.ndarray, slow: np.ndarray, lookback: int) -> bool:
     return len(diff) > 1 and bool(np.any((diff[:-1] <= 0) & (diff[1:] > 0)))
 
 
-def swing_levels(frame: pd.DataFrame, close: float) -> tuple[list[float], list[float]]:
+def _rolling(values: np.ndarray, period: int, reduce: np.ufunc) -> np.ndarray:
+    """Trailing `period`-bar max or min (np.maximum / np.minimum), NaN until full and over a NaN, as
+    pandas' rolling windows: the window folded over its offsets (a dozen array ops, no copies)."""
+    out = np.full(len(values), np.nan)
+    if len(values) >= period:
+        count = len(values) - period + 1
+        folded = values[:count]
+        for offset in range(1, period):
+            folded = reduce(folded, values[offset : offset + count])
+        out[period - 1 :] = folded
+    return out
+
+
+def _centred(trailing: np.ndarray) -> np.ndarray:
+    """The centred window of each bar is the trailing one ending SWING_RADIUS bars later (NaN at the end)."""
+    out = np.full(len(trailing), np.nan)
+    out[: max(len(trailing) - SWING_RADIUS, 0)] = trailing[SWING_RADIUS:]
+    return out
+
+
+def swing_levels(high: np.ndarray, low: np.ndarray, close: float) -> tuple[list[float], list[float]]:
     """Nearest three swing lows below and swing highs above the close, from the last 120 bars.
 
     A swing needs 5 bars on both sides, so the newest bars (unconfirmed) never count.
     """
-    window = frame.tail(LEVEL_LOOKBACK)
     size = 2 * SWING_RADIUS + 1
-    highs = window["high"][window["high"] == window["high"].rolling(size, center=True).max()]
-    lows = window["low"][window["low"] == window["low"].rolling(size, center=True).min()]
-    resistance = sorted({round_half_up(v, 2) for v in highs if v > close})[:3]
-    support = sorted({round_half_up(v, 2) for v in lows if v < close}, reverse=True)[:3]
+    highs, lows = high[-LEVEL_LOOKBACK:], low[-LEVEL_LOOKBACK:]
+    top, bottom = _centred(_rolling(highs, size, np.maximum)), _centred(_rolling(lows, size, np.minimum))
+    resistance = sorted({round_half_up(v, 2) for v in highs[highs == top].tolist() if v > close})[:3]
+    support = sorted({round_half_up(v, 2) for v in lows[lows == bottom].tolist() if v < close}, reverse=True)[
+        :3
+    ]
     return support, resistance
 
 
-def kdj(frame: pd.DataFrame, period: int = 9) -> tuple[np.ndarray, np.ndarray]:
-    """KDJ(9,3,3) as quoted in China: RSV smoothed twice with weight 1/3 (K, D); J = 3K - 2D."""
-    lowest = frame["low"].rolling(period).min()
-    highest = frame["high"].rolling(period).max()
-    rsv = ((frame["close"] - lowest) / (highest - lowest).replace(0, np.nan) * 100).fillna(50.0)
-    k = rsv.ewm(alpha=1 / 3, adjust=False).mean()
-    d = k.ewm(alpha=1 / 3, adjust=False).mean()
-    return k.to_numpy(), d.to_numpy()
+# pandas' ewm(alpha=1/3, adjust=False) weights, derived as it derives them (alpha -> com -> alpha)
+_KDJ_ALPHA = 1.0 / (1.0 + (1.0 - 1 / 3) / (1 / 3))
+_KDJ_KEEP = 1.0 - _KDJ_ALPHA
+_KDJ_TOTAL = _KDJ_KEEP + _KDJ_ALPHA  # pandas divides by the weights' sum (here exactly 1.0)
+
+
+def kdj(high: np.ndarray, low: np.ndarray, close: np.ndarray, period: int = 9) -> tuple[float, float]:
+    """The last K and D of KDJ(9,3,3) as quoted in China: RSV smoothed twice with weight 1/3 (K, D);
+    J = 3K - 2D. RSV is 50 where the range is zero or the window not full.
+
+    The smoothing is pandas' ewm(alpha=1/3, adjust=False).mean() step for step (it skips a value equal
+    to the running one, keeping a constant series exact): a recursion, so one Python loop over the
+    bars' floats, K and D together, instead of two Series per symbol.
+    """
+    lowest, highest = _rolling(low, period, np.minimum), _rolling(high, period, np.maximum)
+    spread = highest - lowest
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rsv = (close - lowest) / np.where(spread == 0, np.nan, spread) * 100
+    values = np.where(np.isnan(rsv), 50.0, rsv).tolist()
+    k = d = values[0] if values else float("nan")
+    for value in values:
+        if k != value:
+            k = (_KDJ_KEEP * k + _KDJ_ALPHA * value) / _KDJ_TOTAL
+        if d != k:
+            d = (_KDJ_KEEP * d + _KDJ_ALPHA * k) / _KDJ_TOTAL
+    return k, d
 
 
 def obv_trend(close: np.ndarray, volume: np.ndarray) -> str:
@@ -155,15 +247,14 @@ def obv_trend(close: np.ndarray, volume: np.ndarray) -> str:
 
 class TechnicalSnapshotBuilder(ITechnicalSnapshotBuilder):
     def build(self, symbol: str, name: str, bars: list[PriceBarInput], as_of: date) -> TechnicalSnapshotDTO:
-        frame = adjusted_frame(bars, as_of)
-        n = len(frame)
-        close, high, low = (frame[c].to_numpy(dtype="float64") for c in ("close", "high", "low"))
-        volume = frame["volume"].to_numpy(dtype="float64")
+        adjusted = adjusted_bars(bars, as_of)
+        n = len(adjusted)
+        close, high, low, volume = adjusted.close, adjusted.high, adjusted.low, adjusted.volume
         price = last(close)
         mas = {p: moving_average(close, p) for p in MA_PERIODS}
         rsi = rsi_series(close)
         dif, dea, hist = macd_series(close)
-        k, d = kdj(frame) if n >= 9 else (np.full(n, np.nan),) * 2
+        k, d = kdj(high, low, close) if n >= 9 else (float("nan"),) * 2
         upper, mid, lower = talib.BBANDS(close, 20, 2, 2) if n >= 20 else (np.full(n, np.nan),) * 3
         atr = atr_series(high, low, close)
         adx = talib.ADX(high, low, close, 14) if n >= 28 else np.full(n, np.nan)
@@ -173,7 +264,7 @@ class TechnicalSnapshotBuilder(ITechnicalSnapshotBuilder):
         volume_ratio = float(volume[-1] / prev5.mean()) if n >= 6 and prev5.mean() > 0 else np.nan
         prior_high = float(np.max(high[-21:-1])) if n >= 21 else np.nan
         prior_low = float(np.min(low[-21:-1])) if n >= 21 else np.nan
-        support, resistance = swing_levels(frame, price) if n else ([], [])
+        support, resistance = swing_levels(high, low, price) if n else ([], [])
 
         patterns = []
         if n >= 20:
@@ -208,7 +299,7 @@ class TechnicalSnapshotBuilder(ITechnicalSnapshotBuilder):
             symbol=symbol,
             stock_name=name,
             as_of=as_of,
-            trade_date=str(frame["trade_date"].iloc[-1]) if n else NA,
+            trade_date=adjusted.dates[-1].isoformat() if n else NA,
             bars=n,
             close=num(price),
             change_5d_pct=num(change_pct(close, 5)),
@@ -218,9 +309,9 @@ class TechnicalSnapshotBuilder(ITechnicalSnapshotBuilder):
             macd_dif=num(last(dif), 3),
             macd_dea=num(last(dea), 3),
             macd_hist=num(last(hist), 3),
-            kdj_k=num(last(k)),
-            kdj_d=num(last(d)),
-            kdj_j=num(3 * last(k) - 2 * last(d)),
+            kdj_k=num(k),
+            kdj_d=num(d),
+            kdj_j=num(3 * k - 2 * d),
             boll_upper=num(last(upper)),
             boll_mid=num(last(mid)),
             boll_lower=num(last(lower)),

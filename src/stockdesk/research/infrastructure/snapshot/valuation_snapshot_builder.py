@@ -23,7 +23,7 @@ import logging
 import math
 from collections.abc import Sequence, Sized
 from dataclasses import dataclass
-from datetime import date, timedelta
+from datetime import date
 from typing import Protocol
 
 import numpy as np
@@ -42,18 +42,8 @@ from stockdesk.research.domain.dtos.valuation import (
 )
 from stockdesk.research.domain.ports.valuation import IValuationSnapshotBuilder
 from stockdesk.research.infrastructure.snapshot.highlights import valuation_highlights
-from stockdesk.shared.finance import (
-    ANNUAL,
-    ANNUAL_TOLERANCE_DAYS,
-    MONTHS_BY_KIND,
-    PRIOR_TOLERANCE_DAYS,
-    by_period,
-    period_months,
-    prior_position,
-    round_half_up,
-    ttm,
-    yoy_growth,
-)
+from stockdesk.research.infrastructure.snapshot.report_periods import Columns, ReportPeriods, report_periods
+from stockdesk.shared.finance import MONTHS_BY_KIND, round_half_up
 
 logger = logging.getLogger(__name__)
 
@@ -62,8 +52,16 @@ HISTORY_YEARS = 3
 GROWTH_PERIODS = 4
 YI = 1e8  # 亿
 GROWTH_BASES = (("profit_dedt", DEDUCTED_PROFIT), ("net_profit", NET_PROFIT_FALLBACK))  # first that yields
-FINANCE_COLUMNS = list(FinanceRecordInput.model_fields)
-TEXT_COLUMNS = ("ann_date", "report_type")  # the other columns but end_date are figures
+FIGURES = (
+    "eps",
+    "bps",
+    "roe",
+    "grossprofit_margin",
+    "netprofit_margin",
+    "debt_to_assets",
+    "profit_dedt",
+    "net_profit",
+)  # what the valuation reads of the reports
 ANNUALISED = {3: "年化，Q1 × 4", 6: "年化，H1 × 2", 9: "年化，Q3 × 4/3"}
 
 # Sanity bounds: a value outside becomes N/A with a WARNING naming field, value and symbol.
@@ -108,50 +106,6 @@ def percentile_of(values: np.ndarray, current: float | None) -> Num:
     return int(round_half_up(rank / len(valid) * 100))
 
 
-def _finance_frame(finance: list[FinanceRecordInput] | pd.DataFrame) -> pd.DataFrame:
-    """One row per period end (the last given), oldest first, figures as floats.
-
-    From the records, or from rows already in their columns (the evaluation's batch path takes them
-    from the stored versions and skips building records).
-    """
-    rows = finance
-    if not isinstance(rows, pd.DataFrame):
-        rows = pd.DataFrame([f.model_dump() for f in finance], columns=FINANCE_COLUMNS)
-    return by_period(rows, FINANCE_COLUMNS, text=TEXT_COLUMNS)
-
-
-def growth_average(frame: pd.DataFrame) -> tuple[pd.Series, str]:
-    """The latest GROWTH_PERIODS YoY growths and their basis: deducted profit if it yields any, else net."""
-    for column, basis in GROWTH_BASES:
-        growth = yoy_growth(frame, column)
-        kept = np.flatnonzero(~np.isnan(growth.to_numpy()))[-GROWTH_PERIODS:]
-        if len(kept):
-            return growth.iloc[kept], basis
-    return pd.Series(dtype="float64"), DEDUCTED_PROFIT
-
-
-def eps_estimate(frame: pd.DataFrame) -> tuple[float, str]:
-    """Latest EPS TTM; where it cannot be formed, the latest YTD EPS annualised (labelled)."""
-    if frame.empty:
-        return float("nan"), EPS_TTM
-    eps_ttm = float(ttm(frame, "eps").iloc[-1])
-    months = float(period_months(frame).iloc[-1])
-    latest_eps = frame["eps"].iloc[-1]
-    if np.isfinite(eps_ttm) or pd.isna(latest_eps) or months not in ANNUALISED:
-        return eps_ttm, EPS_TTM
-    return float(latest_eps) * 12 / months, ANNUALISED[int(months)]
-
-
-def gross_margin_trend(frame: pd.DataFrame) -> str:
-    """ "同比上升 x%" / "同比下降 x%" / "持平" (percentage points), N/A without a year-earlier margin."""
-    if frame.empty:
-        return NA
-    latest = frame["grossprofit_margin"].iloc[-1]
-    prior_at = int(prior_position(frame)[-1])
-    prior = frame["grossprofit_margin"].iloc[prior_at] if prior_at >= 0 else float("nan")
-    return margin_change(latest, prior)
-
-
 def margin_change(latest: float, prior: float) -> str:
     """The trend words for two margins (either may be NaN)."""
     if pd.isna(latest) or pd.isna(prior):
@@ -164,39 +118,8 @@ def margin_change(latest: float, prior: float) -> str:
     return "持平"
 
 
-@dataclass(frozen=True)
-class FinanceBasis:
-    """What the reports announced by a date give the valuation: it changes only on announcements."""
-
-    recent: pd.Series
-    growth_basis: str
-    eps_ttm: float
-    eps_basis: str
-    bps: float
-    frame: pd.DataFrame
-
-    @property
-    def growth(self) -> float:
-        return float(self.recent.mean()) if len(self.recent) else float("nan")
-
-    @property
-    def latest(self) -> pd.Series | None:
-        """The newest period's row; None without reports (read where needed: a row costs more than
-        the numbers above)."""
-        return self.frame.iloc[-1] if len(self.frame) else None
-
-
-def finance_basis(finance: list[FinanceRecordInput] | pd.DataFrame) -> FinanceBasis:
-    """From the records, or from rows in their columns (see `_finance_frame`)."""
-    fin = _finance_frame(finance)
-    recent, growth_basis = growth_average(fin)
-    eps_ttm, eps_basis = eps_estimate(fin)
-    bps = fin["bps"].to_numpy()[-1] if len(fin) else float("nan")
-    return FinanceBasis(recent, growth_basis, eps_ttm, eps_basis, float(bps), fin)
-
-
 class GrowthAndEps(Protocol):
-    """What PEG and Graham read: `FinanceBasis` (frames) and `RecordFigures` (one symbol's records)."""
+    """What PEG and Graham read (`RecordFigures`, or any other source of the same four numbers)."""
 
     @property
     def recent(self) -> Sized: ...
@@ -228,52 +151,22 @@ def graham(basis: GrowthAndEps, price: Num) -> tuple[Num, Num]:
     return round_half_up(value, 2), margin
 
 
-_KIND_BY_MONTH = {months: kind for kind, months in MONTHS_BY_KIND.items()}  # A-share calendar
-_UNKNOWN_KIND = "?"  # what `prior_position` matches an unknown report type with (`ttm` keeps it apart)
-_FIGURES = (
-    "eps",
-    "bps",
-    "roe",
-    "grossprofit_margin",
-    "netprofit_margin",
-    "debt_to_assets",
-    "profit_dedt",
-    "net_profit",
-)
-
-
-def _year_earlier(day: date) -> date:
-    """`shared.finance.year_earlier` for one date: 29 February becomes the 28th."""
-    if day.month == 2 and day.day == 29:
-        return day.replace(year=day.year - 1, day=28)
-    return day.replace(year=day.year - 1)
-
-
-def _prior(ends: list[date], kinds: list[str | None], row: int) -> int:
-    """Position of the same-kind period nearest a year before `row` within the tolerance (the earlier
-    on a tie), -1 without one: `prior_position` and the prior of `ttm` for one row of a dozen."""
-    probe = _year_earlier(ends[row])
-    best, best_gap = -1, PRIOR_TOLERANCE_DAYS + 1
-    for position, (end, kind) in enumerate(zip(ends, kinds, strict=True)):
-        gap = abs((end - probe).days)
-        if kind == kinds[row] and gap < best_gap:
-            best, best_gap = position, gap
-    return best
-
-
 @dataclass(frozen=True)
 class RecordFigures:
-    """`FinanceBasis` and what the snapshot reads of its frame, from one symbol's records in plain
-    numpy/Python: a dozen periods per call, where building and querying frames cost milliseconds
-    (issue 20). The same definitions; tests/research/test_valuation_ttm_reference.py holds it to
-    `finance_basis`."""
+    """What the reports announced by a date give the valuation: it changes only on announcements.
+
+    The one implementation of the valuation's report rules (issue 20): the snapshot builder reads it
+    from the records, the evaluation's batch path (`rules_fields`) from stored rows in columns."""
 
     recent: np.ndarray
+    """the latest GROWTH_PERIODS YoY growths of the growth basis"""
     growth_basis: str
     eps_ttm: float
+    """EPS TTM, or where that cannot be formed the latest YTD EPS annualised (eps_basis says which)"""
     eps_basis: str
     bps: float
     latest: dict[str, float | None] | None
+    """the newest period's figures (None without reports)"""
     latest_end: date | None
     margin_trend: str
 
@@ -282,64 +175,41 @@ class RecordFigures:
         return float(np.mean(self.recent)) if len(self.recent) else float("nan")
 
 
-def record_figures(finance: Sequence[FinanceRecordInput]) -> RecordFigures:
-    """One row per period end (the last given, ordered as `by_period` orders them), then growth, EPS
-    TTM, BPS, the latest period's ratios and the margin trend, as `finance_basis` and the builder do."""
-    stamps = np.array([f.end_date for f in finance], dtype="datetime64[ns]")
-    order = stamps.argsort(kind="quicksort")  # by_period's sort: the same row stands for a repeated end
-    ordered = stamps[order]
-    rows = [finance[i] for i in order[np.append(ordered[1:] != ordered[:-1], True)]] if len(order) else []
-    if not rows:
+def record_figures(finance: Sequence[FinanceRecordInput] | Columns) -> RecordFigures:
+    """From the records, or from rows in their columns (see `report_periods`)."""
+    return figures_of(report_periods(finance, FIGURES))
+
+
+def figures_of(periods: ReportPeriods) -> RecordFigures:
+    """Growth (deducted profit if it yields any growth, else net profit), EPS TTM (else annualised),
+    BPS, the latest period's ratios and the gross margin against a year earlier."""
+    if not len(periods):
         nan = float("nan")
         return RecordFigures(np.empty(0), DEDUCTED_PROFIT, nan, EPS_TTM, nan, None, None, NA)
-    ends = [r.end_date for r in rows]
-    kinds = [_KIND_BY_MONTH.get(r.end_date.month) if r.report_type is None else r.report_type for r in rows]
-    matched = [_UNKNOWN_KIND if k is None else k for k in kinds]  # prior_position's kinds
-    priors = np.array([_prior(ends, matched, i) for i in range(len(rows))])
-    has_prior = priors >= 0
-    take = np.where(has_prior, priors, 0)
-    figures = {name: np.array([getattr(r, name) for r in rows], dtype="float64") for name in _FIGURES}
-
     recent, growth_basis = np.empty(0), DEDUCTED_PROFIT
     for column, basis in GROWTH_BASES:
-        cur = figures[column]
-        before = np.where(has_prior, cur[take], np.nan)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            growth = (cur - before) / np.abs(before) * 100
-        growth = np.where(~np.isnan(before) & (before != 0), growth, np.nan)
+        growth = periods.yoy(column)
         kept = growth[~np.isnan(growth)][-GROWTH_PERIODS:]
         if len(kept):
             recent, growth_basis = kept, basis
             break
 
-    last = len(rows) - 1
+    last = len(periods) - 1
+    figures = periods.figures
     eps = figures["eps"]
-    eps_ttm, eps_basis = _last_eps_ttm(ends, kinds, eps), EPS_TTM
-    months = MONTHS_BY_KIND.get(kinds[last]) if kinds[last] is not None else None
+    eps_ttm, eps_basis = periods.last_ttm("eps"), EPS_TTM
+    kind = periods.kinds[last]
+    months = MONTHS_BY_KIND.get(kind) if kind is not None else None
     if not np.isfinite(eps_ttm) and not np.isnan(eps[last]) and months in ANNUALISED:
         eps_ttm, eps_basis = float(eps[last]) * 12 / months, ANNUALISED[months]
 
-    margins = figures["grossprofit_margin"]
-    trend = margin_change(margins[last], margins[priors[last]]) if priors[last] >= 0 else NA
-    latest = {
-        name: None if np.isnan(column[last]) else float(column[last]) for name, column in figures.items()
-    }
+    margins, prior = figures["grossprofit_margin"], int(periods.priors[last])
+    trend = margin_change(margins[last], margins[prior]) if prior >= 0 else NA
+    latest = {name: None if np.isnan(v) else float(v) for name, v in ((n, figures[n][last]) for n in FIGURES)}
+    latest_end = periods.ends[last].item()  # datetime64[D] -> date
     return RecordFigures(
-        recent, growth_basis, eps_ttm, eps_basis, float(figures["bps"][last]), latest, ends[last], trend
+        recent, growth_basis, eps_ttm, eps_basis, float(figures["bps"][last]), latest, latest_end, trend
     )
-
-
-def _last_eps_ttm(ends: list[date], kinds: list[str | None], eps: np.ndarray) -> float:
-    """`ttm(frame, "eps")` of the newest period: itself when annual, else it + the last annual ending
-    before it within 380 days - the same kind's report nearest a year earlier (NaN where one lacks)."""
-    last = len(ends) - 1
-    if kinds[last] == ANNUAL:
-        return float(eps[last])
-    annual = [i for i in range(last) if kinds[i] == ANNUAL and ends[i] < ends[last]]
-    prior = _prior(ends, kinds, last)  # unknown kinds (None) match only each other, as in `ttm`
-    if not annual or ends[last] - ends[annual[-1]] > timedelta(days=ANNUAL_TOLERANCE_DAYS) or prior < 0:
-        return float("nan")
-    return float(eps[last] + eps[annual[-1]] - eps[prior])
 
 
 def _window(dailies: list[ValuationDailyInput], as_of: date) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
