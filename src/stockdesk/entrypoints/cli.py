@@ -27,6 +27,7 @@ from stockdesk.evaluation.presentation.cli import build_evaluate_command
 from stockdesk.llm_platform.presentation.cli import build_llm_cli, model_assembly_progress
 from stockdesk.llm_platform.presentation.search_cli import build_search_command
 from stockdesk.research.presentation.cli import build_research_cli
+from stockdesk.research.presentation.screen_cli import build_screen_command
 from stockdesk.shared.config import get_settings
 from stockdesk.shared.errors import BadRequestException, StockdeskError
 from stockdesk.shared.logging import FILE_ONLY, configure_logging
@@ -70,6 +71,7 @@ app.command("search")(build_search_command(lambda: container().search_service))
 app.command("analyze")(build_analyze_command(lambda: container().coordinator.service))
 app.command("report")(build_report_command(lambda: container().coordinator.service))
 app.command("sessions")(build_sessions_command(lambda: container().coordinator.service))
+app.command("screen")(build_screen_command(lambda: container().research.screen))
 app.command("evaluate")(build_evaluate_command(lambda: container().evaluation.service))
 app.command("briefing")(build_briefing_command(lambda: container().debate.briefing))
 app.add_typer(

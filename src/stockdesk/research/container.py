@@ -21,6 +21,7 @@ from stockdesk.research.application.chart_data_service import ChartDataService
 from stockdesk.research.application.financial_auditor_service import FinancialAuditorService
 from stockdesk.research.application.macro_intelligence_service import MacroIntelligenceService
 from stockdesk.research.application.rules_signal_service import RulesSignalService
+from stockdesk.research.application.screen.service import ScreenService
 from stockdesk.research.application.technical_analyst_service import TechnicalAnalystService
 from stockdesk.research.application.valuation_modeler_service import ValuationModelerService
 from stockdesk.research.domain.ports.charts import IChartSeriesBuilder
@@ -59,6 +60,8 @@ from stockdesk.research.infrastructure.agents.macro_intelligence.agent import Ma
 from stockdesk.research.infrastructure.agents.technical_analyst.agent import TechnicalAnalystAgent
 from stockdesk.research.infrastructure.agents.valuation_modeler.agent import ValuationModelerAgent
 from stockdesk.research.infrastructure.chart_series import ChartSeriesBuilder
+from stockdesk.research.infrastructure.screen.figures_builder import ScreenFiguresBuilder
+from stockdesk.research.infrastructure.screen.panel_adapter import ScreenPanelAdapter
 from stockdesk.research.infrastructure.search_utils.result_filter import (
     ISearchResultFilter,
     RuleBasedResultFilter,
@@ -213,6 +216,14 @@ class ResearchContainer:
             },
             nothing_to_find=self._nothing_to_find(),
         )
+
+    # whole-market screen: one read per table, figures across all symbols -------------------------
+    @property
+    def screen(self) -> ScreenService:
+        if self._securities is None or self._market_frames is None:
+            raise RuntimeError("ResearchContainer needs securities and market_frames for the screen")
+        adapter = ScreenPanelAdapter(self._securities, self._basic_info, self._market_frames)
+        return ScreenService(adapter, ScreenFiguresBuilder())
 
     def _nothing_to_find(self) -> Callable[[date], bool]:
         """Searches as of a day before the store's first text find nothing, if only the store is
