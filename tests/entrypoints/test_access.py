@@ -192,3 +192,10 @@ def test_schema_declares_every_status_a_route_answers(container: AppContainer) -
     assert symbol["required"] is True  # the route answers 400 without it, so the schema says required
     health = schema["paths"]["/api/v1/health"]["get"]
     assert "401" not in health["responses"]
+
+
+def test_starting_a_batch_analysis_needs_a_key_on_loopback(container: AppContainer) -> None:
+    client = api_client(container, auth=AuthMode.SPENDING)
+    refused = client.post("/api/v1/batch/analyses", json={"symbols": ["600001.SH"], "as_of": "2024-06-28"})
+    assert refused.status_code == 401 and code(refused) == "API_KEY_REQUIRED"
+    assert client.get("/api/v1/jobs/nope").status_code == 404  # reading a job spends nothing

@@ -8,6 +8,7 @@ the real model.
 from __future__ import annotations
 
 import functools
+import itertools
 import os
 import uuid
 from collections.abc import Iterator
@@ -28,7 +29,6 @@ from stockdesk.llm_platform.infrastructure.embedded.node_server import (
 from stockdesk.llm_platform.infrastructure.embedded.provider import EmbeddedProvider
 from stockdesk.shared.config import Settings
 from tests.llm_platform.chat_server import StandInModelServer
-from tests.ray_support import ray_local  # noqa: F401
 
 ray = pytest.importorskip("ray")
 
@@ -96,3 +96,38 @@ def test_two_ray_tasks_share_the_real_embedded_model(settings: Settings, models_
         assert ray.get_actor(f"{MODEL_ACTOR_PREFIX}-{node_id}") is not None
     finally:
         assert stop_node_models() == 1
+
+
+@ray.remote(num_cpus=1, max_retries=0)
+def hold_a_node_slot(factory: ServerFactory, prefix: str, log: str) -> None:
+    """Take the node's slot, note when it was held, give it back."""
+    import time
+
+    server = ActorModelServer(factory, name_prefix=prefix, slots=1)
+    with server.slot():
+        began = time.time()
+        time.sleep(0.3)
+        with open(log, "a") as out:
+            out.write(f"{began} {time.time()}\n")
+
+
+def test_workers_take_turns_on_the_nodes_model_slots(prefix: str, tmp_path: Path) -> None:
+    log = tmp_path / "held.log"
+    factory = functools.partial(StandInModelServer, tmp_path / "starts.log")
+    ray.get([hold_a_node_slot.remote(factory, prefix, str(log)) for _ in range(3)])
+    spans = sorted(tuple(map(float, line.split())) for line in log.read_text().splitlines())
+    assert len(spans) == 3
+    for (_, end), (start, _) in itertools.pairwise(spans):
+        assert start >= end  # one slot: no two workers held it at once
+
+
+def test_a_slot_whose_lease_ends_is_freed_for_the_next_worker(tmp_path: Path) -> None:
+    from stockdesk.llm_platform.infrastructure.embedded.node_server import NodeModelActor
+
+    actor = NodeModelActor(functools.partial(StandInModelServer, tmp_path / "starts.log"), slots=1)
+    held = actor.acquire_slot(lease_seconds=0.2)  # a worker that dies holding its slot
+    assert actor.busy_slots() == 1
+    second = actor.acquire_slot(lease_seconds=5)  # waits for the lease to end, then gets the slot
+    assert second != held and actor.busy_slots() == 1
+    actor.release_slot(second)
+    assert actor.busy_slots() == 0

@@ -22,7 +22,6 @@ from stockdesk.llm_platform.infrastructure.scripted import ScriptedProvider
 from stockdesk.shared.config import LLMAliasConfig, Settings
 from tests.llm_platform.chat_server import ChatServer
 from tests.llm_platform.test_rate_limits import assert_no_overlap
-from tests.ray_support import ray_local  # noqa: F401
 
 ray = pytest.importorskip("ray")
 

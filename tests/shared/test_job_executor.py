@@ -55,6 +55,20 @@ def test_one_job_per_kind_runs_while_others_queue() -> None:
     assert gone.is_set() and executor.state_of("a") is None
 
 
+def test_a_kind_with_its_own_cap_runs_that_many_at_once() -> None:
+    executor = JobExecutor(max_running=1, max_queued=4, per_kind={"batch_analyze": 2})
+    jobs = [blocker() for _ in range(3)]
+    for name, (_, _, work) in zip("abc", jobs, strict=True):
+        assert executor.submit("batch_analyze", name, work)
+    assert jobs[0][0].wait(WAIT) and jobs[1][0].wait(WAIT)  # two run at once ...
+    assert executor.state_of("c") == "queued"  # ... the third waits for a slot
+    assert executor.cap("batch_analyze") == 2 and executor.cap("evaluation") == 1
+    jobs[0][1].set()
+    assert jobs[2][0].wait(WAIT)
+    for _, release, _ in jobs:
+        release.set()
+
+
 def test_a_full_queue_answers_429() -> None:
     executor = JobExecutor(max_running=1, max_queued=1)
     started, release, work = blocker()

@@ -16,18 +16,21 @@ from fastapi import APIRouter, FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.middleware.cors import CORSMiddleware
 from fastapi.responses import JSONResponse, Response
-from pydantic import BaseModel
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match
 
 from stockdesk import __version__
+from stockdesk.coordinator.presentation.rest.batch_router import build_batch_router
 from stockdesk.coordinator.presentation.rest.coordinator_router import build_coordinator_router
 from stockdesk.data_engineering.presentation.rest import build_data_router
 from stockdesk.data_engineering.presentation.sync_rest import build_sync_router
 from stockdesk.debate.presentation.rest.briefing_router import build_briefing_router
 from stockdesk.debate.presentation.rest.debate_router import build_debate_router
+from stockdesk.entrypoints.batch.analyze_work import AnalyzeSymbolsWork
+from stockdesk.entrypoints.batch.workers import batch_engine
 from stockdesk.entrypoints.container import AppContainer
 from stockdesk.entrypoints.http_errors import error_response
+from stockdesk.entrypoints.jobs_rest import build_jobs_router as build_jobs_api
 from stockdesk.entrypoints.openapi import install_openapi
 from stockdesk.entrypoints.security import SecurityMiddleware, is_ui
 from stockdesk.entrypoints.web.app import mount_web
@@ -43,7 +46,8 @@ from stockdesk.research.presentation.rest.valuation_modeler_routes import build_
 from stockdesk.shared.access import AccessPolicy
 from stockdesk.shared.access.bounds import RequestBounds
 from stockdesk.shared.config import Settings
-from stockdesk.shared.errors import NotFoundException, StockdeskError, TooManyRequestsError
+from stockdesk.shared.db.task_store import SqlTaskStore
+from stockdesk.shared.errors import StockdeskError, TooManyRequestsError
 from stockdesk.strategy_lab.presentation.rest.strategy_router import build_strategy_router
 
 logger = logging.getLogger(__name__)
@@ -142,31 +146,6 @@ def health_router(container: AppContainer) -> APIRouter:
             "database": database,
             "llm_aliases": [a.name for a in container.settings.resolved_aliases()],
         }
-
-    return router
-
-
-class ActiveJobDTO(BaseModel):
-    kind: str
-    job_id: str
-    state: str
-
-
-def jobs_router(container: AppContainer) -> APIRouter:
-    router = APIRouter(prefix="/jobs", tags=["jobs"])
-
-    @router.get("", response_model=list[ActiveJobDTO])
-    def active() -> list[ActiveJobDTO]:
-        """Long work this server is running or has queued (evaluations, briefings, strategy runs)."""
-        return [ActiveJobDTO(kind=j.kind, job_id=j.job_id, state=j.state) for j in container.jobs.active()]
-
-    @router.post("/{job_id}/cancel", response_model=ActiveJobDTO, status_code=202)
-    def cancel(job_id: str) -> ActiveJobDTO:
-        """Ask a running or queued job to stop at its next step (404 when it is not active here)."""
-        found = container.jobs.find(job_id)
-        if found is None or not container.jobs.cancel(job_id):
-            raise NotFoundException(f"no active job {job_id}", code="JOB_NOT_FOUND")
-        return ActiveJobDTO(kind=found.kind, job_id=job_id, state="cancelling")
 
     return router
 
@@ -281,6 +260,18 @@ def create_app(container: AppContainer | None = None, policy: AccessPolicy | Non
     app.include_router(
         build_evaluation_router(lambda: container.evaluation.service, jobs, bounds), prefix=API_PREFIX
     )
-    app.include_router(jobs_router(container), prefix=API_PREFIX)
+    app.include_router(build_jobs_api(jobs, lambda: SqlTaskStore(container.database)), prefix=API_PREFIX)
+    app.include_router(
+        build_batch_router(
+            lambda: container.batch_analysis,
+            jobs,
+            lambda config: AnalyzeSymbolsWork(container.settings, config),
+            lambda: batch_engine(settings.batch_workers, ray_address=settings.ray_address),
+            lambda: settings.home / "batches",
+            bounds,
+            max_tokens=settings.api_max_tokens_per_request,
+        ),
+        prefix=API_PREFIX,
+    )
     mount_web(app, container, bounds, jobs)
     return app

@@ -16,12 +16,20 @@ from rich.console import Console
 from rich.table import Table
 
 from stockdesk import __version__
+from stockdesk.coordinator.application.batch_analysis import JOB_KIND as BATCH_KIND
+from stockdesk.coordinator.application.batch_analysis import BatchAnalysisConfig
 from stockdesk.coordinator.presentation.cli.analyze import build_analyze_command
+from stockdesk.coordinator.presentation.cli.batch import build_batch_cli, run_batch
 from stockdesk.coordinator.presentation.cli.sessions import build_report_command, build_sessions_command
 from stockdesk.data_engineering.presentation.cli import build_data_cli
 from stockdesk.debate.presentation.cli.briefing import build_briefing_command
 from stockdesk.debate.presentation.cli.panel import build_debate_cli
+from stockdesk.entrypoints.batch.analyze_work import AnalyzeSymbolsWork
+from stockdesk.entrypoints.batch.evaluate_work import EvaluatePointsWork
+from stockdesk.entrypoints.batch.sweep_work import SweepWork
+from stockdesk.entrypoints.batch.workers import batch_engine
 from stockdesk.entrypoints.container import AppContainer
+from stockdesk.entrypoints.jobs_cli import build_jobs_cli
 from stockdesk.entrypoints.keys_cli import build_keys_cli
 from stockdesk.evaluation.presentation.cli import build_evaluate_command
 from stockdesk.llm_platform.presentation.cli import build_llm_cli, model_assembly_progress
@@ -29,9 +37,14 @@ from stockdesk.llm_platform.presentation.search_cli import build_search_command
 from stockdesk.research.presentation.cli import build_research_cli
 from stockdesk.research.presentation.screen_cli import build_screen_command
 from stockdesk.shared.config import get_settings
+from stockdesk.shared.db.task_store import SqlTaskStore
 from stockdesk.shared.errors import BadRequestException, StockdeskError
 from stockdesk.shared.logging import FILE_ONLY, configure_logging
+from stockdesk.shared.tasks import JobRecord
+from stockdesk.strategy_lab.application.sweep_service import JOB_KIND as SWEEP_KIND
+from stockdesk.strategy_lab.domain.sweep import SweepSpec
 from stockdesk.strategy_lab.presentation.cli.commands import build_strategy_cli
+from stockdesk.strategy_lab.presentation.cli.sweep import build_sweep_command, print_results, run_sweep
 
 logger = logging.getLogger("stockdesk.cli")
 err_console = Console(stderr=True)
@@ -72,7 +85,13 @@ app.command("analyze")(build_analyze_command(lambda: container().coordinator.ser
 app.command("report")(build_report_command(lambda: container().coordinator.service))
 app.command("sessions")(build_sessions_command(lambda: container().coordinator.service))
 app.command("screen")(build_screen_command(lambda: container().research.screen))
-app.command("evaluate")(build_evaluate_command(lambda: container().evaluation.service))
+app.command("evaluate")(
+    build_evaluate_command(
+        lambda: container().evaluation.service,
+        lambda workers, address: batch_engine(workers, ray_address=address),
+        lambda config: EvaluatePointsWork(container().settings, config),
+    )
+)
 app.command("briefing")(build_briefing_command(lambda: container().debate.briefing))
 app.add_typer(
     build_debate_cli(
@@ -81,8 +100,71 @@ app.add_typer(
     ),
     name="debate",
 )
-app.add_typer(build_strategy_cli(lambda: container().strategy_lab.service), name="strategy")
+app.add_typer(
+    build_strategy_cli(
+        lambda: container().strategy_lab.service,
+        build_sweep_command(
+            lambda: container().strategy_lab.sweeps,
+            lambda spec, job_id: SweepWork(container().settings, spec, job_id),
+            lambda workers, address: batch_engine(workers, ray_address=address),
+        ),
+    ),
+    name="strategy",
+)
 app.add_typer(build_keys_cli(lambda: container().api_keys), name="keys")
+app.add_typer(
+    build_batch_cli(
+        lambda: container().batch_analysis,
+        lambda config: AnalyzeSymbolsWork(container().settings, config),
+        lambda workers, address: batch_engine(workers, ray_address=address),
+    ),
+    name="batch",
+)
+
+
+def _resume_batch(job: JobRecord, workers: int, ray_address: str | None) -> None:
+    config = BatchAnalysisConfig.model_validate(job.config)
+    run_batch(
+        container().batch_analysis,
+        config,
+        AnalyzeSymbolsWork(container().settings, config),
+        batch_engine(workers, ray_address=ray_address),
+    )
+
+
+def _resume_evaluation(job: JobRecord, workers: int, ray_address: str | None) -> None:
+    service = container().evaluation.service
+    if workers == 1 and not ray_address:
+        service.execute(job.id)
+    else:
+        engine = batch_engine(workers, ray_address=ray_address)
+        try:
+            service.execute(
+                job.id, engine=engine, worker=lambda config: EvaluatePointsWork(container().settings, config)
+            )
+        finally:
+            engine.close()
+    typer.echo(service.report(job.id).summary)
+
+
+def _resume_sweep(job: JobRecord, workers: int, ray_address: str | None) -> None:
+    results = run_sweep(
+        container().strategy_lab.sweeps,
+        SweepSpec.model_validate(job.config),
+        lambda spec, job_id: SweepWork(container().settings, spec, job_id),
+        batch_engine(workers, ray_address=ray_address),
+        console=err_console,
+    )
+    print_results(Console(), results, top=20)
+
+
+app.add_typer(
+    build_jobs_cli(
+        lambda: SqlTaskStore(container().database),
+        {BATCH_KIND: _resume_batch, "evaluate": _resume_evaluation, SWEEP_KIND: _resume_sweep},
+    ),
+    name="jobs",
+)
 
 
 @app.callback()

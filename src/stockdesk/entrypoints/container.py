@@ -5,6 +5,7 @@ from __future__ import annotations
 from functools import cached_property
 
 from stockdesk.coordinator.application import AnalysisRuns
+from stockdesk.coordinator.application.batch_analysis import BatchAnalysisService
 from stockdesk.coordinator.container import CoordinatorContainer
 from stockdesk.data_engineering.application.sync_runs import SyncRuns
 from stockdesk.data_engineering.container import DataEngineeringContainer
@@ -152,12 +153,23 @@ class AppContainer:
     @cached_property
     def jobs(self) -> JobExecutor:
         """The server's one runner of long work (evaluations, briefings, strategy runs)."""
-        return JobExecutor(self.settings.jobs_max_running, self.settings.jobs_max_queued)
+        return JobExecutor(
+            self.settings.jobs_max_running,
+            self.settings.jobs_max_queued,
+            per_kind=self.settings.jobs_max_running_per_kind,
+        )
 
     @cached_property
     def sync_runs(self) -> SyncRuns:
         """`data sync` runs started as jobs (web UI, REST), followed by their run id."""
         return SyncRuns(self.data.sync_service, SqlTaskStore(self.database), lambda: self.jobs)
+
+    @cached_property
+    def batch_analysis(self) -> BatchAnalysisService:
+        """`batch analyze` jobs: one task per symbol in the shared task store."""
+        return BatchAnalysisService(
+            SqlTaskStore(self.database), lambda: {s.symbol for s in self.data.securities.execute()}
+        )
 
     @cached_property
     def analyses(self) -> AnalysisRuns:

@@ -46,6 +46,7 @@ SPENDING_ROUTES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("POST", rf"{API}/strategy/runs/[^/]+/resume"),
         ("POST", rf"{API}/evaluations"),
         ("POST", rf"{API}/briefings"),
+        ("POST", rf"{API}/batch/analyses"),
         ("POST", rf"{API}/data/sync"),  # provider quotas and tokens (Tushare points) are spent too
     )
 )

@@ -56,7 +56,7 @@ def build_provider(
         if distributed:
             from stockdesk.llm_platform.infrastructure.embedded.node_server import ActorModelServer
 
-            server = ActorModelServer(embedded_server_factory(settings))
+            server = ActorModelServer(embedded_server_factory(settings), slots=settings.local_parallel_slots)
         else:
             server = embedded_server_factory(settings, model_progress=model_progress)()
         return EmbeddedProvider(server, slots=settings.local_parallel_slots, name=alias.name)

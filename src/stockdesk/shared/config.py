@@ -166,6 +166,18 @@ class Settings(BaseSettings):
     )
     jobs_max_running: int = Field(default=1, ge=1, le=32, description="Background jobs running per kind.")
     jobs_max_queued: int = Field(default=8, ge=0, le=1000, description="Jobs waiting; more get 429.")
+    jobs_max_running_per_kind: dict[str, int] = Field(
+        default_factory=dict,
+        description='Running jobs per kind, over jobs_max_running: {"batch_analyze": 1, "evaluation": 2}.',
+    )
+    ray_address: str | None = Field(
+        default=None,
+        description="Ray cluster for batch work (batch analyze, evaluate --workers, strategy sweep); "
+        "unset = a local Ray started on demand.",
+    )
+    batch_workers: int = Field(
+        default=2, ge=1, le=512, description="Tasks at once in a batch started over REST."
+    )
     strategy_max_iterations: int = Field(
         default=50, ge=1, le=50, description="Iterations a REST run may ask."
     )

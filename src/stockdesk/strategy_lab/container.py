@@ -13,11 +13,14 @@ from stockdesk.data_engineering.application import (
 from stockdesk.llm_platform.application.llm_service import LLMService
 from stockdesk.shared.config import Settings
 from stockdesk.shared.db import Database
+from stockdesk.shared.db.task_store import SqlTaskStore
 from stockdesk.shared.execution import CostModel
 from stockdesk.strategy_lab.application.autonomous_loop import AutonomousLoop
 from stockdesk.strategy_lab.application.backtest_service import BacktestService
 from stockdesk.strategy_lab.application.code_generator import TemplateCodeGenerator
 from stockdesk.strategy_lab.application.service import StrategyLabService
+from stockdesk.strategy_lab.application.sweep_service import SweepService
+from stockdesk.strategy_lab.application.sweep_trials import SweepTrials
 from stockdesk.strategy_lab.infrastructure.adapters.market_data import StoreMarketData
 from stockdesk.strategy_lab.infrastructure.agents.strategist.agent import StrategistAgent
 from stockdesk.strategy_lab.infrastructure.persistence.run_repository import SqlStrategyRunRepository
@@ -75,3 +78,17 @@ class StrategyLabContainer:
     @cached_property
     def service(self) -> StrategyLabService:
         return StrategyLabService(self.backtests, self.runs, self.loop)
+
+    @cached_property
+    def sweeps(self) -> SweepService:
+        return SweepService(SqlTaskStore(self._database), self.backtests)
+
+    @cached_property
+    def sweep_trials(self) -> SweepTrials:
+        """A worker's side of a sweep (its panel cached here); a proposal's strategist per seed."""
+        return SweepTrials(self.backtests, self.generator, self._strategist)
+
+    def _strategist(self, seed: int) -> StrategistAgent:
+        return StrategistAgent(
+            self._llm_service(), temperature=self._settings.strategy_temperature, seed=seed
+        )

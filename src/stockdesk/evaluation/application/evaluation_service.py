@@ -4,7 +4,8 @@
 2. Verdicts: one durable task per (symbol, date) in the job named by the config's hash; a rerun
    resumes the job and never recomputes a finished task; a failed task is retried up to
    MAX_ATTEMPTS and then reported. LLM modes run inside the response cache, so rerunning the same
-   evaluation costs no LLM call.
+   evaluation costs no LLM call. Batches run in this thread, or on an engine (Ray: `--workers N`)
+   by a worker that calls `verdicts_for` in its own process: the same verdicts either way.
 3. Scores (recomputed from the stored verdicts on every run, in seconds): outcomes, metrics of the
    mode and of the baselines (rules, always-HOLD, buy-and-hold), portfolios, the summary.
 """
@@ -14,10 +15,12 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Callable, Mapping
 from datetime import date
+from functools import partial
 from typing import Any
 
 import pandas as pd
 
+from stockdesk.evaluation.application.batch_usage import usage_in, with_usage
 from stockdesk.evaluation.application.schedule import evaluation_dates, parse_key, task_key
 from stockdesk.evaluation.application.scoring import (
     ALWAYS_HOLD,
@@ -42,12 +45,22 @@ from stockdesk.evaluation.domain.dtos import (
 )
 from stockdesk.evaluation.domain.ports import IEvaluationMarket, ILLMUsage, IVerdictSource, NoLLM, Usage
 from stockdesk.shared.errors import BadRequestException, ConflictException, NotFoundException
-from stockdesk.shared.tasks import ITaskStore, JobRecord, TaskStatus, config_hash, run_tasks
+from stockdesk.shared.tasks import (
+    BatchWorker,
+    ITaskEngine,
+    ITaskStore,
+    JobRecord,
+    RunBudget,
+    TaskStatus,
+    config_hash,
+    run_tasks,
+)
 
 JOB_KIND = "evaluate"
 SCHEMA_VERSION = 1  # bump when a stored verdict's meaning changes: old jobs then do not resume
 MAX_ATTEMPTS = 3
 Progress = Callable[[int, int], None]
+WorkerFactory = Callable[[EvaluationConfig], BatchWorker]
 
 
 class EvaluationService:
@@ -115,42 +128,82 @@ class EvaluationService:
             error=job.error, created_at=job.created_at,
         )  # fmt: skip
 
-    def execute(self, job_id: str, *, on_progress: Progress | None = None) -> EvaluationJob:
-        """Compute every verdict the job still lacks (retrying failures), in the response cache."""
+    def execute(
+        self,
+        job_id: str,
+        *,
+        on_progress: Progress | None = None,
+        engine: ITaskEngine | None = None,
+        worker: WorkerFactory | None = None,
+        budget: RunBudget | None = None,
+    ) -> EvaluationJob:
+        """Compute every verdict the job still lacks (retrying failures), in the response cache.
+
+        `budget`: no new batch starts once the finished batches spent it (the job ends `stopped`).
+
+        No `engine`: batch after batch in this thread, metered here (today's way). With an engine
+        (threads, Ray): up to `engine.workers` batches at once, each by `worker(config)` (a
+        picklable worker for Ray; default: this service in this process); the run's LLM usage is
+        then summed from the results it finished (`batch_usage`), wherever they were computed.
+        """
         job = self.status(job_id)
         config = EvaluationConfig.model_validate(job.config)
         if on_progress is not None:
             on_progress(job.done, job.total)
         source = self._sources[config.mode]()
 
-        def work(keys: list[str]) -> dict[str, Any]:
-            points: dict[str, list[date]] = defaultdict(list)
-            for key in keys:
-                symbol, day = parse_key(key)
-                points[symbol].append(day)
-            found = source.verdicts(points, config.experts)
-            return {
-                task_key(s, d): (v.model_dump(mode="json") if isinstance(v, Verdict) else v)
-                for (s, d), v in found.items()
-            }
+        def here(keys: list[str]) -> dict[str, Any]:
+            return self._verdicts(source, config, keys)
 
-        llm = NoLLM() if config.mode is EvaluationMode.RULES else self._llm()
-        with llm.cached_and_metered() as usage:
-            run_tasks(
-                self._tasks,
-                job_id,
-                work,
-                batch_size=source.batch_size,
-                max_attempts=MAX_ATTEMPTS,
-                on_progress=on_progress,
+        run = partial(
+            run_tasks, self._tasks, job_id, batch_size=source.batch_size, max_attempts=MAX_ATTEMPTS,
+            on_progress=on_progress, budget=budget,
+        )  # fmt: skip
+        if engine is None:
+            llm = NoLLM() if config.mode is EvaluationMode.RULES else self._llm()
+            with llm.cached_and_metered() as usage:
+                run(here)
+        else:
+            before = {t.key for t in self._tasks.tasks(job_id, TaskStatus.DONE)}
+            run(worker(config) if worker is not None else here, engine=engine)
+            usage = usage_in(
+                t.result for t in self._tasks.tasks(job_id, TaskStatus.DONE) if t.key not in before
             )
         self._usage[job_id] = usage
         return self.status(job_id)
 
-    def run(self, config: EvaluationConfig, *, on_progress: Progress | None = None) -> EvaluationReport:
+    def verdicts_for(self, config: EvaluationConfig, keys: list[str]) -> dict[str, Any]:
+        """One batch of task keys -> {key: verdict dict | Exception}: what a worker process runs.
+
+        In the response cache; the batch's LLM usage rides on its first verdict (`batch_usage`).
+        """
+        return self._verdicts(self._sources[config.mode](), config, keys)
+
+    def _verdicts(self, source: IVerdictSource, config: EvaluationConfig, keys: list[str]) -> dict[str, Any]:
+        points: dict[str, list[date]] = defaultdict(list)
+        for key in keys:
+            symbol, day = parse_key(key)
+            points[symbol].append(day)
+        llm = NoLLM() if config.mode is EvaluationMode.RULES else self._llm()
+        with llm.cached_and_metered() as usage:
+            found = source.verdicts(points, config.experts)
+        results = {
+            task_key(s, d): (v.model_dump(mode="json") if isinstance(v, Verdict) else v)
+            for (s, d), v in found.items()
+        }
+        return with_usage(results, usage)
+
+    def run(
+        self,
+        config: EvaluationConfig,
+        *,
+        on_progress: Progress | None = None,
+        engine: ITaskEngine | None = None,
+        worker: WorkerFactory | None = None,
+    ) -> EvaluationReport:
         """start + execute + report: what `stockdesk evaluate` does."""
         job = self.start(config)
-        self.execute(job.job_id, on_progress=on_progress)
+        self.execute(job.job_id, on_progress=on_progress, engine=engine, worker=worker)
         return self.report(job.job_id, resumed=job.done)
 
     def report(self, job_id: str, *, resumed: int = 0) -> EvaluationReport:

@@ -49,11 +49,12 @@ class IVerdictSource(ABC):
 
 @dataclass
 class Usage:
-    """LLM calls made (cache hits excluded), cache hits and tokens spent inside a meter."""
+    """LLM calls made (cache hits excluded), cache hits, tokens and money spent inside a meter."""
 
     calls: int = 0
     cache_hits: int = 0
     tokens: int = 0
+    cost_usd: float = 0.0
 
 
 class ILLMUsage(ABC):

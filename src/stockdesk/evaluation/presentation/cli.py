@@ -7,38 +7,20 @@ from pathlib import Path
 
 import typer
 from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    TextColumn,
-    TimeElapsedColumn,
-    TimeRemainingColumn,
-)
 from rich.table import Table
 
 from stockdesk.coordinator.application import parse_experts
-from stockdesk.evaluation.application.evaluation_service import EvaluationService
+from stockdesk.evaluation.application.evaluation_service import EvaluationService, WorkerFactory
 from stockdesk.evaluation.application.formatting import num, pct
 from stockdesk.evaluation.domain.dtos import EvaluationMode, EvaluationReport, evaluation_config
 from stockdesk.evaluation.presentation.report import output_format, write_report
 from stockdesk.shared.dates import parse_day
 from stockdesk.shared.errors import BadRequestException
+from stockdesk.shared.task_progress import exit_if_stopped, follow
+from stockdesk.shared.tasks import ITaskEngine, RunBudget, TaskCounts
+from stockdesk.shared.universe import read_universe
 
-
-def read_universe(path: Path) -> list[str]:
-    """One symbol per line (or comma separated); blank lines and `#` comments are skipped."""
-    if not path.is_file():
-        raise BadRequestException(f"--universe: no such file {path}", code="BAD_UNIVERSE")
-    symbols = [
-        part.strip()
-        for line in path.read_text(encoding="utf-8").splitlines()
-        for part in line.split("#", 1)[0].split(",")
-        if part.strip()
-    ]
-    if not symbols:
-        raise BadRequestException(f"--universe: {path} names no symbol", code="BAD_UNIVERSE")
-    return symbols
+EngineFactory = Callable[[int, str | None], ITaskEngine]
 
 
 def parse_horizons(value: str) -> list[int]:
@@ -66,7 +48,14 @@ def headline_table(report: EvaluationReport) -> Table:
     return table
 
 
-def build_evaluate_command(get_service: Callable[[], EvaluationService]) -> Callable[..., None]:
+def build_evaluate_command(
+    get_service: Callable[[], EvaluationService],
+    make_engine: EngineFactory | None = None,
+    make_worker: WorkerFactory | None = None,
+) -> Callable[..., None]:
+    """`make_engine(workers, address)` and `make_worker(config)` come from the composition root
+    (Ray lives there); without them `--workers` above 1 is refused."""
+
     def evaluate(
         symbols: str | None = typer.Option(None, "--symbols", help="Comma list, e.g. 600519.SH,601318.SH."),
         universe: Path | None = typer.Option(None, "--universe", help="A file of symbols, one per line."),
@@ -87,6 +76,21 @@ def build_evaluate_command(get_service: Callable[[], EvaluationService]) -> Call
         ),
         out: Path | None = typer.Option(
             None, "--out", help="eval.json (the contract) or eval.html (the report)."
+        ),
+        workers: int = typer.Option(
+            1, "--workers", min=1, max=512, help="Batches at once on Ray; 1: in this process."
+        ),
+        ray_address: str | None = typer.Option(
+            None,
+            "--ray-address",
+            envvar="STOCKDESK_RAY_ADDRESS",
+            help="Run on this Ray cluster (even with 1 worker); 'local' starts Ray here.",
+        ),
+        max_tokens: int | None = typer.Option(
+            None, "--max-tokens", min=1, help="Stop starting batches once this run spent this many tokens."
+        ),
+        max_cost: float | None = typer.Option(
+            None, "--max-cost", min=0.0, help="Stop starting batches once this run cost this many USD."
         ),
     ) -> None:
         """Score past verdicts against what the market did next; resumes an interrupted run."""
@@ -110,24 +114,32 @@ def build_evaluate_command(get_service: Callable[[], EvaluationService]) -> Call
             )
         )
         console = Console(stderr=True)
-        progress = Progress(
-            TextColumn("evaluating"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TimeElapsedColumn(),
-            TextColumn("ETA"),
-            TimeRemainingColumn(),
-            console=console,
-        )
-        task = progress.add_task("points", total=None)
-
-        def advance(done: int, total: int) -> None:
-            progress.update(task, completed=done, total=total)
-
+        progress, update = follow(console, "evaluating")
         service = get_service()
         job = service.start(config)  # bad symbols or an empty window fail here, before any progress bar
-        with progress:
-            service.execute(job.job_id, on_progress=advance)
+
+        def advance(done: int, total: int) -> None:
+            now = service.status(job.job_id)  # points out of attempts, shown as they come
+            update(TaskCounts(done=now.done, failed=now.failed, pending=now.pending, total=now.total))
+
+        budget = RunBudget(max_tokens, max_cost) if max_tokens is not None or max_cost is not None else None
+        engine = _engine(make_engine, make_worker, workers, ray_address)
+        try:
+            if engine is not None:
+                console.print(f"running on {engine.name} with {engine.workers} workers", highlight=False)
+            with progress:
+                service.execute(
+                    job.job_id,
+                    on_progress=advance,
+                    engine=engine,
+                    worker=make_worker if engine else None,
+                    budget=budget,
+                )
+        finally:
+            if engine is not None:
+                engine.close()
+        ended = service.status(job.job_id)
+        exit_if_stopped(console, ended.status, ended.error, job.job_id)
         report = service.report(job.job_id, resumed=job.done)
         console.print(
             f"{len(report.points)} points scored"
@@ -145,3 +157,17 @@ def build_evaluate_command(get_service: Callable[[], EvaluationService]) -> Call
             typer.echo(f"report written to {written.resolve()}")
 
     return evaluate
+
+
+def _engine(
+    make_engine: EngineFactory | None,
+    make_worker: WorkerFactory | None,
+    workers: int,
+    ray_address: str | None,
+) -> ITaskEngine | None:
+    """None (in this process, as always) unless more workers or a cluster are asked for."""
+    if workers == 1 and not ray_address:
+        return None
+    if make_engine is None or make_worker is None:
+        raise BadRequestException("--workers and --ray-address need the Ray engine", code="NO_ENGINE")
+    return make_engine(workers, ray_address)

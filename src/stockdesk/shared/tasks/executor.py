@@ -1,7 +1,8 @@
 """The one place long work runs in the server: bounded per kind, queued within a cap, cancellable.
 
 Replaces unbounded in-process background tasks. `submit` answers at once: the job starts when a
-slot of its kind is free (at most `max_running` per kind), waits in the queue otherwise, and is
+slot of its kind is free (at most `max_running` per kind, or that kind's own cap in `per_kind`),
+waits in the queue otherwise, and is
 refused (429 JOB_QUEUE_FULL) beyond `max_queued`. A job runs in a daemon thread, in a copy of the
 submitting context (so the request's key and token budget follow it) with its cancel token set;
 its code stops at its next `check_cancelled()`. `shutdown()` cancels everything: durable jobs keep
@@ -13,7 +14,7 @@ from __future__ import annotations
 import contextvars
 import logging
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
@@ -35,9 +36,10 @@ class ActiveJob:
 
 
 class JobExecutor:
-    def __init__(self, max_running: int = 1, max_queued: int = 8):
+    def __init__(self, max_running: int = 1, max_queued: int = 8, per_kind: Mapping[str, int] | None = None):
         self.max_running = max_running
         self.max_queued = max_queued
+        self.per_kind = dict(per_kind or {})
         self._slots: dict[str, threading.BoundedSemaphore] = {}
         self._active: dict[str, ActiveJob] = {}
         self._lock = threading.Lock()
@@ -52,13 +54,14 @@ class JobExecutor:
                 return False
             queued = sum(1 for job in self._active.values() if job.state == "queued")
             running = sum(1 for job in self._active.values() if job.kind == kind and job.state != "queued")
-            if running >= self.max_running and queued >= self.max_queued:
+            cap = self.cap(kind)
+            if running >= cap and queued >= self.max_queued:
                 raise TooManyRequestsError(
                     f"{queued} jobs are already waiting; try again later",
                     retry_after=30,
                     code="JOB_QUEUE_FULL",
                 )
-            slot = self._slots.setdefault(kind, threading.BoundedSemaphore(self.max_running))
+            slot = self._slots.setdefault(kind, threading.BoundedSemaphore(cap))
             job = ActiveJob(kind, job_id, "queued", datetime.now(UTC))
             self._active[job_id] = job
         context = contextvars.copy_context()
@@ -70,6 +73,10 @@ class JobExecutor:
         )
         thread.start()
         return True
+
+    def cap(self, kind: str) -> int:
+        """How many jobs of `kind` may run at once."""
+        return max(1, self.per_kind.get(kind, self.max_running))
 
     def _run(self, job: ActiveJob, slot: threading.BoundedSemaphore, work: Callable[[], object]) -> None:
         with slot:

@@ -48,7 +48,7 @@ def md_cell(value: object) -> str:
 
 
 @lru_cache(maxsize=len(TEMPLATES))
-def _environment(fmt: str) -> Environment:
+def report_environment(fmt: str) -> Environment:
     env = Environment(
         loader=PackageLoader("stockdesk.coordinator.presentation.reports", "templates"),
         autoescape=fmt == "html",
@@ -70,7 +70,7 @@ def render_report(session: ResearchSession, fmt: ReportFormat, *, images: str | 
         raise BadRequestException(
             f"unknown report format '{fmt}'; choose one of: {choices}", code="BAD_REPORT_FORMAT"
         )
-    template = _environment(fmt).get_template(TEMPLATES[fmt])
+    template = report_environment(fmt).get_template(TEMPLATES[fmt])
     return template.render(report=build_view(session), images=images)
 
 

@@ -23,5 +23,6 @@ class LLMUsageAdapter(ILLMUsage):
                     yield usage
                 finally:
                     usage.calls, usage.cache_hits, usage.tokens = meter.calls, meter.cache_hits, meter.tokens
+                    usage.cost_usd = meter.cost
 
         return scope()

@@ -10,6 +10,7 @@ is sent, so a queued expert waits instead of failing.
 from __future__ import annotations
 
 import threading
+from contextlib import nullcontext
 
 from stockdesk.llm_platform.domain.dtos import CompletionRequest, CompletionResponse
 from stockdesk.llm_platform.domain.exceptions import LLMTransientError
@@ -60,7 +61,10 @@ class EmbeddedProvider(ILLMProvider):
         return response.model_copy(update={"text": text, "tool_calls": calls})
 
     def _send(self, request: CompletionRequest) -> CompletionResponse:
-        with self._slots:  # wait for a free slot; the request timeout starts after this
+        # wait for a free slot (this process's, and the node's when the server is shared by many
+        # workers); the request timeout starts after this
+        node_slot = getattr(self._server, "slot", None)
+        with self._slots, node_slot() if node_slot is not None else nullcontext():
             adapter = self._adapter()
             try:
                 return adapter.complete(request)

@@ -1,4 +1,4 @@
-"""`stockdesk strategy backtest | run | show | list`."""
+"""`stockdesk strategy backtest | run | show | list` (and `sweep`, built in sweep.py)."""
 
 from __future__ import annotations
 
@@ -67,10 +67,15 @@ CAPITAL_HELP = "Starting money: A-shares trade in lots of 100 shares."
 SLIPPAGE_HELP = "Slippage per side, a fraction of the traded value (commission and stamp duty come on top)."
 
 
-def build_strategy_cli(get_service: Callable[[], StrategyLabService]) -> typer.Typer:
+def build_strategy_cli(
+    get_service: Callable[[], StrategyLabService], sweep: Callable[..., None] | None = None
+) -> typer.Typer:
+    """`sweep` is the `strategy sweep` command (presentation/cli/sweep.py), wired by the entrypoint."""
     app = typer.Typer(
         help="Strategy lab: LLM-chosen parameters, template code, vectorised backtests.", no_args_is_help=True
     )
+    if sweep is not None:
+        app.command("sweep")(sweep)
     out = Console()
     err = Console(stderr=True)
 

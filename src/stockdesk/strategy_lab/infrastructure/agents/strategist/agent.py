@@ -15,11 +15,15 @@ CALLER = "strategy_lab.strategist"
 
 
 class StrategistAgent(IStrategist):
-    def __init__(self, llm: LLMService, *, temperature: float = 0.7, max_tokens: int = 600):
+    def __init__(
+        self, llm: LLMService, *, temperature: float = 0.7, max_tokens: int = 600, seed: int | None = None
+    ):
+        """`seed`: every call samples with it (a sweep's proposals differ by seed only)."""
         self._llm = llm
         self._prompts = load_prompts(__package__)
         self._temperature = temperature
         self._max_tokens = max_tokens
+        self._seed = seed
 
     def render(self, context: PromptContext) -> str:
         return self._prompts.render_user(**context.model_dump())
@@ -37,5 +41,6 @@ class StrategistAgent(IStrategist):
             temperature=self._temperature,
             max_tokens=self._max_tokens,
             caller=CALLER,
+            seed=self._seed,
         )
         return StrategistReply(prompt=prompt, text=result.text, tokens=result.usage.total_tokens)

@@ -1,0 +1,152 @@
+"""`stockdesk batch analyze`: many symbols, one report each and an index, resumable, on Ray.
+
+Killing the command loses only the analyses in flight: running it again with the same arguments
+opens the same job and analyses only the symbols without a finished task.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import typer
+from rich.console import Console
+
+from stockdesk.coordinator.application import DebateModeName, parse_experts
+from stockdesk.coordinator.application.batch_analysis import (
+    BatchAnalysisConfig,
+    BatchAnalysisService,
+    clean_symbols,
+)
+from stockdesk.coordinator.presentation.reports.batch_index import INDEX_NAME, run_and_index
+from stockdesk.shared.dates import parse_day
+from stockdesk.shared.errors import BadRequestException
+from stockdesk.shared.task_progress import exit_if_stopped, follow
+from stockdesk.shared.tasks import BatchWorker, ITaskEngine, JobStatus, RunBudget, TaskCounts
+from stockdesk.shared.universe import read_universe
+
+WorkFactory = Callable[[BatchAnalysisConfig], BatchWorker]
+EngineFactory = Callable[[int, str | None], ITaskEngine]
+
+
+def budget_of(max_tokens: int | None, max_cost: float | None) -> RunBudget | None:
+    return RunBudget(max_tokens, max_cost) if max_tokens is not None or max_cost is not None else None
+
+
+def run_batch(
+    service: BatchAnalysisService,
+    config: BatchAnalysisConfig,
+    work: BatchWorker,
+    engine: ITaskEngine,
+    *,
+    budget: RunBudget | None = None,
+    max_attempts: int = 2,
+    console: Console | None = None,
+) -> TaskCounts:
+    """Open (or reopen) the batch job, analyse what is missing, write the index; the final counts."""
+    console = console or Console(stderr=True)
+    job, _added = service.open(config)
+    before = service.counts(job.id)
+    if before.done:
+        console.print(
+            f"job {job.id[:12]}: {before.done} of {before.total} symbols already analysed; "
+            f"running the other {before.total - before.done}",
+            highlight=False,
+        )
+    progress, update = follow(console, "analysing")
+    update(before)
+    with progress:
+        counts = run_and_index(
+            service,
+            config,
+            job.id,
+            work,
+            engine,
+            budget=budget,
+            max_attempts=max_attempts,
+            on_progress=lambda done, total: update(service.counts(job.id)),
+        )
+    ended = service.counts(job.id)
+    status = _status_line(service, job.id)
+    console.print(
+        f"{ended.done} of {ended.total} symbols analysed"
+        + (f", {ended.failed} failed" if ended.failed else "")
+        + (f" ({status})" if status else ""),
+        highlight=False,
+    )
+    index = Path(config.out_dir) / INDEX_NAME
+    typer.echo(f"index written to {index.resolve()}")
+    return counts
+
+
+def _status_line(service: BatchAnalysisService, job_id: str) -> str:
+    job = service.job(job_id)
+    if job is None or job.status is JobStatus.DONE:
+        return ""
+    return f"{job.status.value}: {job.error}" if job.error else job.status.value
+
+
+def build_batch_cli(
+    get_service: Callable[[], BatchAnalysisService],
+    make_work: WorkFactory,
+    make_engine: EngineFactory,
+) -> typer.Typer:
+    app = typer.Typer(help="Batch work over many symbols on Ray (local, or a cluster by address).")
+
+    @app.command("analyze")
+    def analyze(
+        symbols: str | None = typer.Option(None, "--symbols", help="Comma list, e.g. 000338.SZ,AAPL."),
+        universe: Path | None = typer.Option(
+            None, "--universe", help="File of symbols: one per line, or a CSV with a symbol column."
+        ),
+        as_of: str = typer.Option(..., "--as-of", help="Analysis date YYYY-MM-DD (point in time)."),
+        out: Path = typer.Option(..., "--out", help="Folder for the reports and index.html."),
+        experts: str | None = typer.Option(
+            None, "--experts", help="Comma list: valuation,technical,financial,macro,catalyst (default all)."
+        ),
+        skip_debate: bool = typer.Option(False, "--skip-debate", help="Experts only: no debate, no verdict."),
+        debate: DebateModeName = typer.Option(DebateModeName.BULL_BEAR, "--debate", help="Debate mode."),
+        workers: int = typer.Option(2, "--workers", min=1, max=512, help="Analyses at once."),
+        ray_address: str | None = typer.Option(
+            None,
+            "--ray-address",
+            help="Ray cluster to run on (default $STOCKDESK_RAY_ADDRESS, else a local Ray).",
+        ),
+        max_tokens: int | None = typer.Option(
+            None, "--max-tokens", min=1, help="Stop starting analyses once the batch spent this many tokens."
+        ),
+        max_cost: float | None = typer.Option(
+            None, "--max-cost", min=0.0, help="Stop starting analyses once the batch cost this many USD."
+        ),
+        max_attempts: int = typer.Option(2, "--max-attempts", min=1, max=10, help="Tries per symbol."),
+    ) -> None:
+        """Analyse many symbols: one report per symbol and an index ranking the verdicts."""
+        if bool(symbols) == bool(universe):
+            raise BadRequestException("give exactly one of --symbols or --universe", code="NO_SYMBOLS")
+        names = read_universe(universe) if universe else (symbols or "").split(",")
+        if out.exists() and not out.is_dir():
+            raise BadRequestException(f"--out {out} is a file, not a folder", code="BAD_OUTPUT")
+        config = BatchAnalysisConfig(
+            symbols=clean_symbols(names),
+            as_of=parse_day(as_of),  # type: ignore[arg-type]
+            experts=parse_experts(experts),
+            skip_debate=skip_debate,
+            debate_mode=debate,
+            out_dir=str(out.resolve()),
+        )
+        out.mkdir(parents=True, exist_ok=True)
+        engine = make_engine(workers, ray_address)
+        service, console = get_service(), Console(stderr=True)
+        run_batch(
+            service,
+            config,
+            make_work(config),
+            engine,
+            budget=budget_of(max_tokens, max_cost),
+            max_attempts=max_attempts,
+            console=console,
+        )
+        job, _ = service.open(config)
+        exit_if_stopped(console, job.status.value, job.error, job.id)
+
+    return app

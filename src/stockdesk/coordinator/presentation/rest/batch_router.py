@@ -1,0 +1,151 @@
+"""Batch analyses over REST: POST starts (or resumes) a job, GET polls it, SSE streams it.
+
+The same durable job as `stockdesk batch analyze`: posting the same body again names the same job,
+so finished symbols are never analysed twice. Reports go under the server's batch folder (a
+request never names a server path); the index and each report are served from there.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from fastapi import APIRouter, Depends
+from fastapi.responses import FileResponse, HTMLResponse, StreamingResponse
+from pydantic import BaseModel, Field
+
+from stockdesk.coordinator.application import ALL_EXPERTS, DebateModeName, ExpertName
+from stockdesk.coordinator.application.batch_analysis import (
+    JOB_KIND,
+    BatchAnalysisConfig,
+    BatchAnalysisService,
+    BatchRow,
+    clean_symbols,
+)
+from stockdesk.coordinator.presentation.reports.batch_index import INDEX_NAME, run_and_index
+from stockdesk.shared.access.bounds import RequestBounds
+from stockdesk.shared.dates import IsoDay
+from stockdesk.shared.errors import NotFoundException
+from stockdesk.shared.sse import HEADERS, progress_events
+from stockdesk.shared.symbol_text import SymbolText
+from stockdesk.shared.tasks import BatchWorker, ITaskEngine, JobStatus, RunBudget, config_hash
+from stockdesk.shared.tasks.executor import JobExecutor
+
+FINISHED = {JobStatus.DONE, JobStatus.FAILED, JobStatus.CANCELLED, JobStatus.STOPPED, JobStatus.INTERRUPTED}
+
+
+class BatchBody(BaseModel):
+    symbols: list[SymbolText] = Field(min_length=1, max_length=5000, examples=[["000338.SZ", "601318.SH"]])
+    as_of: IsoDay
+    experts: list[ExpertName] = Field(default_factory=lambda: list(ALL_EXPERTS), min_length=1)
+    skip_debate: bool = False
+    debate_mode: DebateModeName = DebateModeName.BULL_BEAR
+    max_tokens: int | None = Field(default=None, ge=1, description="stop starting analyses past this")
+    max_cost_usd: float | None = Field(default=None, ge=0.0)
+
+
+class BatchJob(BaseModel):
+    job_id: str
+    status: str
+    error: str | None = None
+    done: int
+    failed: int
+    pending: int
+    total: int
+    rows: list[BatchRow] = Field(default_factory=list, description="ranked by action, then confidence")
+
+
+def _job(service: BatchAnalysisService, job_id: str, *, rows: bool = False) -> BatchJob:
+    job = service.job(job_id)
+    if job is None or job.kind != JOB_KIND:
+        raise NotFoundException(f"no batch analysis {job_id}", code="BATCH_NOT_FOUND")
+    counts = service.counts(job_id)
+    return BatchJob(
+        job_id=job_id, status=job.status.value, error=job.error, done=counts.done, failed=counts.failed,
+        pending=counts.pending + counts.running, total=counts.total,
+        rows=service.rows(job_id) if rows else [],
+    )  # fmt: skip
+
+
+def build_batch_router(
+    get_service: Callable[[], BatchAnalysisService],
+    get_jobs: Callable[[], JobExecutor],
+    make_work: Callable[[BatchAnalysisConfig], BatchWorker],
+    make_engine: Callable[[], ITaskEngine],
+    out_root: Callable[[], Path],
+    bounds: RequestBounds | None = None,
+    max_tokens: int | None = None,
+) -> APIRouter:
+    """`max_tokens`: the server's cap per request, applied to a batch's whole run (its workers too)."""
+    router = APIRouter(prefix="/batch/analyses", tags=["batch"])
+    limits = bounds or RequestBounds()
+
+    @router.post("", response_model=BatchJob, status_code=202)
+    def start(body: BatchBody, service: BatchAnalysisService = Depends(get_service)) -> BatchJob:
+        """Start or resume the batch of this body (422 bad body, 413 too many symbols); poll or stream it."""
+        symbols = clean_symbols(list(body.symbols))
+        limits.check_universe(symbols)
+        what = body.model_dump(mode="json", exclude={"max_tokens", "max_cost_usd"}) | {"symbols": symbols}
+        folder = out_root() / f"{body.as_of.isoformat()}-{config_hash(what)[:12]}"
+        config = BatchAnalysisConfig(
+            symbols=symbols, as_of=body.as_of, experts=body.experts, skip_debate=body.skip_debate,
+            debate_mode=body.debate_mode, out_dir=str(folder.resolve()),
+        )  # fmt: skip
+        job, _ = service.open(config)
+        caps = [cap for cap in (body.max_tokens, max_tokens) if cap is not None]
+        budget = RunBudget(min(caps) if caps else None, body.max_cost_usd)
+        if service.counts(job.id).done < service.counts(job.id).total:
+            get_jobs().submit(
+                JOB_KIND,
+                job.id,
+                lambda: run_and_index(
+                    service, config, job.id, make_work(config), make_engine(), budget=budget
+                ),
+            )
+        return _job(service, job.id)
+
+    @router.get("/{job_id}", response_model=BatchJob)
+    def status(job_id: str, service: BatchAnalysisService = Depends(get_service)) -> BatchJob:
+        """Progress and every symbol's row so far (404 BATCH_NOT_FOUND)."""
+        return _job(service, job_id, rows=True)
+
+    @router.get("/{job_id}/events")
+    def events(job_id: str, service: BatchAnalysisService = Depends(get_service)) -> StreamingResponse:
+        """Server-sent events: the job's counts whenever they change, then `done`."""
+        _job(service, job_id)  # 404 now, not inside the stream
+
+        def read() -> BatchJob:
+            return _job(service, job_id)
+
+        def finished(state: BatchJob) -> bool:
+            return JobStatus(state.status) in FINISHED and not get_jobs().is_active(job_id)
+
+        stream = progress_events(read, lambda s: s.model_dump_json(), finished, event="progress")
+        return StreamingResponse(stream, media_type="text/event-stream", headers=HEADERS)
+
+    @router.get("/{job_id}/index", response_class=HTMLResponse)
+    def index(job_id: str, service: BatchAnalysisService = Depends(get_service)) -> FileResponse:
+        """The batch's index page (written when a run ends; 404 before)."""
+        return FileResponse(_file(service, job_id, INDEX_NAME), media_type="text/html")
+
+    @router.get("/{job_id}/reports/{symbol}", response_class=HTMLResponse)
+    def report(
+        job_id: str, symbol: str, service: BatchAnalysisService = Depends(get_service)
+    ) -> FileResponse:
+        """One symbol's report (404 REPORT_NOT_FOUND until its analysis is done)."""
+        row = next((r for r in _job(service, job_id, rows=True).rows if r.symbol == symbol.upper()), None)
+        if row is None or row.report is None:
+            raise NotFoundException(f"no report for {symbol} in batch {job_id}", code="REPORT_NOT_FOUND")
+        return FileResponse(_file(service, job_id, row.report), media_type="text/html")
+
+    return router
+
+
+def _file(service: BatchAnalysisService, job_id: str, name: str) -> Path:
+    job = service.job(job_id)
+    if job is None or job.kind != JOB_KIND:
+        raise NotFoundException(f"no batch analysis {job_id}", code="BATCH_NOT_FOUND")
+    path = Path(BatchAnalysisConfig.model_validate(job.config).out_dir) / Path(name).name
+    if not path.is_file():
+        raise NotFoundException(f"{path.name} is not written yet", code="REPORT_NOT_FOUND")
+    return path

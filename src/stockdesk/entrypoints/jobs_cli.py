@@ -1,0 +1,141 @@
+"""`stockdesk jobs list|show|cancel|resume`: every durable job (batch, evaluation, sweep ...) in one place.
+
+A job is found by its id or any unique prefix of it (`jobs list` shows twelve characters).
+`cancel` asks the job's runner, in whatever process, to stop between tasks (unfinished tasks stay
+pending); `resume` runs a job's unfinished tasks again, by the command of its kind.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from stockdesk.shared.errors import BadRequestException, NotFoundException
+from stockdesk.shared.tasks import ITaskStore, JobRecord, JobStatus, TaskStatus
+
+Resumer = Callable[[JobRecord, int, str | None], None]
+MAX_SHOWN_FAILURES = 20
+ACTIVE = (JobStatus.RUNNING, JobStatus.PENDING)
+
+
+def find_job(store: ITaskStore, prefix: str) -> JobRecord:
+    """The one job whose id starts with `prefix`; one-line errors for none or several."""
+    prefix = prefix.strip().lower()
+    if len(prefix) < 4:
+        raise BadRequestException("give at least 4 characters of the job id", code="BAD_JOB_ID")
+    exact = store.get_job(prefix)
+    if exact is not None:
+        return exact
+    found = [job for job in store.list_jobs(limit=100_000) if job.id.startswith(prefix)]
+    if not found:
+        raise NotFoundException(f"no job with an id starting {prefix}", code="JOB_NOT_FOUND")
+    if len(found) > 1:
+        raise BadRequestException(
+            f"{len(found)} jobs start with {prefix}: give more characters", code="AMBIGUOUS_JOB_ID"
+        )
+    return found[0]
+
+
+def _job_dict(store: ITaskStore, job: JobRecord) -> dict[str, object]:
+    return {**job.model_dump(mode="json"), "tasks": store.counts(job.id).model_dump()}
+
+
+def build_jobs_cli(get_store: Callable[[], ITaskStore], resumers: dict[str, Resumer]) -> typer.Typer:
+    app = typer.Typer(help="Durable jobs: batch analyses, evaluations, strategy sweeps, syncs.")
+
+    @app.command("list")
+    def list_jobs(
+        kind: str | None = typer.Option(None, "--kind", help="Only this kind, e.g. batch_analyze."),
+        limit: int = typer.Option(20, "--limit", min=1, max=1000, help="Newest first."),
+        as_json: bool = typer.Option(False, "--json", help="Print JSON."),
+    ) -> None:
+        """The newest jobs with their status and task counts."""
+        store = get_store()
+        jobs = store.list_jobs(kind, limit=limit)
+        if as_json:
+            typer.echo(json.dumps([_job_dict(store, job) for job in jobs], indent=2, ensure_ascii=False))
+            return
+        table = Table("id", "kind", "status", "done", "failed", "updated", "note", title="jobs")
+        for job in jobs:
+            counts = store.counts(job.id)
+            table.add_row(
+                job.id[:12],
+                job.kind,
+                job.status.value + (" (cancel asked)" if job.cancel_reason else ""),
+                f"{counts.done}/{counts.total}",
+                str(counts.failed or ""),
+                f"{job.updated_at:%Y-%m-%d %H:%M}",
+                (job.error or "")[:60],
+            )
+        Console().print(table)
+
+    @app.command("show")
+    def show(
+        job_id: str = typer.Argument(..., help="Job id or a unique prefix of it."),
+        as_json: bool = typer.Option(False, "--json", help="Print JSON (with every failed task)."),
+    ) -> None:
+        """One job: its configuration, counts and failed tasks with their errors."""
+        store = get_store()
+        job = find_job(store, job_id)
+        failed = store.tasks(job.id, TaskStatus.FAILED)
+        if as_json:
+            data = _job_dict(store, job)
+            data["failed"] = [t.model_dump(mode="json", include={"key", "attempts", "error"}) for t in failed]
+            typer.echo(json.dumps(data, indent=2, ensure_ascii=False))
+            return
+        counts = store.counts(job.id)
+        typer.echo(f"job {job.id} ({job.kind}): {job.status.value}" + (f": {job.error}" if job.error else ""))
+        typer.echo(
+            f"tasks: {counts.done} done, {counts.failed} failed, {counts.pending} pending, "
+            f"{counts.running} running, {counts.total} in all"
+        )
+        typer.echo(
+            f"created {job.created_at:%Y-%m-%d %H:%M:%S} UTC, updated {job.updated_at:%Y-%m-%d %H:%M:%S} UTC"
+        )
+        typer.echo("config: " + json.dumps(job.config, ensure_ascii=False)[:2000])
+        for task in failed[:MAX_SHOWN_FAILURES]:
+            typer.echo(f"  failed {task.key} after {task.attempts} attempts: {task.error}")
+        if len(failed) > MAX_SHOWN_FAILURES:
+            typer.echo(f"  ... and {len(failed) - MAX_SHOWN_FAILURES} more (--json lists them all)")
+
+    @app.command("cancel")
+    def cancel(job_id: str = typer.Argument(..., help="Job id or a unique prefix of it.")) -> None:
+        """Stop a job between tasks (finished tasks are kept; `jobs resume` goes on)."""
+        store = get_store()
+        job = find_job(store, job_id)
+        if job.status in (JobStatus.DONE, JobStatus.CANCELLED):
+            raise BadRequestException(f"job {job.id[:12]} is already {job.status.value}", code="JOB_FINISHED")
+        if job.status is JobStatus.RUNNING:
+            store.request_cancel(job.id, "cancelled by `stockdesk jobs cancel`")
+            typer.echo(f"job {job.id[:12]}: asked to stop; it stops after the tasks in flight")
+            return
+        store.set_job_status(job.id, JobStatus.CANCELLED, "cancelled by `stockdesk jobs cancel`")
+        typer.echo(f"job {job.id[:12]}: cancelled")
+
+    @app.command("resume")
+    def resume(
+        job_id: str = typer.Argument(..., help="Job id or a unique prefix of it."),
+        workers: int = typer.Option(2, "--workers", min=1, max=512, help="Tasks at once."),
+        ray_address: str | None = typer.Option(None, "--ray-address", help="Ray cluster to run on."),
+    ) -> None:
+        """Run a job's unfinished tasks (pending, and failed ones with attempts left)."""
+        store = get_store()
+        job = find_job(store, job_id)
+        resumer = resumers.get(job.kind)
+        if resumer is None:
+            kinds = ", ".join(sorted(resumers))
+            raise BadRequestException(
+                f"jobs of kind {job.kind} resume when their own command runs again (resumable here: {kinds})",
+                code="NOT_RESUMABLE",
+            )
+        if job.status is JobStatus.DONE:
+            typer.echo(f"job {job.id[:12]} is done: nothing to resume")
+            return
+        store.clear_cancel(job.id)
+        resumer(job, workers, ray_address)
+
+    return app

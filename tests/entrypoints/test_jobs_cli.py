@@ -1,0 +1,80 @@
+"""`stockdesk jobs list|show|cancel|resume` over the real task store, through the real CLI app."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import typer
+from typer.testing import CliRunner
+
+from stockdesk.shared.config import Settings
+from stockdesk.shared.db import Database
+from stockdesk.shared.db.task_store import SqlTaskStore
+from stockdesk.shared.tasks import JobStatus, TaskStatus, config_hash
+
+runner = CliRunner()
+
+
+def _job(database: Database, name: str, keys: list[str], status: JobStatus = JobStatus.PENDING) -> str:
+    database.upgrade()
+    store = SqlTaskStore(database)
+    config = {"name": name}
+    job, _ = store.open_job("unit-test", config_hash(config), config)
+    store.add_tasks(job.id, keys)
+    store.set_job_status(job.id, status)
+    return job.id
+
+
+def test_jobs_list_shows_each_job_with_its_counts(
+    cli_app: typer.Typer, settings: Settings, database: Database
+) -> None:
+    job_id = _job(database, "a", ["K1", "K2", "K3"])
+    store = SqlTaskStore(database)
+    store.mark_running(job_id, ["K1", "K2"])
+    store.complete(job_id, {"K1": {"ok": 1}})
+    store.fail(job_id, {"K2": "RuntimeError: boom"})
+    result = runner.invoke(cli_app, ["jobs", "list", "--json"])
+    assert result.exit_code == 0, result.output
+    (row,) = json.loads(result.output)
+    assert row["id"] == job_id and row["kind"] == "unit-test"
+    assert (row["tasks"]["done"], row["tasks"]["failed"], row["tasks"]["pending"]) == (1, 1, 1)
+
+
+def test_jobs_show_finds_a_job_by_prefix_and_lists_its_failures(
+    cli_app: typer.Typer, settings: Settings, database: Database
+) -> None:
+    job_id = _job(database, "b", ["K1", "K2"])
+    store = SqlTaskStore(database)
+    store.mark_running(job_id, ["K2"])
+    store.fail(job_id, {"K2": "ValueError: bad row"})
+    result = runner.invoke(cli_app, ["jobs", "show", job_id[:8]])
+    assert result.exit_code == 0, result.output
+    assert f"job {job_id} (unit-test)" in result.output
+    assert "failed K2 after 1 attempts: ValueError: bad row" in result.output
+
+
+def test_cancelling_a_running_job_leaves_a_stop_request_for_its_runner(
+    cli_app: typer.Typer, settings: Settings, database: Database
+) -> None:
+    running = _job(database, "c", ["K1"], JobStatus.RUNNING)
+    waiting = _job(database, "d", ["K1"], JobStatus.INTERRUPTED)
+    result = runner.invoke(cli_app, ["jobs", "cancel", running])
+    assert result.exit_code == 0 and "asked to stop" in result.output
+    store = SqlTaskStore(database)
+    assert store.cancel_requested(running) is not None
+    assert store.get_job(running).status is JobStatus.RUNNING  # type: ignore[union-attr]
+    result = runner.invoke(cli_app, ["jobs", "cancel", waiting])
+    assert result.exit_code == 0 and "cancelled" in result.output
+    assert store.get_job(waiting).status is JobStatus.CANCELLED  # type: ignore[union-attr]
+    assert store.tasks(waiting)[0].status is TaskStatus.PENDING  # nothing lost: resumable
+
+
+def test_unknown_ids_and_kinds_without_a_resumer_are_one_line_errors(
+    cli_app: typer.Typer, settings: Settings, database: Database, tmp_path: Path
+) -> None:
+    job_id = _job(database, "e", ["K1"])
+    result = runner.invoke(cli_app, ["jobs", "show", "ffffffff"])
+    assert result.exit_code != 0 and "no job with an id starting ffffffff" in str(result.exception)
+    result = runner.invoke(cli_app, ["jobs", "resume", job_id])
+    assert result.exit_code != 0 and "unit-test" in str(result.exception)
