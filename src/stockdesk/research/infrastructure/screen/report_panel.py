@@ -19,6 +19,7 @@ import pandas as pd
 
 from stockdesk.research.infrastructure.adapters.financial_data_adapter import PERIODS_NEEDED
 from stockdesk.research.infrastructure.screen.long_rows import last_of_runs, row_numbers
+from stockdesk.research.infrastructure.snapshot.report_periods import yoy_growth_of
 from stockdesk.shared.finance import ANNUAL, MONTHS_BY_KIND, PRIOR_TOLERANCE_DAYS, year_earlier
 
 _KIND_BY_MONTH = np.array([None, None, None, "Q1", None, None, "H1", None, None, "Q3", None, None, "A"])
@@ -45,11 +46,7 @@ class PanelPeriods:
 
     def yoy(self, name: str) -> np.ndarray:
         """YoY growth in percent per period; NaN where the prior is missing or zero."""
-        cur = self.figures[name]
-        before = np.where(self.priors >= 0, cur[np.maximum(self.priors, 0)], np.nan)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            growth = (cur - before) / np.abs(before) * 100
-        return np.where(~np.isnan(before) & (before != 0), growth, np.nan)
+        return yoy_growth_of(self.figures[name], self.priors)
 
     def from_end(self) -> np.ndarray:
         """Per period: how many newer periods its symbol has (0 for the newest)."""

@@ -56,11 +56,7 @@ class ReportPeriods:
 
     def yoy(self, name: str) -> np.ndarray:
         """YoY growth in percent per period; NaN where the prior is missing or zero."""
-        cur = self.figures[name]
-        before = np.where(self.priors >= 0, cur[np.maximum(self.priors, 0)], np.nan)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            growth = (cur - before) / np.abs(before) * 100
-        return np.where(~np.isnan(before) & (before != 0), growth, np.nan)
+        return yoy_growth_of(self.figures[name], self.priors)
 
     def last_ttm(self, name: str) -> float:
         """TTM of the newest period (`shared.finance.ttm` of the last row): itself when annual, else
@@ -81,6 +77,15 @@ class ReportPeriods:
             same = np.array([k is kind if kind is None else k == kind for k in self.kinds])
             prior = _nearest(days, same, _days_since_epoch(_year_earlier(self.ends[last].item())))
         return float(values[last] + values[annual[-1]] - values[prior]) if prior >= 0 else float("nan")
+
+
+def yoy_growth_of(values: np.ndarray, priors: np.ndarray) -> np.ndarray:
+    """YoY growth in percent of each period over the one at its `priors` position (-1: none); NaN
+    where the prior is missing or zero. One company's periods here, every company's in the screen."""
+    before = np.where(priors >= 0, values[np.maximum(priors, 0)], np.nan)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        growth = (values - before) / np.abs(before) * 100
+    return np.where(~np.isnan(before) & (before != 0), growth, np.nan)
 
 
 def report_periods(
