@@ -6,8 +6,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+import typer
 from rich.console import Console
 from sqlalchemy import func, select
+from typer.testing import CliRunner
 
 from stockdesk.coordinator.application.batch_analysis import (
     BatchAnalysisConfig,
@@ -22,7 +24,7 @@ from stockdesk.entrypoints.batch.analyze_work import AnalyzeSymbolsWork
 from stockdesk.shared.config import Settings
 from stockdesk.shared.db import Database
 from stockdesk.shared.db.task_store import SqlTaskStore
-from stockdesk.shared.errors import BadRequestException
+from stockdesk.shared.errors import BadRequestException, StockdeskError
 from stockdesk.shared.tasks import JobStatus, RunBudget, TaskStatus
 from stockdesk.shared.tasks.ray_engine import RayEngine
 from tests.research.support import AS_OF, populate_store
@@ -134,3 +136,26 @@ def test_symbols_are_cleaned_and_an_empty_list_is_a_one_line_error() -> None:
     assert clean_symbols([" 600001.sh", "AAPL", "aapl", ""]) == ["600001.SH", "AAPL"]
     with pytest.raises(BadRequestException, match="no symbols given"):
         clean_symbols([" ", ""])
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--symbols", "600001.SH", "--universe", "u.txt"], "exactly one of --symbols or --universe"),
+        (["--symbols", "600001.SH,NOPE.SH"], "not in the store: NOPE.SH"),
+        (["--universe", "missing.txt"], "--universe: no such file"),
+        (["--symbols", " , "], "no symbols given"),
+    ],
+    ids=["two-sources", "unknown-symbol", "missing-universe", "empty"],
+)
+def test_bad_batch_input_is_refused_before_any_engine_starts(
+    cli_app: typer.Typer, store_with_symbols: Database, tmp_path: Path, args: list[str], message: str
+) -> None:
+    (tmp_path / "u.txt").write_text("600001.SH\n")
+    result = CliRunner().invoke(
+        cli_app, ["batch", "analyze", *args, "--as-of", AS_OF.isoformat(), "--out", str(tmp_path / "runs")]
+    )
+    assert result.exit_code != 0
+    assert isinstance(result.exception, StockdeskError) and message in result.exception.message
+    assert result.exception.http_status in (400, 404)  # exit 2 through main()
+    assert not (tmp_path / "runs" / "index.html").exists()

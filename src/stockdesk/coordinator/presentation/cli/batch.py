@@ -22,7 +22,7 @@ from stockdesk.coordinator.presentation.reports.batch_index import INDEX_NAME, r
 from stockdesk.shared.dates import parse_day
 from stockdesk.shared.errors import BadRequestException
 from stockdesk.shared.task_progress import exit_if_stopped, follow
-from stockdesk.shared.tasks import BatchWorker, ITaskEngine, JobStatus, RunBudget, TaskCounts
+from stockdesk.shared.tasks import BatchWorker, InlineEngine, ITaskEngine, JobStatus, RunBudget, TaskCounts
 from stockdesk.shared.universe import read_universe
 
 WorkFactory = Callable[[BatchAnalysisConfig], BatchWorker]
@@ -135,8 +135,11 @@ def build_batch_cli(
             out_dir=str(out.resolve()),
         )
         out.mkdir(parents=True, exist_ok=True)
-        engine = make_engine(workers, ray_address)
         service, console = get_service(), Console(stderr=True)
+        job, _ = service.open(config)  # unknown symbols fail here, before any engine starts
+        counts = service.counts(job.id)
+        # a finished batch only rewrites its index: no need to start Ray for that
+        engine = InlineEngine() if counts.done == counts.total else make_engine(workers, ray_address)
         run_batch(
             service,
             config,
