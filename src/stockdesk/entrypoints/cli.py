@@ -40,7 +40,7 @@ from stockdesk.shared.config import get_settings
 from stockdesk.shared.db.task_store import SqlTaskStore
 from stockdesk.shared.errors import BadRequestException, StockdeskError
 from stockdesk.shared.logging import FILE_ONLY, configure_logging
-from stockdesk.shared.tasks import JobRecord
+from stockdesk.shared.tasks import ITaskEngine, JobRecord, RunBudget
 from stockdesk.strategy_lab.application.sweep_service import JOB_KIND as SWEEP_KIND
 from stockdesk.strategy_lab.domain.sweep import SweepSpec
 from stockdesk.strategy_lab.presentation.cli.commands import build_strategy_cli
@@ -59,6 +59,11 @@ def container() -> AppContainer:
         _progress, update = model_assembly_progress()
         _container.model_progress = update
     return _container
+
+
+def _engine(workers: int, address: str | None) -> ITaskEngine:
+    """Ray for batch work: the given address, else the configured one, else a local instance."""
+    return batch_engine(workers, ray_address=address or container().settings.ray_address)
 
 
 def _version(value: bool) -> None:
@@ -88,7 +93,7 @@ app.command("screen")(build_screen_command(lambda: container().research.screen))
 app.command("evaluate")(
     build_evaluate_command(
         lambda: container().evaluation.service,
-        lambda workers, address: batch_engine(workers, ray_address=address),
+        _engine,
         lambda config: EvaluatePointsWork(container().settings, config),
     )
 )
@@ -106,7 +111,7 @@ app.add_typer(
         build_sweep_command(
             lambda: container().strategy_lab.sweeps,
             lambda spec, job_id: SweepWork(container().settings, spec, job_id),
-            lambda workers, address: batch_engine(workers, ray_address=address),
+            _engine,
         ),
     ),
     name="strategy",
@@ -116,44 +121,51 @@ app.add_typer(
     build_batch_cli(
         lambda: container().batch_analysis,
         lambda config: AnalyzeSymbolsWork(container().settings, config),
-        lambda workers, address: batch_engine(workers, ray_address=address),
+        _engine,
     ),
     name="batch",
 )
 
 
-def _resume_batch(job: JobRecord, workers: int, ray_address: str | None) -> None:
+def _resume_batch(job: JobRecord, workers: int, ray_address: str | None, budget: RunBudget | None) -> None:
     config = BatchAnalysisConfig.model_validate(job.config)
     run_batch(
         container().batch_analysis,
         config,
         AnalyzeSymbolsWork(container().settings, config),
-        batch_engine(workers, ray_address=ray_address),
+        _engine(workers, ray_address),
+        budget=budget,
     )
 
 
-def _resume_evaluation(job: JobRecord, workers: int, ray_address: str | None) -> None:
+def _resume_evaluation(
+    job: JobRecord, workers: int, ray_address: str | None, budget: RunBudget | None
+) -> None:
     service = container().evaluation.service
     if workers == 1 and not ray_address:
-        service.execute(job.id)
+        service.execute(job.id, budget=budget)
     else:
-        engine = batch_engine(workers, ray_address=ray_address)
+        engine = _engine(workers, ray_address)
         try:
             service.execute(
-                job.id, engine=engine, worker=lambda config: EvaluatePointsWork(container().settings, config)
+                job.id,
+                engine=engine,
+                worker=lambda config: EvaluatePointsWork(container().settings, config),
+                budget=budget,
             )
         finally:
             engine.close()
     typer.echo(service.report(job.id).summary)
 
 
-def _resume_sweep(job: JobRecord, workers: int, ray_address: str | None) -> None:
+def _resume_sweep(job: JobRecord, workers: int, ray_address: str | None, budget: RunBudget | None) -> None:
     results = run_sweep(
         container().strategy_lab.sweeps,
         SweepSpec.model_validate(job.config),
         lambda spec, job_id: SweepWork(container().settings, spec, job_id),
-        batch_engine(workers, ray_address=ray_address),
+        _engine(workers, ray_address),
         console=err_console,
+        budget=budget,
     )
     print_results(Console(), results, top=20)
 

@@ -15,9 +15,9 @@ from rich.console import Console
 from rich.table import Table
 
 from stockdesk.shared.errors import BadRequestException, NotFoundException
-from stockdesk.shared.tasks import ITaskStore, JobRecord, JobStatus, TaskStatus
+from stockdesk.shared.tasks import ITaskStore, JobRecord, JobStatus, RunBudget, TaskStatus
 
-Resumer = Callable[[JobRecord, int, str | None], None]
+Resumer = Callable[[JobRecord, int, str | None, RunBudget | None], None]
 MAX_SHOWN_FAILURES = 20
 ACTIVE = (JobStatus.RUNNING, JobStatus.PENDING)
 
@@ -121,6 +121,12 @@ def build_jobs_cli(get_store: Callable[[], ITaskStore], resumers: dict[str, Resu
         job_id: str = typer.Argument(..., help="Job id or a unique prefix of it."),
         workers: int = typer.Option(2, "--workers", min=1, max=512, help="Tasks at once."),
         ray_address: str | None = typer.Option(None, "--ray-address", help="Ray cluster to run on."),
+        max_tokens: int | None = typer.Option(
+            None, "--max-tokens", min=1, help="Budget for the whole job (what it spent so far counts)."
+        ),
+        max_cost: float | None = typer.Option(
+            None, "--max-cost", min=0.0, help="USD budget for the whole job."
+        ),
     ) -> None:
         """Run a job's unfinished tasks (pending, and failed ones with attempts left)."""
         store = get_store()
@@ -136,6 +142,7 @@ def build_jobs_cli(get_store: Callable[[], ITaskStore], resumers: dict[str, Resu
             typer.echo(f"job {job.id[:12]} is done: nothing to resume")
             return
         store.clear_cancel(job.id)
-        resumer(job, workers, ray_address)
+        budget = RunBudget(max_tokens, max_cost) if max_tokens is not None or max_cost is not None else None
+        resumer(job, workers, ray_address, budget)
 
     return app
