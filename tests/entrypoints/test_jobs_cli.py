@@ -57,7 +57,8 @@ def test_jobs_show_finds_a_job_by_prefix_and_lists_its_failures(
 def test_cancelling_a_running_job_leaves_a_stop_request_for_its_runner(
     cli_app: typer.Typer, settings: Settings, database: Database
 ) -> None:
-    running = _job(database, "c", ["K1"], JobStatus.RUNNING)
+    running = _job(database, "c", ["K1"])
+    SqlTaskStore(database).start_run(running)  # run by a live process (this one)
     waiting = _job(database, "d", ["K1"], JobStatus.INTERRUPTED)
     result = runner.invoke(cli_app, ["jobs", "cancel", running])
     assert result.exit_code == 0 and "asked to stop" in result.output

@@ -240,3 +240,66 @@ def test_a_killed_driver_is_resumed_by_the_next_run_without_redoing_finished_tas
     run_tasks(store, job_id, LoggedWork(str(logs)), batch_size=1, engine=RayEngine(2))
     assert store.counts(job_id).done == 12
     assert all(runs(logs, key) == 1 for key in done_at_kill)  # finished work is never redone
+
+
+def test_reopening_a_job_whose_runner_is_alive_leaves_its_tasks_alone(store: SqlTaskStore) -> None:
+    job_id = _job(store, "live", ["A", "B"])
+    store.start_run(job_id)  # this process runs it: alive
+    store.mark_running(job_id, ["A"])
+    job, created = store.open_job("engine-test", config_hash({"test": "live", "keys": ["A", "B"]}), {})
+    assert not created and job.live and job.status is JobStatus.RUNNING
+    assert {t.key: t.status for t in store.tasks(job_id)} == {
+        "A": TaskStatus.RUNNING,
+        "B": TaskStatus.PENDING,
+    }
+
+
+def test_a_second_runner_is_refused_while_another_process_runs_the_job(
+    store: SqlTaskStore, database: Database, tmp_path: Path
+) -> None:
+    from sqlalchemy import update
+
+    from stockdesk.shared.db.task_store import JOBS
+    from stockdesk.shared.tasks.runner import JobAlreadyRunning
+
+    job_id = _job(store, "other", ["A"])
+    with database.session() as db:  # a runner on another host, heartbeat just now
+        db.execute(
+            update(JOBS)
+            .where(JOBS.c.id == job_id)
+            .values(status="running", owner="elsewhere:4242", heartbeat_at=datetime.now(UTC))
+        )
+    with pytest.raises(JobAlreadyRunning, match="already running in process elsewhere:4242"):
+        run_tasks(store, job_id, LoggedWork(str(tmp_path)))
+    assert runs(tmp_path, "A") == 0
+
+
+def test_liveness_is_the_pid_on_this_host_and_the_heartbeat_elsewhere() -> None:
+    import os
+    import socket
+    from datetime import timedelta
+
+    from stockdesk.shared.tasks.liveness import STALE_SECONDS, runner_alive
+
+    now = datetime.now(UTC)
+    host = socket.gethostname()
+    assert runner_alive(f"{host}:{os.getpid()}", now - timedelta(hours=1), now)  # alive, however old
+    dead = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True
+    )
+    assert not runner_alive(f"{host}:{dead.stdout.strip()}", now, now)  # exited a moment ago
+    assert runner_alive("other-host:1", now - timedelta(seconds=STALE_SECONDS - 5), now)
+    assert not runner_alive("other-host:1", now - timedelta(seconds=STALE_SECONDS + 5), now)
+    assert not runner_alive(None, now, now)
+
+
+def test_a_budget_spent_by_the_last_batch_still_ends_the_job_done(
+    store: SqlTaskStore, tmp_path: Path
+) -> None:
+    job_id = _job(store, "last", ["A", "B"])
+    # two batches of 100 tokens, a budget of 200: reached exactly when nothing is left to start
+    counts = run_tasks(
+        store, job_id, LoggedWork(str(tmp_path), tokens=100), batch_size=1, budget=RunBudget(200)
+    )
+    assert counts.done == 2
+    assert store.get_job(job_id).status is JobStatus.DONE  # type: ignore[union-attr]

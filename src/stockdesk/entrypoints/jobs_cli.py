@@ -109,8 +109,9 @@ def build_jobs_cli(get_store: Callable[[], ITaskStore], resumers: dict[str, Resu
         job = find_job(store, job_id)
         if job.status in (JobStatus.DONE, JobStatus.CANCELLED):
             raise BadRequestException(f"job {job.id[:12]} is already {job.status.value}", code="JOB_FINISHED")
-        if job.status is JobStatus.RUNNING:
-            store.request_cancel(job.id, "cancelled by `stockdesk jobs cancel`")
+        # always leave the request: a runner about to start (queued in a server) sees it too
+        store.request_cancel(job.id, "cancelled by `stockdesk jobs cancel`")
+        if job.live:
             typer.echo(f"job {job.id[:12]}: asked to stop; it stops after the tasks in flight")
             return
         store.set_job_status(job.id, JobStatus.CANCELLED, "cancelled by `stockdesk jobs cancel`")
@@ -141,7 +142,8 @@ def build_jobs_cli(get_store: Callable[[], ITaskStore], resumers: dict[str, Resu
         if job.status is JobStatus.DONE:
             typer.echo(f"job {job.id[:12]} is done: nothing to resume")
             return
-        store.clear_cancel(job.id)
+        if not job.live:
+            store.clear_cancel(job.id)  # resuming is asking it to run again
         budget = RunBudget(max_tokens, max_cost) if max_tokens is not None or max_cost is not None else None
         resumer(job, workers, ray_address, budget)
 

@@ -105,7 +105,6 @@ class BatchAnalysisService:
                 )
         stored = config.model_dump(mode="json")
         job, _ = self._tasks.open_job(JOB_KIND, config_hash(stored), stored)
-        self._tasks.clear_cancel(job.id)
         added = self._tasks.add_tasks(job.id, config.symbols)
         return job, added
 

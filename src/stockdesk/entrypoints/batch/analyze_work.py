@@ -13,6 +13,7 @@ from stockdesk.coordinator.presentation.reports.render import write_report
 from stockdesk.entrypoints.batch.workers import LLMFactory, worker_container
 from stockdesk.shared.config import Settings
 from stockdesk.shared.errors import StockdeskError
+from stockdesk.shared.tasks.cancel import JobCancelled
 
 
 class AnalysisFailed(StockdeskError):
@@ -36,6 +37,8 @@ class AnalyzeSymbolsWork:
         for symbol in keys:
             try:
                 answer[symbol] = self._analyse(container, symbol)
+            except JobCancelled:
+                raise  # the whole batch goes back to pending; a cancel is not a failed attempt
             except Exception as exc:
                 answer[symbol] = exc
         return answer

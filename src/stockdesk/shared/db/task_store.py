@@ -39,6 +39,7 @@ from stockdesk.shared.db.database import Database
 from stockdesk.shared.db.timestamps import as_utc
 from stockdesk.shared.tasks import ITaskStore, JobRecord, JobStatus, TaskCounts, TaskRecord, TaskStatus
 from stockdesk.shared.tasks.canonical import jsonable
+from stockdesk.shared.tasks.liveness import runner_alive, this_runner
 
 MAX_KEY_CHARS = 255
 
@@ -56,6 +57,8 @@ class JobRow(Base):
     updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     error: Mapped[str | None] = mapped_column(Text)
     cancel_reason: Mapped[str | None] = mapped_column(Text)  # asked to stop (by any process)
+    owner: Mapped[str | None] = mapped_column(String(128))  # host:pid of the process running it
+    heartbeat_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
 
 
 class JobTaskRow(Base):
@@ -105,6 +108,8 @@ def _job(row: JobRow) -> JobRecord:
         updated_at=as_utc(row.updated_at),
         error=row.error,
         cancel_reason=row.cancel_reason,
+        owner=row.owner,
+        live=row.status == JobStatus.RUNNING.value and runner_alive(row.owner, row.heartbeat_at),
     )
 
 
@@ -146,14 +151,17 @@ class SqlTaskStore(ITaskStore):
                 existing = self._find(kind, config_hash)
                 if existing is None:
                     raise
-        with self._db.session() as db:  # recover from a runner that died
+        with self._db.session() as db:  # recover from a runner that died (never from a live one)
             now = datetime.now(UTC)
+            row = db.get_one(JobRow, existing)
+            if row.status == JobStatus.RUNNING.value and runner_alive(row.owner, row.heartbeat_at):
+                return _job(row), False
             db.execute(
                 update(TASKS)
                 .where(TASKS.c.job_id == existing, TASKS.c.status == TaskStatus.RUNNING.value)
                 .values(status=TaskStatus.PENDING.value, attempts=_ONE_LESS_ATTEMPT, updated_at=now)
             )
-            row = db.get_one(JobRow, existing)
+            row.cancel_reason = None  # a stop asked of a run that has ended does not stop the next one
             if row.status == JobStatus.RUNNING.value:
                 row.status = JobStatus.INTERRUPTED.value
                 row.error = "interrupted: the process running it stopped"
@@ -305,6 +313,19 @@ class SqlTaskStore(ITaskStore):
             row.status = JobStatus(status).value
             row.error = error
             row.updated_at = datetime.now(UTC)
+
+    def start_run(self, job_id: str) -> None:
+        with self._db.session() as db:
+            row = db.get(JobRow, job_id)
+            if row is None:
+                raise KeyError(f"job {job_id} does not exist")
+            now = datetime.now(UTC)
+            row.status, row.error, row.owner = JobStatus.RUNNING.value, None, this_runner()
+            row.heartbeat_at = row.updated_at = now
+
+    def heartbeat(self, job_id: str) -> None:
+        with self._db.session() as db:
+            db.execute(update(JOBS).where(JOBS.c.id == job_id).values(heartbeat_at=datetime.now(UTC)))
 
     def request_cancel(self, job_id: str, reason: str) -> None:
         with self._db.session() as db:

@@ -12,8 +12,9 @@ SQL implementation of the port. The usual round:
     counts = run_tasks(store, job.id, work, batch_size=50, max_attempts=3)
     # counts.failed > 0: those tasks exhausted their attempts; store.tasks(job.id, FAILED) lists them
 
-One runner per job at a time: opening a job puts tasks left `running` (by a process that died)
-back to `pending`, so a second live runner on the same job would redo the first one's batch.
+One runner per job at a time: opening a job puts tasks left `running` by a process that died back
+to `pending`; a job whose runner is alive (its pid on this host, else a recent heartbeat) comes
+back untouched with `live` set, and callers must not start a second runner on it.
 """
 
 from stockdesk.shared.tasks.canonical import canonical_json, config_hash, jsonable

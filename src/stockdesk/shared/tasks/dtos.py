@@ -43,6 +43,8 @@ class JobRecord(BaseModel):
     updated_at: datetime
     error: str | None = None
     cancel_reason: str | None = Field(default=None, description="set while a stop was asked for")
+    owner: str | None = Field(default=None, description="host:pid of the process that last ran it")
+    live: bool = Field(default=False, description="running, and the process running it is alive")
 
 
 class TaskRecord(BaseModel):

@@ -13,8 +13,9 @@ from stockdesk.shared.tasks.dtos import JobRecord, JobStatus, TaskCounts, TaskRe
 class ITaskStore(ABC):
     """Durable jobs and tasks. Every method is one transaction.
 
-    One runner per job at a time: `open_job` on an existing job assumes that no other process is
-    working on it, and puts tasks left `running` back to `pending`.
+    One runner per job at a time: `open_job` on an existing job puts tasks left `running` by a
+    dead runner back to `pending`, and leaves a live runner's job alone (`JobRecord.live`); callers
+    must not start a second runner on a live job.
     """
 
     @abstractmethod
@@ -22,8 +23,10 @@ class ITaskStore(ABC):
         """The job of (kind, config_hash), created (status pending) if missing; True when created.
 
         Reopening an existing job recovers it from a process that died: its `running` tasks go
-        back to `pending` (the interrupted attempt is not counted) and a `running` job becomes
-        `interrupted`. The stored config is the one the job was created with.
+        back to `pending` (the interrupted attempt is not counted), a `running` job becomes
+        `interrupted` and a stale stop request is forgotten. A job whose runner is alive (see
+        `liveness`) is returned untouched with `live` set. The stored config is the one the job
+        was created with.
         """
 
     @abstractmethod
@@ -79,6 +82,14 @@ class ITaskStore(ABC):
     @abstractmethod
     def set_job_status(self, job_id: str, status: JobStatus, error: str | None = None) -> None:
         """Raises KeyError if the job does not exist."""
+
+    @abstractmethod
+    def start_run(self, job_id: str) -> None:
+        """Status running, owned by this process (host:pid), heartbeat now."""
+
+    @abstractmethod
+    def heartbeat(self, job_id: str) -> None:
+        """The running process is still at it (see `liveness`)."""
 
     @abstractmethod
     def request_cancel(self, job_id: str, reason: str) -> None:

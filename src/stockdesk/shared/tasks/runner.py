@@ -35,21 +35,32 @@ higher `max_attempts` retries them).
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from stockdesk.shared.errors import ConflictException
 from stockdesk.shared.tasks.cancel import JobCancelled, check_cancelled
 from stockdesk.shared.tasks.canonical import jsonable
 from stockdesk.shared.tasks.dtos import JobStatus, TaskCounts, TaskRecord, TaskStatus
 from stockdesk.shared.tasks.engine import BatchWorker, InlineEngine, ITaskEngine, Submitted
+from stockdesk.shared.tasks.liveness import HEARTBEAT_SECONDS, this_runner
 from stockdesk.shared.tasks.ports import ITaskStore
 
 logger = logging.getLogger(__name__)
 
 ProgressCallback = Callable[[int, int], None]
+
+
+class JobAlreadyRunning(ConflictException):
+    """Another live process runs this job: one runner per job (see `liveness`)."""
+
+    code = "JOB_RUNNING"
+
+
 MAX_ERROR_CHARS = 2000
 POLL_SECONDS = 0.5  # how often a waiting runner looks at stop requests
 
@@ -185,12 +196,18 @@ class _Run:
         self.in_flight[self.in_flight.index(placeholder)] = batch
 
     def collect(self, timeout: float) -> None:
-        """Store whatever finished within `timeout` seconds."""
+        """Store whatever finished within `timeout` seconds (all of it, even when one was cancelled)."""
         if not self.in_flight:
             return
+        cancelled: JobCancelled | None = None
         for batch in self.engine.wait(self.in_flight, timeout):
-            self.in_flight.remove(batch)
-            self._store(batch)
+            try:
+                self._store(batch)
+            except JobCancelled as exc:
+                cancelled = exc
+            self.in_flight.remove(batch)  # only once stored (or released): never lost in between
+        if cancelled is not None:
+            raise cancelled
         if self.on_progress is not None:
             counts = self.store.counts(self.job_id)
             self.on_progress(counts.done, counts.total)
@@ -260,13 +277,20 @@ def run_tasks(
     """
     if batch_size < 1 or max_attempts < 1:
         raise ValueError("batch_size and max_attempts must be at least 1")
-    if store.get_job(job_id) is None:
+    job = store.get_job(job_id)
+    if job is None:
         raise KeyError(f"job {job_id} does not exist")
+    if job.live and job.owner != this_runner():
+        raise JobAlreadyRunning(
+            f"job {job_id[:12]} is already running in process {job.owner}: follow it with "
+            f"`stockdesk jobs show {job_id[:12]}`, stop it with `stockdesk jobs cancel {job_id[:12]}`"
+        )
     engine = engine or InlineEngine()
     run = _Run(
         store, job_id, work, engine, batch_size, max_attempts, backoff or Backoff(), budget, on_progress
     )
-    store.set_job_status(job_id, JobStatus.RUNNING)
+    store.start_run(job_id)
+    beating = _Heartbeat(store, job_id)
     try:
         while True:
             run.check_stop_requests()
@@ -295,7 +319,32 @@ def run_tasks(
         except Exception:
             logger.exception("job %s: could not record the failure", job_id)
         raise
-    if run.stop_reason:
+    finally:
+        beating.stop()
+    # the budget stops a job only if something is left: spent on the last batch, the job is finished
+    if run.stop_reason and store.claimable(job_id, max_attempts, limit=1):
         store.set_job_status(job_id, JobStatus.STOPPED, run.stop_reason)
         return store.counts(job_id)
     return _finish(store, job_id, max_attempts)
+
+
+class _Heartbeat:
+    """Tells the store every HEARTBEAT_SECONDS that this runner is alive, from a daemon thread (a
+    batch on the inline engine may take minutes)."""
+
+    def __init__(self, store: ITaskStore, job_id: str):
+        self._stop = threading.Event()
+        self._thread = threading.Thread(
+            target=self._beat, args=(store, job_id), name=f"heartbeat-{job_id[:8]}", daemon=True
+        )
+        self._thread.start()
+
+    def _beat(self, store: ITaskStore, job_id: str) -> None:
+        while not self._stop.wait(HEARTBEAT_SECONDS):
+            try:
+                store.heartbeat(job_id)
+            except Exception:  # a missed beat only makes the job look stale sooner
+                logger.warning("job %s: could not write its heartbeat", job_id, exc_info=True)
+
+    def stop(self) -> None:
+        self._stop.set()

@@ -74,7 +74,6 @@ class SweepService:
         resolved = self._resolved(spec)
         stored = resolved.model_dump(mode="json")
         job, _ = self._tasks.open_job(JOB_KIND, config_hash(stored), stored)
-        self._tasks.clear_cancel(job.id)
         added = self._tasks.add_tasks(job.id, [s.key for s in plan.sets])
         return SweepJob(job, resolved, plan, added)
 

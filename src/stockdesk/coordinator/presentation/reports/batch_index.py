@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -14,6 +15,7 @@ from stockdesk.coordinator.presentation.reports.render import report_environment
 from stockdesk.shared.files import write_atomic
 from stockdesk.shared.tasks import BatchWorker, ITaskEngine, ProgressCallback, RunBudget, TaskCounts
 
+logger = logging.getLogger(__name__)
 INDEX_NAME = "index.html"
 
 
@@ -53,4 +55,7 @@ def run_and_index(
         )
     finally:
         engine.close()
-        write_index(config, job_id, service.rows(job_id), service.counts(job_id))
+        try:
+            write_index(config, job_id, service.rows(job_id), service.counts(job_id))
+        except Exception:  # never hide how the run ended behind a failed index
+            logger.exception("batch %s: could not write its index", job_id)

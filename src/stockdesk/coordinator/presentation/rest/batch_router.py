@@ -25,7 +25,7 @@ from stockdesk.coordinator.application.batch_analysis import (
 from stockdesk.coordinator.presentation.reports.batch_index import INDEX_NAME, run_and_index
 from stockdesk.shared.access.bounds import RequestBounds
 from stockdesk.shared.dates import IsoDay
-from stockdesk.shared.errors import NotFoundException
+from stockdesk.shared.errors import ConflictException, NotFoundException
 from stockdesk.shared.sse import HEADERS, progress_events
 from stockdesk.shared.symbol_text import SymbolText
 from stockdesk.shared.tasks import BatchWorker, ITaskEngine, JobStatus, RunBudget, config_hash
@@ -94,6 +94,10 @@ def build_batch_router(
         job, _ = service.open(config)
         caps = [cap for cap in (body.max_tokens, max_tokens) if cap is not None]
         budget = RunBudget(min(caps) if caps else None, body.max_cost_usd)
+        if job.live and not get_jobs().is_active(job.id):
+            raise ConflictException(
+                f"batch {job.id[:12]} is running in another process ({job.owner})", code="JOB_RUNNING"
+            )
         if service.counts(job.id).done < service.counts(job.id).total:
             get_jobs().submit(
                 JOB_KIND,
