@@ -61,7 +61,11 @@ def build_jobs_router(get_jobs: Callable[[], JobExecutor], get_store: Callable[[
         """Any stored job with its task counts (404 JOB_NOT_FOUND)."""
         return stored(job_id)
 
-    @router.get("/{job_id}/events")
+    @router.get(
+        "/{job_id}/events",
+        response_class=StreamingResponse,
+        responses={200: {"content": {"text/event-stream": {}}, "description": "progress as JSON events"}},
+    )
     def events(job_id: str) -> StreamingResponse:
         """Server-sent events: the job whenever it changes, then `done` once it has ended."""
         stored(job_id)  # 404 now, not inside the stream

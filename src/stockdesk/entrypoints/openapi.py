@@ -77,6 +77,13 @@ ROUTE_ERRORS: dict[tuple[str, str], tuple[int, ...]] = {
     ("GET", "/api/v1/briefings/{x}/script"): (404, 409),
     ("POST", "/api/v1/briefings/{x}/cancel"): (404,),
     ("POST", "/api/v1/jobs/{x}/cancel"): (404,),
+    ("GET", "/api/v1/jobs/{x}"): (404,),
+    ("GET", "/api/v1/jobs/{x}/events"): (404,),
+    ("POST", "/api/v1/batch/analyses"): (404, 409, 422),
+    ("GET", "/api/v1/batch/analyses/{x}"): (404,),
+    ("GET", "/api/v1/batch/analyses/{x}/events"): (404,),
+    ("GET", "/api/v1/batch/analyses/{x}/index"): (404,),
+    ("GET", "/api/v1/batch/analyses/{x}/reports/{x}"): (404,),
 }
 _ROUTE_PATTERNS = [
     (method, re.compile(re.escape(path).replace(r"\{x\}", "[^/]+")), codes)

@@ -113,7 +113,11 @@ def build_batch_router(
         """Progress and every symbol's row so far (404 BATCH_NOT_FOUND)."""
         return _job(service, job_id, rows=True)
 
-    @router.get("/{job_id}/events")
+    @router.get(
+        "/{job_id}/events",
+        response_class=StreamingResponse,
+        responses={200: {"content": {"text/event-stream": {}}, "description": "progress as JSON events"}},
+    )
     def events(job_id: str, service: BatchAnalysisService = Depends(get_service)) -> StreamingResponse:
         """Server-sent events: the job's counts whenever they change, then `done`."""
         _job(service, job_id)  # 404 now, not inside the stream
@@ -127,12 +131,20 @@ def build_batch_router(
         stream = progress_events(read, lambda s: s.model_dump_json(), finished, event="progress")
         return StreamingResponse(stream, media_type="text/event-stream", headers=HEADERS)
 
-    @router.get("/{job_id}/index", response_class=HTMLResponse)
+    @router.get(
+        "/{job_id}/index",
+        response_class=HTMLResponse,
+        responses={200: {"content": {"text/html": {}}, "description": "the index page"}},
+    )
     def index(job_id: str, service: BatchAnalysisService = Depends(get_service)) -> FileResponse:
         """The batch's index page (written when a run ends; 404 before)."""
         return FileResponse(_file(service, job_id, INDEX_NAME), media_type="text/html")
 
-    @router.get("/{job_id}/reports/{symbol}", response_class=HTMLResponse)
+    @router.get(
+        "/{job_id}/reports/{symbol}",
+        response_class=HTMLResponse,
+        responses={200: {"content": {"text/html": {}}, "description": "the symbol's report"}},
+    )
     def report(
         job_id: str, symbol: str, service: BatchAnalysisService = Depends(get_service)
     ) -> FileResponse:
