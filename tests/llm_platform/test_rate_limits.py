@@ -109,11 +109,13 @@ def test_tokens_per_minute_reserves_the_estimate_and_counts_the_actual_usage() -
 def test_a_request_larger_than_the_whole_allowance_goes_alone() -> None:
     clock = FakeClock()
     book = _book(clock, tokens_per_minute=1000)
-    big = _granted(book.try_acquire("remote", 5000, LEASE))
+    big = _granted(book.try_acquire("remote", 5000, LEASE))  # 5000 > 1000/min, but nothing else ran
     book.release(big.grant_id, 4000)
-    _refused(book.try_acquire("remote", 10, LEASE))
-    clock.now = 60.0
-    _granted(book.try_acquire("remote", 10, LEASE))
+    assert [record.tokens for record in book.grant_log()] == [4000]  # counted at its real usage
+    refusal = _refused(book.try_acquire("remote", 10, LEASE))
+    assert refusal.limit.startswith("tokens_per_minute")
+    clock.now = 60.0  # the minute has passed: the 4000 no longer count
+    assert _granted(book.try_acquire("remote", 10, LEASE)).grant_id != big.grant_id
 
 
 def test_a_failed_call_keeps_its_reservation() -> None:
