@@ -144,7 +144,7 @@ def build_jobs_cli(get_store: Callable[[], ITaskStore], resumers: dict[str, Resu
             return
         if not job.live:
             store.clear_cancel(job.id)  # resuming is asking it to run again
-        budget = RunBudget(max_tokens, max_cost) if max_tokens is not None or max_cost is not None else None
+        budget = RunBudget.of(max_tokens, max_cost)
         resumer(job, workers, ray_address, budget)
 
     return app

@@ -15,10 +15,8 @@ from pydantic import BaseModel
 
 from stockdesk.shared.errors import NotFoundException
 from stockdesk.shared.sse import HEADERS, progress_events
-from stockdesk.shared.tasks import ITaskStore, JobStatus, TaskCounts
+from stockdesk.shared.tasks import ENDED_JOB_STATUSES, ITaskStore, JobStatus, TaskCounts
 from stockdesk.shared.tasks.executor import JobExecutor
-
-ENDED = {JobStatus.DONE, JobStatus.FAILED, JobStatus.CANCELLED, JobStatus.STOPPED, JobStatus.INTERRUPTED}
 
 
 class ActiveJobDTO(BaseModel):
@@ -71,7 +69,7 @@ def build_jobs_router(get_jobs: Callable[[], JobExecutor], get_store: Callable[[
         stored(job_id)  # 404 now, not inside the stream
 
         def ended(state: StoredJobDTO) -> bool:
-            return state.live is None and state.status in ENDED
+            return state.live is None and state.status in ENDED_JOB_STATUSES
 
         stream = progress_events(
             lambda: stored(job_id), lambda s: s.model_dump_json(), ended, event="progress"

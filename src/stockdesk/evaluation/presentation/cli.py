@@ -122,7 +122,7 @@ def build_evaluate_command(
             now = service.status(job.job_id)  # points out of attempts, shown as they come
             update(TaskCounts(done=now.done, failed=now.failed, pending=now.pending, total=now.total))
 
-        budget = RunBudget(max_tokens, max_cost) if max_tokens is not None or max_cost is not None else None
+        budget = RunBudget.of(max_tokens, max_cost)
         engine = _engine(make_engine, make_worker, workers, ray_address)
         try:
             if engine is not None:

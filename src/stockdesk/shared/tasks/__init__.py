@@ -18,12 +18,20 @@ back untouched with `live` set, and callers must not start a second runner on it
 """
 
 from stockdesk.shared.tasks.canonical import canonical_json, config_hash, jsonable
-from stockdesk.shared.tasks.dtos import JobRecord, JobStatus, TaskCounts, TaskRecord, TaskStatus
+from stockdesk.shared.tasks.dtos import (
+    ENDED_JOB_STATUSES,
+    JobRecord,
+    JobStatus,
+    TaskCounts,
+    TaskRecord,
+    TaskStatus,
+)
 from stockdesk.shared.tasks.engine import BatchWorker, InlineEngine, ITaskEngine, ThreadEngine
 from stockdesk.shared.tasks.ports import ITaskStore
 from stockdesk.shared.tasks.runner import Backoff, ProgressCallback, RunBudget, error_line, run_tasks
 
 __all__ = [
+    "ENDED_JOB_STATUSES",
     "Backoff",
     "BatchWorker",
     "ITaskEngine",

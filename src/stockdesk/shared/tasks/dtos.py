@@ -26,6 +26,11 @@ RunState = Literal[
 FINISHED_RUN_STATES = frozenset({"completed", "partial", "failed", "cancelled", "interrupted"})
 
 
+ENDED_JOB_STATUSES = frozenset(
+    {JobStatus.DONE, JobStatus.FAILED, JobStatus.CANCELLED, JobStatus.STOPPED, JobStatus.INTERRUPTED}
+)  # no runner is at it: what a progress stream waits for
+
+
 class TaskStatus(StrEnum):
     PENDING = "pending"
     RUNNING = "running"

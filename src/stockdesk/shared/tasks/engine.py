@@ -11,7 +11,6 @@ pickles); the local engines accept any callable.
 from __future__ import annotations
 
 import contextvars
-import threading
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor
@@ -93,7 +92,6 @@ class ThreadEngine(ITaskEngine):
             raise ValueError("workers must be at least 1")
         self.workers = workers
         self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="stockdesk-task")
-        self._lock = threading.Lock()
 
     def submit(self, work: BatchWorker, keys: list[str]) -> Submitted:
         context = contextvars.copy_context()

@@ -21,7 +21,6 @@ from stockdesk.shared.tasks.engine import BatchWorker, ITaskEngine, Outcome, Sub
 logger = logging.getLogger(__name__)
 
 NAMESPACE = "stockdesk"
-ADDRESS_ENV = "STOCKDESK_RAY_ADDRESS"
 
 
 class RemoteTaskError(Exception):
@@ -60,14 +59,15 @@ def _run_batch(work: BatchWorker, keys: list[str]) -> dict[str, Any]:
 def start_ray(address: str | None = None, *, num_cpus: int | None = None) -> str:
     """Connect to Ray once per process: a cluster by address, else a local instance; returns where.
 
-    `address` falls back to $STOCKDESK_RAY_ADDRESS; "local" or nothing starts Ray on this machine
-    (no dashboard). Variables STOCKDESK_* travel to the workers, so they read the same settings.
+    `address` "local" or nothing starts Ray on this machine (no dashboard); callers pass the
+    configured one (`Settings.ray_address`, i.e. $STOCKDESK_RAY_ADDRESS or stockdesk.toml).
+    Variables STOCKDESK_* travel to the workers, so they read the same settings.
     """
     try:
         import ray
     except ImportError as exc:  # pragma: no cover - ray is a dependency
         raise ConfigurationError("ray is not installed: run `make` (or pip install ray)") from exc
-    target = address or os.environ.get(ADDRESS_ENV) or None
+    target = address or None
     if target == "local":
         target = None
     if ray.is_initialized():

@@ -112,6 +112,13 @@ class RunBudget:
     max_tokens: int | None = None
     max_cost_usd: float | None = None
 
+    @staticmethod
+    def of(max_tokens: int | None, max_cost_usd: float | None) -> RunBudget | None:
+        """The budget a command's --max-tokens/--max-cost ask for; None when neither is given."""
+        if max_tokens is None and max_cost_usd is None:
+            return None
+        return RunBudget(max_tokens, max_cost_usd)
+
     def reached(self, tokens: int, cost: float) -> str | None:
         """Why no new task may start, or None."""
         if self.max_tokens is not None and tokens >= self.max_tokens:

@@ -22,15 +22,19 @@ from stockdesk.coordinator.presentation.reports.batch_index import INDEX_NAME, r
 from stockdesk.shared.dates import parse_day
 from stockdesk.shared.errors import BadRequestException
 from stockdesk.shared.task_progress import exit_if_stopped, follow
-from stockdesk.shared.tasks import BatchWorker, InlineEngine, ITaskEngine, JobStatus, RunBudget, TaskCounts
+from stockdesk.shared.tasks import (
+    BatchWorker,
+    InlineEngine,
+    ITaskEngine,
+    JobRecord,
+    JobStatus,
+    RunBudget,
+    TaskCounts,
+)
 from stockdesk.shared.universe import read_universe
 
 WorkFactory = Callable[[BatchAnalysisConfig], BatchWorker]
 EngineFactory = Callable[[int, str | None], ITaskEngine]
-
-
-def budget_of(max_tokens: int | None, max_cost: float | None) -> RunBudget | None:
-    return RunBudget(max_tokens, max_cost) if max_tokens is not None or max_cost is not None else None
 
 
 def run_batch(
@@ -42,10 +46,15 @@ def run_batch(
     budget: RunBudget | None = None,
     max_attempts: int = 2,
     console: Console | None = None,
+    job: JobRecord | None = None,
 ) -> TaskCounts:
-    """Open (or reopen) the batch job, analyse what is missing, write the index; the final counts."""
+    """Analyse what the batch job is missing and write its index; the final counts.
+
+    `job`: the config's job when the caller has opened it already; else it is opened here.
+    """
     console = console or Console(stderr=True)
-    job, _added = service.open(config)
+    if job is None:
+        job, _added = service.open(config)
     before = service.counts(job.id)
     if before.done:
         console.print(
@@ -145,11 +154,13 @@ def build_batch_cli(
             config,
             make_work(config),
             engine,
-            budget=budget_of(max_tokens, max_cost),
+            budget=RunBudget.of(max_tokens, max_cost),
             max_attempts=max_attempts,
             console=console,
+            job=job,
         )
-        job, _ = service.open(config)
-        exit_if_stopped(console, job.status.value, job.error, job.id)
+        ended = service.job(job.id)
+        if ended is not None:
+            exit_if_stopped(console, ended.status.value, ended.error, job.id)
 
     return app

@@ -28,10 +28,15 @@ from stockdesk.shared.dates import IsoDay
 from stockdesk.shared.errors import ConflictException, NotFoundException
 from stockdesk.shared.sse import HEADERS, progress_events
 from stockdesk.shared.symbol_text import SymbolText
-from stockdesk.shared.tasks import BatchWorker, ITaskEngine, JobStatus, RunBudget, config_hash
+from stockdesk.shared.tasks import (
+    ENDED_JOB_STATUSES,
+    BatchWorker,
+    ITaskEngine,
+    JobStatus,
+    RunBudget,
+    config_hash,
+)
 from stockdesk.shared.tasks.executor import JobExecutor
-
-FINISHED = {JobStatus.DONE, JobStatus.FAILED, JobStatus.CANCELLED, JobStatus.STOPPED, JobStatus.INTERRUPTED}
 
 
 class BatchBody(BaseModel):
@@ -98,7 +103,8 @@ def build_batch_router(
             raise ConflictException(
                 f"batch {job.id[:12]} is running in another process ({job.owner})", code="JOB_RUNNING"
             )
-        if service.counts(job.id).done < service.counts(job.id).total:
+        counts = service.counts(job.id)
+        if counts.done < counts.total:
             get_jobs().submit(
                 JOB_KIND,
                 job.id,
@@ -126,7 +132,7 @@ def build_batch_router(
             return _job(service, job_id)
 
         def finished(state: BatchJob) -> bool:
-            return JobStatus(state.status) in FINISHED and not get_jobs().is_active(job_id)
+            return JobStatus(state.status) in ENDED_JOB_STATUSES and not get_jobs().is_active(job_id)
 
         stream = progress_events(read, lambda s: s.model_dump_json(), finished, event="progress")
         return StreamingResponse(stream, media_type="text/event-stream", headers=HEADERS)

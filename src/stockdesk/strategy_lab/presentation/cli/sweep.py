@@ -194,7 +194,7 @@ def build_sweep_command(
         plan_sweep(spec)  # a grid without a valid set fails here, before an engine starts
         if results_out is not None and results_out.is_dir():
             raise BadRequestException(f"--out {results_out} is a folder: name a .csv file", code="BAD_OUTPUT")
-        budget = RunBudget(max_tokens, max_cost) if max_tokens is not None or max_cost is not None else None
+        budget = RunBudget.of(max_tokens, max_cost)
         results = run_sweep(
             get_service(),
             spec,
