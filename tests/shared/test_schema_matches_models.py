@@ -7,7 +7,9 @@ from alembic.migration import MigrationContext
 
 import stockdesk.coordinator.infrastructure.persistence.models
 import stockdesk.data_engineering.infrastructure.persistence.models
+import stockdesk.ledger.infrastructure.persistence.models
 import stockdesk.llm_platform.infrastructure.persistence.models
+import stockdesk.shared.db.api_key_store
 import stockdesk.shared.db.task_store
 import stockdesk.strategy_lab.infrastructure.persistence.models  # noqa: F401
 from stockdesk.shared.db import Base, Database

@@ -1,0 +1,1 @@
+"""The ledger's entry type and its chain rule (pure: no I/O)."""

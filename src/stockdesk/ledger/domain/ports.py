@@ -1,0 +1,22 @@
+"""The ledger's store: serialised appends (one chain, never a fork) and reads in seq order."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Iterator
+
+from stockdesk.ledger.domain.entry import LedgerEntry
+
+Sealer = Callable[[int, str], LedgerEntry]
+"""(next seq, previous entry's hash) -> the sealed entry to store."""
+
+
+class ILedgerStore(ABC):
+    @abstractmethod
+    def append(self, entry_id: str, seal: Sealer) -> LedgerEntry:
+        """Under a lock every writer takes (other processes too): the stored entry `entry_id` if there
+        is one (a rerun appends nothing), else `seal(head seq + 1, head hash)` stored and returned."""
+
+    @abstractmethod
+    def entries(self) -> Iterator[LedgerEntry]:
+        """Every entry in seq order, as stored (nothing recomputed)."""

@@ -1,0 +1,1 @@
+"""The ledger table and its serialised appends (SQLite BEGIN IMMEDIATE, PostgreSQL advisory lock)."""

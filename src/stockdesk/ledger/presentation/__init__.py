@@ -1,0 +1,1 @@
+"""The ledger has no commands of its own: `stockdesk track` (evaluation) reads and verifies it."""
