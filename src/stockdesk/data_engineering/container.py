@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from functools import cached_property
 
+from stockdesk.data_engineering.application.as_of_range import CheckAsOfUseCase
 from stockdesk.data_engineering.application.coverage import StoreCoverageUseCase
 from stockdesk.data_engineering.application.import_service import MarketDataImportService
 from stockdesk.data_engineering.application.intraday_import import IntradayImportService
@@ -106,6 +107,10 @@ class DataEngineeringContainer:
     @property
     def stock_basic_info(self) -> GetStockBasicInfoUseCase:
         return GetStockBasicInfoUseCase(self.repository)
+
+    @property
+    def as_of_check(self) -> CheckAsOfUseCase:
+        return CheckAsOfUseCase(self.repository)
 
     @property
     def daily_bars(self) -> GetDailyBarsUseCase:

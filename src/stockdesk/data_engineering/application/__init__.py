@@ -3,6 +3,7 @@
 Other contexts import from here only (import-linter enforces it).
 """
 
+from stockdesk.data_engineering.application.as_of_range import MAX_DAYS_AFTER, AsOfCheckDTO, CheckAsOfUseCase
 from stockdesk.data_engineering.application.use_cases import (
     GetDailyBarsUseCase,
     GetFilingPagesUseCase,
@@ -31,8 +32,13 @@ from stockdesk.data_engineering.domain.dtos import (
     StockDataSummaryDTO,
     TextHitDTO,
 )
+from stockdesk.data_engineering.domain.exceptions import AsOfOutOfRangeError
 
 __all__ = [
+    "MAX_DAYS_AFTER",
+    "AsOfCheckDTO",
+    "AsOfOutOfRangeError",
+    "CheckAsOfUseCase",
     "DailyBarDTO",
     "DailyValuationDTO",
     "FilingDTO",

@@ -55,3 +55,11 @@ class SymbolNotFoundError(NotFoundException):
 
 class ProviderUnavailableError(ServiceUnavailableError):
     code = "DATA_PROVIDER_UNAVAILABLE"
+
+
+class AsOfOutOfRangeError(BadRequestException):
+    """An as-of date outside a symbol's stored daily bars (or a symbol without any): an analysis
+    there would rest on no evidence. `details`: symbol, as_of, first, last, side (after | before |
+    none) and, for many symbols, `refused` (one such dict each), so a page can word it itself."""
+
+    code = "AS_OF_OUT_OF_RANGE"

@@ -17,6 +17,7 @@ from stockdesk.data_engineering.domain.dtos import (
     IntradayBarDTO,
     IntradayWriteCounts,
     NewsItemDTO,
+    RangeSummary,
     SecurityDTO,
     TextHitDTO,
 )
@@ -106,6 +107,14 @@ class IMarketDataRepository(ABC):
 
     @abstractmethod
     def dividends_frame(self, symbols: list[str]) -> pd.DataFrame: ...
+
+    @abstractmethod
+    def bar_spans(self, symbols: list[str]) -> dict[str, RangeSummary]:
+        """Count, first and last daily bar of each symbol (one grouped read); no bars: absent."""
+
+    @abstractmethod
+    def market_bar_days(self, market: str, after: date) -> list[date]:
+        """The days after `after` on which any stored symbol of `market` has a daily bar, oldest first."""
 
     @abstractmethod
     def symbols_with_reported_valuations(self, symbols: list[str]) -> set[str]: ...

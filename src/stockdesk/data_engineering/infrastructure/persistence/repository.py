@@ -20,6 +20,7 @@ from stockdesk.data_engineering.domain.dtos import (
     FilingPageDTO,
     FinancialReportDTO,
     NewsItemDTO,
+    RangeSummary,
     SecurityDTO,
     TextHitDTO,
 )
@@ -44,6 +45,7 @@ from stockdesk.data_engineering.infrastructure.persistence.text_index import (
 from stockdesk.shared.db import Database
 from stockdesk.shared.db.upsert import upsert_columns
 
+SPAN_CHUNK = 500  # symbols per grouped read of bar spans
 _TABLES: dict[str, tuple[Table, list[str]]] = {
     "securities": (SecurityRow.__table__, ["symbol"]),  # type: ignore[dict-item]
     "bars": (DailyBarRow.__table__, F.BAR_KEY),  # type: ignore[dict-item]
@@ -296,6 +298,38 @@ class SqlMarketDataRepository(IMarketDataRepository):
         """Every stored version of every report of `symbols` (canonical columns)."""
         table = FinancialReportRow.__table__
         return self._frame(select(table).where(table.c.symbol.in_(symbols)))
+
+    def bar_spans(self, symbols: list[str]) -> dict[str, RangeSummary]:
+        table = DailyBarRow.__table__
+        day = table.c.trade_date
+        spans: dict[str, RangeSummary] = {}
+        self._db.ensure_schema()
+        with self._db.engine.connect() as conn:
+            for start in range(0, len(symbols), SPAN_CHUNK):  # bounded IN lists (SQLite's variables)
+                chunk = symbols[start : start + SPAN_CHUNK]
+                stmt = (
+                    select(table.c.symbol, func.count(), func.min(day), func.max(day))
+                    .where(table.c.symbol.in_(chunk))
+                    .group_by(table.c.symbol)
+                )
+                for symbol, count, first, last in conn.execute(stmt):
+                    spans[symbol] = RangeSummary(
+                        count=int(count), first=pd.Timestamp(first).date(), last=pd.Timestamp(last).date()
+                    )
+        return spans
+
+    def market_bar_days(self, market: str, after: date) -> list[date]:
+        bars, securities = DailyBarRow.__table__, SecurityRow.__table__
+        stmt = (
+            select(bars.c.trade_date)
+            .distinct()
+            .join(securities, securities.c.symbol == bars.c.symbol)
+            .where(securities.c.market == market, bars.c.trade_date > after)
+            .order_by(bars.c.trade_date)
+        )
+        self._db.ensure_schema()
+        with self._db.engine.connect() as conn:
+            return [pd.Timestamp(day).date() for (day,) in conn.execute(stmt)]
 
     def dividends_frame(self, symbols: list[str]) -> pd.DataFrame:
         table = DividendRow.__table__
