@@ -14,6 +14,7 @@ from stockdesk.coordinator.infrastructure.adapters.gateways import (
     ResearchGatewayAdapter,
     SnapshotBuilder,
 )
+from stockdesk.coordinator.infrastructure.adapters.ledger_gateway import LedgerGatewayAdapter
 from stockdesk.coordinator.infrastructure.adapters.llm_run_scope import LLMRunScopeAdapter
 from stockdesk.coordinator.infrastructure.persistence.session_repository import (
     SqlResearchSessionRepository,
@@ -21,6 +22,7 @@ from stockdesk.coordinator.infrastructure.persistence.session_repository import 
 from stockdesk.data_engineering.application import GetStockBasicInfoUseCase
 from stockdesk.debate.application import DebateService
 from stockdesk.judge.application import JudgeService
+from stockdesk.ledger.application import LedgerService
 from stockdesk.llm_platform.application.llm_service import LLMService
 from stockdesk.shared.db import Database
 
@@ -37,6 +39,7 @@ class CoordinatorContainer:
         debate: Callable[[], DebateService],
         judge: Callable[[], JudgeService],
         llm_service: Callable[[], LLMService],
+        ledger: Callable[[], LedgerService] | None = None,
     ):
         """Every argument is a factory: nothing is built until a research session needs it."""
         self._database = database
@@ -47,6 +50,7 @@ class CoordinatorContainer:
         self._debate = debate
         self._judge = judge
         self._llm_service = llm_service
+        self._ledger = ledger  # where saved verdicts are appended (None: not recorded)
 
     @cached_property
     def repository(self) -> SqlResearchSessionRepository:
@@ -60,4 +64,5 @@ class CoordinatorContainer:
             JudgeGatewayAdapter(self._judge),
             self.repository,
             LLMRunScopeAdapter(self._llm_service),
+            ledger=LedgerGatewayAdapter(self._ledger) if self._ledger is not None else None,
         )

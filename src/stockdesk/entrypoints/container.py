@@ -14,6 +14,7 @@ from stockdesk.debate.infrastructure.panel_factory import PanelOptions
 from stockdesk.debate.infrastructure.tools.store_tools import PanelData
 from stockdesk.evaluation.container import EvaluationContainer
 from stockdesk.judge.container import JudgeContainer
+from stockdesk.ledger.container import LedgerContainer
 from stockdesk.llm_platform.application.llm_service import LLMService
 from stockdesk.llm_platform.application.search_service import WebSearchService
 from stockdesk.llm_platform.container import build_llm_service, build_search_service
@@ -118,7 +119,13 @@ class AppContainer:
             debate=lambda: self.debate.service,
             judge=lambda: self.judge.service,
             llm_service=lambda: self.llm_service,
+            ledger=lambda: self.ledger.service,
         )
+
+    @cached_property
+    def ledger(self) -> LedgerContainer:
+        """The verdict ledger: every verdict a session saves, in a hash chain."""
+        return LedgerContainer(self.database)
 
     @cached_property
     def strategy_lab(self) -> StrategyLabContainer:

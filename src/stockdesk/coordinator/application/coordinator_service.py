@@ -23,6 +23,7 @@ from stockdesk.coordinator.domain.dtos.session import (
 )
 from stockdesk.coordinator.domain.model.enums import NodeStatus, SessionStatus
 from stockdesk.coordinator.domain.ports.gateways import IDebateGateway, IJudgeGateway, IResearchGateway
+from stockdesk.coordinator.domain.ports.ledger import IVerdictLedger
 from stockdesk.coordinator.domain.ports.observer import INodeObserver
 from stockdesk.coordinator.domain.ports.run_scope import ILLMRunScope
 from stockdesk.coordinator.domain.ports.session_repository import IResearchSessionRepository
@@ -59,8 +60,11 @@ class ResearchCoordinatorService:
         run_scope: ILLMRunScope,
         *,
         new_id: Callable[[], str] = lambda: uuid.uuid4().hex,
+        ledger: IVerdictLedger | None = None,
     ):
+        """`ledger`: where each saved session's verdict is appended (None: nowhere, e.g. tests)."""
         self._research, self._debate, self._judge = research, debate, judge
+        self._ledger = ledger
         self._repository = repository
         self._run_scope = run_scope
         self._new_id = new_id
@@ -156,6 +160,8 @@ class ResearchCoordinatorService:
         )
         session = session.model_copy(update={"status": final_status(session), "nodes": finished})
         self._repository.save(session)  # with its node executions, in one transaction
+        if self._ledger is not None and request.record_verdict and session.verdict.get("action"):
+            self._ledger.record(session)  # once per saved verdict; evaluation points are not recorded
         return self.get(session.id)
 
     def _save_cancelled(

@@ -29,6 +29,11 @@ class ResearchRequest(BaseModel):
         description="LLM experts, no debate; the rules verdict combines the experts' own stances "
         "and confidences (evaluate --mode experts)",
     )
+    record_verdict: bool = Field(
+        default=True,
+        description="append the verdict to the verdict ledger; False for evaluation points, which "
+        "are scored by evaluate and are not the desk's verdicts",
+    )
 
 
 class NodeExecution(BaseModel):

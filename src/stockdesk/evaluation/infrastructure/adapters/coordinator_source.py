@@ -2,7 +2,8 @@
 
 Each point is a recorded session (its id in the point), so every verdict keeps its audit trail.
 Experts mode asks the coordinator for `verdict_by_rules` (LLM experts, the rules combine their own
-stances, no debate); full mode runs the whole pipeline.
+stances, no debate); full mode runs the whole pipeline. Evaluation points are not appended to the
+verdict ledger (`record_verdict=False`): they are replays scored by evaluate, not the desk's verdicts.
 """
 
 from __future__ import annotations
@@ -50,6 +51,7 @@ class CoordinatorVerdictSource(IVerdictSource):
                 as_of=day,
                 experts=list(experts),
                 verdict_by_rules=self.mode is EvaluationMode.EXPERTS,
+                record_verdict=False,  # an evaluation point is scored here, not a ledger entry
             )
             async with gate:
                 try:

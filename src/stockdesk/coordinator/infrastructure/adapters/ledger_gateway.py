@@ -1,0 +1,101 @@
+"""IVerdictLedger over the ledger's application: a saved session becomes one VerdictRecord.
+
+What the record holds, from the session:
+- mode: `rules` (rules-only), `experts` (LLM experts combined by the rules) or `full`;
+- model: `rules` for a code-only verdict, else the LLM routes the session ran with (`llm_settings`);
+- probability_up: the verdict's own `probability_up` when it carries one, else None (uncalibrated);
+- experts: each expert's stance and confidence from the aggregation's digests;
+- inputs hash: the experts' snapshots (their `*_indicators`), the sha256 of each expert's prompt
+  (`input`), the model and the seed.
+The entry's as_of is the session's; a session run without one (latest data) takes the date its
+trade plan is priced at (the last bar), else the day it started.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import date
+from typing import Any
+
+from stockdesk.coordinator.domain.dtos.session import ResearchSession
+from stockdesk.coordinator.domain.ports.ledger import IVerdictLedger
+from stockdesk.ledger.application import (
+    ExpertVoiceRecord,
+    LedgerService,
+    VerdictRecord,
+    inputs_hash,
+    prompt_hash,
+)
+
+
+def session_mode(settings: dict[str, Any]) -> str:
+    if settings.get("rules_only"):
+        return "rules"
+    return "experts" if settings.get("verdict_by_rules") else "full"
+
+
+def session_model(settings: dict[str, Any]) -> str:
+    if settings.get("rules_only"):
+        return "rules"
+    return ",".join(str(m) for m in settings.get("models") or []) or "unknown"
+
+
+def _as_of(session: ResearchSession) -> date:
+    if session.as_of is not None:
+        return session.as_of
+    reference = ((session.verdict or {}).get("trade_plan") or {}).get("reference_date")
+    return date.fromisoformat(reference) if reference else session.started_at.date()
+
+
+def _experts(aggregation: dict[str, Any]) -> dict[str, ExpertVoiceRecord]:
+    stances = aggregation.get("stances") or {}
+    return {
+        d["expert"]: ExpertVoiceRecord(
+            stance=str(stances.get(d["expert"], "neutral")), confidence=float(d.get("confidence") or 0.0)
+        )
+        for d in aggregation.get("digests") or []
+        if d.get("expert")
+    }
+
+
+def _probability(verdict: dict[str, Any]) -> float | None:
+    value = verdict.get("probability_up")
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
+def verdict_record(session: ResearchSession) -> VerdictRecord:
+    """The ledger record of a session that has a verdict."""
+    settings = session.llm_settings or {}
+    model = session_model(settings)
+    results = session.expert_results or {}
+    snapshots = {
+        name: {k: v for k, v in result.items() if k.endswith("_indicators")}
+        for name, result in results.items()
+    }
+    prompts = {
+        name: prompt_hash(r["input"]) for name, r in results.items() if isinstance(r.get("input"), str)
+    }
+    verdict = session.verdict
+    return VerdictRecord(
+        entry_id=session.id,
+        symbol=session.symbol,
+        as_of=_as_of(session),
+        mode=session_mode(settings),
+        model=model,
+        action=str(verdict["action"]).upper(),
+        probability_up=_probability(verdict),
+        session_id=session.id,
+        verdict=verdict,
+        experts=_experts(session.aggregation or {}),
+        inputs_hash=inputs_hash(snapshots, prompts, model, settings.get("seed")),
+        tokens=session.tokens,
+        llm_calls=session.llm_calls,
+    )
+
+
+class LedgerGatewayAdapter(IVerdictLedger):
+    def __init__(self, service: Callable[[], LedgerService]):
+        self._service = service
+
+    def record(self, session: ResearchSession) -> None:
+        self._service().append(verdict_record(session))
