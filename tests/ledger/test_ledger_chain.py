@@ -30,6 +30,7 @@ def record(
         mode="rules",
         model="rules",
         action=action,
+        confidence=0.54,
         verdict={"action": action, "confidence": 0.54, "reasoning": "规则裁决"},
         experts={"technical_analyst": {"stance": "neutral", "confidence": 0.42}},
         inputs_hash=inputs_hash({"technical_analyst": {"close": 14.94}}, {}, "rules", None),
@@ -175,3 +176,12 @@ def test_concurrent_appends_from_several_processes_keep_one_chain(database: Data
     assert [e.seq for e in entries] == list(range(1, workers * each + 1))
     assert {e.entry_id for e in entries} == {f"w{w}-{i}" for w in range(workers) for i in range(each)}
     assert ledger.verify().ok
+
+
+def test_facts_are_the_entries_without_their_verdict_text(database: Database) -> None:
+    ledger = service(database)
+    entry = ledger.append(record("s1", probability_up=0.61))
+    [facts] = ledger.facts()
+    assert facts.model_dump() == entry.model_dump(
+        exclude={"verdict_json", "inputs_hash", "prev_hash", "entry_hash"}
+    )

@@ -4,7 +4,13 @@ from stockdesk.ledger.application.ledger_service import LedgerService
 from stockdesk.ledger.application.records import ExpertVoiceRecord, VerdictRecord, inputs_hash, prompt_hash
 from stockdesk.ledger.domain.canonical import canonical_json, sha256_hex
 from stockdesk.ledger.domain.chain import BadEntry, ChainCheck
-from stockdesk.ledger.domain.entry import GENESIS, RETROSPECTIVE_DAYS, LedgerEntry, is_retrospective
+from stockdesk.ledger.domain.entry import (
+    GENESIS,
+    RETROSPECTIVE_DAYS,
+    LedgerEntry,
+    LedgerFacts,
+    is_retrospective,
+)
 
 __all__ = [
     "GENESIS",
@@ -13,6 +19,7 @@ __all__ = [
     "ChainCheck",
     "ExpertVoiceRecord",
     "LedgerEntry",
+    "LedgerFacts",
     "LedgerService",
     "VerdictRecord",
     "canonical_json",

@@ -14,7 +14,7 @@ from datetime import UTC, datetime
 from stockdesk.ledger.application.records import VerdictRecord
 from stockdesk.ledger.domain.canonical import canonical_json
 from stockdesk.ledger.domain.chain import ChainCheck, verify_chain
-from stockdesk.ledger.domain.entry import LedgerEntry, is_retrospective, seal
+from stockdesk.ledger.domain.entry import LedgerEntry, LedgerFacts, is_retrospective, seal
 from stockdesk.ledger.domain.ports import ILedgerStore
 
 PROBABILITY_DIGITS = 6  # stored and hashed rounded: the same figure on SQLite and PostgreSQL
@@ -39,6 +39,8 @@ class LedgerService:
             "mode": record.mode,
             "model": record.model,
             "action": record.action,
+            "confidence": round(record.confidence, PROBABILITY_DIGITS),
+            "position_percent": round(record.position_percent, PROBABILITY_DIGITS),
             "probability_up": (
                 None if record.probability_up is None else round(record.probability_up, PROBABILITY_DIGITS)
             ),
@@ -56,6 +58,10 @@ class LedgerService:
     def entries(self) -> list[LedgerEntry]:
         """Every entry in seq order."""
         return list(self._store.entries())
+
+    def facts(self) -> list[LedgerFacts]:
+        """Every entry in seq order without its verdict text and hashes (what the track record scores)."""
+        return list(self._store.facts())
 
     def verify(self) -> ChainCheck:
         """Recompute every hash in order; the first entry that breaks the chain is named."""

@@ -24,6 +24,8 @@ class VerdictRecord(BaseModel):
     mode: str = Field(pattern="^(rules|experts|full)$")
     model: str
     action: str = Field(pattern="^(BUY|SELL|HOLD)$")
+    confidence: float = Field(ge=0.0, le=1.0)
+    position_percent: float = Field(default=0.0, ge=0.0, le=1.0, description="a fraction of the book")
     probability_up: float | None = Field(default=None, ge=0.0, le=1.0)
     session_id: str | None = None
     verdict: dict[str, Any]

@@ -53,6 +53,8 @@ class LedgerEntry(BaseModel):
     mode: str = Field(description="rules | experts | full")
     model: str = Field(description="'rules' for a code-only verdict, else the session's LLM models")
     action: str = Field(description="BUY | SELL | HOLD")
+    confidence: float = Field(description="the verdict's confidence, as it states it")
+    position_percent: float = Field(description="the verdict's position, a fraction of the book")
     probability_up: float | None = Field(
         default=None, description="the verdict's own P(excess return > 0); None: uncalibrated"
     )
@@ -84,3 +86,35 @@ def seal(fields: dict[str, Any], seq: int, prev_hash: str) -> LedgerEntry:
     """The entry at `seq` after `prev_hash`, with its hash computed (fields: every other column)."""
     body = {**fields, "seq": seq}
     return LedgerEntry(**body, prev_hash=prev_hash, entry_hash=chain_hash(prev_hash, body))
+
+
+FACT_FIELDS = (
+    "seq", "entry_id", "symbol", "as_of", "created_at", "mode", "model", "action", "confidence",
+    "position_percent", "probability_up", "session_id", "experts_json", "tokens", "llm_calls",
+    "cost_usd", "retrospective",
+)  # fmt: skip
+
+
+class LedgerFacts(BaseModel):
+    """An entry without its verdict text and hashes: what scoring the track record reads (the
+    verdict JSON is most of a row's bytes, and nothing in it is scored)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    seq: int
+    entry_id: str
+    symbol: str
+    as_of: date
+    created_at: datetime
+    mode: str
+    model: str
+    action: str
+    confidence: float
+    position_percent: float
+    probability_up: float | None = None
+    session_id: str | None = None
+    experts_json: str
+    tokens: int = 0
+    llm_calls: int = 0
+    cost_usd: float | None = None
+    retrospective: bool

@@ -5,7 +5,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator
 
-from stockdesk.ledger.domain.entry import LedgerEntry
+from stockdesk.ledger.domain.entry import LedgerEntry, LedgerFacts
 
 Sealer = Callable[[int, str], LedgerEntry]
 """(next seq, previous entry's hash) -> the sealed entry to store."""
@@ -20,3 +20,7 @@ class ILedgerStore(ABC):
     @abstractmethod
     def entries(self) -> Iterator[LedgerEntry]:
         """Every entry in seq order, as stored (nothing recomputed)."""
+
+    @abstractmethod
+    def facts(self) -> Iterator[LedgerFacts]:
+        """Every entry in seq order without its verdict text and hashes (scoring reads these)."""

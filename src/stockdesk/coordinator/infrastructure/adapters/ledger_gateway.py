@@ -83,6 +83,8 @@ def verdict_record(session: ResearchSession) -> VerdictRecord:
         mode=session_mode(settings),
         model=model,
         action=str(verdict["action"]).upper(),
+        confidence=float(verdict.get("confidence") or 0.0),
+        position_percent=float(verdict.get("position_percent") or 0.0),
         probability_up=_probability(verdict),
         session_id=session.id,
         verdict=verdict,

@@ -14,7 +14,7 @@ from datetime import UTC
 
 from sqlalchemy import Connection, select, text
 
-from stockdesk.ledger.domain.entry import GENESIS, LedgerEntry
+from stockdesk.ledger.domain.entry import FACT_FIELDS, GENESIS, LedgerEntry, LedgerFacts
 from stockdesk.ledger.domain.ports import ILedgerStore, Sealer
 from stockdesk.ledger.infrastructure.persistence.models import COLUMNS, VerdictLedgerRow
 from stockdesk.shared.db import Database
@@ -24,11 +24,15 @@ TABLE = VerdictLedgerRow.__table__
 FETCH = 5000
 
 
-def _entry(row: tuple) -> LedgerEntry:  # type: ignore[type-arg]
-    values = dict(zip(COLUMNS, row, strict=True))
+def _values(names: tuple[str, ...], row: tuple) -> dict:  # type: ignore[type-arg]
+    values = dict(zip(names, row, strict=True))
     moment = values["created_at"]
     values["created_at"] = moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
-    return LedgerEntry.model_construct(**values)  # as stored: validation would not check the hash
+    return values
+
+
+def _entry(row: tuple) -> LedgerEntry:  # type: ignore[type-arg]
+    return LedgerEntry.model_construct(**_values(COLUMNS, row))  # as stored: validation checks no hash
 
 
 class SqlLedgerStore(ILedgerStore):
@@ -58,12 +62,17 @@ class SqlLedgerStore(ILedgerStore):
             conn.commit()
             return entry
 
-    def entries(self) -> Iterator[LedgerEntry]:
+    def _rows(self, names: tuple[str, ...]) -> Iterator[tuple]:  # type: ignore[type-arg]
         self._database.ensure_schema()
-        columns = [TABLE.c[name] for name in COLUMNS]
         with self._database.engine.connect() as conn:
             result = conn.execution_options(stream_results=True, yield_per=FETCH).execute(
-                select(*columns).order_by(TABLE.c.seq)
+                select(*[TABLE.c[name] for name in names]).order_by(TABLE.c.seq)
             )
             for row in result:
-                yield _entry(tuple(row))
+                yield tuple(row)
+
+    def entries(self) -> Iterator[LedgerEntry]:
+        return (_entry(row) for row in self._rows(COLUMNS))
+
+    def facts(self) -> Iterator[LedgerFacts]:
+        return (LedgerFacts.model_construct(**_values(FACT_FIELDS, row)) for row in self._rows(FACT_FIELDS))

@@ -26,6 +26,8 @@ class VerdictLedgerRow(Base):
     mode: Mapped[str] = mapped_column(String(16))
     model: Mapped[str] = mapped_column(String(500))
     action: Mapped[str] = mapped_column(String(8))
+    confidence: Mapped[float] = mapped_column(Float)
+    position_percent: Mapped[float] = mapped_column(Float)
     probability_up: Mapped[float | None] = mapped_column(Float)
     session_id: Mapped[str | None] = mapped_column(String(64), index=True)
     verdict_json: Mapped[str] = mapped_column(Text)
@@ -40,7 +42,8 @@ class VerdictLedgerRow(Base):
 
 
 COLUMNS = (
-    "seq", "entry_id", "symbol", "as_of", "created_at", "mode", "model", "action", "probability_up",
+    "seq", "entry_id", "symbol", "as_of", "created_at", "mode", "model", "action", "confidence",
+    "position_percent", "probability_up",
     "session_id", "verdict_json", "experts_json", "inputs_hash", "tokens", "llm_calls", "cost_usd",
     "retrospective", "prev_hash", "entry_hash",
 )  # fmt: skip

@@ -28,6 +28,8 @@ def upgrade() -> None:
         sa.Column("mode", sa.String(length=16), nullable=False),
         sa.Column("model", sa.String(length=500), nullable=False),
         sa.Column("action", sa.String(length=8), nullable=False),
+        sa.Column("confidence", sa.Float(), nullable=False),
+        sa.Column("position_percent", sa.Float(), nullable=False),
         sa.Column("probability_up", sa.Float(), nullable=True),
         sa.Column("session_id", sa.String(length=64), nullable=True),
         sa.Column("verdict_json", sa.Text(), nullable=False),
