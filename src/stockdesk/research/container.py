@@ -18,6 +18,7 @@ from stockdesk.llm_platform.application.llm_service import LLMService
 from stockdesk.llm_platform.application.search_service import WebSearchService
 from stockdesk.research.application.catalyst_detective_service import CatalystDetectiveService
 from stockdesk.research.application.chart_data_service import ChartDataService
+from stockdesk.research.application.factors import FactorService
 from stockdesk.research.application.financial_auditor_service import FinancialAuditorService
 from stockdesk.research.application.macro_intelligence_service import MacroIntelligenceService
 from stockdesk.research.application.rules_signal_service import RulesSignalService
@@ -60,6 +61,7 @@ from stockdesk.research.infrastructure.agents.macro_intelligence.agent import Ma
 from stockdesk.research.infrastructure.agents.technical_analyst.agent import TechnicalAnalystAgent
 from stockdesk.research.infrastructure.agents.valuation_modeler.agent import ValuationModelerAgent
 from stockdesk.research.infrastructure.chart_series import ChartSeriesBuilder
+from stockdesk.research.infrastructure.screen.factor_panel import FactorPanelAdapter
 from stockdesk.research.infrastructure.screen.figures_builder import ScreenFiguresBuilder
 from stockdesk.research.infrastructure.screen.panel_adapter import ScreenPanelAdapter
 from stockdesk.research.infrastructure.search_utils.result_filter import (
@@ -224,6 +226,13 @@ class ResearchContainer:
             raise RuntimeError("ResearchContainer needs securities and market_frames for the screen")
         adapter = ScreenPanelAdapter(self._securities, self._basic_info, self._market_frames)
         return ScreenService(adapter, ScreenFiguresBuilder())
+
+    @property
+    def factors(self) -> FactorService:
+        """The factor library over the store (what the signal model reads)."""
+        if self._securities is None or self._market_frames is None:
+            raise RuntimeError("ResearchContainer needs securities and market_frames for factors")
+        return FactorService(FactorPanelAdapter(self._securities, self._market_frames))
 
     def _nothing_to_find(self) -> Callable[[date], bool]:
         """Searches as of a day before the store's first text find nothing, if only the store is

@@ -34,7 +34,7 @@ from stockdesk.evaluation.domain.ports import SecurityInfo
 from stockdesk.shared.execution import (
     ExecutionRules,
     cost_frames,
-    fills_and_returns,
+    excess_outcomes,
     follow_portfolio,
     index_levels,
     limit_lookup,
@@ -42,7 +42,6 @@ from stockdesk.shared.execution import (
     strategy_metrics,
     trading_panel,
     verdict_weights,
-    window_returns,
     zero_costs,
 )
 
@@ -60,12 +59,11 @@ def outcomes(
     """`verdicts` (symbol, as_of, action, confidence, position_percent, ...) joined with entry,
     fill, forward returns `fwd_<h>` and excess returns `exc_<h>` over the benchmark levels."""
     names = {s: info.name for s, info in securities.items()}
-    fills = fills_and_returns(bars, verdicts[["symbol", "as_of", "action"]], horizons, limit_lookup(names))
-    frame = verdicts.join(fills[["entry_date", "entry_price", "filled", *[f"fwd_{h}" for h in horizons]]])
-    for h in horizons:
-        bench = window_returns(levels, fills["entry_date"], fills[f"exit_{h}"])
-        frame[f"exc_{h}"] = frame[f"fwd_{h}"] - bench.to_numpy()
-    return frame
+    fills = excess_outcomes(
+        bars, verdicts[["symbol", "as_of", "action"]], horizons, limit_lookup(names), levels
+    )
+    columns = ["entry_date", "entry_price", "filled", *[f"{k}_{h}" for k in ("fwd", "exc") for h in horizons]]
+    return verdicts.join(fills[columns])
 
 
 def benchmark_levels(bars: pd.DataFrame, universe: list[str], benchmark: str | None) -> pd.DataFrame:

@@ -31,6 +31,7 @@ from stockdesk.shared.execution.costs import (
 from stockdesk.shared.execution.engine import Simulation, equal_weight_benchmark, simulate
 from stockdesk.shared.execution.fills import (
     adjusted_prices,
+    excess_outcomes,
     fills_and_returns,
     index_levels,
     trading_bars,
@@ -69,6 +70,7 @@ __all__ = [
     "cost_model",
     "cost_rates",
     "equal_weight_benchmark",
+    "excess_outcomes",
     "execute",
     "fills_and_returns",
     "follow_portfolio",

@@ -254,3 +254,20 @@ def limit_fractions(
     out = np.full(len(symbols), np.nan)
     out[has_entry] = merged
     return out
+
+
+def excess_outcomes(
+    bars: pd.DataFrame,
+    points: pd.DataFrame,
+    horizons: Sequence[int],
+    limits: LimitSource | None,
+    levels: pd.DataFrame,
+) -> pd.DataFrame:
+    """`fills_and_returns` of `points` plus `exc_<h>`: each forward return minus the benchmark
+    levels' return over the point's own window (entry open to the h-th day's close). What
+    `stockdesk evaluate` scores and what the signal model learns from: one definition for both."""
+    fills = fills_and_returns(bars, points, horizons, limits)
+    for h in horizons:
+        bench = window_returns(levels, fills["entry_date"], fills[f"exit_{h}"])
+        fills[f"exc_{h}"] = fills[f"fwd_{h}"] - bench.to_numpy()
+    return fills
