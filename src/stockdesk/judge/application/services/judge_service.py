@@ -107,6 +107,12 @@ class JudgeService:
             rules_verdict=rules_summary(rules, plan),
         )
 
+    def position_for(self, action: str, evidence: Mapping[str, Any] | None, confidence: float) -> float:
+        """The trade plan's position for an action decided elsewhere (the walk-forward signal
+        model in `evaluate`): the same sizing rule as every verdict; 0 without prices."""
+        plan = plan_for(ActionDirection(action), judge_evidence(evidence), confidence, "standard")
+        return plan.position_percent if plan else 0.0
+
     def run(self, judge_input: JudgeInput, *, samples: int = 1) -> VerdictDTO:
         evidence = judge_input.evidence
         rules = rules_decision(evidence.code_signals)
