@@ -19,7 +19,7 @@ from stockdesk.coordinator.infrastructure.adapters.llm_run_scope import LLMRunSc
 from stockdesk.coordinator.infrastructure.persistence.session_repository import (
     SqlResearchSessionRepository,
 )
-from stockdesk.data_engineering.application import GetStockBasicInfoUseCase
+from stockdesk.data_engineering.application import CheckAsOfUseCase, GetStockBasicInfoUseCase
 from stockdesk.debate.application import DebateService
 from stockdesk.judge.application import JudgeService
 from stockdesk.ledger.application import LedgerService
@@ -39,6 +39,7 @@ class CoordinatorContainer:
         debate: Callable[[], DebateService],
         judge: Callable[[], JudgeService],
         llm_service: Callable[[], LLMService],
+        as_of_check: CheckAsOfUseCase | None = None,
         ledger: Callable[[], LedgerService] | None = None,
     ):
         """Every argument is a factory: nothing is built until a research session needs it."""
@@ -50,6 +51,7 @@ class CoordinatorContainer:
         self._debate = debate
         self._judge = judge
         self._llm_service = llm_service
+        self._as_of_check = as_of_check
         self._ledger = ledger  # where saved verdicts are appended (None: not recorded)
 
     @cached_property
@@ -59,7 +61,9 @@ class CoordinatorContainer:
     @cached_property
     def service(self) -> ResearchCoordinatorService:
         return ResearchCoordinatorService(
-            ResearchGatewayAdapter(self._experts, self._securities, self._snapshots, self._charts),
+            ResearchGatewayAdapter(
+                self._experts, self._securities, self._snapshots, self._charts, self._as_of_check
+            ),
             DebateGatewayAdapter(self._debate),
             JudgeGatewayAdapter(self._judge),
             self.repository,

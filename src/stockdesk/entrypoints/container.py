@@ -116,6 +116,7 @@ class AppContainer:
             },
             charts=lambda: research.chart_data.build,
             securities=self.data.stock_basic_info,
+            as_of_check=self.data.as_of_check,
             debate=lambda: self.debate.service,
             judge=lambda: self.judge.service,
             llm_service=lambda: self.llm_service,
@@ -175,7 +176,9 @@ class AppContainer:
     def batch_analysis(self) -> BatchAnalysisService:
         """`batch analyze` jobs: one task per symbol in the shared task store."""
         return BatchAnalysisService(
-            SqlTaskStore(self.database), lambda: {s.symbol for s in self.data.securities.execute()}
+            SqlTaskStore(self.database),
+            lambda: {s.symbol for s in self.data.securities.execute()},
+            self.data.as_of_check.execute,
         )
 
     @cached_property

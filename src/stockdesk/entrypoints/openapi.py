@@ -85,6 +85,16 @@ ROUTE_ERRORS: dict[tuple[str, str], tuple[int, ...]] = {
     ("GET", "/api/v1/batch/analyses/{x}/index"): (404,),
     ("GET", "/api/v1/batch/analyses/{x}/reports/{x}"): (404,),
 }
+AS_OF_OUT_OF_RANGE = (
+    "; AS_OF_OUT_OF_RANGE: as_of before the symbol's first stored daily bar, more than 5 trading days "
+    "after its newest, or no bar stored at all (details: symbol, as_of, first, last, side)"
+)
+# Routes whose 400 also has a code of its own, added to the 400 description.
+ROUTE_400: dict[tuple[str, str], str] = {
+    ("POST", "/api/v1/coordinator/research"): AS_OF_OUT_OF_RANGE,
+    ("POST", "/api/v1/coordinator/research/jobs"): AS_OF_OUT_OF_RANGE,
+    ("POST", "/api/v1/batch/analyses"): AS_OF_OUT_OF_RANGE,
+}
 _ROUTE_PATTERNS = [
     (method, re.compile(re.escape(path).replace(r"\{x\}", "[^/]+")), codes)
     for (method, path), codes in ROUTE_ERRORS.items()
@@ -125,8 +135,9 @@ def install_openapi(app: FastAPI) -> Callable[[], dict[str, Any]]:
                 responses = operation.setdefault("responses", {})
                 responses.pop("422", None)  # FastAPI's validation answer; ours is 400
                 for code in sorted(route_errors(method.upper(), path)):
+                    extra = ROUTE_400.get((method.upper(), path), "") if code == 400 else ""
                     responses[str(code)] = {
-                        "description": DESCRIPTIONS[code],
+                        "description": DESCRIPTIONS[code] + extra,
                         "content": {
                             "application/json": {"schema": {"$ref": "#/components/schemas/ErrorBody"}}
                         },

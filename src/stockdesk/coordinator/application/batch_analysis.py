@@ -84,15 +84,24 @@ def rank(rows: list[BatchRow]) -> list[BatchRow]:
 
 
 class BatchAnalysisService:
-    def __init__(self, tasks: ITaskStore, stored_symbols: Callable[[], set[str]] | None = None):
-        """`stored_symbols()`: every symbol in the store, to refuse unknown ones before any work."""
+    def __init__(
+        self,
+        tasks: ITaskStore,
+        stored_symbols: Callable[[], set[str]] | None = None,
+        check_as_of: Callable[[list[str], date], object] | None = None,
+    ):
+        """`stored_symbols()`: every symbol in the store, to refuse unknown ones before any work;
+        `check_as_of(symbols, day)` raises AS_OF_OUT_OF_RANGE naming the symbols whose stored bars
+        do not reach `day` (the rule `analyze` applies), also before any work."""
         self._tasks = tasks
         self._stored_symbols = stored_symbols
+        self._check_as_of = check_as_of
 
     def open(self, config: BatchAnalysisConfig) -> tuple[JobRecord, int]:
         """The job of this config (created if new) and how many of its symbols were new tasks.
 
-        Raises NotFoundException (UNKNOWN_SYMBOL) naming symbols the store does not have.
+        Raises NotFoundException (UNKNOWN_SYMBOL) naming symbols the store does not have, then
+        BadRequestException (AS_OF_OUT_OF_RANGE) naming those whose stored bars miss the date.
         """
         if self._stored_symbols is not None:
             known = self._stored_symbols()
@@ -103,6 +112,8 @@ class BatchAnalysisService:
                 raise NotFoundException(
                     f"not in the store: {shown} (import or sync them first)", code="UNKNOWN_SYMBOL"
                 )
+        if self._check_as_of is not None:
+            self._check_as_of(config.symbols, config.as_of)
         stored = config.model_dump(mode="json")
         job, _ = self._tasks.open_job(JOB_KIND, config_hash(stored), stored)
         added = self._tasks.add_tasks(job.id, config.symbols)

@@ -22,7 +22,12 @@ from stockdesk.coordinator.domain.dtos.session import (
     SessionPage,
 )
 from stockdesk.coordinator.domain.model.enums import NodeStatus, SessionStatus
-from stockdesk.coordinator.domain.ports.gateways import IDebateGateway, IJudgeGateway, IResearchGateway
+from stockdesk.coordinator.domain.ports.gateways import (
+    CheckedDate,
+    IDebateGateway,
+    IJudgeGateway,
+    IResearchGateway,
+)
 from stockdesk.coordinator.domain.ports.ledger import IVerdictLedger
 from stockdesk.coordinator.domain.ports.observer import INodeObserver
 from stockdesk.coordinator.domain.ports.run_scope import ILLMRunScope
@@ -85,11 +90,12 @@ class ResearchCoordinatorService:
         run); a cancelled job stops between two nodes and its session is saved as `cancelled`.
         """
         reused = dict(parent.expert_results) if parent else {}
+        symbol, checked = self._checked(request)
         session = ResearchSession(
             id=session_id or self._new_id(),
             parent_session_id=parent.id if parent else None,
-            symbol=self._research.require_symbol(request.symbol.strip()),
-            as_of=request.as_of,
+            symbol=symbol,
+            as_of=checked.as_of,
             experts=list(dict.fromkeys(request.experts)),
             skip_debate=request.skip_debate,
             debate_mode=request.debate_mode,
@@ -147,7 +153,7 @@ class ResearchCoordinatorService:
             update={
                 "expert_results": final.get("expert_results", {}),
                 "expert_errors": final.get("expert_errors", {}),
-                "aggregation": final.get("aggregation", {}),
+                "aggregation": {**final.get("aggregation", {}), **checked.note()},
                 "debate_outcome": final.get("debate_outcome", {}),
                 "verdict": final.get("verdict", {}),
                 "errors": final.get("errors", {}),
@@ -182,10 +188,20 @@ class ResearchCoordinatorService:
         self._repository.save(stopped)
 
     def check_request(self, request: ResearchRequest) -> str:
-        """What `arun` would refuse, refused now (a job must not be queued for an unknown symbol)."""
+        """What `arun` would refuse, refused now (a job must not be queued for an unknown symbol
+        or a date outside its stored bars)."""
+        return self._checked(request)[0]
+
+    def check_date(self, request: ResearchRequest) -> CheckedDate:
+        """The date `arun` will run as of (the newest stored bar's when none is asked), or its refusal."""
+        return self._checked(request)[1]
+
+    def _checked(self, request: ResearchRequest) -> tuple[str, CheckedDate]:
+        """The one check every entry point goes through: experts, symbol, as-of inside the stored bars."""
         if not request.experts:
             raise BadRequestException("choose at least one expert", code="NO_EXPERTS")
-        return self._research.require_symbol(request.symbol.strip())
+        symbol = self._research.require_symbol(request.symbol.strip())
+        return symbol, self._research.check_as_of(symbol, request.as_of)
 
     def run(self, request: ResearchRequest, **kwargs: Any) -> ResearchSession:
         """Synchronous entry (CLI): the same run on a fresh event loop."""

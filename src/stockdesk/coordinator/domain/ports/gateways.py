@@ -9,11 +9,34 @@ from abc import ABC, abstractmethod
 from datetime import date
 from typing import Any
 
+from pydantic import BaseModel
+
+
+class CheckedDate(BaseModel):
+    """The date a session runs as of; `clamped`: none was asked, the newest stored bar's was taken."""
+
+    as_of: date | None
+    clamped: bool = False
+    first: date | None = None
+    last: date | None = None
+
+    def note(self) -> dict[str, Any]:
+        """What the session's aggregation records of it (the report says a clamped date in words)."""
+        if self.first is None:
+            return {}
+        last = self.last.isoformat() if self.last else None
+        return {"stored_bars": {"first": self.first.isoformat(), "last": last}, "as_of_clamped": self.clamped}
+
 
 class IResearchGateway(ABC):
     @abstractmethod
     def require_symbol(self, symbol: str) -> str:
         """The symbol as the store spells it; NotFoundException before any expert runs."""
+
+    def check_as_of(self, symbol: str, as_of: date | None) -> CheckedDate:
+        """The date inside the symbol's stored bars (BadRequest AS_OF_OUT_OF_RANGE outside them; the
+        newest bar's date when none is asked). Not abstract: a double without a store keeps the date."""
+        return CheckedDate(as_of=as_of)
 
     @abstractmethod
     async def run_expert(self, expert: str, symbol: str, as_of: date | None) -> dict[str, Any]:

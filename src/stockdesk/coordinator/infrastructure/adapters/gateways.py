@@ -13,8 +13,13 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from stockdesk.coordinator.domain.ports.gateways import IDebateGateway, IJudgeGateway, IResearchGateway
-from stockdesk.data_engineering.application import GetStockBasicInfoUseCase
+from stockdesk.coordinator.domain.ports.gateways import (
+    CheckedDate,
+    IDebateGateway,
+    IJudgeGateway,
+    IResearchGateway,
+)
+from stockdesk.data_engineering.application import CheckAsOfUseCase, GetStockBasicInfoUseCase
 from stockdesk.debate.application import DebateMode, DebateService, digest_expert_results
 from stockdesk.judge.application import JudgeService
 from stockdesk.research.application import ChartSet
@@ -33,17 +38,27 @@ class ResearchGatewayAdapter(IResearchGateway):
         securities: GetStockBasicInfoUseCase,
         snapshots: Mapping[str, Callable[[], SnapshotBuilder]] | None = None,
         charts: Callable[[], ChartBuilder] | None = None,
+        as_of_check: CheckAsOfUseCase | None = None,
     ):
         """`runners[name]()` gives that expert's `run(symbol, as_of)`, `snapshots[name]()` its
         `build_snapshot(symbol, as_of)`, `charts()` the chart data's `build(symbol, as_of)`;
-        built only when used."""
+        built only when used; `as_of_check` keeps dates inside the stored bars (None: unchecked)."""
         self._runners = runners
+        self._as_of_check = as_of_check
         self._securities = securities
         self._snapshots = snapshots or {}
         self._charts = charts
 
     def require_symbol(self, symbol: str) -> str:
         return self._securities.require(symbol).symbol
+
+    def check_as_of(self, symbol: str, as_of: date | None) -> CheckedDate:
+        if self._as_of_check is None:
+            return CheckedDate(as_of=as_of)
+        checked = self._as_of_check.execute([symbol], as_of)[symbol]
+        return CheckedDate(
+            as_of=checked.as_of, clamped=checked.clamped, first=checked.first, last=checked.last
+        )
 
     async def run_expert(self, expert: str, symbol: str, as_of: date | None) -> dict[str, Any]:
         if expert not in self._runners:

@@ -62,6 +62,9 @@ def build_analyze_command(
             judge_samples=samples,
         )
         service = get_service()
+        checked = service.check_date(request)  # a date outside the stored bars: one line, exit 2
+        if checked.clamped and checked.as_of:
+            typer.echo(f"no --as-of: analysing as of {checked.as_of}, the newest stored bar", err=True)
         nodes = [e.value for e in request.experts] + ["aggregator_node", "debate_node", "judge_node"]
         console = Console(stderr=True)
         view = LiveView(nodes, service.usage)
