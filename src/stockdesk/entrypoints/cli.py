@@ -32,6 +32,7 @@ from stockdesk.entrypoints.container import AppContainer
 from stockdesk.entrypoints.jobs_cli import build_jobs_cli
 from stockdesk.entrypoints.keys_cli import build_keys_cli
 from stockdesk.evaluation.presentation.cli import build_evaluate_command
+from stockdesk.evaluation.presentation.track_cli import build_track_cli
 from stockdesk.llm_platform.presentation.cli import build_llm_cli, model_assembly_progress
 from stockdesk.llm_platform.presentation.search_cli import build_search_command
 from stockdesk.research.presentation.cli import build_research_cli
@@ -97,6 +98,7 @@ app.command("evaluate")(
         lambda config: EvaluatePointsWork(container().settings, config),
     )
 )
+app.add_typer(build_track_cli(lambda: container().evaluation.track), name="track")
 app.command("briefing")(build_briefing_command(lambda: container().debate.briefing))
 app.add_typer(
     build_debate_cli(

@@ -152,6 +152,7 @@ class AppContainer:
             coordinator=lambda: self.coordinator.service,
             llm_service=lambda: self.llm_service,
             slots=self.settings.local_parallel_slots,
+            ledger=lambda: self.ledger.service,
         )
 
     @cached_property

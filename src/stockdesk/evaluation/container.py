@@ -8,12 +8,15 @@ from functools import cached_property
 from stockdesk.coordinator.application import ResearchCoordinatorService
 from stockdesk.data_engineering.application import GetMarketFramesUseCase, ListSecuritiesUseCase
 from stockdesk.evaluation.application.evaluation_service import EvaluationService
+from stockdesk.evaluation.application.track_service import TrackService
 from stockdesk.evaluation.domain.dtos import EvaluationMode
 from stockdesk.evaluation.infrastructure.adapters.coordinator_source import CoordinatorVerdictSource
+from stockdesk.evaluation.infrastructure.adapters.ledger_entries import LedgerEntriesAdapter
 from stockdesk.evaluation.infrastructure.adapters.llm_usage import LLMUsageAdapter
 from stockdesk.evaluation.infrastructure.adapters.market import StoreEvaluationMarket
 from stockdesk.evaluation.infrastructure.adapters.rules_source import RulesVerdictSource
 from stockdesk.judge.application import JudgeService
+from stockdesk.ledger.application import LedgerService
 from stockdesk.llm_platform.application.llm_service import LLMService
 from stockdesk.research.application import RulesSignalService
 from stockdesk.shared.db import Database
@@ -32,6 +35,7 @@ class EvaluationContainer:
         coordinator: Callable[[], ResearchCoordinatorService],
         llm_service: Callable[[], LLMService],
         slots: int = 1,
+        ledger: Callable[[], LedgerService] | None = None,
     ):
         """Every service argument is a factory: an evaluation in rules mode never builds the LLM."""
         self._database = database
@@ -42,6 +46,7 @@ class EvaluationContainer:
         self._coordinator = coordinator
         self._llm_service = llm_service
         self._slots = slots
+        self._ledger = ledger  # the verdict ledger `track` scores
 
     @cached_property
     def tasks(self) -> SqlTaskStore:
@@ -62,4 +67,15 @@ class EvaluationContainer:
             },
             self.tasks,
             lambda: LLMUsageAdapter(self._llm_service),
+        )
+
+    @cached_property
+    def track(self) -> TrackService:
+        """`stockdesk track`: the ledger's matured entries scored with evaluate's fills and costs."""
+        if self._ledger is None:
+            raise RuntimeError("the evaluation container was built without the verdict ledger")
+        return TrackService(
+            StoreEvaluationMarket(self._securities, self._frames),
+            LedgerEntriesAdapter(self._ledger),
+            lambda: sorted(s.symbol for s in self._securities.execute()),
         )

@@ -1,0 +1,73 @@
+"""Write a track record: JSON (the contract) or HTML (headline, tables, reliability and equity charts)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
+from markupsafe import Markup
+
+from stockdesk.evaluation.application.formatting import num, pct
+from stockdesk.evaluation.application.track_charts import equity_chart, reliability_chart
+from stockdesk.evaluation.application.track_text import headline_horizon
+from stockdesk.evaluation.domain.track import TrackReport
+from stockdesk.evaluation.presentation.report import output_format
+from stockdesk.shared.charts import render_inline_svg
+from stockdesk.shared.files import write_atomic
+
+KINDS = ("live", "retrospective")
+
+
+def groups(kind: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    """The rows of a kind's table: all, then per mode and per model."""
+    rows = [("all", kind["all"])]
+    rows += [(f"mode {m}", v) for m, v in kind["by_mode"].items()]
+    rows += [(f"model {m}", v) for m, v in kind["by_model"].items()]
+    return rows
+
+
+def interval(value: list[float] | None, style: str) -> str:
+    if value is None:
+        return ""
+    low, high = value
+    if style == "num":
+        return f" [{num(low)}, {num(high)}]"
+    digits = 2 if style == "pct2" else 1
+    return f" [{pct(low, digits)}, {pct(high, digits)}]"
+
+
+def track_charts(report: TrackReport) -> list[dict[str, Any]]:
+    h = str(headline_horizon(report.config["horizons"]))
+    specs = []
+    for kind in KINDS:
+        scores = getattr(report, kind)
+        if scores.get("entries"):
+            specs.append(reliability_chart(scores["all"][h], h, kind))
+        specs.append(equity_chart(report.portfolio.get(kind, {}), kind))
+    return [
+        {"id": s.id, "title": s.title, "caption": s.caption, "svg": Markup(render_inline_svg(s))}
+        for s in specs
+        if s is not None
+    ]
+
+
+def render_track_html(report: TrackReport) -> str:
+    env = Environment(
+        loader=PackageLoader("stockdesk.evaluation.presentation", "templates"),
+        autoescape=select_autoescape(["html", "j2"]),
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.filters.update(pct=pct, num=num, interval=interval)
+    horizons = [str(h) for h in report.config["horizons"]]
+    return env.get_template("track.html.j2").render(
+        r=report, kinds=KINDS, horizons=horizons, groups=groups, charts=track_charts(report)
+    )
+
+
+def write_track(report: TrackReport, out: Path) -> Path:
+    fmt = output_format(out)
+    text = report.model_dump_json(indent=2) if fmt == "json" else render_track_html(report)
+    return write_atomic(out, text)
