@@ -221,3 +221,28 @@ def test_the_real_command_exits_2_with_one_line() -> None:
     assert result.returncode == 2, result.stderr
     lines = [line for line in result.stderr.splitlines() if line.strip()]
     assert len(lines) == 1 and "--horizons" in lines[0]
+
+
+def test_rest_track_and_verify(app: AppContainer, database: Database) -> None:
+    from tests.api_support import api_client
+
+    with api_client(app) as client:
+        track = client.get("/api/v1/track", params={"horizons": "5,20", "mode": "full"})
+        assert track.status_code == 200, track.text
+        body = track.json()
+        assert body["ledger"]["entries"] == 18 and set(body["entries"][0]["forward_returns"]) == {"5", "20"}
+        assert client.get("/api/v1/track/verify").json()["ok"] is True
+        with database.engine.begin() as conn:
+            conn.execute(text("UPDATE verdict_ledger SET action = 'HOLD' WHERE seq = 5"))
+        broken = client.get("/api/v1/track/verify")
+        assert broken.status_code == 200
+        assert broken.json()["ok"] is False and broken.json()["first_bad_seq"] == 5
+        assert broken.json()["first_bad_entry_id"] == "r04"
+        bad = client.get("/api/v1/track", params={"mode": "llm"})
+        assert bad.status_code == 400 and bad.json()["error"]["code"] == "INVALID_TRACK"
+        horizons = client.get("/api/v1/track", params={"horizons": "a"})
+        assert horizons.status_code == 400 and horizons.json()["error"]["code"] == "BAD_HORIZONS"
+        unknown = client.get("/api/v1/track", params={"benchmark": "688999.SH"})
+        assert unknown.status_code == 404 and unknown.json()["error"]["code"] == "UNKNOWN_SYMBOL"
+        schema = client.get("/api/v1/openapi.json").json()["paths"]
+        assert {"200", "400", "401", "404"} <= set(schema["/api/v1/track"]["get"]["responses"])

@@ -35,6 +35,7 @@ from stockdesk.entrypoints.openapi import install_openapi
 from stockdesk.entrypoints.security import SecurityMiddleware, is_ui
 from stockdesk.entrypoints.web.app import mount_web
 from stockdesk.evaluation.presentation.rest import build_evaluation_router
+from stockdesk.evaluation.presentation.track_rest import build_track_router
 from stockdesk.judge.presentation.rest.judge_router import build_judge_router
 from stockdesk.research.presentation.rest.financial_auditor_routes import build_financial_router
 from stockdesk.research.presentation.rest.search_expert_routes import (
@@ -260,6 +261,7 @@ def create_app(container: AppContainer | None = None, policy: AccessPolicy | Non
     app.include_router(
         build_evaluation_router(lambda: container.evaluation.service, jobs, bounds), prefix=API_PREFIX
     )
+    app.include_router(build_track_router(lambda: container.evaluation.track), prefix=API_PREFIX)
     app.include_router(build_jobs_api(jobs, lambda: SqlTaskStore(container.database)), prefix=API_PREFIX)
     app.include_router(
         build_batch_router(

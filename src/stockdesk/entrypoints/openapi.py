@@ -72,6 +72,7 @@ ROUTE_ERRORS: dict[tuple[str, str], tuple[int, ...]] = {
     ("GET", "/api/v1/evaluations/{x}"): (404,),
     ("GET", "/api/v1/evaluations/{x}/report"): (404, 409),
     ("POST", "/api/v1/evaluations/{x}/cancel"): (404,),
+    ("GET", "/api/v1/track"): (404,),
     ("POST", "/api/v1/briefings"): (404,),
     ("GET", "/api/v1/briefings/{x}"): (404,),
     ("GET", "/api/v1/briefings/{x}/script"): (404, 409),

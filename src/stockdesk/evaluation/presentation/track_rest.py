@@ -1,0 +1,40 @@
+"""The track record over REST: GET /track (the same JSON as `stockdesk track --json`) and
+GET /track/verify (200 with ok true or false and the first bad entry: a broken chain is an answer
+about the ledger, not a failed request)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from fastapi import APIRouter, Depends, Query
+
+from stockdesk.evaluation.application.track_service import TrackService
+from stockdesk.evaluation.domain.track import ChainStatus, TrackReport
+from stockdesk.evaluation.presentation.cli import parse_horizons
+from stockdesk.evaluation.presentation.track_cli import track_config
+
+
+def build_track_router(get_service: Callable[[], TrackService]) -> APIRouter:
+    router = APIRouter(prefix="/track", tags=["track record"])
+
+    @router.get("", response_model=TrackReport)
+    def track(
+        horizons: str = Query(default="5,20,60", max_length=100, description="comma-separated trading days"),
+        mode: str | None = Query(default=None, max_length=16, description="rules | experts | full"),
+        benchmark: str | None = Query(default=None, max_length=32, description="a stored symbol"),
+        service: TrackService = Depends(get_service),
+    ) -> TrackReport:
+        """Every ledger entry scored like evaluate's points (400 INVALID_TRACK, 404 UNKNOWN_SYMBOL)."""
+        config = track_config(
+            horizons=parse_horizons(horizons),
+            mode=mode,
+            benchmark=benchmark.strip().upper() if benchmark else None,
+        )
+        return service.run(config)
+
+    @router.get("/verify", response_model=ChainStatus)
+    def verify(service: TrackService = Depends(get_service)) -> ChainStatus:
+        """Recompute the ledger's hash chain: ok, or the first edited or missing entry."""
+        return service.verify()
+
+    return router
