@@ -217,6 +217,7 @@ class ResearchContainer:
                 "catalyst_detective": lambda symbol, day: self.catalyst_detective.build_snapshot(symbol, day),
             },
             nothing_to_find=self._nothing_to_find(),
+            factors=self.factors,
         )
 
     # whole-market screen: one read per table, figures across all symbols -------------------------

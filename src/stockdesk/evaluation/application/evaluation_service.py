@@ -57,7 +57,11 @@ from stockdesk.shared.tasks import (
 )
 
 JOB_KIND = "evaluate"
-SCHEMA_VERSION = 1  # bump when a stored verdict's meaning changes: old jobs then do not resume
+FRAME_COLUMNS = [
+    "symbol", "as_of", "action", "confidence", "position_percent", "session_id", "experts",
+    "probability_up", "calibration", "contributions",
+]  # fmt: skip
+SCHEMA_VERSION = 2  # bump when a stored verdict's meaning changes: old jobs then do not resume
 MAX_ATTEMPTS = 3
 Progress = Callable[[int, int], None]
 WorkerFactory = Callable[[EvaluationConfig], BatchWorker]
@@ -151,6 +155,7 @@ class EvaluationService:
         if on_progress is not None:
             on_progress(job.done, job.total)
         source = self._sources[config.mode]()
+        source.prepare(config, self._market)
 
         def here(keys: list[str]) -> dict[str, Any]:
             return self._verdicts(source, config, keys)
@@ -177,7 +182,9 @@ class EvaluationService:
 
         In the response cache; the batch's LLM usage rides on its first verdict (`batch_usage`).
         """
-        return self._verdicts(self._sources[config.mode](), config, keys)
+        source = self._sources[config.mode]()
+        source.prepare(config, self._market)
+        return self._verdicts(source, config, keys)
 
     def _verdicts(self, source: IVerdictSource, config: EvaluationConfig, keys: list[str]) -> dict[str, Any]:
         points: dict[str, list[date]] = defaultdict(list)
@@ -245,7 +252,9 @@ class EvaluationService:
         universe_bars = bars[bars["symbol"].isin(config.symbols)]
         sets = {config.mode.value: _frame(done)}
         if config.mode is not EvaluationMode.RULES:
-            rules = self._sources[EvaluationMode.RULES]().verdicts(_by_symbol(done), config.experts)
+            rules_source = self._sources[EvaluationMode.RULES]()
+            rules_source.prepare(config, self._market)
+            rules = rules_source.verdicts(_by_symbol(done), config.experts)
             sets[RULES_BASELINE] = _frame({k: v for k, v in rules.items() if isinstance(v, Verdict)})
         sets[ALWAYS_HOLD] = _baseline(sets[config.mode.value], "HOLD", 0.0)
         sets[BUY_AND_HOLD] = _baseline(sets[config.mode.value], "BUY", 1.0 / len(config.symbols))
@@ -307,11 +316,13 @@ def _frame(verdicts: Mapping[tuple[str, date], Verdict]) -> pd.DataFrame:
             "position_percent": v.position_percent,
             "session_id": v.session_id,
             "experts": v.experts,
+            "probability_up": v.probability_up,
+            "calibration": {h: c.model_dump(mode="json") for h, c in v.calibration.items()},
+            "contributions": v.contributions,
         }
         for (symbol, day), v in sorted(verdicts.items())
     ]
-    columns = ["symbol", "as_of", "action", "confidence", "position_percent", "session_id", "experts"]
-    return pd.DataFrame(rows, columns=columns)
+    return pd.DataFrame(rows, columns=FRAME_COLUMNS)
 
 
 def _baseline(frame: pd.DataFrame, action: str, position: float) -> pd.DataFrame:
@@ -319,4 +330,6 @@ def _baseline(frame: pd.DataFrame, action: str, position: float) -> pd.DataFrame
     out = frame[["symbol", "as_of"]].copy()
     out["action"], out["confidence"], out["position_percent"] = action, 0.5, position
     out["session_id"], out["experts"] = None, [{} for _ in range(len(out))]
+    out["probability_up"], out["contributions"] = [{} for _ in range(len(out))], [{} for _ in range(len(out))]
+    out["calibration"] = frame["calibration"].to_numpy()  # the same walk-forward base rate to beat
     return out

@@ -28,7 +28,7 @@ from stockdesk.evaluation.application.scores import (
     expert_attribution,
     summarise,
 )
-from stockdesk.evaluation.domain.dtos import EvaluationConfig, EvaluationPoint, ExpertVoice
+from stockdesk.evaluation.domain.dtos import CalibrationInfo, EvaluationConfig, EvaluationPoint, ExpertVoice
 from stockdesk.evaluation.domain.metrics import HorizonMetrics
 from stockdesk.evaluation.domain.ports import SecurityInfo
 from stockdesk.shared.execution import (
@@ -78,7 +78,9 @@ def month_regimes(levels: pd.DataFrame) -> pd.Series:
 
 
 def _horizon_frame(frame: pd.DataFrame, h: int) -> pd.DataFrame:
-    return pd.DataFrame(
+    """One horizon's points for `summarise`; `probability` is the verdict's calibrated P(up) at h
+    (NaN: uncalibrated) when the set carries probabilities, else absent (implied by the action)."""
+    out = pd.DataFrame(
         {
             "as_of": frame["as_of"],
             "symbol": frame["symbol"],
@@ -88,6 +90,20 @@ def _horizon_frame(frame: pd.DataFrame, h: int) -> pd.DataFrame:
             "excess_return": frame[f"exc_{h}"],
         }
     )
+    key = str(h)
+    if "calibration" in frame:
+        out["base_rate"] = [_base_rate(c, key) for c in frame["calibration"]]
+    if "probability_up" in frame and any(key in (p or {}) for p in frame["probability_up"]):
+        out["probability"] = [
+            np.nan if (p or {}).get(key) is None else p[key] for p in frame["probability_up"]
+        ]
+    return out
+
+
+def _base_rate(calibration: Any, key: str) -> float:
+    found = (calibration or {}).get(key) or {}
+    value = found.get("base_rate") if isinstance(found, dict) else None
+    return np.nan if value is None else float(value)
 
 
 def headline(metrics: HorizonMetrics) -> dict[str, Any]:
@@ -106,6 +122,8 @@ def headline(metrics: HorizonMetrics) -> dict[str, Any]:
         },
         "brier": cal.brier,
         "brier_skill": cal.brier_skill,
+        "brier_skill_walk_forward": metrics.brier_skill_walk_forward,
+        "uncalibrated": metrics.uncalibrated,
         "ece": cal.ece,
     }
 
@@ -246,6 +264,11 @@ def points_of(frame: pd.DataFrame, config: EvaluationConfig) -> list[EvaluationP
                 session_id=r.get("session_id"),
                 in_training_window=r["as_of"] < cutoff,
                 experts={k: ExpertVoice.model_validate(v) for k, v in (r.get("experts") or {}).items()},
+                probability_up=r.get("probability_up") or {},
+                calibration={
+                    k: CalibrationInfo.model_validate(v) for k, v in (r.get("calibration") or {}).items()
+                },
+                contributions=r.get("contributions") or {},
             )
         )
     return out

@@ -109,11 +109,33 @@ class ExpertVoice(BaseModel):
     confidence: float
 
 
+class CalibrationInfo(BaseModel):
+    """How a probability was calibrated: on `n` past outcomes known by the verdict's date."""
+
+    n: int = Field(description="past outcomes the calibration was fitted on")
+    ece: float | None = Field(default=None, description="ECE of this calibrator's own earlier probabilities")
+    fitted_to: date | None = Field(default=None, description="the newest outcome date it used")
+    base_rate: float | None = Field(
+        default=None, description="share of positive excess returns known by then (walk-forward base rate)"
+    )
+    model: str = Field(default="prior", description="prior | fitted: what scored the point")
+    pairs: int = Field(default=0, description="labelled (symbol, date) pairs the model was fitted on")
+
+
 class Verdict(BaseModel):
     """What a task stores: the verdict of one (symbol, date), before any market outcome."""
 
     action: str = Field(description="BUY | SELL | HOLD")
     confidence: float
+    probability_up: dict[str, float | None] = Field(
+        default_factory=dict,
+        description="horizon -> calibrated P(excess return > 0); None: uncalibrated (too few past outcomes)",
+    )
+    calibration: dict[str, CalibrationInfo] = Field(default_factory=dict, description="per horizon")
+    contributions: dict[str, float] = Field(
+        default_factory=dict,
+        description="expert group -> its part of the model's score at the verdict horizon",
+    )
     position_percent: float = 0.0
     session_id: str | None = None
     experts: dict[str, ExpertVoice] = Field(default_factory=dict)
@@ -135,6 +157,9 @@ class EvaluationPoint(BaseModel):
     forward_returns: dict[str, float | None] = Field(description="horizon -> return as a fraction")
     excess_returns: dict[str, float | None] = Field(description="horizon -> return over the benchmark's")
     session_id: str | None = None
+    probability_up: dict[str, float | None] = Field(default_factory=dict)
+    calibration: dict[str, CalibrationInfo] = Field(default_factory=dict)
+    contributions: dict[str, float] = Field(default_factory=dict)
     in_training_window: bool = False
     experts: dict[str, ExpertVoice] = Field(default_factory=dict)
 

@@ -124,3 +124,11 @@ class HorizonMetrics(_Metrics):
     mean_excess: float | None = None
     rank_ic: RankIC = Field(default_factory=RankIC)
     calibration: Calibration
+    brier_skill_walk_forward: float | None = Field(
+        default=None,
+        description="1 - Brier / Brier of the walk-forward base rate (the share of positive excess "
+        "returns known at each point's date): skill over what a forecaster could have known",
+    )
+    uncalibrated: int = Field(
+        default=0, description="points without a calibrated probability (left out of Brier)"
+    )

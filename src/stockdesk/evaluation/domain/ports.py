@@ -10,7 +10,7 @@ from datetime import date
 
 import pandas as pd
 
-from stockdesk.evaluation.domain.dtos import EvaluationMode, Verdict
+from stockdesk.evaluation.domain.dtos import EvaluationConfig, EvaluationMode, Verdict
 
 
 @dataclass(frozen=True)
@@ -39,6 +39,10 @@ class IVerdictSource(ABC):
     mode: EvaluationMode
     batch_size: int = 1
     """Points per durable batch (a batch's points may run together; its results commit together)."""
+
+    def prepare(self, config: EvaluationConfig, market: IEvaluationMarket) -> None:  # noqa: B027
+        """Called once before verdicts of `config` are asked: a source that needs the whole
+        universe at once (the walk-forward signal model) computes it here; others need nothing."""
 
     @abstractmethod
     def verdicts(

@@ -17,6 +17,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from stockdesk.research.application.code_signals import code_signal
+from stockdesk.research.application.factors import FactorService
 from stockdesk.research.domain.ports.rules_batch import IRulesFieldsBuilder, IRulesHistoryPort
 from stockdesk.shared.errors import StockdeskError
 
@@ -40,6 +41,7 @@ class RulesSignalService:
         fields: IRulesFieldsBuilder,
         search_snapshots: Mapping[str, SnapshotBuilder] | None = None,
         nothing_to_find: Callable[[date], bool] = lambda day: False,
+        factors: FactorService | None = None,
     ):
         """`search_snapshots[expert](symbol, as_of)` builds a search expert's snapshot;
         `nothing_to_find(day)` is True when a search as of `day` can only come back empty (the
@@ -49,6 +51,8 @@ class RulesSignalService:
         self._fields = fields
         self._search = dict(search_snapshots or {})
         self._nothing_to_find = nothing_to_find
+        self.factors = factors
+        """the factor library over the same store: what the walk-forward signal model reads"""
 
     def evidence(
         self, points: Mapping[str, Sequence[date]], experts: Sequence[str]

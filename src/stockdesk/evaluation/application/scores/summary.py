@@ -10,8 +10,12 @@ Definition (the contract): `points` has one row per (symbol, as_of) verdict with
   (`hit_flags`, HOLD within `hold_band`); `mean_excess`: mean finite excess return.
 * `rank_ic`: per-date Spearman of the signed confidence (+c BUY, -c SELL, 0 HOLD) against the
   excess return.
-* `calibration`: `probability_up` (BUY c, SELL 1-c, HOLD 0.5) against excess return > 0, over
-  the kept points whose excess return is finite.
+* `calibration`: the points' `probability` column when present (a calibrated P(excess > 0); NaN =
+  uncalibrated, left out and counted in `uncalibrated`), else `probability_up` (BUY c, SELL 1-c,
+  HOLD 0.5), against excess return > 0, over the kept points whose excess return is finite. With a
+  probability column the rank IC ranks the probability instead of the signed confidence.
+* `brier_skill_walk_forward`: 1 - Brier / mean((b - o)^2) over the same points, where b is the
+  point's `base_rate` column (the share of positive outcomes known at its date); None without it.
 """
 
 from __future__ import annotations
@@ -55,16 +59,37 @@ def summarise(
     excess = float_array(kept["excess_return"])
     confidence = float_array(kept["confidence"])
     with_excess = np.isfinite(excess)
+    if "probability" in kept:
+        prob = float_array(kept["probability"])
+        signal = prob - 0.5
+    else:
+        prob = probability_up(actions, confidence)
+        signal = signed_confidence(actions, confidence)
+    scored = with_excess & np.isfinite(prob)
+    outcome = (excess[scored] > 0).astype(float)
     return HorizonMetrics(
         count=len(kept),
         missing=int((~known).sum()),
         actions=action_stats(actions, forward, excess, hold_band),
         hit_rate=share(hit_flags(actions, forward, hold_band)),
         mean_excess=mean_or_none(excess),
-        rank_ic=rank_ic(kept["as_of"], signed_confidence(actions, confidence), excess, min_symbols),
-        calibration=calibration(
-            probability_up(actions[with_excess], confidence[with_excess]),
-            excess[with_excess] > 0,
-            buckets,
+        rank_ic=rank_ic(kept["as_of"], signal, excess, min_symbols),
+        calibration=calibration(prob[scored], outcome, buckets),
+        brier_skill_walk_forward=walk_forward_skill(
+            prob[scored], outcome, float_array(kept["base_rate"])[scored] if "base_rate" in kept else None
         ),
+        uncalibrated=int((with_excess & ~np.isfinite(prob)).sum()),
     )
+
+
+def walk_forward_skill(prob: np.ndarray, outcome: np.ndarray, base: np.ndarray | None) -> float | None:
+    """1 - Brier(prob) / Brier(base) over the points whose base rate is known (None if none)."""
+    if base is None:
+        return None
+    known = np.isfinite(base)
+    if not known.any():
+        return None
+    reference = float(np.mean((base[known] - outcome[known]) ** 2))
+    if reference == 0:
+        return None
+    return 1.0 - float(np.mean((prob[known] - outcome[known]) ** 2)) / reference

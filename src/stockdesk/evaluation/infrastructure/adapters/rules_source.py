@@ -1,14 +1,40 @@
-"""Rules mode: research's code-only signals in batch, combined by the judge's rules verdict."""
+"""Rules mode: the walk-forward signal model's verdicts, with research's code signals as voices.
+
+`prepare` runs the model once over the whole universe and every evaluation date
+(`research.application.signal_model.run_model`: factors, labels known by each date, fits and
+calibration); each point's verdict then reads its row: the action and calibrated confidence,
+`probability_up` and its calibration per horizon, and the expert groups' contributions. The code
+signals of the asked experts are still computed per point: they are the verdict's voices (the
+attribution table) and the technical fields the trade plan sizes the position from.
+
+The model's run is kept per process for the config it was prepared for (a Ray worker computes it
+once, not once per batch).
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from datetime import date
+from typing import Any
 
-from stockdesk.evaluation.domain.dtos import EvaluationMode, ExpertVoice, Verdict
-from stockdesk.evaluation.domain.ports import IVerdictSource
+import pandas as pd
+
+from stockdesk.evaluation.application.schedule import evaluation_dates
+from stockdesk.evaluation.domain.dtos import (
+    CalibrationInfo,
+    EvaluationConfig,
+    EvaluationMode,
+    ExpertVoice,
+    Verdict,
+)
+from stockdesk.evaluation.domain.ports import IEvaluationMarket, IVerdictSource
 from stockdesk.judge.application import JudgeService
 from stockdesk.research.application import RulesEvidence, RulesSignalService
+from stockdesk.research.application.signal_model.run import ModelInputs, run_model
+from stockdesk.shared.execution import index_levels, limit_lookup
+from stockdesk.shared.tasks import config_hash
+
+_RUNS: dict[str, pd.DataFrame] = {}  # config hash -> the model's rows (one config per process at a time)
 
 
 class RulesVerdictSource(IVerdictSource):
@@ -18,37 +44,96 @@ class RulesVerdictSource(IVerdictSource):
     def __init__(self, signals: Callable[[], RulesSignalService], judge: Callable[[], JudgeService]):
         self._signals = signals
         self._judge = judge
+        self._config: EvaluationConfig | None = None
+        self._rows: pd.DataFrame | None = None
+
+    def prepare(self, config: EvaluationConfig, market: IEvaluationMarket) -> None:
+        key = config_hash(config.model_dump(mode="json"))
+        if key not in _RUNS:
+            _RUNS.clear()
+            _RUNS[key] = self._run(config, market)
+        self._config, self._rows = config, _RUNS[key].set_index(["symbol", "date"])
+
+    def _run(self, config: EvaluationConfig, market: IEvaluationMarket) -> pd.DataFrame:
+        securities = market.securities(config.symbols)
+        universe = [s for s in config.symbols if s in securities]
+        bars = market.bars(universe, date(1990, 1, 1), None)
+        levels_from = [config.benchmark] if config.benchmark else universe
+        if config.benchmark:
+            bars_with_benchmark = market.bars([*universe, config.benchmark], date(1990, 1, 1), None)
+            levels = index_levels(bars_with_benchmark, levels_from)
+        else:
+            levels = index_levels(bars, levels_from)
+        planned = evaluation_dates(bars, config.start, config.end, config.every)
+        dates = sorted({d for days in planned.values() for d in days})
+        if not dates:
+            return pd.DataFrame(columns=["symbol", "date"])
+        inputs = ModelInputs(
+            universe=universe, dates=dates, horizons=config.horizons, bars=bars,
+            markets={s: i.market for s, i in securities.items()},
+            limits=limit_lookup({s: i.name for s, i in securities.items()}),
+            levels=levels, hold_band=config.hold_band, slippage=config.slippage,
+        )  # fmt: skip
+        factors = self._signals().factors
+        if factors is None:
+            raise RuntimeError("rules signals were built without the factor library")
+        return run_model(factors, inputs)
 
     def verdicts(
         self, points: Mapping[str, Sequence[date]], experts: Sequence[str]
     ) -> dict[tuple[str, date], Verdict | Exception]:
+        if self._rows is None or self._config is None:
+            raise RuntimeError("RulesVerdictSource.verdicts before prepare")
         judge = self._judge()
         evidence = self._signals().evidence(points, experts)
         return {
-            (symbol, day): self._verdict(judge, symbol, found)
+            (symbol, day): self._verdict(judge, symbol, day, found)
             for symbol, by_day in evidence.items()
             for day, found in by_day.items()
         }
 
-    @staticmethod
-    def _verdict(judge: JudgeService, symbol: str, found: RulesEvidence) -> Verdict | Exception:
+    def _verdict(
+        self, judge: JudgeService, symbol: str, day: date, found: RulesEvidence
+    ) -> Verdict | Exception:
         if "*" in found.errors:
             return LookupError(found.errors["*"])
-        verdict = judge.rules_only(
-            symbol,
-            {
-                "code_signals": found.code_signals,
-                "stances": {n: s["stance"] for n, s in found.code_signals.items()},
-                "technical": found.technical or {},
-            },
-        )
+        assert self._rows is not None and self._config is not None
+        key = (symbol, pd.Timestamp(day))
+        if key not in self._rows.index:
+            return LookupError(f"{symbol} has no factor on {day}: no data by then")
+        row = self._rows.loc[key]
+        evidence = {"code_signals": found.code_signals, "technical": found.technical or {}}
+        action, confidence = str(row["action"]), float(row["confidence"])
         return Verdict(
-            action=verdict.action,
-            confidence=verdict.confidence,
-            position_percent=verdict.position_percent,
+            action=action,
+            confidence=confidence,
+            position_percent=judge.position_for(action, evidence, confidence),
+            probability_up={str(h): _number(row[f"probability_up_{h}"]) for h in self._config.horizons},
+            calibration={str(h): _calibration(row, h) for h in self._config.horizons},
+            contributions={
+                name.removeprefix("contribution_"): round(float(value), 6)
+                for name, value in row.items()
+                if str(name).startswith("contribution_")
+            },
             experts={
                 n: ExpertVoice(stance=s["stance"], confidence=s["confidence"])
                 for n, s in found.code_signals.items()
                 if s["confidence"] > 0
             },
         )
+
+
+def _number(value: Any) -> float | None:
+    return None if value is None or pd.isna(value) else round(float(value), 6)
+
+
+def _calibration(row: pd.Series, h: int) -> CalibrationInfo:
+    fitted_to = row[f"fitted_to_{h}"]
+    return CalibrationInfo(
+        n=int(row[f"calibration_n_{h}"]) if pd.notna(row[f"calibration_n_{h}"]) else 0,
+        ece=_number(row[f"calibration_ece_{h}"]),
+        fitted_to=None if pd.isna(fitted_to) else pd.Timestamp(fitted_to).date(),
+        base_rate=_number(row[f"base_rate_{h}"]),
+        model=str(row[f"model_{h}"]),
+        pairs=int(row[f"pairs_{h}"]),
+    )

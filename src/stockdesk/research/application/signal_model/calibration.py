@@ -1,0 +1,143 @@
+"""Walk-forward calibration: a model score turned into P(excess return > 0), from past outcomes only.
+
+At a prediction date D the calibrator sees the (score, outcome) pairs of earlier grid dates whose
+labels were all known by D (the same purge and embargo as the fit). Their scores were themselves
+predicted out of sample at their own dates. With at least MIN_OUTCOMES such pairs:
+
+- the scores are cut into at most BINS bins of equal count; an isotonic (pool-adjacent-violators)
+  fit of the outcome rate on the bins' mean scores gives an increasing map, read between bins by
+  linear interpolation (flat beyond the ends);
+- the map is shrunk toward the walk-forward base rate with SHRINK pseudo-outcomes:
+  p = (n x isotonic + SHRINK x base) / (n + SHRINK), so a small history says little;
+- the same is done for the expected excess return (outcomes winsorised at the past 1st/99th
+  percentiles, shrunk toward their past mean), which the action compares with costs;
+- `hold_share` is the past share of |excess| <= hold_band: the calibrated odds a HOLD is right.
+
+With fewer pairs the point is `uncalibrated`: no probability is given. `ece` is the expected
+calibration error (10 equal-width bins) of the probabilities this calibrator gave at earlier dates
+whose outcomes were known by D: how well its own past probabilities held, None before there are
+MIN_OUTCOMES of them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+MIN_OUTCOMES = 100
+SHRINK = 100.0
+BINS = 50
+ECE_BINS = 10
+
+
+@dataclass(frozen=True)
+class CalibrationSettings:
+    hold_band: float = 0.03
+    min_outcomes: int = MIN_OUTCOMES
+    shrink: float = SHRINK
+
+
+def isotonic(x: np.ndarray, y: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """Weighted pool-adjacent-violators: the increasing fit of y on x (x sorted ascending)."""
+    blocks: list[list[float]] = []  # [value, weight, count]
+    for value, weight in zip(y, w, strict=True):
+        blocks.append([float(value), float(weight), 1])
+        while len(blocks) > 1 and blocks[-2][0] > blocks[-1][0]:
+            v2, w2, c2 = blocks.pop()
+            v1, w1, c1 = blocks.pop()
+            total = w1 + w2
+            blocks.append([(v1 * w1 + v2 * w2) / total if total else v2, total, c1 + c2])
+    return np.repeat([b[0] for b in blocks], [b[2] for b in blocks])
+
+
+def binned_map(scores: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(bin mean scores, isotonic bin values) of `values` on `scores` in equal-count bins."""
+    order = np.argsort(scores, kind="stable")
+    groups = np.array_split(order, min(BINS, len(order)))
+    centers = np.array([scores[g].mean() for g in groups])
+    means = np.array([values[g].mean() for g in groups])
+    weights = np.array([len(g) for g in groups], dtype=float)
+    return centers, isotonic(centers, means, weights)
+
+
+def expected_calibration_error(prob: np.ndarray, outcome: np.ndarray) -> float:
+    """Sum over 10 equal-width bins of (share of points) x |mean probability - outcome rate|."""
+    index = np.clip((prob * ECE_BINS).astype(int), 0, ECE_BINS - 1)
+    counts = np.bincount(index, minlength=ECE_BINS)
+    gap = np.abs(np.bincount(index, prob, ECE_BINS) - np.bincount(index, outcome, ECE_BINS))
+    return float(gap.sum() / counts.sum())
+
+
+def calibrate_walk_forward(
+    scores: pd.DataFrame,
+    labels: pd.DataFrame,
+    known: pd.Series,
+    settings: CalibrationSettings,
+    predict_dates: Sequence[pd.Timestamp] | None = None,
+) -> pd.DataFrame:
+    """Per (date, symbol) of `scores`: probability_up, expected_excess, hold_share, base_rate,
+    calibration_n, calibration_ece, fitted_to (the newest outcome date used; NaT uncalibrated).
+
+    `scores`: date, symbol, score. `labels`: date, symbol, label. `known`: per label date, the day
+    all its labels are known (NaT never)."""
+    frame = scores.merge(labels[["date", "symbol", "label"]], on=["date", "symbol"], how="left")
+    frame["known"] = frame["date"].map(known)
+    dates = sorted(
+        pd.Timestamp(d) for d in (predict_dates if predict_dates is not None else frame["date"].unique())
+    )
+    out = []
+    given = frame.assign(probability_up=np.nan)  # the probabilities given so far (for the ECE)
+    for day in dates:
+        today = frame["date"] == day
+        past = frame[(frame["known"] <= day) & np.isfinite(frame["score"]) & np.isfinite(frame["label"])]
+        result = _calibrated(frame.loc[today, "score"].to_numpy(dtype=float), past, settings)
+        given.loc[today, "probability_up"] = result["probability_up"]
+        result["calibration_ece"] = _past_ece(given, day, settings.min_outcomes)
+        result["fitted_to"] = past["date"].max() if len(past) else pd.NaT
+        out.append(pd.DataFrame({"date": day, "symbol": frame.loc[today, "symbol"].to_numpy(), **result}))
+    columns = ["date", "symbol", "probability_up", "expected_excess", "hold_share", "base_rate",
+               "calibration_n", "calibration_ece", "fitted_to"]  # fmt: skip
+    return pd.concat(out, ignore_index=True)[columns] if out else pd.DataFrame(columns=columns)
+
+
+def _calibrated(today: np.ndarray, past: pd.DataFrame, settings: CalibrationSettings) -> dict[str, object]:
+    n = len(past)
+    blank = np.full(len(today), np.nan)
+    if n == 0:
+        return {"probability_up": blank, "expected_excess": blank, "hold_share": blank, "base_rate": np.nan,
+                "calibration_n": 0}  # fmt: skip
+    label = past["label"].to_numpy(dtype=float)
+    score = past["score"].to_numpy(dtype=float)
+    up = (label > 0).astype(float)
+    base = float(up.mean())
+    hold = float((np.abs(label) <= settings.hold_band).mean())
+    if n < settings.min_outcomes:
+        return {"probability_up": blank, "expected_excess": blank, "hold_share": np.full(len(today), hold),
+                "base_rate": base, "calibration_n": n}  # fmt: skip
+    low, high = np.percentile(label, [1, 99])
+    clipped = np.clip(label, low, high)
+    weight = n / (n + settings.shrink)
+    centers, rates = binned_map(score, up)
+    probability = weight * np.interp(today, centers, rates) + (1 - weight) * base
+    centers, means = binned_map(score, clipped)
+    expected = weight * np.interp(today, centers, means) + (1 - weight) * float(clipped.mean())
+    finite = np.isfinite(today)
+    return {
+        "probability_up": np.where(finite, probability, np.nan),
+        "expected_excess": np.where(finite, expected, np.nan),
+        "hold_share": np.full(len(today), hold),
+        "base_rate": base,
+        "calibration_n": n,
+    }
+
+
+def _past_ece(given: pd.DataFrame, day: pd.Timestamp, minimum: int) -> float | None:
+    seen = given[(given["known"] <= day) & given["probability_up"].notna() & given["label"].notna()]
+    if len(seen) < minimum:
+        return None
+    return expected_calibration_error(
+        seen["probability_up"].to_numpy(dtype=float), (seen["label"].to_numpy(dtype=float) > 0).astype(float)
+    )
