@@ -35,6 +35,7 @@ from stockdesk.evaluation.application.scoring import (
     score_set,
 )
 from stockdesk.evaluation.application.summary_text import summary_text
+from stockdesk.research.application.signal_model.run import MODEL_VERSION
 from stockdesk.evaluation.domain.dtos import (
     EvaluationConfig,
     EvaluationJob,
@@ -109,7 +110,7 @@ class EvaluationService:
     def start(self, config: EvaluationConfig) -> EvaluationJob:
         """Check the config, plan the points and open (or reopen) the durable job: no verdict yet."""
         plan = self.plan(config)
-        stored = {"schema": SCHEMA_VERSION, **config.model_dump(mode="json")}
+        stored = {"schema": SCHEMA_VERSION, "model": MODEL_VERSION, **config.model_dump(mode="json")}
         job, _ = self._tasks.open_job(JOB_KIND, config_hash(stored), stored)
         self._tasks.add_tasks(job.id, [task_key(s, d) for s, days in plan.items() for d in days])
         return self.status(job.id)
@@ -296,7 +297,7 @@ class EvaluationService:
 
 
 def _config(stored: Mapping[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in stored.items() if k != "schema"}
+    return {k: v for k, v in stored.items() if k not in ("schema", "model")}
 
 
 def _by_symbol(done: Mapping[tuple[str, date], Verdict]) -> dict[str, list[date]]:

@@ -8,7 +8,8 @@ predicted out of sample at their own dates. With at least MIN_OUTCOMES such pair
   fit of the outcome rate on the bins' mean scores gives an increasing map, read between bins by
   linear interpolation (flat beyond the ends);
 - the map is shrunk toward the walk-forward base rate with SHRINK pseudo-outcomes:
-  p = (n x isotonic + SHRINK x base) / (n + SHRINK), so a small history says little;
+  p = (m x isotonic + SHRINK x base) / (m + SHRINK), where m = n x min(1, grid step / horizon)
+  counts overlapping outcomes (a 60-day label on a 5-day grid) once, so a small history says little;
 - the same is done for the expected excess return (outcomes winsorised at the past 1st/99th
   percentiles, shrunk toward their past mean), which the action compares with costs;
 - `hold_share` is the past share of |excess| <= hold_band: the calibrated odds a HOLD is right.
@@ -38,6 +39,8 @@ class CalibrationSettings:
     hold_band: float = 0.03
     min_outcomes: int = MIN_OUTCOMES
     shrink: float = SHRINK
+    overlap: float = 1.0
+    """min(1, grid step / horizon): overlapping labels count this much each toward the shrinkage"""
 
 
 def isotonic(x: np.ndarray, y: np.ndarray, w: np.ndarray) -> np.ndarray:
@@ -119,7 +122,8 @@ def _calibrated(today: np.ndarray, past: pd.DataFrame, settings: CalibrationSett
                 "base_rate": base, "calibration_n": n}  # fmt: skip
     low, high = np.percentile(label, [1, 99])
     clipped = np.clip(label, low, high)
-    weight = n / (n + settings.shrink)
+    effective = n * settings.overlap
+    weight = effective / (effective + settings.shrink)
     centers, rates = binned_map(score, up)
     probability = weight * np.interp(today, centers, rates) + (1 - weight) * base
     centers, means = binned_map(score, clipped)

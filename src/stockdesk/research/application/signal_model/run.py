@@ -40,6 +40,7 @@ from stockdesk.research.application.signal_model.walk_forward import (
 )
 from stockdesk.shared.execution import cost_model, excess_outcomes, stamp_duty, trading_bars
 
+MODEL_VERSION = 2  # bump when the model or its calibration changes: stored evaluations then recompute
 GRID_STEP = 5
 LOOKBACK_YEARS = 3
 VERDICT_HORIZON = 20
@@ -126,7 +127,7 @@ def run_model(factors: FactorService, inputs: ModelInputs) -> pd.DataFrame:
         model = walk_forward(ranked, labels, calendar, FACTOR_NAMES, _prior, settings)
         known = known_dates(labels, calendar, settings.embargo)
         calibrated = calibrate_walk_forward(
-            model.scores, labels, known, CalibrationSettings(hold_band=inputs.hold_band), grid
+            model.scores, labels, known, CalibrationSettings(hold_band=inputs.hold_band, overlap=min(1.0, GRID_STEP / h)), grid
         )
         out = _with_horizon(out, model.scores, calibrated, model.fits, h)
         if h == main:

@@ -33,6 +33,7 @@ from stockdesk.research.infrastructure.screen.report_panel import visible_period
 from stockdesk.research.infrastructure.screen.valuation_figures import valuation_figures
 
 STALE_DAYS = 20
+REPORTED_FACTORS = ("roe_ttm", "gross_margin", "cash_quality", "debt_to_assets", "revenue_yoy", "profit_dedt_yoy")
 YEAR_DAYS = 250
 VALUATION_COLUMNS = [
     "symbol",
@@ -89,7 +90,9 @@ def report_factors(
 ) -> pd.DataFrame:
     """Valuation, quality and growth factors of every symbol as of `day` (the screen's figures)."""
     value = valuation_figures(valuations, symbols, day)
-    reported = financial_figures(visible_periods(financials, symbols, day, FIGURES))
+    periods = visible_periods(financials, symbols, day, FIGURES)
+    blank = np.full(len(symbols), np.nan)
+    reported = financial_figures(periods) if len(periods.rows) else dict.fromkeys(REPORTED_FACTORS, blank)
     with np.errstate(divide="ignore", invalid="ignore"):
         out = {
             "size": np.log(value["total_mv"].to_numpy(dtype=float)),

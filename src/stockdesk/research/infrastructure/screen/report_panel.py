@@ -54,6 +54,8 @@ class PanelPeriods:
 
     def latest(self, values: np.ndarray) -> np.ndarray:
         """Per symbol row: the value of its newest period (NaN without reports)."""
+        if not len(values):  # no symbol has a report announced yet
+            return np.full(len(self.last), np.nan)
         return np.where(self.last >= 0, values[np.maximum(self.last, 0)], np.nan)
 
     def months(self) -> np.ndarray:
