@@ -44,7 +44,9 @@ def test_fan_out_runs_the_five_experts_in_parallel_then_debate_and_judge(setting
     assert set(session.expert_results) == {e.value for e in ExpertName}
     assert session.debate_outcome["direction"] == "NEUTRAL"
     assert session.verdict["action"] == "HOLD" and session.verdict["position_percent"] == 0.0
-    assert session.aggregation["stance_counts"] == {"bullish": 1, "neutral": 4, "bearish": 0}
+    # macro and catalyst found no news: experts without data, missing rather than two neutral voices
+    assert session.aggregation["stance_counts"] == {"bullish": 1, "neutral": 2, "bearish": 0}
+    assert session.aggregation["experts_without_data"] == ["catalyst_detective", "macro_intelligence"]
     assert session.expert_results["macro_intelligence"]["guards"]["no_information"] is True
     assert all(status == "done" for status in statuses(session).values())
 

@@ -114,8 +114,9 @@ def test_the_plan_has_prices_even_without_the_technical_expert(
 ) -> None:
     """The trade plan reads the as-of prices from a technical snapshot built without the LLM."""
     app, router = app_with_pipeline
-    out = tmp_path / "valuation-only.json"
-    args = ["analyze", SYMBOL, "--as-of", AS_OF.isoformat(), "--experts", "valuation", "--out", str(out)]
+    out = tmp_path / "no-technical.json"
+    experts = "valuation,financial"  # two experts with data: one alone is insufficient evidence
+    args = ["analyze", SYMBOL, "--as-of", AS_OF.isoformat(), "--experts", experts, "--out", str(out)]
     assert run(app, *args).exit_code == 0
     verdict = json.loads(out.read_text(encoding="utf-8"))["verdict"]
     assert router.count("TechnicalAnalysisOutput") == 0

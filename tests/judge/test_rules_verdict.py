@@ -61,7 +61,10 @@ def test_rules_only_makes_no_llm_call_and_carries_a_plan_and_the_signals() -> No
     provider = ScriptedProvider(["never used"])
     service = JudgeService(JudgeVerdictAgentAdapter(LLMAdapter(scripted_service(provider))))
     evidence = {
-        "code_signals": {"technical_analyst": {"stance": "bullish", "score": 0.6, "confidence": 0.66}},
+        "code_signals": {
+            "technical_analyst": {"stance": "bullish", "score": 0.6, "confidence": 0.66},
+            "valuation_modeler": {"stance": "bullish", "score": 0.6, "confidence": 0.66},
+        },
         "technical": TECHNICAL,
     }
     verdict = service.rules_only("600519.SH", evidence)

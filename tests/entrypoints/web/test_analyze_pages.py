@@ -103,7 +103,8 @@ def test_the_form_choices_reach_the_request(settings: Settings) -> None:
     finished(container, session_id)
     session = container.coordinator.service.get(session_id)
     assert [e.value for e in session.experts] == ["technical_analyst"]
-    assert session.skip_debate and session.as_of is None
+    assert session.skip_debate and session.as_of == AS_OF  # no date: the newest stored bar's
+    assert session.aggregation["as_of_clamped"] is True
     assert session.llm_settings == {"rules_only": True} and router.calls == []  # no LLM call at all
 
 

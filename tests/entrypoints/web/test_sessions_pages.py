@@ -74,7 +74,7 @@ def test_the_session_page_shows_the_verdict_its_trade_plan_the_experts_and_inter
 
 def test_report_files_are_the_stored_session_as_markdown_html_and_json(settings: Settings) -> None:
     container, _, _ = pipeline(settings)
-    session = run(container, experts=[ExpertName.TECHNICAL_ANALYST])
+    session = run(container, experts=[ExpertName.TECHNICAL_ANALYST, ExpertName.FINANCIAL_AUDITOR])
     client = api_client(container)
     name = f"600001.SH-2024-06-28-{session.id[:8]}"
     md = client.get(f"/sessions/{session.id}/report.md")

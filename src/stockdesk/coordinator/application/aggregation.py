@@ -1,8 +1,14 @@
-"""Agreement statistics over the experts' digests: computed in code, shown in the report."""
+"""Agreement statistics over the experts' digests: computed in code, shown in the report.
+
+An expert without data (its snapshot held nothing its rules could read: 0 bars, no report, no
+search result) is missing, not a voice: it is listed in `experts_without_data` and left out of the
+stances, counts and agreement, exactly like an expert that failed.
+"""
 
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Mapping
 from typing import Any
 
 BULLISH_WORDS = {"BULLISH", "STRONG_BULLISH", "UNDERVALUED", "FAVORABLE", "POSITIVE"}
@@ -17,6 +23,20 @@ def stance(signal: str) -> str:
     if word in BEARISH_WORDS:
         return "bearish"
     return "neutral"
+
+
+def has_data(result: Mapping[str, Any]) -> bool:
+    """Its code signal says whether the snapshot held data (results stored before it: confidence > 0)."""
+    code = result.get("code_signal")
+    if not isinstance(code, Mapping):
+        return True  # nothing tells otherwise: the expert answered
+    told = code.get("has_data")
+    return bool(told) if told is not None else float(code.get("confidence") or 0.0) > 0
+
+
+def with_data(expert_results: Mapping[str, Any]) -> list[str]:
+    """The experts whose result had data, sorted: the only ones a verdict may rest on."""
+    return sorted(n for n, r in expert_results.items() if isinstance(r, Mapping) and has_data(r))
 
 
 def code_digests(expert_results: dict[str, Any]) -> list[dict[str, Any]]:
@@ -56,13 +76,17 @@ def llm_signals(digests: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
 def aggregate(
     digests: list[dict[str, Any]], expert_results: dict[str, Any], expert_errors: dict[str, str]
 ) -> dict[str, Any]:
-    stances = {d["expert"]: stance(str(d.get("signal", ""))) for d in digests}
+    voiced = with_data(expert_results)
+    speaking = [d for d in digests if d["expert"] in voiced]
+    stances = {d["expert"]: stance(str(d.get("signal", ""))) for d in speaking}
     counts = Counter(stances.values())
     majority, top = counts.most_common(1)[0] if counts else ("neutral", 0)
-    confidences = [float(d.get("confidence", 0.0)) for d in digests]
+    confidences = [float(d.get("confidence", 0.0)) for d in speaking]
     return {
         "experts_succeeded": sorted(expert_results),
         "experts_failed": sorted(expert_errors),
+        "experts_with_data": voiced,
+        "experts_without_data": sorted(set(expert_results) - set(voiced)),
         "stances": stances,
         "stance_counts": {k: counts.get(k, 0) for k in ("bullish", "neutral", "bearish")},
         "majority_stance": majority,

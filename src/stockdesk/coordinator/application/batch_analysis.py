@@ -55,7 +55,8 @@ class BatchRow(BaseModel):
     symbol: str
     status: str  # done | failed | pending | running
     action: str | None = None
-    confidence: float | None = None
+    confidence: float | None = None  # None with insufficient evidence: there is no confidence
+    evidence: str | None = None  # sufficient | insufficient (fewer than two experts had data)
     session_id: str | None = None
     session_status: str | None = None
     report: str | None = None
@@ -153,12 +154,14 @@ class BatchAnalysisService:
         for task in self._tasks.tasks(job_id):
             result = task.result or {}
             usage = result.get("usage") or {}
+            insufficient = result.get("evidence") == "insufficient"
             rows.append(
                 BatchRow(
                     symbol=task.key,
                     status=task.status.value,
                     action=result.get("action"),
-                    confidence=result.get("confidence"),
+                    confidence=None if insufficient else result.get("confidence"),
+                    evidence=result.get("evidence"),
                     session_id=result.get("session_id"),
                     session_status=result.get("session_status"),
                     report=result.get("report"),

@@ -15,6 +15,9 @@
 - The judge is handed the evidence: each expert's stance and code signal, and the technical
   snapshot's as-of prices for the trade plan (built without the LLM when the technical analyst
   was not asked for).
+- No evidence, no verdict: an expert without data (aggregation.py) is no voice; with fewer experts
+  with data than the judge's rule asks, the debate is skipped and the judge answers `insufficient
+  evidence` from code (no LLM call).
 """
 
 from __future__ import annotations
@@ -29,7 +32,7 @@ from typing import Annotated, Any, TypedDict
 from langgraph.graph import END, START, StateGraph
 from langgraph.types import Send
 
-from stockdesk.coordinator.application.aggregation import aggregate, code_digests, llm_signals
+from stockdesk.coordinator.application.aggregation import aggregate, code_digests, llm_signals, with_data
 from stockdesk.coordinator.domain.dtos.session import NodeExecution
 from stockdesk.coordinator.domain.model.enums import ALL_EXPERTS, NodeStatus
 from stockdesk.coordinator.domain.ports.gateways import IDebateGateway, IJudgeGateway, IResearchGateway
@@ -149,6 +152,14 @@ class _Nodes:
         self.emit(AGGREGATOR, NodeStatus.DONE, finished_at=_now(), seconds=0.0)
         return {"aggregation": aggregate(digests, results, errors)}
 
+    def voiced(self, state: ResearchGraphState) -> list[str]:
+        """The experts with data: the only ones a verdict rests on."""
+        found = (state.get("aggregation") or {}).get("experts_with_data")
+        return list(found) if isinstance(found, list) else with_data(state.get("expert_results") or {})
+
+    def insufficient(self, state: ResearchGraphState) -> bool:
+        return self.judge is not None and not self.judge.sufficient(self.voiced(state))
+
     def after_aggregation(self, state: ResearchGraphState) -> str:
         by_rules = state.get("rules_only") or state.get("verdict_by_rules")
         if by_rules and state.get("expert_results") and not state.get("skip_debate"):
@@ -158,6 +169,9 @@ class _Nodes:
             for node in (DEBATE, JUDGE):
                 self.emit(node, NodeStatus.SKIPPED)
             return END
+        if self.insufficient(state):  # nothing to debate: the judge says so without the LLM
+            self.emit(DEBATE, NodeStatus.SKIPPED)
+            return JUDGE
         return DEBATE
 
     async def debate_node(self, state: ResearchGraphState) -> dict[str, Any]:
@@ -188,15 +202,17 @@ class _Nodes:
     async def evidence(self, state: ResearchGraphState) -> dict[str, Any]:
         results = state.get("expert_results") or {}
         aggregation = state.get("aggregation") or {}
+        voiced = self.voiced(state)
         stances = aggregation.get("stances") or {
             name: (r.get("code_signal") or {}).get("stance", "neutral") for name, r in results.items()
         }
         if state.get("verdict_by_rules"):
-            signals = llm_signals(aggregation.get("digests") or [])
+            signals = llm_signals([d for d in aggregation.get("digests") or [] if d.get("expert") in voiced])
         else:
             signals = {n: r["code_signal"] for n, r in results.items() if r.get("code_signal")}
         return {
-            "stances": stances,
+            "experts_with_data": voiced,
+            "stances": {name: s for name, s in stances.items() if name in voiced},
             "code_signals": signals,
             "technical": await self.technical_snapshot(state),
             "facts": {"digests": aggregation.get("digests") or []},  # what the judge's text is checked on
@@ -205,7 +221,9 @@ class _Nodes:
     async def judge_node(self, state: ResearchGraphState) -> dict[str, Any]:
         assert self.judge is not None
         judge, outcome = self.judge, state.get("debate_outcome") or {}
-        rules_only = bool(state.get("rules_only") or state.get("verdict_by_rules"))
+        rules_only = bool(state.get("rules_only") or state.get("verdict_by_rules")) or self.insufficient(
+            state
+        )
         if not outcome and not rules_only:  # Decision 7: no debate conclusion, no verdict
             self.emit(JUDGE, NodeStatus.SKIPPED)
             return {"verdict": {}}

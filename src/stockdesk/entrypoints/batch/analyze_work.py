@@ -66,6 +66,7 @@ class AnalyzeSymbolsWork:
             "session_status": session.status.value,
             "action": verdict.get("action"),
             "confidence": verdict.get("confidence"),
+            "evidence": verdict.get("evidence"),
             "report": report.name,
             "seconds": round(time.perf_counter() - started, 2),
             "usage": meter.as_dict(),

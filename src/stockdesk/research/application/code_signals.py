@@ -3,7 +3,8 @@
 Every rule gives a component score in [-1, 1]; an expert's score is the mean of the components
 its snapshot could feed (a missing number is skipped, never guessed). stance: score >= 0.3
 bullish, <= -0.3 bearish, else neutral; confidence = 0.3 + 0.6 x |score|, times the share of
-components that had data (an expert with no usable number says neutral with confidence 0).
+components that had data (an expert with no usable number says neutral with confidence 0 and
+`has_data` False: it is missing, not a voice; a search expert has data when its search found items).
 
 - valuation: PE/PB percentile (mean of the two; <= 20 +1, <= 40 +0.5, >= 80 -1, >= 60 -0.5),
   Graham safety margin (>= 30% +1, >= 10% +0.5, <= -50% -1, <= -20% -0.5), PEG (0 < PEG < 1 +0.5,
@@ -67,13 +68,20 @@ GROWTH: tuple[Rule, ...] = ((">", 10, 1.0), (">", 0, 0.5), ("<", -10, -1.0), ("<
 def signal_from(expert: str, components: dict[str, float | None], reasons: list[str]) -> CodeSignal:
     present = [v for v in components.values() if v is not None]
     if not present:
-        return CodeSignal(expert=expert, stance="neutral", score=0.0, confidence=0.0, reasons=["无可用数据"])
+        return CodeSignal(
+            expert=expert, stance="neutral", score=0.0, confidence=0.0, reasons=["无可用数据"], has_data=False
+        )
     score = max(-1.0, min(1.0, sum(present) / len(present)))
     stance = "bullish" if score >= BULLISH_AT else "bearish" if score <= BEARISH_AT else "neutral"
     coverage = len(present) / len(components)
     confidence = (0.3 + 0.6 * abs(score)) * coverage
     return CodeSignal(
-        expert=expert, stance=stance, score=round(score, 3), confidence=round(confidence, 2), reasons=reasons
+        expert=expert,
+        stance=stance,
+        score=round(score, 3),
+        confidence=round(confidence, 2),
+        reasons=reasons,
+        has_data=True,
     )
 
 
@@ -200,22 +208,30 @@ def count_words(text: str, words: tuple[str, ...]) -> int:
 
 def search_signal(expert: str, snapshot: Mapping[str, Any]) -> CodeSignal:
     """Each headline counts once, as positive or negative by which word list it hits more."""
-    positive = negative = 0
+    positive = negative = found = 0
     for dimension in snapshot.get("dimensions") or []:
         for item in (dimension or {}).get("items") or []:
+            found += 1
             text = f"{item.get('title', '')} {item.get('snippet', '')}"
             pos, neg = count_words(text, POSITIVE_WORDS), count_words(text, NEGATIVE_WORDS)
             positive += pos > neg
             negative += neg > pos
     counted = positive + negative
     reasons = [f"正面条目 {positive}，负面条目 {negative}"]
-    if counted < 2:
-        return CodeSignal(expert=expert, stance="neutral", score=0.0, confidence=0.0, reasons=reasons)
+    if counted < 2:  # found items without enough signed headlines: data, but no lean
+        return CodeSignal(
+            expert=expert, stance="neutral", score=0.0, confidence=0.0, reasons=reasons, has_data=found > 0
+        )
     score = (positive - negative) / counted
     stance = "bullish" if score >= BULLISH_AT else "bearish" if score <= BEARISH_AT else "neutral"
     confidence = min(0.8, (0.3 + 0.6 * abs(score)) * min(1.0, counted / 10))
     return CodeSignal(
-        expert=expert, stance=stance, score=round(score, 3), confidence=round(confidence, 2), reasons=reasons
+        expert=expert,
+        stance=stance,
+        score=round(score, 3),
+        confidence=round(confidence, 2),
+        reasons=reasons,
+        has_data=True,
     )
 
 

@@ -79,3 +79,8 @@ class IJudgeGateway(ABC):
     @abstractmethod
     async def rules_verdict(self, symbol: str, evidence: dict[str, Any]) -> dict[str, Any]:
         """The code-only verdict from the same evidence, no LLM."""
+
+    def sufficient(self, experts_with_data: list[str]) -> bool:
+        """Whether a verdict may rest on these experts (the judge's rule; a double: always). When not,
+        the debate is skipped and the judge answers `insufficient evidence` without the LLM."""
+        return True

@@ -21,7 +21,7 @@ from stockdesk.coordinator.domain.ports.gateways import (
 )
 from stockdesk.data_engineering.application import CheckAsOfUseCase, GetStockBasicInfoUseCase
 from stockdesk.debate.application import DebateMode, DebateService, digest_expert_results
-from stockdesk.judge.application import JudgeService
+from stockdesk.judge.application import JudgeService, is_sufficient
 from stockdesk.research.application import ChartSet
 from stockdesk.research.application.code_signals import INDICATOR_FIELDS, code_signal, code_signal_of_result
 from stockdesk.shared.errors import BadRequestException
@@ -121,3 +121,6 @@ class JudgeGatewayAdapter(IJudgeGateway):
     async def rules_verdict(self, symbol: str, evidence: dict[str, Any]) -> dict[str, Any]:
         verdict = await asyncio.to_thread(self._service().rules_only, symbol, evidence)
         return verdict.model_dump(mode="json")
+
+    def sufficient(self, experts_with_data: list[str]) -> bool:
+        return is_sufficient(experts_with_data)

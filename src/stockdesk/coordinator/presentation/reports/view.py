@@ -8,6 +8,7 @@ print, which keeps Markdown and HTML saying the same thing.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 from stockdesk.coordinator.application import ResearchSession
@@ -33,8 +34,10 @@ from stockdesk.coordinator.presentation.reports.view_model import (
 # debate's digest reads these fields; the report reads them too, only when the aggregation has no
 # digest for an expert (e.g. no debate gateway was wired)
 from stockdesk.debate.application.expert_digest import CONFIDENCE_FIELDS, REASONING_FIELDS, SIGNAL_FIELDS
+from stockdesk.judge.application import MIN_EXPERTS_WITH_DATA
 
 PANEL_ROLES = ("fundamental", "risk", "growth", "sentiment")
+NO_DATA = "no data (missing, not a voice)"
 TONES = {"BUY": "buy", "SELL": "sell", "HOLD": "hold"}
 
 
@@ -146,10 +149,37 @@ def _dropped(verdict: Mapping[str, Any]) -> list[str]:
     return _texts(checks.get("dropped"))
 
 
+def insufficient_card(verdict: Mapping[str, Any]) -> VerdictCard:
+    """No evidence, no verdict: HOLD with no confidence number and no plan, and why in words."""
+    experts = _texts(verdict.get("experts_with_data"))
+    named = f" ({', '.join(experts)})" if experts else ""
+    return VerdictCard(
+        present=True,
+        source=fmt.text(verdict.get("source") or "rules"),
+        action=fmt.text(verdict.get("action")).upper(),
+        tone="none",
+        position=fmt.percent(verdict.get("position_percent")),
+        confidence=fmt.DASH,
+        entry_strategy=fmt.text(verdict.get("entry_strategy")),
+        stop_loss=fmt.text(verdict.get("stop_loss")),
+        take_profit=fmt.text(verdict.get("take_profit")),
+        time_horizon=fmt.text(verdict.get("time_horizon")),
+        reasoning=fmt.text(verdict.get("evidence_reason") or verdict.get("reasoning")),
+        insufficient=(
+            f"Insufficient evidence (证据不足): {len(experts)} expert(s) had data{named}; a verdict needs "
+            f"at least {MIN_EXPERTS_WITH_DATA}, so there is no direction, no confidence and no trade plan."
+        ),
+        experts_with_data=experts,
+        experts_needed=MIN_EXPERTS_WITH_DATA,
+    )
+
+
 def verdict_card(session: ResearchSession) -> VerdictCard:
     verdict = _dict(session.verdict)
     if not verdict:
         return VerdictCard(present=False, missing_reason=_why_no_verdict(session))
+    if verdict.get("evidence") == "insufficient":
+        return insufficient_card(verdict)
     action = fmt.text(verdict.get("action")).upper()
     plan, plan_rules = plan_rows(_dict(verdict.get("trade_plan")))
     return VerdictCard(
@@ -245,6 +275,7 @@ def expert_rows(session: ResearchSession) -> list[ExpertRow]:
     aggregation = _dict(session.aggregation)
     digests = {str(d.get("expert")): d for d in _list(aggregation.get("digests")) if isinstance(d, Mapping)}
     stances = _dict(aggregation.get("stances"))
+    without = set(_texts(aggregation.get("experts_without_data")))
     names = [str(e) for e in session.experts]
     names += [n for n in [*session.expert_results, *session.expert_errors] if n not in names]
     rows = []
@@ -257,7 +288,8 @@ def expert_rows(session: ResearchSession) -> list[ExpertRow]:
             )
         elif name in session.expert_results:
             result = _dict(session.expert_results[name])
-            rows.append(_expert_row(name, result, _dict(digests.get(name)), stances, reused))
+            row = _expert_row(name, result, _dict(digests.get(name)), stances, reused)
+            rows.append(replace(row, stance=NO_DATA) if name in without else row)
         else:
             rows.append(ExpertRow(name=name, title=fmt.label(name), status="missing", error="no result"))
     return rows
@@ -277,6 +309,7 @@ def agreement(session: ResearchSession) -> Agreement:
         bearish=_int(counts.get("bearish")),
         succeeded=len(succeeded),
         failed=len(failed),
+        without_data=_texts(aggregation.get("experts_without_data")),
     )
 
 
@@ -312,6 +345,9 @@ def _panel(artifact: Mapping[str, Any]) -> Panel:
 def _why_no_debate(session: ResearchSession) -> str:
     if session.errors.get("debate"):
         return f"The debate failed: {fmt.text(session.errors['debate'])}"
+    insufficient = _dict(session.verdict).get("evidence") == "insufficient"
+    if insufficient and not session.llm_settings.get("rules_only"):
+        return "The debate was skipped: too few experts had data (insufficient evidence)."
     if session.skip_debate:
         return "The debate was skipped on request."
     if not session.expert_results:
@@ -392,4 +428,5 @@ def build_view(session: ResearchSession) -> ReportView:
         errors=[Pair(k, fmt.text(v)) for k, v in session.errors.items()],
         footer=footer(session),
         charts=chart_views(session),
+        as_of_clamped=bool(_dict(session.aggregation).get("as_of_clamped")),
     )

@@ -46,6 +46,9 @@ class VerdictCard:
     stability: str = ""
     rules_verdict: str = ""
     dropped: list[str] = field(default_factory=list)  # claims removed for contradicting the input
+    insufficient: str = ""  # "insufficient evidence" in words: fewer than two experts had data
+    experts_with_data: list[str] = field(default_factory=list)
+    experts_needed: int = 0  # how many experts with data a verdict needs (insufficient only)
 
 
 @dataclass(frozen=True)
@@ -78,6 +81,7 @@ class Agreement:
     bearish: int
     succeeded: int
     failed: int
+    without_data: list[str] = field(default_factory=list)  # answered without data: missing, not voices
 
 
 @dataclass(frozen=True)
@@ -166,3 +170,4 @@ class ReportView:
     errors: list[Pair]
     footer: Footer
     charts: list[ChartView] = field(default_factory=list)  # reports.charts_view
+    as_of_clamped: bool = False  # no date was asked: the newest stored bar's date was taken

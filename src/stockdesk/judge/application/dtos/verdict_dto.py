@@ -6,7 +6,7 @@ entry_strategy / stop_loss / take_profit keep the spec's text fields, now writte
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
@@ -40,6 +40,15 @@ class VerdictDTO(BaseModel):
     claim_checks: dict[str, Any] = Field(default_factory=dict, description="violations found and dropped")
     rules_applied: list[str] = Field(
         default_factory=list, description="names of the rules that changed the model's answer"
+    )
+    evidence: Literal["sufficient", "insufficient"] = Field(
+        default="sufficient",
+        description="insufficient: fewer than two experts had data; then HOLD, confidence 0 (no "
+        "confidence, not a probability), no position, no trade plan, and no LLM call",
+    )
+    evidence_reason: str = Field(default="", description="why the evidence is insufficient, in words")
+    experts_with_data: list[str] | None = Field(
+        default=None, description="the experts whose data the verdict rests on (None: not counted)"
     )
     input: str = Field(default="", description="the prompt sent to the model")
     output: str = Field(default="", description="the model's raw answer")

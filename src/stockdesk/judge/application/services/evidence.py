@@ -43,6 +43,18 @@ def plan_inputs(technical: Mapping[str, Any] | None) -> PlanInputs | None:
     )
 
 
+def experts_with_data(
+    told: Any, signals: Mapping[str, CodeSignalInput], stances: Mapping[str, str]
+) -> list[str] | None:
+    """As the caller names them; else the code signals that had data; else each stance's expert;
+    None when the evidence names no expert at all."""
+    if isinstance(told, list):
+        return sorted(str(name) for name in told)
+    if signals:
+        return sorted(name for name, signal in signals.items() if signal.with_data())
+    return sorted(stances) if stances else None
+
+
 def judge_evidence(evidence: Mapping[str, Any] | None) -> JudgeEvidence:
     if not evidence:
         return JudgeEvidence()
@@ -55,8 +67,12 @@ def judge_evidence(evidence: Mapping[str, Any] | None) -> JudgeEvidence:
     except ValidationError as exc:
         raise InvalidDebateOutcomeError(f"evidence.code_signals: {exc.errors()[0]['msg']}") from exc
     stances = {str(k): str(v) for k, v in (evidence.get("stances") or {}).items()}
+    experts = experts_with_data(evidence.get("experts_with_data"), signals, stances)
+    if experts is not None:  # an expert without data is missing, not a voice
+        stances = {k: v for k, v in stances.items() if k in experts}
     technical = evidence.get("technical")
     return JudgeEvidence(
+        experts_with_data=experts,
         stances=stances,
         code_signals=signals,
         prices=plan_inputs(technical if isinstance(technical, Mapping) else None),

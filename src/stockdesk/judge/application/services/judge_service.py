@@ -1,5 +1,7 @@
 """JudgeService: the model chooses and explains; code owns every number and bounds the confidence.
 
+Before anything: fewer than two experts with data is `insufficient evidence` (evidence_check.py):
+HOLD, confidence 0, no plan, and the model is not asked.
 After the model's answer, in this order (each change kept in `adjustments`):
 1. against the evidence (both the expert majority and the debate point elsewhere): re-asked once
    with the reason; still against -> replaced by the rules verdict;
@@ -22,6 +24,7 @@ from stockdesk.judge.application.services.claim_checks import checked_texts
 from stockdesk.judge.application.services.debate_outcome import judge_input_from_outcome
 from stockdesk.judge.application.services.evidence import judge_evidence
 from stockdesk.judge.application.services.evidence_bound import STANCE_WORDS, against_evidence, support_for
+from stockdesk.judge.application.services.evidence_check import insufficient_verdict, is_sufficient
 from stockdesk.judge.application.services.plan_text import plan_texts
 from stockdesk.judge.application.services.rules_verdict import RulesDecision, counted, rules_decision
 from stockdesk.judge.application.services.trade_plan import compute_trade_plan, plan_options
@@ -89,6 +92,10 @@ class JudgeService:
         """The code-only verdict: no LLM, no debate; seconds, not minutes."""
         found = judge_evidence(evidence)
         rules = rules_decision(found.code_signals)
+        named = found.experts_with_data  # the signals its composite rests on, of experts with data
+        rested_on = sorted(n for n in counted(found.code_signals) if named is None or n in named)
+        if not is_sufficient(rested_on):
+            return insufficient_verdict(symbol, rested_on, "rules")
         plan = plan_for(rules.action, found, rules.confidence, "standard")
         voices = {name: s.stance for name, s in counted(found.code_signals).items()}
         support = support_for(rules.action, voices, None)
@@ -105,6 +112,7 @@ class JudgeService:
             trade_plan=plan,
             support=support.model_dump(),
             rules_verdict=rules_summary(rules, plan),
+            experts_with_data=rested_on,
         )
 
     def position_for(self, action: str, evidence: Mapping[str, Any] | None, confidence: float) -> float:
@@ -115,6 +123,8 @@ class JudgeService:
 
     def run(self, judge_input: JudgeInput, *, samples: int = 1) -> VerdictDTO:
         evidence = judge_input.evidence
+        if not is_sufficient(evidence.experts_with_data):  # no model call: nothing to weigh
+            return insufficient_verdict(judge_input.symbol, evidence.experts_with_data or [], "rules")
         rules = rules_decision(evidence.code_signals)
         rules_plan = plan_for(rules.action, evidence, rules.confidence, "standard")
         prepared = self._with_options(judge_input)
@@ -171,6 +181,7 @@ class JudgeService:
             stability=stability,
             claim_checks=claims,
             rules_applied=[a.what for a in adjustments],
+            experts_with_data=evidence.experts_with_data,
             input=answer.input,
             output=answer.output,
         )

@@ -16,6 +16,11 @@ class CodeSignalInput(BaseModel):
     score: float = Field(ge=-1.0, le=1.0)
     confidence: float = Field(ge=0.0, le=1.0)
     reasons: list[str] = Field(default_factory=list)
+    has_data: bool | None = Field(default=None, description="None: not told; confidence > 0 then says it")
+
+    def with_data(self) -> bool:
+        """The expert's snapshot held data (an expert without data is missing, not a voice)."""
+        return self.has_data if self.has_data is not None else self.confidence > 0
 
 
 class JudgeEvidence(BaseModel):
@@ -26,4 +31,9 @@ class JudgeEvidence(BaseModel):
     prices: PlanInputs | None = Field(default=None, description="None: no price history, no plan")
     facts: dict = Field(
         default_factory=dict, description="the numbers the judge's text may quote (claim checks)"
+    )
+    experts_with_data: list[str] | None = Field(
+        default=None,
+        description="the experts whose data the verdict rests on; None: the caller named none (the "
+        "judge route with a bare debate outcome), so no evidence count is made",
     )

@@ -15,3 +15,9 @@ class CodeSignal(BaseModel):
     score: float = Field(ge=-1.0, le=1.0, description="-1 most bearish .. +1 most bullish")
     confidence: float = Field(ge=0.0, le=1.0)
     reasons: list[str] = Field(default_factory=list, description="each rule that fired, with its number")
+    has_data: bool | None = Field(
+        default=None,
+        description="the snapshot held something the rules read (a number; for the search experts, "
+        "a found item); False: an expert without data, missing rather than a voice. None: not told "
+        "(results stored before the field): read confidence > 0",
+    )
