@@ -127,6 +127,10 @@ class Verdict(BaseModel):
 
     action: str = Field(description="BUY | SELL | HOLD")
     confidence: float
+    evidence: str = Field(
+        default="sufficient",
+        description="insufficient: fewer than two experts had data (HOLD, confidence 0, no position)",
+    )
     probability_up: dict[str, float | None] = Field(
         default_factory=dict,
         description="horizon -> calibrated P(excess return > 0); None: uncalibrated (too few past outcomes)",

@@ -71,10 +71,11 @@ class CoordinatorVerdictSource(IVerdictSource):
             reasons = {**session.expert_errors, **session.errors}
             raise NoVerdictError(f"session {session.id} has no verdict: {reasons or session.status}")
         digests = (session.aggregation or {}).get("digests") or []
-        stances = (session.aggregation or {}).get("stances") or {}
+        stances = (session.aggregation or {}).get("stances") or {}  # experts with data only
         return Verdict(
             action=verdict["action"],
             confidence=float(verdict.get("confidence", 0.0)),
+            evidence=str(verdict.get("evidence") or "sufficient"),
             position_percent=float(verdict.get("position_percent", 0.0)),
             session_id=session.id,
             experts={
@@ -82,6 +83,7 @@ class CoordinatorVerdictSource(IVerdictSource):
                     stance=stances.get(d["expert"], "neutral"), confidence=float(d["confidence"])
                 )
                 for d in digests
+                if d["expert"] in stances  # an expert without data is no voice
             },
             llm_calls=session.llm_calls,
             tokens=session.tokens,

@@ -28,7 +28,7 @@ from stockdesk.evaluation.domain.dtos import (
     Verdict,
 )
 from stockdesk.evaluation.domain.ports import IEvaluationMarket, IVerdictSource
-from stockdesk.judge.application import JudgeService
+from stockdesk.judge.application import JudgeService, is_sufficient, signals_with_data
 from stockdesk.research.application import RulesEvidence, RulesSignalService
 from stockdesk.research.application.signal_model.run import ModelInputs, run_model
 from stockdesk.shared.execution import index_levels, limit_lookup
@@ -97,6 +97,8 @@ class RulesVerdictSource(IVerdictSource):
     ) -> Verdict | Exception:
         if "*" in found.errors:
             return LookupError(found.errors["*"])
+        if not is_sufficient(signals_with_data(found.code_signals)):  # no evidence, no verdict
+            return Verdict(action="HOLD", confidence=0.0, position_percent=0.0, evidence="insufficient")
         assert self._rows is not None and self._config is not None
         key = (symbol, pd.Timestamp(day))
         if key not in self._rows.index:
