@@ -185,3 +185,13 @@ def test_facts_are_the_entries_without_their_verdict_text(database: Database) ->
     assert facts.model_dump() == entry.model_dump(
         exclude={"verdict_json", "inputs_hash", "prev_hash", "entry_hash"}
     )
+
+
+def test_fact_columns_are_the_facts_column_by_column(database: Database) -> None:
+    ledger = service(database)
+    assert ledger.fact_columns().seq == []
+    ledger.append(record("s1", probability_up=0.61))
+    ledger.append(record("s2"))
+    columns, facts = ledger.fact_columns(), ledger.facts()
+    for name in type(columns).model_fields:
+        assert getattr(columns, name) == [getattr(f, name) for f in facts], name

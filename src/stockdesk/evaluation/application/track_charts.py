@@ -38,16 +38,17 @@ def reliability_chart(scores: dict[str, Any], h: str, kind: str) -> ChartSpec | 
     )
 
 
-def equity_chart(book: dict[str, Any], kind: str) -> ChartSpec | None:
+def equity_chart(book: dict[str, Any]) -> ChartSpec | None:
     if not book or not book.get("dates"):
         return None
-    series = [ChartSeries(name="following the verdicts", values=book["curves"]["verdicts"])]
+    labels = {"live": "following the live verdicts", "retrospective": "following the retrospective verdicts"}
+    series = [ChartSeries(name=labels.get(n, n), values=v) for n, v in book["curves"].items()]
     series.append(ChartSeries(name="benchmark", values=book["benchmark"]))
     return ChartSpec(
-        id=f"equity-{kind}",
-        title=f"Following the {kind} verdicts",
+        id="equity",
+        title="Following the verdicts",
         caption="Net asset value (1.0 at the first verdict) of holding each filled BUY at its position "
-        "size, traded at the next open with costs, against the benchmark.",
+        "size, traded at the next open with costs, against the benchmark; live and retrospective apart.",
         x=book["dates"],
         panels=[
             ChartPanel(

@@ -116,10 +116,11 @@ def expert_scores(voices: pd.DataFrame, frame: pd.DataFrame, horizons: list[int]
         return {str(h): [] for h in horizons}
     out = {}
     for h in horizons:
+        index = voices["row"].to_numpy(dtype=int)
         rows = voices.assign(
-            as_of=frame["as_of"].to_numpy()[voices["row"]],
-            forward_return=frame[f"fwd_{h}"].to_numpy()[voices["row"]],
-            excess_return=frame[f"exc_{h}"].to_numpy()[voices["row"]],
+            as_of=frame["as_of"].to_numpy()[index],
+            forward_return=frame[f"fwd_{h}"].to_numpy()[index],
+            excess_return=frame[f"exc_{h}"].to_numpy()[index],
         )
         out[str(h)] = [a.model_dump(mode="json") for a in expert_attribution(rows)]
     return out

@@ -15,6 +15,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from datetime import date
 from typing import Any
@@ -30,7 +31,7 @@ from stockdesk.evaluation.domain.ports import IEvaluationMarket
 from stockdesk.evaluation.domain.track import (
     ChainStatus,
     ILedgerEntries,
-    LedgerView,
+    LedgerTable,
     TrackConfig,
     TrackedEntry,
     TrackReport,
@@ -43,28 +44,47 @@ COLUMNS = [
 ]  # fmt: skip
 
 
-def _frame(views: list[LedgerView]) -> pd.DataFrame:
-    frame = pd.DataFrame([{c: getattr(v, c) for c in COLUMNS} for v in views], columns=COLUMNS)
-    frame["probability_up"] = pd.to_numeric(frame["probability_up"], errors="coerce")
-    frame["cost_usd"] = pd.to_numeric(frame["cost_usd"], errors="coerce")
+TEXT = ("entry_id", "symbol", "mode", "model", "action", "session_id")
+
+
+def _frame(table: LedgerTable, mode: str | None) -> pd.DataFrame:
+    """One row per entry (of `mode`, when given); text columns as plain objects (the scores iterate
+    labels, and pandas' str arrays iterate slowly)."""
+    frame = pd.DataFrame({c: pd.Series(getattr(table, c), dtype=object) for c in [*COLUMNS, "experts_json"]})
+    for column in ("confidence", "position_percent", "probability_up", "cost_usd", "tokens", "llm_calls"):
+        frame[column] = pd.to_numeric(frame[column], errors="coerce")
+    if mode is not None:
+        frame = frame[frame["mode"] == mode].reset_index(drop=True)
     return frame
 
 
-def _voices(views: list[LedgerView]) -> pd.DataFrame:
-    rows = [
-        (i, name, voice.stance, voice.confidence)
-        for i, view in enumerate(views)
-        for name, voice in view.experts.items()
-    ]
-    return pd.DataFrame(rows, columns=["row", "expert", "stance", "confidence"])
+def _voices(frame: pd.DataFrame) -> pd.DataFrame:
+    """One row per (entry, expert): the entry's row in `frame`, the expert, its stance and confidence."""
+    parsed: dict[str, list[tuple[str, str, float]]] = {}  # each distinct text parsed once
+
+    def voices_of(text: str) -> list[tuple[str, str, float]]:
+        if text not in parsed:
+            loaded = json.loads(text or "{}").items()
+            parsed[text] = [(name, v["stance"], float(v["confidence"])) for name, v in loaded]
+        return parsed[text]
+
+    rows = [(i, *voice) for i, text in enumerate(frame["experts_json"]) for voice in voices_of(text)]
+    return pd.DataFrame(
+        {
+            "row": np.array([r[0] for r in rows], dtype=int),
+            "expert": pd.Series([r[1] for r in rows], dtype=object),
+            "stance": pd.Series([r[2] for r in rows], dtype=object),
+            "confidence": np.array([r[3] for r in rows], dtype=float),
+        }
+    )
 
 
 def _points(frame: pd.DataFrame, h: int) -> pd.DataFrame:
     return pd.DataFrame(
         {
             "as_of": frame["as_of"].to_numpy(),
-            "symbol": frame["symbol"].to_numpy(),
-            "action": frame["action"].to_numpy(),
+            "symbol": pd.Series(frame["symbol"].to_numpy(dtype=object), dtype=object),
+            "action": pd.Series(frame["action"].to_numpy(dtype=object), dtype=object),
             "confidence": frame["confidence"].to_numpy(),
             "probability_up": frame["probability_up"].to_numpy(),
             "forward_return": frame[f"fwd_{h}"].to_numpy(),
@@ -85,40 +105,60 @@ def _kind_scores(frame: pd.DataFrame, voices: pd.DataFrame, config: TrackConfig)
     position = pd.Series(np.arange(len(frame)), index=frame.index)  # row in the ledger -> row here
     mine = voices[voices["row"].isin(frame.index)]
     mine = mine.assign(row=position.reindex(mine["row"]).to_numpy())
+    everything = _by_horizon(local, config)
     return {
         "entries": len(frame),
-        "all": _by_horizon(local, config),
-        "by_mode": {m: _by_horizon(part, config) for m, part in local.groupby("mode", sort=True)},
-        "by_model": {m: _by_horizon(part, config) for m, part in local.groupby("model", sort=True)},
+        "all": everything,
+        "by_mode": _per_group(local, "mode", everything, config),
+        "by_model": _per_group(local, "model", everything, config),
         "by_expert": expert_scores(mine, local, config.horizons),
         "cost": cost_scores(local),
         "cost_by_mode": {m: cost_scores(part) for m, part in local.groupby("mode", sort=True)},
     }
 
 
-def _fraction(value: Any) -> float | None:
-    return None if value is None or not np.isfinite(value) else round(float(value), 8)
+def _per_group(frame: pd.DataFrame, column: str, everything: dict[str, Any], config: TrackConfig) -> dict:  # type: ignore[type-arg]
+    """Scores per value of `column`; a single value's scores are the kind's own (not computed twice)."""
+    values = sorted(set(frame[column]))
+    if len(values) == 1:
+        return {values[0]: everything}
+    return {v: _by_horizon(frame[frame[column] == v], config) for v in values}
+
+
+def _rounded(values: pd.Series) -> list[float | None]:
+    """Fractions rounded to 1e-8, None where unknown (as evaluate's points)."""
+    array = np.round(values.to_numpy(dtype=float), 8)
+    return [None if np.isnan(v) else float(v) for v in array]
 
 
 def _tracked(frame: pd.DataFrame, horizons: list[int]) -> list[TrackedEntry]:
-    out = []
-    for r in frame.to_dict("records"):
-        entry = r["entry_date"]
-        fwd = {str(h): _fraction(r[f"fwd_{h}"]) for h in horizons}
-        out.append(
-            TrackedEntry(
-                seq=r["seq"], entry_id=r["entry_id"], symbol=r["symbol"], as_of=r["as_of"],
-                created_at=r["created_at"], mode=r["mode"], model=r["model"], action=r["action"],
-                confidence=r["confidence"],
-                probability_up=None if pd.isna(r["probability_up"]) else float(r["probability_up"]),
-                retrospective=bool(r["retrospective"]), session_id=r["session_id"],
-                entry_date=None if pd.isna(entry) else pd.Timestamp(entry).date(),
-                filled=bool(r["filled"]), matured={h: v is not None for h, v in fwd.items()},
-                forward_returns=fwd,
-                excess_returns={str(h): _fraction(r[f"exc_{h}"]) for h in horizons},
-            )
-        )  # fmt: skip
-    return out
+    """The entries as the JSON lists them (built column-wise: 100,000 entries in about a second)."""
+    keys = [str(h) for h in horizons]
+    fwd = list(zip(*[_rounded(frame[f"fwd_{h}"]) for h in horizons], strict=True))
+    exc = list(zip(*[_rounded(frame[f"exc_{h}"]) for h in horizons], strict=True))
+    entry = pd.to_datetime(frame["entry_date"])
+    entry_dates = [None if d is None else d.date() for d in entry.astype(object).where(entry.notna(), None)]
+    prob = [None if np.isnan(p) else float(p) for p in frame["probability_up"].to_numpy(dtype=float)]
+    session = [v if isinstance(v, str) else None for v in frame["session_id"]]
+    cols = {
+        c: frame[c].tolist() for c in ("seq", "entry_id", "symbol", "as_of", "created_at", "mode", "model")
+    }
+    actions, confidence = frame["action"].tolist(), frame["confidence"].astype(float).tolist()
+    retro, filled = frame["retrospective"].astype(bool).tolist(), frame["filled"].astype(bool).tolist()
+    construct = TrackedEntry.model_construct
+    return [
+        construct(
+            seq=cols["seq"][i], entry_id=cols["entry_id"][i], symbol=cols["symbol"][i],
+            as_of=cols["as_of"][i], created_at=cols["created_at"][i], mode=cols["mode"][i],
+            model=cols["model"][i], action=actions[i],
+            confidence=confidence[i], probability_up=prob[i], retrospective=retro[i], session_id=session[i],
+            entry_date=entry_dates[i], filled=filled[i],
+            matured={k: v is not None for k, v in zip(keys, fwd[i], strict=True)},
+            forward_returns=dict(zip(keys, fwd[i], strict=True)),
+            excess_returns=dict(zip(keys, exc[i], strict=True)),
+        )
+        for i in range(len(frame))
+    ]  # fmt: skip
 
 
 class TrackService:
@@ -133,8 +173,8 @@ class TrackService:
         return self._ledger.verify()
 
     def run(self, config: TrackConfig) -> TrackReport:
-        views = [v for v in self._ledger.entries() if config.mode is None or v.mode == config.mode]
-        frame, voices = _frame(views), _voices(views)
+        frame = _frame(self._ledger.entries(), config.mode)
+        voices = _voices(frame)
         universe = self._universe()
         if config.benchmark and config.benchmark not in universe:
             raise NotFoundException(
@@ -178,15 +218,17 @@ class TrackService:
 
     @staticmethod
     def _books(joined, retro, bars, securities, levels, config: TrackConfig) -> dict[str, Any]:  # type: ignore[no-untyped-def]
-        books: dict[str, Any] = {}
-        for name, mask in (("live", ~retro), ("retrospective", retro)):
-            part = joined[mask].drop_duplicates(["symbol", "as_of"], keep="last")
-            if part.empty or bars.empty:
-                continue
-            evaluation = EvaluationConfig(
-                symbols=sorted(set(part["symbol"])), start=min(part["as_of"]), end=max(part["as_of"]),
-                slippage=config.slippage, capital=config.capital,
-            )  # fmt: skip
-            universe = bars[bars["symbol"].isin(evaluation.symbols)]
-            books[name] = portfolio({"verdicts": part}, universe, securities, levels, evaluation)
-        return books
+        """One follow-the-verdicts book per kind (curves `live`, `retrospective`), on one trading panel."""
+        kinds = {
+            name: joined[mask].drop_duplicates(["symbol", "as_of"], keep="last")
+            for name, mask in (("live", ~retro), ("retrospective", retro))
+        }
+        kinds = {name: part for name, part in kinds.items() if not part.empty}
+        if not kinds or bars.empty:
+            return {}
+        every = pd.concat(kinds.values())
+        evaluation = EvaluationConfig(
+            symbols=sorted(set(every["symbol"])), start=min(every["as_of"]), end=max(every["as_of"]),
+            slippage=config.slippage, capital=config.capital,
+        )  # fmt: skip
+        return portfolio(kinds, bars, securities, levels, evaluation)

@@ -43,31 +43,27 @@ class TrackConfig(BaseModel):
         return value
 
 
-class VoiceView(BaseModel):
-    stance: str
-    confidence: float
+class LedgerTable(BaseModel):
+    """The ledger's entries as the track record reads them: one list per column, in seq order (no
+    verdict text, no hashes; `experts_json` is canonical JSON {expert: {"stance", "confidence"}})."""
 
-
-class LedgerView(BaseModel):
-    """One ledger entry as the track record reads it (no verdict text, no hashes)."""
-
-    seq: int
-    entry_id: str
-    symbol: str
-    as_of: date
-    created_at: datetime
-    mode: str
-    model: str
-    action: str
-    confidence: float
-    position_percent: float
-    probability_up: float | None = None
-    session_id: str | None = None
-    experts: dict[str, VoiceView] = Field(default_factory=dict)
-    tokens: int = 0
-    llm_calls: int = 0
-    cost_usd: float | None = None
-    retrospective: bool
+    seq: list[int] = Field(default_factory=list)
+    entry_id: list[str] = Field(default_factory=list)
+    symbol: list[str] = Field(default_factory=list)
+    as_of: list[date] = Field(default_factory=list)
+    created_at: list[datetime] = Field(default_factory=list)
+    mode: list[str] = Field(default_factory=list)
+    model: list[str] = Field(default_factory=list)
+    action: list[str] = Field(default_factory=list)
+    confidence: list[float] = Field(default_factory=list)
+    position_percent: list[float] = Field(default_factory=list)
+    probability_up: list[float | None] = Field(default_factory=list, description="None: uncalibrated")
+    session_id: list[str | None] = Field(default_factory=list)
+    experts_json: list[str] = Field(default_factory=list)
+    tokens: list[int] = Field(default_factory=list)
+    llm_calls: list[int] = Field(default_factory=list)
+    cost_usd: list[float | None] = Field(default_factory=list, description="None: not priced")
+    retrospective: list[bool] = Field(default_factory=list)
 
 
 class ChainStatus(BaseModel):
@@ -86,8 +82,8 @@ class ILedgerEntries(ABC):
     """The verdict ledger, read through the ledger context's application interface."""
 
     @abstractmethod
-    def entries(self) -> list[LedgerView]:
-        """Every entry in seq order."""
+    def entries(self) -> LedgerTable:
+        """Every entry in seq order, column by column."""
 
     @abstractmethod
     def verify(self) -> ChainStatus:
@@ -121,5 +117,7 @@ class TrackReport(BaseModel):
     entries: list[TrackedEntry]
     live: dict[str, Any] = Field(description="scores of live entries: all, by mode, by model, by expert")
     retrospective: dict[str, Any] = Field(description="the same over retrospective entries")
-    portfolio: dict[str, Any] = Field(description="follow-the-verdicts equity curves, live and retrospective")
+    portfolio: dict[str, Any] = Field(
+        description="evaluate's follow-the-verdict book: dates, benchmark, curves and metrics per kind"
+    )
     notes: list[str] = Field(default_factory=list)

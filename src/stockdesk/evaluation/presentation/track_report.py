@@ -44,7 +44,7 @@ def track_charts(report: TrackReport) -> list[dict[str, Any]]:
         scores = getattr(report, kind)
         if scores.get("entries"):
             specs.append(reliability_chart(scores["all"][h], h, kind))
-        specs.append(equity_chart(report.portfolio.get(kind, {}), kind))
+    specs.append(equity_chart(report.portfolio))
     return [
         {"id": s.id, "title": s.title, "caption": s.caption, "svg": Markup(render_inline_svg(s))}
         for s in specs

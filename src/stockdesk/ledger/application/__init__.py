@@ -7,6 +7,7 @@ from stockdesk.ledger.domain.chain import BadEntry, ChainCheck
 from stockdesk.ledger.domain.entry import (
     GENESIS,
     RETROSPECTIVE_DAYS,
+    LedgerColumns,
     LedgerEntry,
     LedgerFacts,
     is_retrospective,
@@ -18,6 +19,7 @@ __all__ = [
     "BadEntry",
     "ChainCheck",
     "ExpertVoiceRecord",
+    "LedgerColumns",
     "LedgerEntry",
     "LedgerFacts",
     "LedgerService",

@@ -14,7 +14,7 @@ from datetime import UTC, datetime
 from stockdesk.ledger.application.records import VerdictRecord
 from stockdesk.ledger.domain.canonical import canonical_json
 from stockdesk.ledger.domain.chain import ChainCheck, verify_chain
-from stockdesk.ledger.domain.entry import LedgerEntry, LedgerFacts, is_retrospective, seal
+from stockdesk.ledger.domain.entry import LedgerColumns, LedgerEntry, LedgerFacts, is_retrospective, seal
 from stockdesk.ledger.domain.ports import ILedgerStore
 
 PROBABILITY_DIGITS = 6  # stored and hashed rounded: the same figure on SQLite and PostgreSQL
@@ -62,6 +62,10 @@ class LedgerService:
     def facts(self) -> list[LedgerFacts]:
         """Every entry in seq order without its verdict text and hashes (what the track record scores)."""
         return list(self._store.facts())
+
+    def fact_columns(self) -> LedgerColumns:
+        """`facts()` column by column, in one read (scoring 100,000 entries needs no object per entry)."""
+        return self._store.fact_columns()
 
     def verify(self) -> ChainCheck:
         """Recompute every hash in order; the first entry that breaks the chain is named."""

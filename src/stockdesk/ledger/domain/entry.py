@@ -118,3 +118,26 @@ class LedgerFacts(BaseModel):
     llm_calls: int = 0
     cost_usd: float | None = None
     retrospective: bool
+
+
+class LedgerColumns(BaseModel):
+    """Every entry's facts, column by column (one list per LedgerFacts field, in seq order): how
+    100,000 entries cross to the track record without 100,000 objects."""
+
+    seq: list[int] = Field(default_factory=list)
+    entry_id: list[str] = Field(default_factory=list)
+    symbol: list[str] = Field(default_factory=list)
+    as_of: list[date] = Field(default_factory=list)
+    created_at: list[datetime] = Field(default_factory=list)
+    mode: list[str] = Field(default_factory=list)
+    model: list[str] = Field(default_factory=list)
+    action: list[str] = Field(default_factory=list)
+    confidence: list[float] = Field(default_factory=list)
+    position_percent: list[float] = Field(default_factory=list)
+    probability_up: list[float | None] = Field(default_factory=list)
+    session_id: list[str | None] = Field(default_factory=list)
+    experts_json: list[str] = Field(default_factory=list)
+    tokens: list[int] = Field(default_factory=list)
+    llm_calls: list[int] = Field(default_factory=list)
+    cost_usd: list[float | None] = Field(default_factory=list)
+    retrospective: list[bool] = Field(default_factory=list)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator
 
-from stockdesk.ledger.domain.entry import LedgerEntry, LedgerFacts
+from stockdesk.ledger.domain.entry import LedgerColumns, LedgerEntry, LedgerFacts
 
 Sealer = Callable[[int, str], LedgerEntry]
 """(next seq, previous entry's hash) -> the sealed entry to store."""
@@ -24,3 +24,7 @@ class ILedgerStore(ABC):
     @abstractmethod
     def facts(self) -> Iterator[LedgerFacts]:
         """Every entry in seq order without its verdict text and hashes (scoring reads these)."""
+
+    @abstractmethod
+    def fact_columns(self) -> LedgerColumns:
+        """The same facts column by column (one read; what the track record scores)."""

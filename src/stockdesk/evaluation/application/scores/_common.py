@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import numpy as np
@@ -21,9 +21,20 @@ def float_array(values: Any) -> np.ndarray:
         return pd.to_numeric(series, errors="coerce").to_numpy(dtype=float)
 
 
+def folded_labels(values: Iterable[Any], fold: Callable[[str], str]) -> np.ndarray:
+    """`fold(str(value.value or value).strip())` of each value, as an object array; each distinct
+    value is folded once (100,000 labels are a handful of distinct ones)."""
+    items = values if isinstance(values, (pd.Series, np.ndarray, list, tuple)) else list(values)
+    codes, uniques = pd.factorize(
+        pd.Series(np.asarray(items, dtype=object).ravel(), dtype=object), use_na_sentinel=False
+    )
+    folded = np.array([fold(str(getattr(u, "value", u)).strip()) for u in uniques], dtype=object)
+    return folded[codes] if len(codes) else np.array([], dtype=object)
+
+
 def action_array(actions: Iterable[Any]) -> np.ndarray:
     """Action labels upper-cased ("buy", Action.BUY and "BUY" are one action); unknown labels raise."""
-    labels = np.array([str(getattr(a, "value", a)).strip().upper() for a in actions], dtype=object)
+    labels = folded_labels(actions, str.upper)
     unknown = sorted(set(labels) - set(ACTIONS))
     if unknown:
         raise ValueError(f"unknown actions {unknown}; expected one of {ACTIONS}")

@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from stockdesk.evaluation.application.scores._common import float_array, share
+from stockdesk.evaluation.application.scores._common import float_array, folded_labels, share
 from stockdesk.evaluation.application.scores.rank_ic import rank_ic
 from stockdesk.evaluation.domain.metrics import ExpertAttribution
 
@@ -33,7 +33,7 @@ ATTRIBUTION_COLUMNS: tuple[str, ...] = (
 
 def stance_array(stances: pd.Series) -> np.ndarray:
     """Stance labels lower-cased; an unknown stance raises rather than counting as neutral."""
-    labels = np.array([str(getattr(s, "value", s)).strip().lower() for s in stances], dtype=object)
+    labels = folded_labels(stances, str.lower)
     unknown = sorted(set(labels) - set(STANCES))
     if unknown:
         raise ValueError(f"unknown stances {unknown}; expected one of {STANCES}")

@@ -2,28 +2,19 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 
-from stockdesk.evaluation.domain.track import ChainStatus, ILedgerEntries, LedgerView, VoiceView
-from stockdesk.ledger.application import LedgerFacts, LedgerService
-
-
-def _view(facts: LedgerFacts) -> LedgerView:
-    experts = {
-        name: VoiceView.model_construct(stance=v["stance"], confidence=float(v["confidence"]))
-        for name, v in json.loads(facts.experts_json or "{}").items()
-    }
-    data = facts.model_dump(exclude={"experts_json"})
-    return LedgerView.model_construct(**data, experts=experts)  # typed and checked by the ledger
+from stockdesk.evaluation.domain.track import ChainStatus, ILedgerEntries, LedgerTable
+from stockdesk.ledger.application import LedgerService
 
 
 class LedgerEntriesAdapter(ILedgerEntries):
     def __init__(self, service: Callable[[], LedgerService]):
         self._service = service
 
-    def entries(self) -> list[LedgerView]:
-        return [_view(f) for f in self._service().facts()]
+    def entries(self) -> LedgerTable:
+        columns = self._service().fact_columns()
+        return LedgerTable.model_construct(**columns.__dict__)  # the same columns, typed by the ledger
 
     def verify(self) -> ChainStatus:
         check = self._service().verify()

@@ -14,7 +14,7 @@ from datetime import UTC
 
 from sqlalchemy import Connection, select, text
 
-from stockdesk.ledger.domain.entry import FACT_FIELDS, GENESIS, LedgerEntry, LedgerFacts
+from stockdesk.ledger.domain.entry import FACT_FIELDS, GENESIS, LedgerColumns, LedgerEntry, LedgerFacts, utc
 from stockdesk.ledger.domain.ports import ILedgerStore, Sealer
 from stockdesk.ledger.infrastructure.persistence.models import COLUMNS, VerdictLedgerRow
 from stockdesk.shared.db import Database
@@ -76,3 +76,11 @@ class SqlLedgerStore(ILedgerStore):
 
     def facts(self) -> Iterator[LedgerFacts]:
         return (LedgerFacts.model_construct(**_values(FACT_FIELDS, row)) for row in self._rows(FACT_FIELDS))
+
+    def fact_columns(self) -> LedgerColumns:
+        rows = list(self._rows(FACT_FIELDS))
+        if not rows:
+            return LedgerColumns()
+        columns = dict(zip(FACT_FIELDS, map(list, zip(*rows, strict=True)), strict=True))
+        columns["created_at"] = [utc(moment) for moment in columns["created_at"]]
+        return LedgerColumns.model_construct(**columns)  # as stored
