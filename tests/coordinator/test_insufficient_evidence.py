@@ -1,0 +1,68 @@
+"""No evidence, no verdict through the whole pipeline: one expert with data gives `insufficient
+evidence` (rules-only and with the scripted LLM, which is then never asked to debate or judge), and
+an expert without data is missing from the agreement, never a voice."""
+
+from __future__ import annotations
+
+from stockdesk.coordinator.application import ExpertName, ResearchRequest, ResearchSession
+from stockdesk.coordinator.application.aggregation import aggregate
+from stockdesk.coordinator.presentation.reports.render import render_report
+from stockdesk.shared.config import Settings
+from tests.coordinator.support import AS_OF, SYMBOL, pipeline
+
+ONE_WITH_DATA = [ExpertName.TECHNICAL_ANALYST, ExpertName.MACRO_INTELLIGENCE]  # macro: no news stored
+
+
+def nodes(session: ResearchSession) -> dict[str, str]:
+    return {n.node: str(n.status) for n in session.nodes}
+
+
+def assert_insufficient(session: ResearchSession) -> None:
+    verdict = session.verdict
+    assert verdict["evidence"] == "insufficient" and verdict["action"] == "HOLD"
+    assert (
+        verdict["confidence"] == 0.0 and verdict["position_percent"] == 0.0 and verdict["trade_plan"] is None
+    )
+    assert verdict["experts_with_data"] == ["technical_analyst"]
+    assert session.aggregation["experts_without_data"] == ["macro_intelligence"]
+    for fmt in ("md", "html"):
+        report = render_report(session, fmt)
+        assert "Insufficient evidence (证据不足): 1 expert(s) had data (technical_analyst)" in report
+        assert "no data (missing, not a voice)" in report  # the macro expert's row
+
+
+def test_rules_only_with_one_expert_holding_data_is_insufficient_evidence(settings: Settings) -> None:
+    container, router, _ = pipeline(settings)
+    request = ResearchRequest(symbol=SYMBOL, as_of=AS_OF, experts=ONE_WITH_DATA, rules_only=True)
+    session = container.coordinator.service.run(request)
+    assert_insufficient(session)
+    assert router.calls == [] and session.verdict["source"] == "rules"
+
+
+def test_the_llm_path_skips_debate_and_judge_calls_when_one_expert_has_data(settings: Settings) -> None:
+    container, router, _ = pipeline(settings)
+    session = container.coordinator.service.run(
+        ResearchRequest(symbol=SYMBOL, as_of=AS_OF, experts=ONE_WITH_DATA)
+    )
+    assert_insufficient(session)
+    assert router.calls == ["TechnicalAnalysisOutput"]  # no bull, bear, resolution or judge call
+    assert nodes(session)["debate_node"] == "skipped" and nodes(session)["judge_node"] == "done"
+    assert "The debate was skipped: too few experts had data" in render_report(session, "md")
+
+
+def test_an_expert_without_data_is_no_voice_in_the_agreement() -> None:
+    results = {
+        "valuation_modeler": {"code_signal": {"stance": "bullish", "confidence": 0.6, "has_data": True}},
+        "financial_auditor": {"code_signal": {"stance": "bullish", "confidence": 0.5, "has_data": True}},
+        "technical_analyst": {"code_signal": {"stance": "neutral", "confidence": 0.0, "has_data": False}},
+    }
+    digests = [
+        {"expert": "valuation_modeler", "signal": "Undervalued", "confidence": 0.6},
+        {"expert": "financial_auditor", "signal": "Bullish", "confidence": 0.5},
+        {"expert": "technical_analyst", "signal": "Bearish", "confidence": 0.9},  # 0 bars: not a voice
+    ]
+    found = aggregate(digests, results, {})
+    assert found["stances"] == {"valuation_modeler": "bullish", "financial_auditor": "bullish"}
+    assert found["stance_counts"] == {"bullish": 2, "neutral": 0, "bearish": 0}
+    assert found["agreement_ratio"] == 1.0 and found["mean_confidence"] == 0.55
+    assert found["experts_without_data"] == ["technical_analyst"]
