@@ -246,3 +246,9 @@ def test_rest_track_and_verify(app: AppContainer, database: Database) -> None:
         assert unknown.status_code == 404 and unknown.json()["error"]["code"] == "UNKNOWN_SYMBOL"
         schema = client.get("/api/v1/openapi.json").json()["paths"]
         assert {"200", "400", "401", "404"} <= set(schema["/api/v1/track"]["get"]["responses"])
+
+
+def test_the_headline_alone_is_the_reports_headline(app: AppContainer) -> None:
+    service = app.evaluation.track
+    assert service.headline() == service.run(TrackConfig()).headline
+    assert service.headline(TrackConfig(horizons=[5])) == service.run(TrackConfig(horizons=[5])).headline

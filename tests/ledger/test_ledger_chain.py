@@ -15,6 +15,7 @@ from stockdesk.ledger.application import (
     canonical_json,
     inputs_hash,
     is_retrospective,
+    sha256_hex,
 )
 from stockdesk.ledger.infrastructure.persistence.ledger_store import SqlLedgerStore
 from stockdesk.shared.db import Database
@@ -195,3 +196,15 @@ def test_fact_columns_are_the_facts_column_by_column(database: Database) -> None
     columns, facts = ledger.fact_columns(), ledger.facts()
     for name in type(columns).model_fields:
         assert getattr(columns, name) == [getattr(f, name) for f in facts], name
+
+
+def test_the_entry_hash_is_sha256_of_prev_hash_and_the_canonical_json_of_the_other_columns(
+    database: Database,
+) -> None:
+    ledger = service(database)
+    ledger.append(record("s1"))
+    entry = ledger.append(record("s2", probability_up=0.5))
+    columns = entry.model_dump(exclude={"entry_hash", "prev_hash"})
+    columns["created_at"] = "2026-11-28T05:00:00.123456+00:00"
+    expected = sha256_hex(entry.prev_hash + canonical_json(columns))
+    assert entry.entry_hash == expected

@@ -25,7 +25,7 @@ import pandas as pd
 
 from stockdesk.evaluation.application.scoring import benchmark_levels, outcomes, portfolio
 from stockdesk.evaluation.application.track_scores import cost_scores, expert_scores, horizon_scores
-from stockdesk.evaluation.application.track_text import headline_text
+from stockdesk.evaluation.application.track_text import headline_horizon, headline_text
 from stockdesk.evaluation.domain.dtos import EvaluationConfig
 from stockdesk.evaluation.domain.ports import IEvaluationMarket
 from stockdesk.evaluation.domain.track import (
@@ -165,27 +165,47 @@ class TrackService:
     def __init__(self, market: IEvaluationMarket, ledger: ILedgerEntries, universe: Callable[[], list[str]]):
         """`universe()`: every stored symbol (the default benchmark is their equal-weight index: the
         ledger's own symbols would make a one-symbol ledger's excess returns all zero)."""
-        self._market = market
+        self._market_data = market
         self._ledger = ledger
         self._universe = universe
 
     def verify(self) -> ChainStatus:
         return self._ledger.verify()
 
-    def run(self, config: TrackConfig) -> TrackReport:
-        frame = _frame(self._ledger.entries(), config.mode)
-        voices = _voices(frame)
+    def _market(self, frame: pd.DataFrame, config: TrackConfig) -> tuple[Any, pd.DataFrame, pd.DataFrame]:
+        """Securities, the entries' bars (from their first as_of) and the benchmark's levels."""
         universe = self._universe()
         if config.benchmark and config.benchmark not in universe:
             raise NotFoundException(
                 f"benchmark {config.benchmark} is not in the store", code="UNKNOWN_SYMBOL"
             )
         index = [config.benchmark] if config.benchmark else universe
-        securities = self._market.securities(sorted(set(frame["symbol"]) | set(index)))
+        securities = self._market_data.securities(sorted(set(frame["symbol"]) | set(index)))
         start = min(frame["as_of"]) if len(frame) else date.today()
-        bars = self._market.bars(list(securities), start, None)
+        bars = self._market_data.bars(list(securities), start, None)
         levels = benchmark_levels(bars, universe, config.benchmark)
-        bars = bars[bars["symbol"].isin(set(frame["symbol"]))]
+        return securities, bars[bars["symbol"].isin(set(frame["symbol"]))], levels
+
+    def headline(self, config: TrackConfig | None = None) -> str:
+        """The one-line track record alone (the analysis report prints it): live entries only, at
+        the headline horizon, without the per-group scores, the entries list or the book."""
+        config = config or TrackConfig()
+        frame = _frame(self._ledger.entries(), config.mode)
+        retro = frame["retrospective"].astype(bool).to_numpy()
+        live = frame[~retro].reset_index(drop=True)
+        h = headline_horizon(config.horizons)
+        if live.empty:
+            return headline_text({"entries": 0}, int(retro.sum()), [h])
+        config = config.model_copy(update={"horizons": [h]})
+        securities, bars, levels = self._market(live, config)
+        joined = self._outcomes(live, bars, securities, levels, config)
+        scores = {"entries": len(live), "all": {str(h): horizon_scores(_points(joined, h), config)}}
+        return headline_text(scores, int(retro.sum()), [h])
+
+    def run(self, config: TrackConfig) -> TrackReport:
+        frame = _frame(self._ledger.entries(), config.mode)
+        voices = _voices(frame)
+        securities, bars, levels = self._market(frame, config)
         joined = self._outcomes(frame, bars, securities, levels, config)
         retro = joined["retrospective"].astype(bool).to_numpy()
         live = _kind_scores(joined[~retro], voices, config)

@@ -69,4 +69,4 @@ class LedgerService:
 
     def verify(self) -> ChainCheck:
         """Recompute every hash in order; the first entry that breaks the chain is named."""
-        return verify_chain(self._store.entries())
+        return verify_chain(self._store.stored_rows())

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator
+from typing import Any
 
 from stockdesk.ledger.domain.entry import LedgerColumns, LedgerEntry, LedgerFacts
 
@@ -28,3 +29,7 @@ class ILedgerStore(ABC):
     @abstractmethod
     def fact_columns(self) -> LedgerColumns:
         """The same facts column by column (one read; what the track record scores)."""
+
+    @abstractmethod
+    def stored_rows(self) -> Iterator[dict[str, Any]]:
+        """Every row as stored, column name -> value, in seq order (what verify checks)."""

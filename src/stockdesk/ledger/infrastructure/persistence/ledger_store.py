@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from datetime import UTC
+from typing import Any
 
 from sqlalchemy import Connection, select, text
 
@@ -84,3 +85,6 @@ class SqlLedgerStore(ILedgerStore):
         columns = dict(zip(FACT_FIELDS, map(list, zip(*rows, strict=True)), strict=True))
         columns["created_at"] = [utc(moment) for moment in columns["created_at"]]
         return LedgerColumns.model_construct(**columns)  # as stored
+
+    def stored_rows(self) -> Iterator[dict[str, Any]]:
+        return (dict(zip(COLUMNS, row, strict=True)) for row in self._rows(COLUMNS))
