@@ -65,3 +65,16 @@ def test_a_request_can_opt_out_of_the_ledger(app: AppContainer) -> None:
     service = app.coordinator.service
     service.run(ResearchRequest(symbol=SYMBOL, as_of=AS_OF, rules_only=True, record_verdict=False))
     assert app.ledger.service.entries() == []
+
+
+def test_the_report_prints_the_desks_one_line_track_record(app: AppContainer, tmp_path: Path) -> None:
+    args = ["analyze", SYMBOL, "--as-of", AS_OF.isoformat(), "--rules-only"]
+    CliRunner().invoke(entry.app, args)
+    out = tmp_path / "r.md"
+    result = CliRunner().invoke(entry.app, [*args, "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    line = "Track record: no matured live verdicts at 20 days yet (0 live entries); "
+    assert line + "2 retrospective entries are reported apart" in out.read_text(encoding="utf-8")
+    page = tmp_path / "r.html"
+    assert CliRunner().invoke(entry.app, [*args, "--out", str(page)]).exit_code == 0
+    assert 'id="track-record"' in page.read_text(encoding="utf-8")

@@ -87,7 +87,11 @@ app.add_typer(build_data_cli(lambda: container().data), name="data")
 app.add_typer(build_llm_cli(lambda: container().llm_service), name="llm")
 app.add_typer(build_research_cli(lambda: container().research), name="research")
 app.command("search")(build_search_command(lambda: container().search_service))
-app.command("analyze")(build_analyze_command(lambda: container().coordinator.service))
+app.command("analyze")(
+    build_analyze_command(
+        lambda: container().coordinator.service, lambda: container().evaluation.track.headline()
+    )
+)
 app.command("report")(build_report_command(lambda: container().coordinator.service))
 app.command("sessions")(build_sessions_command(lambda: container().coordinator.service))
 app.command("screen")(build_screen_command(lambda: container().research.screen))

@@ -24,7 +24,11 @@ from stockdesk.shared.dates import parse_day
 
 def build_analyze_command(
     get_service: Callable[[], ResearchCoordinatorService],
+    track_record: Callable[[], str] | None = None,
 ) -> Callable[..., None]:
+    """`track_record()`: the desk's one-line live track record (the verdict ledger's), printed in
+    the report under the verdict; the composition root wires it (None: left out)."""
+
     def analyze(
         symbol: str = typer.Argument(..., help="Stock symbol, e.g. 600519.SH, 000338.SZ or AAPL."),
         as_of: str | None = typer.Option(None, "--as-of", help="Analysis date YYYY-MM-DD (point in time)."),
@@ -81,10 +85,11 @@ def build_analyze_command(
             f"{session.llm_calls} LLM calls, {session.tokens:,} tokens",
             highlight=False,
         )
+        line = track_record() if track_record is not None and session.verdict else None
         if out is None:
-            Console().print(Markdown(render_report(session, "md")))
+            Console().print(Markdown(render_report(session, "md", track_record=line)))
             return
-        written = write_report(session, out)  # atomically, with a Markdown report's chart images
+        written = write_report(session, out, track_record=line)  # atomically, with chart images
         typer.echo(f"report written to {written[0].resolve()}")
 
     return analyze

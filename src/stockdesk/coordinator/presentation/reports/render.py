@@ -61,8 +61,12 @@ def report_environment(fmt: str) -> Environment:
     return env
 
 
-def render_report(session: ResearchSession, fmt: ReportFormat, *, images: str | None = None) -> str:
-    """The report as text; `images`: the folder (relative to a Markdown report) holding its chart PNGs."""
+def render_report(
+    session: ResearchSession, fmt: ReportFormat, *, images: str | None = None, track_record: str | None = None
+) -> str:
+    """The report as text; `images`: the folder (relative to a Markdown report) holding its chart PNGs;
+    `track_record`: the desk's one-line live track record (the verdict ledger's), printed under the
+    verdict when given."""
     if fmt == "json":
         return session.model_dump_json(indent=2)
     if fmt not in TEMPLATES:
@@ -71,10 +75,10 @@ def render_report(session: ResearchSession, fmt: ReportFormat, *, images: str | 
             f"unknown report format '{fmt}'; choose one of: {choices}", code="BAD_REPORT_FORMAT"
         )
     template = report_environment(fmt).get_template(TEMPLATES[fmt])
-    return template.render(report=build_view(session), images=images)
+    return template.render(report=build_view(session), images=images, track_record=track_record)
 
 
-def write_report(session: ResearchSession, out: Path) -> list[Path]:
+def write_report(session: ResearchSession, out: Path, *, track_record: str | None = None) -> list[Path]:
     """Write the report to `out` (format by suffix); the paths written, the report first.
 
     A Markdown report gets its charts as PNG files in `<stem>_files/` beside it, linked relatively,
@@ -90,5 +94,6 @@ def write_report(session: ResearchSession, out: Path) -> list[Path]:
         folder.mkdir(exist_ok=True)
         pictures = [write_atomic(folder / name, render_png(spec)) for name, spec in drawable]
         images = quote(folder.name)
-    write_atomic(out, render_report(session, fmt, images=images).encode("utf-8"))
+    text = render_report(session, fmt, images=images, track_record=track_record)
+    write_atomic(out, text.encode("utf-8"))
     return [out, *pictures]
