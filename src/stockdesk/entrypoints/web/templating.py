@@ -24,6 +24,7 @@ NAV = (  # (path, i18n key): the top navigation, in order
     ("/", "nav.analyze"),
     ("/sessions", "nav.sessions"),
     ("/evaluations", "nav.evaluations"),
+    ("/track", "nav.track"),
     ("/strategy", "nav.strategy"),
     ("/briefings", "nav.briefings"),
     ("/data", "nav.data"),

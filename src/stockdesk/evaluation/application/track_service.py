@@ -202,7 +202,9 @@ class TrackService:
         scores = {"entries": len(live), "all": {str(h): horizon_scores(_points(joined, h), config)}}
         return headline_text(scores, int(retro.sum()), [h])
 
-    def run(self, config: TrackConfig) -> TrackReport:
+    def run(self, config: TrackConfig, *, entries: bool = True) -> TrackReport:
+        """The whole track record; `entries=False` leaves the per-entry list out (a page that shows
+        only the scores need not build 100,000 rows)."""
         frame = _frame(self._ledger.entries(), config.mode)
         voices = _voices(frame)
         securities, bars, levels = self._market(frame, config)
@@ -214,7 +216,7 @@ class TrackService:
             config=config.model_dump(mode="json"),
             ledger={"entries": len(joined), "live": int((~retro).sum()), "retrospective": int(retro.sum())},
             headline=headline_text(live, int(retro.sum()), config.horizons),
-            entries=_tracked(joined, config.horizons),
+            entries=_tracked(joined, config.horizons) if entries else [],
             live=live,
             retrospective=past,
             portfolio=self._books(joined, retro, bars, securities, levels, config),

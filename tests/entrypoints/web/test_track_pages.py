@@ -1,0 +1,82 @@
+"""The Track record page over HTTP: the ledger's entries scored, in English and Chinese; bad input."""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime, time
+
+import pytest
+from fastapi.testclient import TestClient
+
+from stockdesk.coordinator.application import ResearchRequest
+from stockdesk.entrypoints.container import AppContainer
+from stockdesk.evaluation.domain.track import TrackConfig
+from stockdesk.ledger.application import LedgerService, VerdictRecord
+from stockdesk.ledger.infrastructure.persistence.ledger_store import SqlLedgerStore
+from stockdesk.shared.config import Settings
+from tests.api_support import api_client
+from tests.coordinator.support import AS_OF, SYMBOL, pipeline
+
+ZH = {"Accept-Language": "zh-CN,zh;q=0.9"}
+LIVE_DAY = date(2024, 3, 1)
+
+
+@pytest.fixture
+def container(settings: Settings) -> AppContainer:
+    built, _, _ = pipeline(settings)
+    built.coordinator.service.run(
+        ResearchRequest(symbol=SYMBOL, as_of=AS_OF, rules_only=True)
+    )  # retrospective
+    made = datetime.combine(LIVE_DAY, time(20), tzinfo=UTC)  # live: made the evening of its as_of
+    LedgerService(SqlLedgerStore(built.database), clock=lambda: made).append(
+        VerdictRecord(
+            entry_id="live-1",
+            symbol=SYMBOL,
+            as_of=LIVE_DAY,
+            mode="rules",
+            model="rules",
+            action="BUY",
+            confidence=0.6,
+            probability_up=0.6,
+            verdict={"action": "BUY"},
+            inputs_hash="0" * 64,
+        )
+    )
+    return built
+
+
+@pytest.fixture
+def client(container: AppContainer) -> TestClient:
+    return api_client(container)
+
+
+def test_the_page_shows_the_live_headline_scores_and_charts(
+    client: TestClient, container: AppContainer
+) -> None:
+    page = client.get("/track")
+    assert page.status_code == 200, page.text
+    text = page.text
+    assert 'href="/track"' in text and "Track record" in text
+    report = container.evaluation.track.run(TrackConfig())
+    live20 = report.live["all"]["20"]
+    assert live20["matured"] == 1
+    assert (
+        "This desk&#39;s 1 matured live verdicts at 20 days" in text or "This desk's 1 matured live" in text
+    )
+    assert "over 1 calibrated verdicts (0 uncalibrated)" in text
+    assert "1 retrospective verdicts" in text
+    assert 'id="kind-live"' in text and 'id="kind-retrospective"' in text
+    assert "uncalibrated" in text  # the retrospective rules verdict states no probability
+    assert text.count('class="chart"') == 2  # the live reliability diagram and the equity curve
+
+
+def test_the_page_speaks_chinese(client: TestClient) -> None:
+    page = client.get("/track", headers=ZH)
+    assert page.status_code == 200 and "业绩记录" in page.text and "实时裁决" in page.text
+
+
+def test_a_mode_filter_and_bad_input(client: TestClient) -> None:
+    full = client.get("/track", params={"mode": "full"})
+    assert full.status_code == 200 and "No matured live verdicts at 20 days yet." in full.text
+    bad = client.get("/track", params={"horizons": "5,x"})
+    assert bad.status_code == 400 and "BAD_HORIZONS" in bad.text
+    assert client.get("/track", params={"mode": "llm"}).status_code == 400
