@@ -6,6 +6,7 @@ from datetime import UTC, date, datetime, time
 
 import pytest
 from fastapi.testclient import TestClient
+from markupsafe import escape
 
 from stockdesk.coordinator.application import ResearchRequest
 from stockdesk.entrypoints.container import AppContainer
@@ -80,3 +81,14 @@ def test_a_mode_filter_and_bad_input(client: TestClient) -> None:
     bad = client.get("/track", params={"horizons": "5,x"})
     assert bad.status_code == 400 and "BAD_HORIZONS" in bad.text
     assert client.get("/track", params={"mode": "llm"}).status_code == 400
+
+
+def test_a_session_page_shows_the_desks_one_line_track_record(
+    client: TestClient, container: AppContainer
+) -> None:
+    [summary] = container.coordinator.service.list().items
+    page = client.get(f"/sessions/{summary.id}")
+    assert page.status_code == 200
+    line = str(escape(container.evaluation.track.headline()))
+    assert line.startswith("this desk&#39;s 1 matured live verdicts at 20 days")
+    assert 'id="track-record"' in page.text and line in page.text

@@ -80,8 +80,11 @@ def build_sessions_router(deps: WebDeps) -> APIRouter:
         progress = deps.container.analyses.progress(session_id)
         if not progress.finished:
             return RedirectResponse(f"/analyses/{session_id}", status_code=303)
-        view = session_page(service().get(session_id), progress.state)
-        return deps.pages.render(request, "sessions/session.html.j2", {"s": view, "id": session_id})
+        found = service().get(session_id)
+        view = session_page(found, progress.state)
+        line = deps.container.evaluation.track.headline() if found.verdict else None  # the desk's, live only
+        context = {"s": view, "id": session_id, "track_record": line}
+        return deps.pages.render(request, "sessions/session.html.j2", context)
 
     @router.get("/sessions/{session_id}/report.{fmt}")
     def report_file(session_id: str, fmt: str) -> Response:
