@@ -63,7 +63,7 @@ def test_the_page_shows_the_live_headline_scores_and_charts(
     assert (
         "This desk&#39;s 1 matured live verdicts at 20 days" in text or "This desk's 1 matured live" in text
     )
-    assert "over 1 calibrated verdicts (0 uncalibrated)" in text
+    assert "Brier skill undefined: all 1 calibrated verdicts had the same outcome." in text  # one outcome
     assert "1 retrospective verdicts" in text
     assert 'id="kind-live"' in text and 'id="kind-retrospective"' in text
     assert "uncalibrated" in text  # the retrospective rules verdict states no probability

@@ -30,6 +30,8 @@ def _bracket(interval: list[float] | None, percent: bool = False) -> str:
 def _skill(scores: dict[str, Any]) -> str:
     if not scores["calibrated"]:
         return "Brier skill uncalibrated (no verdict states a probability)"
+    if scores["brier_skill"] is None:
+        return f"Brier skill undefined (all {scores['calibrated']} calibrated verdicts had the same outcome)"
     text = f"Brier skill {_signed(scores['brier_skill'])}{_bracket(scores['intervals']['brier_skill'])}"
     if scores["uncalibrated"]:
         text += f" over {scores['calibrated']} calibrated ({scores['uncalibrated']} uncalibrated)"

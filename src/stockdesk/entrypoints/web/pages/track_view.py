@@ -103,7 +103,7 @@ def track_view(report: TrackReport) -> TrackView:
         hit=pct(live.get("hit_rate"), 0),
         hit_interval=_interval((live.get("intervals") or {}).get("hit_rate"), lambda v: pct(v, 0)),
         excess=pct(live.get("mean_excess"), 1),
-        skill=num(live["brier_skill"], 2) if live.get("calibrated") else None,
+        skill=num(live["brier_skill"], 2) if live.get("brier_skill") is not None else None,
         skill_interval=_interval((live.get("intervals") or {}).get("brier_skill"), lambda v: num(v, 2)),
         calibrated=live.get("calibrated", 0),
         uncalibrated=live.get("uncalibrated", 0),
