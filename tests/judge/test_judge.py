@@ -207,7 +207,9 @@ def test_rest_verdict(settings: Settings) -> None:
     assert response.status_code == 200, response.text
     body = response.json()
     assert body["action"] == "BUY" and body["trade_plan"]["stop_loss_price"] == 95.5
-    assert body["confidence"] == 1.0 * 0.8  # one voice (the debate), bullish: cap 1.0
+    # one voice (the debate), bullish: cap 1.0; an LLM verdict is uncalibrated, so at most 0.6
+    assert body["confidence"] == 0.6 and body["calibrated"] is False
+    assert any("uncalibrated" in a["why"] for a in body["adjustments"])
     assert {
         "entry_strategy",
         "stop_loss",

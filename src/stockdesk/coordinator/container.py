@@ -6,6 +6,7 @@ from collections.abc import Callable, Mapping
 from functools import cached_property
 
 from stockdesk.coordinator.application import ResearchCoordinatorService
+from stockdesk.coordinator.domain.ports.gateways import ModelViewBuilder
 from stockdesk.coordinator.infrastructure.adapters.gateways import (
     ChartBuilder,
     DebateGatewayAdapter,
@@ -40,6 +41,7 @@ class CoordinatorContainer:
         judge: Callable[[], JudgeService],
         llm_service: Callable[[], LLMService],
         as_of_check: CheckAsOfUseCase | None = None,
+        model: Callable[[], ModelViewBuilder] | None = None,
         ledger: Callable[[], LedgerService] | None = None,
     ):
         """Every argument is a factory: nothing is built until a research session needs it."""
@@ -52,6 +54,7 @@ class CoordinatorContainer:
         self._judge = judge
         self._llm_service = llm_service
         self._as_of_check = as_of_check
+        self._model = model  # the signal model's view builder (None: rules use the code composite)
         self._ledger = ledger  # where saved verdicts are appended (None: not recorded)
 
     @cached_property
@@ -62,7 +65,12 @@ class CoordinatorContainer:
     def service(self) -> ResearchCoordinatorService:
         return ResearchCoordinatorService(
             ResearchGatewayAdapter(
-                self._experts, self._securities, self._snapshots, self._charts, self._as_of_check
+                self._experts,
+                self._securities,
+                self._snapshots,
+                self._charts,
+                self._as_of_check,
+                self._model,
             ),
             DebateGatewayAdapter(self._debate),
             JudgeGatewayAdapter(self._judge),

@@ -115,6 +115,7 @@ class AppContainer:
                 "catalyst_detective": lambda: research.catalyst_detective.build_snapshot,
             },
             charts=lambda: research.chart_data.build,
+            model=lambda: research.signal_model.view,
             securities=self.data.stock_basic_info,
             as_of_check=self.data.as_of_check,
             debate=lambda: self.debate.service,

@@ -23,6 +23,7 @@ from stockdesk.research.application.financial_auditor_service import FinancialAu
 from stockdesk.research.application.macro_intelligence_service import MacroIntelligenceService
 from stockdesk.research.application.rules_signal_service import RulesSignalService
 from stockdesk.research.application.screen.service import ScreenService
+from stockdesk.research.application.signal_model.service import SignalModelService
 from stockdesk.research.application.technical_analyst_service import TechnicalAnalystService
 from stockdesk.research.application.valuation_modeler_service import ValuationModelerService
 from stockdesk.research.domain.ports.charts import IChartSeriesBuilder
@@ -52,6 +53,7 @@ from stockdesk.research.infrastructure.adapters.catalyst_data_adapter import Cat
 from stockdesk.research.infrastructure.adapters.financial_data_adapter import FinancialDataAdapter
 from stockdesk.research.infrastructure.adapters.llm_adapter import LLMAdapter
 from stockdesk.research.infrastructure.adapters.macro_data_adapter import MacroDataAdapter
+from stockdesk.research.infrastructure.adapters.model_market_adapter import ModelMarketAdapter
 from stockdesk.research.infrastructure.adapters.rules_history_adapter import RulesHistoryAdapter
 from stockdesk.research.infrastructure.adapters.technical_data_adapter import TechnicalDataAdapter
 from stockdesk.research.infrastructure.adapters.valuation_data_adapter import ValuationDataAdapter
@@ -234,6 +236,13 @@ class ResearchContainer:
         if self._securities is None or self._market_frames is None:
             raise RuntimeError("ResearchContainer needs securities and market_frames for factors")
         return FactorService(FactorPanelAdapter(self._securities, self._market_frames))
+
+    @property
+    def signal_model(self) -> SignalModelService:
+        """The walk-forward signal model over the store, at one symbol and date (analyze)."""
+        if self._securities is None or self._market_frames is None:
+            raise RuntimeError("ResearchContainer needs securities and market_frames for the signal model")
+        return SignalModelService(self.factors, ModelMarketAdapter(self._securities, self._market_frames))
 
     def _nothing_to_find(self) -> Callable[[date], bool]:
         """Searches as of a day before the store's first text find nothing, if only the store is

@@ -210,7 +210,9 @@ class _Nodes:
             signals = llm_signals([d for d in aggregation.get("digests") or [] if d.get("expert") in voiced])
         else:
             signals = {n: r["code_signal"] for n, r in results.items() if r.get("code_signal")}
+        model = await self.research.model_view(state["symbol"], state.get("as_of"))
         return {
+            "model": {**model.model_dump(mode="json"), "note": model.words()} if model is not None else None,
             "experts_with_data": voiced,
             "stances": {name: s for name, s in stances.items() if name in voiced},
             "code_signals": signals,

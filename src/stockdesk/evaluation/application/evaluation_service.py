@@ -35,7 +35,6 @@ from stockdesk.evaluation.application.scoring import (
     score_set,
 )
 from stockdesk.evaluation.application.summary_text import summary_text
-from stockdesk.research.application.signal_model.run import MODEL_VERSION
 from stockdesk.evaluation.domain.dtos import (
     EvaluationConfig,
     EvaluationJob,
@@ -45,6 +44,7 @@ from stockdesk.evaluation.domain.dtos import (
     Verdict,
 )
 from stockdesk.evaluation.domain.ports import IEvaluationMarket, ILLMUsage, IVerdictSource, NoLLM, Usage
+from stockdesk.research.application.signal_model.run import MODEL_VERSION
 from stockdesk.shared.errors import BadRequestException, ConflictException, NotFoundException
 from stockdesk.shared.tasks import (
     BatchWorker,

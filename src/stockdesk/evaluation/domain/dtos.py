@@ -12,6 +12,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field, ValidationError, field_validator, model_validator
 
+from stockdesk.research.application import ModelCalibration
 from stockdesk.shared.errors import BadRequestException
 
 ALL_EXPERTS = (
@@ -109,17 +110,7 @@ class ExpertVoice(BaseModel):
     confidence: float
 
 
-class CalibrationInfo(BaseModel):
-    """How a probability was calibrated: on `n` past outcomes known by the verdict's date."""
-
-    n: int = Field(description="past outcomes the calibration was fitted on")
-    ece: float | None = Field(default=None, description="ECE of this calibrator's own earlier probabilities")
-    fitted_to: date | None = Field(default=None, description="the newest outcome date it used")
-    base_rate: float | None = Field(
-        default=None, description="share of positive excess returns known by then (walk-forward base rate)"
-    )
-    model: str = Field(default="prior", description="prior | fitted: what scored the point")
-    pairs: int = Field(default=0, description="labelled (symbol, date) pairs the model was fitted on")
+CalibrationInfo = ModelCalibration  # the signal model's own type: one definition
 
 
 class Verdict(BaseModel):

@@ -10,6 +10,8 @@ from stockdesk.research.application.factors import (
     rank_normalise,
 )
 from stockdesk.research.application.rules_signal_service import RulesEvidence, RulesSignalService
+from stockdesk.research.application.signal_model.service import SignalModelService, model_view
+from stockdesk.research.domain.dtos.model_view import ModelCalibration, ModelView
 
 __all__ = [
     "FACTORS",
@@ -19,7 +21,11 @@ __all__ = [
     "ChartSet",
     "Factor",
     "FactorService",
+    "ModelCalibration",
+    "ModelView",
     "RulesEvidence",
     "RulesSignalService",
+    "SignalModelService",
+    "model_view",
     "rank_normalise",
 ]

@@ -6,10 +6,16 @@ Async so that LangGraph runs the fan-out concurrently; adapters move blocking wo
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from datetime import date
 from typing import Any
 
 from pydantic import BaseModel
+
+from stockdesk.research.application import ModelView
+
+ModelViewBuilder = Callable[[str, date], ModelView | None]
+"""(symbol, as_of) -> the signal model's verdict there (research.SignalModelService.view)"""
 
 
 class CheckedDate(BaseModel):
@@ -45,6 +51,11 @@ class IResearchGateway(ABC):
     @abstractmethod
     async def run_expert_rules(self, expert: str, symbol: str, as_of: date | None) -> dict[str, Any]:
         """The expert's snapshot and code-only signal, no LLM (rules-only mode, plan prices)."""
+
+    async def model_view(self, symbol: str, as_of: date | None) -> ModelView | None:
+        """The walk-forward signal model's verdict at `as_of` (what the rules verdict is). Not
+        abstract: a gateway without a store has no model (the rules fall back to the composite)."""
+        return None
 
     async def build_charts(
         self, symbol: str, as_of: date | None

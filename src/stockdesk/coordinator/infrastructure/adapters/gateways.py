@@ -18,11 +18,12 @@ from stockdesk.coordinator.domain.ports.gateways import (
     IDebateGateway,
     IJudgeGateway,
     IResearchGateway,
+    ModelViewBuilder,
 )
 from stockdesk.data_engineering.application import CheckAsOfUseCase, GetStockBasicInfoUseCase
 from stockdesk.debate.application import DebateMode, DebateService, digest_expert_results
 from stockdesk.judge.application import JudgeService, is_sufficient
-from stockdesk.research.application import ChartSet
+from stockdesk.research.application import ChartSet, ModelView
 from stockdesk.research.application.code_signals import INDICATOR_FIELDS, code_signal, code_signal_of_result
 from stockdesk.shared.errors import BadRequestException
 
@@ -39,6 +40,7 @@ class ResearchGatewayAdapter(IResearchGateway):
         snapshots: Mapping[str, Callable[[], SnapshotBuilder]] | None = None,
         charts: Callable[[], ChartBuilder] | None = None,
         as_of_check: CheckAsOfUseCase | None = None,
+        model: Callable[[], ModelViewBuilder] | None = None,
     ):
         """`runners[name]()` gives that expert's `run(symbol, as_of)`, `snapshots[name]()` its
         `build_snapshot(symbol, as_of)`, `charts()` the chart data's `build(symbol, as_of)`;
@@ -48,6 +50,12 @@ class ResearchGatewayAdapter(IResearchGateway):
         self._securities = securities
         self._snapshots = snapshots or {}
         self._charts = charts
+        self._model = model
+
+    async def model_view(self, symbol: str, as_of: date | None) -> ModelView | None:
+        if self._model is None or as_of is None:
+            return None
+        return await asyncio.to_thread(self._model(), symbol, as_of)
 
     def require_symbol(self, symbol: str) -> str:
         return self._securities.require(symbol).symbol

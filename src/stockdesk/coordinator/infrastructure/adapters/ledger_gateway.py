@@ -59,8 +59,18 @@ def _experts(aggregation: dict[str, Any]) -> dict[str, ExpertVoiceRecord]:
 
 
 def _probability(verdict: dict[str, Any]) -> float | None:
+    """The verdict's calibrated P(up) at its own horizon (the signal model's verdict horizon);
+    None when the verdict is uncalibrated. A bare number (older verdicts) is taken as is."""
     value = verdict.get("probability_up")
+    if isinstance(value, dict):
+        if not verdict.get("calibrated"):
+            return None
+        horizon = str((verdict.get("signal_model") or {}).get("horizon", VERDICT_HORIZON))
+        value = value.get(horizon)
     return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
+VERDICT_HORIZON = 20
 
 
 def verdict_record(session: ResearchSession) -> VerdictRecord:

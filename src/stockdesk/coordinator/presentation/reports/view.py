@@ -15,6 +15,11 @@ from stockdesk.coordinator.application import ResearchSession
 from stockdesk.coordinator.application.aggregation import stance
 from stockdesk.coordinator.presentation.reports import formatting as fmt
 from stockdesk.coordinator.presentation.reports.charts_view import chart_views
+from stockdesk.coordinator.presentation.reports.probability import (
+    calibration_line,
+    model_line,
+    probability_line,
+)
 from stockdesk.coordinator.presentation.reports.view_model import (
     Agreement,
     Debate,
@@ -203,6 +208,9 @@ def verdict_card(session: ResearchSession) -> VerdictCard:
         reasoning=fmt.text(verdict.get("reasoning")),
         rules_applied=_texts(verdict.get("rules_applied")),
         risk_warnings=_texts(verdict.get("risk_warnings")),
+        probability=probability_line(verdict),
+        calibration=calibration_line(verdict),
+        signal_model=model_line(verdict),
     )
 
 

@@ -49,6 +49,9 @@ class VerdictCard:
     insufficient: str = ""  # "insufficient evidence" in words: fewer than two experts had data
     experts_with_data: list[str] = field(default_factory=list)
     experts_needed: int = 0  # how many experts with data a verdict needs (insufficient only)
+    probability: str = ""  # the calibrated P(up) in words, or "uncalibrated"
+    calibration: str = ""  # on how many past outcomes, to which date, with what ECE
+    signal_model: str = ""  # the code model's view beside an LLM verdict
 
 
 @dataclass(frozen=True)

@@ -15,13 +15,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from datetime import date
-from typing import Any
 
 import pandas as pd
 
 from stockdesk.evaluation.application.schedule import evaluation_dates
 from stockdesk.evaluation.domain.dtos import (
-    CalibrationInfo,
     EvaluationConfig,
     EvaluationMode,
     ExpertVoice,
@@ -29,7 +27,7 @@ from stockdesk.evaluation.domain.dtos import (
 )
 from stockdesk.evaluation.domain.ports import IEvaluationMarket, IVerdictSource
 from stockdesk.judge.application import JudgeService, is_sufficient, signals_with_data
-from stockdesk.research.application import RulesEvidence, RulesSignalService
+from stockdesk.research.application import RulesEvidence, RulesSignalService, model_view
 from stockdesk.research.application.signal_model.run import ModelInputs, run_model
 from stockdesk.shared.execution import index_levels, limit_lookup
 from stockdesk.shared.tasks import config_hash
@@ -103,39 +101,18 @@ class RulesVerdictSource(IVerdictSource):
         key = (symbol, pd.Timestamp(day))
         if key not in self._rows.index:
             return LookupError(f"{symbol} has no factor on {day}: no data by then")
-        row = self._rows.loc[key]
+        view = model_view(self._rows.loc[key], symbol, day, len(self._config.symbols))
         evidence = {"code_signals": found.code_signals, "technical": found.technical or {}}
-        action, confidence = str(row["action"]), float(row["confidence"])
         return Verdict(
-            action=action,
-            confidence=confidence,
-            position_percent=judge.position_for(action, evidence, confidence),
-            probability_up={str(h): _number(row[f"probability_up_{h}"]) for h in self._config.horizons},
-            calibration={str(h): _calibration(row, h) for h in self._config.horizons},
-            contributions={
-                name.removeprefix("contribution_"): round(float(value), 6)
-                for name, value in row.items()
-                if str(name).startswith("contribution_")
-            },
+            action=view.action,
+            confidence=view.confidence,
+            position_percent=judge.position_for(view.action, evidence, view.confidence),
+            probability_up=view.probability_up,
+            calibration=view.calibration,
+            contributions=view.contributions,
             experts={
                 n: ExpertVoice(stance=s["stance"], confidence=s["confidence"])
                 for n, s in found.code_signals.items()
                 if s["confidence"] > 0
             },
         )
-
-
-def _number(value: Any) -> float | None:
-    return None if value is None or pd.isna(value) else round(float(value), 6)
-
-
-def _calibration(row: pd.Series, h: int) -> CalibrationInfo:
-    fitted_to = row[f"fitted_to_{h}"]
-    return CalibrationInfo(
-        n=int(row[f"calibration_n_{h}"]) if pd.notna(row[f"calibration_n_{h}"]) else 0,
-        ece=_number(row[f"calibration_ece_{h}"]),
-        fitted_to=None if pd.isna(fitted_to) else pd.Timestamp(fitted_to).date(),
-        base_rate=_number(row[f"base_rate_{h}"]),
-        model=str(row[f"model_{h}"]),
-        pairs=int(row[f"pairs_{h}"]),
-    )

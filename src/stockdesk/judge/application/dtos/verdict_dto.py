@@ -50,5 +50,19 @@ class VerdictDTO(BaseModel):
     experts_with_data: list[str] | None = Field(
         default=None, description="the experts whose data the verdict rests on (None: not counted)"
     )
+    probability_up: dict[str, float | None] = Field(
+        default_factory=dict,
+        description="horizon -> calibrated P(excess return > 0) of this verdict's mode; empty: uncalibrated",
+    )
+    calibration: dict[str, dict[str, Any]] = Field(
+        default_factory=dict, description="per horizon: n, ece, fitted_to, base_rate, model, pairs"
+    )
+    calibrated: bool = Field(
+        default=False, description="False: too few past outcomes of this mode; confidence then at most 0.6"
+    )
+    signal_model: dict[str, Any] | None = Field(
+        default=None,
+        description="the walk-forward signal model's view: action, probability_up, contributions",
+    )
     input: str = Field(default="", description="the prompt sent to the model")
     output: str = Field(default="", description="the model's raw answer")

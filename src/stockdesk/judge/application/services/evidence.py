@@ -11,7 +11,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from stockdesk.judge.domain.dtos.evidence import CodeSignalInput, JudgeEvidence
+from stockdesk.judge.domain.dtos.evidence import CodeSignalInput, JudgeEvidence, ModelDecision
 from stockdesk.judge.domain.dtos.trade_plan import PlanInputs
 from stockdesk.judge.domain.exceptions import InvalidDebateOutcomeError
 from stockdesk.shared.numbers import finite_number
@@ -71,7 +71,9 @@ def judge_evidence(evidence: Mapping[str, Any] | None) -> JudgeEvidence:
     if experts is not None:  # an expert without data is missing, not a voice
         stances = {k: v for k, v in stances.items() if k in experts}
     technical = evidence.get("technical")
+    model = evidence.get("model")
     return JudgeEvidence(
+        model=ModelDecision.model_validate(model) if isinstance(model, Mapping) else None,
         experts_with_data=experts,
         stances=stances,
         code_signals=signals,

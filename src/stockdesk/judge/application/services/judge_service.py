@@ -25,6 +25,12 @@ from stockdesk.judge.application.services.debate_outcome import judge_input_from
 from stockdesk.judge.application.services.evidence import judge_evidence
 from stockdesk.judge.application.services.evidence_bound import STANCE_WORDS, against_evidence, support_for
 from stockdesk.judge.application.services.evidence_check import insufficient_verdict, is_sufficient
+from stockdesk.judge.application.services.model_verdict import (
+    capped_uncalibrated,
+    model_decision,
+    model_fields,
+    model_reasoning,
+)
 from stockdesk.judge.application.services.plan_text import plan_texts
 from stockdesk.judge.application.services.rules_verdict import RulesDecision, counted, rules_decision
 from stockdesk.judge.application.services.trade_plan import compute_trade_plan, plan_options
@@ -96,23 +102,28 @@ class JudgeService:
         rested_on = sorted(n for n in counted(found.code_signals) if named is None or n in named)
         if not is_sufficient(rested_on):
             return insufficient_verdict(symbol, rested_on, "rules")
-        plan = plan_for(rules.action, found, rules.confidence, "standard")
         voices = {name: s.stance for name, s in counted(found.code_signals).items()}
-        support = support_for(rules.action, voices, None)
+        action, confidence = rules.action, rules.confidence
+        if found.model is not None:  # the rules verdict is the walk-forward model's
+            cap = support_for(ActionDirection(found.model.action), voices, None).cap
+            action, confidence = model_decision(found.model, cap)
+        plan = plan_for(action, found, confidence, "standard")
+        support = support_for(action, voices, None)
         return VerdictDTO(
             symbol=symbol,
-            action=rules.action.value,
+            action=action.value,
             position_percent=plan.position_percent if plan else 0.0,
-            confidence=rules.confidence,
+            confidence=confidence,
             **plan_texts(plan),
             time_horizon=RULES_HORIZON,
             risk_warnings=[],
-            reasoning=rules_reasoning(rules),
+            reasoning=model_reasoning(found.model) if found.model is not None else rules_reasoning(rules),
             source="rules",
             trade_plan=plan,
             support=support.model_dump(),
             rules_verdict=rules_summary(rules, plan),
             experts_with_data=rested_on,
+            **model_fields(found.model, own=True),
         )
 
     def position_for(self, action: str, evidence: Mapping[str, Any] | None, confidence: float) -> float:
@@ -162,6 +173,7 @@ class JudgeService:
                 )
             )
             confidence = support.cap
+        confidence = capped_uncalibrated(confidence, adjustments)
         plan = plan_for(result.action, evidence, confidence, result.plan)
         stability = self._stability(prepared, samples, first_action, result.action)
         return VerdictDTO(
@@ -182,6 +194,7 @@ class JudgeService:
             claim_checks=claims,
             rules_applied=[a.what for a in adjustments],
             experts_with_data=evidence.experts_with_data,
+            **model_fields(evidence.model, own=False),
             input=answer.input,
             output=answer.output,
         )

@@ -23,6 +23,20 @@ class CodeSignalInput(BaseModel):
         return self.has_data if self.has_data is not None else self.confidence > 0
 
 
+class ModelDecision(BaseModel):
+    """The walk-forward signal model's verdict (research's ModelView, handed over as plain values)."""
+
+    action: str = Field(description="BUY | SELL | HOLD")
+    confidence: float = Field(ge=0.0, le=1.0)
+    calibrated: bool = False
+    horizon: int = 20
+    probability_up: dict[str, float | None] = Field(default_factory=dict)
+    calibration: dict[str, dict] = Field(default_factory=dict)
+    contributions: dict[str, float] = Field(default_factory=dict)
+    note: str = Field(default="", description="what the model is and how far its probability holds, in words")
+    universe: int = Field(default=0, description="symbols the model ranked the symbol among")
+
+
 class JudgeEvidence(BaseModel):
     stances: dict[str, str] = Field(
         default_factory=dict, description="each succeeded expert's stance: bullish | neutral | bearish"
@@ -32,6 +46,7 @@ class JudgeEvidence(BaseModel):
     facts: dict = Field(
         default_factory=dict, description="the numbers the judge's text may quote (claim checks)"
     )
+    model: ModelDecision | None = Field(default=None, description="None: the signal model could not run")
     experts_with_data: list[str] | None = Field(
         default=None,
         description="the experts whose data the verdict rests on; None: the caller named none (the "

@@ -127,7 +127,11 @@ def run_model(factors: FactorService, inputs: ModelInputs) -> pd.DataFrame:
         model = walk_forward(ranked, labels, calendar, FACTOR_NAMES, _prior, settings)
         known = known_dates(labels, calendar, settings.embargo)
         calibrated = calibrate_walk_forward(
-            model.scores, labels, known, CalibrationSettings(hold_band=inputs.hold_band, overlap=min(1.0, GRID_STEP / h)), grid
+            model.scores,
+            labels,
+            known,
+            CalibrationSettings(hold_band=inputs.hold_band, overlap=min(1.0, GRID_STEP / h)),
+            grid,
         )
         out = _with_horizon(out, model.scores, calibrated, model.fits, h)
         if h == main:

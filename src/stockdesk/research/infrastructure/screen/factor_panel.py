@@ -33,7 +33,14 @@ from stockdesk.research.infrastructure.screen.report_panel import visible_period
 from stockdesk.research.infrastructure.screen.valuation_figures import valuation_figures
 
 STALE_DAYS = 20
-REPORTED_FACTORS = ("roe_ttm", "gross_margin", "cash_quality", "debt_to_assets", "revenue_yoy", "profit_dedt_yoy")
+REPORTED_FACTORS = (
+    "roe_ttm",
+    "gross_margin",
+    "cash_quality",
+    "debt_to_assets",
+    "revenue_yoy",
+    "profit_dedt_yoy",
+)
 YEAR_DAYS = 250
 VALUATION_COLUMNS = [
     "symbol",

@@ -1,0 +1,56 @@
+"""The verdict's probability in words: what the number means, on how many outcomes it rests.
+
+A probability is shown only when calibrated (P(excess return over the verdict horizon > 0), fitted
+on past outcomes known by the verdict's date); otherwise the report says `uncalibrated` in words.
+The signal model's own view is shown beside an LLM verdict, so a reader sees both.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+
+def _percent(value: Any) -> str:
+    return f"{float(value) * 100:.0f}%"
+
+
+def probability_line(verdict: Mapping[str, Any]) -> str:
+    model = verdict.get("signal_model") or {}
+    horizon = str(model.get("horizon", 20))
+    p = (verdict.get("probability_up") or {}).get(horizon)
+    if not verdict.get("calibrated") or p is None:
+        return "uncalibrated: too few past outcomes of this mode to state a probability"
+    return f"P(beats the benchmark over {horizon} trading days) {_percent(p)}"
+
+
+def calibration_line(verdict: Mapping[str, Any]) -> str:
+    model = verdict.get("signal_model") or {}
+    horizon = str(model.get("horizon", 20))
+    cal = (verdict.get("calibration") or {}).get(horizon) or (model.get("calibration") or {}).get(horizon)
+    if not cal:
+        return ""
+    ece = f", ECE {cal['ece']:.3f}" if cal.get("ece") is not None else ""
+    fitted = (
+        f"model fitted on {cal.get('pairs', 0):,} pairs"
+        if cal.get("model") == "fitted"
+        else "model on prior weights"
+    )
+    to = f" to {cal['fitted_to']}" if cal.get("fitted_to") else ""
+    universe = model.get("universe", 0)
+    return f"calibrated on {cal.get('n', 0):,} past outcomes{to}{ece}; {fitted}; {universe} symbols"
+
+
+def model_line(verdict: Mapping[str, Any]) -> str:
+    """The signal model's view beside an LLM verdict (empty for the rules verdict, which is it)."""
+    model = verdict.get("signal_model") or {}
+    if not model or verdict.get("source") == "rules":
+        return ""
+    horizon = str(model.get("horizon", 20))
+    p = (model.get("probability_up") or {}).get(horizon)
+    odds = (
+        f", P(up over {horizon} days) {_percent(p)}"
+        if model.get("calibrated") and p is not None
+        else ", uncalibrated"
+    )
+    return f"signal model (code): {model.get('action', '—')}{odds}"

@@ -1,0 +1,71 @@
+"""The signal model in the verdict: what the rules verdict takes from it and what every verdict shows.
+
+- Rules verdict (`--rules-only`, the fallback, evaluate's baseline): its action and confidence are
+  the walk-forward model's (the code-only composite below is kept only as the fallback when the
+  model could not run). A calibrated confidence is the probability the action is right and is shown
+  as is; an uncalibrated one stays within the evidence bound and at most UNCALIBRATED_CAP.
+- LLM verdicts (experts, full): this mode has no calibration of its own yet (its past outcomes are
+  in the ledger, too few to fit on), so the verdict is `uncalibrated`, shows no probability of its
+  own, and its confidence is capped at UNCALIBRATED_CAP (an adjustment says so). The model's view is
+  shown beside it (`signal_model`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from stockdesk.judge.domain.dtos.adjustment import Adjustment
+from stockdesk.judge.domain.dtos.evidence import ModelDecision
+from stockdesk.judge.domain.model.enums import ActionDirection
+
+UNCALIBRATED_CAP = 0.6
+
+
+def model_decision(model: ModelDecision, cap: float) -> tuple[ActionDirection, float]:
+    """The rules verdict's action and confidence from the model (`cap`: the evidence bound)."""
+    confidence = model.confidence if model.calibrated else min(UNCALIBRATED_CAP, model.confidence, cap)
+    return ActionDirection(model.action), int(confidence * 10000 + 1e-9) / 10000
+
+
+def model_fields(model: ModelDecision | None, *, own: bool) -> dict[str, Any]:
+    """VerdictDTO fields: the model's probability as the verdict's own (`own`: the rules verdict)
+    when calibrated; the model's view beside any verdict."""
+    if model is None:
+        return {"calibrated": False, "signal_model": None}
+    mine = own and model.calibrated
+    return {
+        "probability_up": dict(model.probability_up) if mine else {},
+        "calibration": dict(model.calibration) if mine else {},
+        "calibrated": mine,
+        "signal_model": model.model_dump(mode="json"),
+    }
+
+
+def capped_uncalibrated(confidence: float, adjustments: list[Adjustment]) -> float:
+    """An LLM verdict's confidence at most UNCALIBRATED_CAP, the cut recorded."""
+    if confidence <= UNCALIBRATED_CAP:
+        return confidence
+    adjustments.append(
+        Adjustment(
+            what="confidence",
+            from_=confidence,
+            to=UNCALIBRATED_CAP,
+            why=f"uncalibrated: this mode has too few past outcomes to calibrate on, so its confidence "
+            f"is at most {UNCALIBRATED_CAP:.2f}",
+        )
+    )
+    return UNCALIBRATED_CAP
+
+
+def model_reasoning(model: ModelDecision) -> str:
+    """The rules verdict's reasoning, worded by code from the model's numbers."""
+    h = str(model.horizon)
+    p = model.probability_up.get(h)
+    parts = [model.note] if model.note else []
+    if p is not None:
+        parts.append(f"P(excess return over {h} trading days > 0) = {p:.2f}")
+    pushes = ", ".join(f"{name} {value:+.4f}" for name, value in sorted(model.contributions.items()))
+    if pushes:
+        parts.append(f"contributions to the score: {pushes}")
+    parts.append(f"action {model.action}")
+    return "; ".join(parts) + "."

@@ -1,0 +1,95 @@
+"""The signal model at analysis time: one symbol's model verdict as of a date, point in time.
+
+The universe is every stored symbol of the symbol's market; bars are read up to `as_of` only, so
+no label, factor or calibration outcome after it exists (the model cannot see the future because
+the future is not loaded). The run is the same `run_model` that `evaluate --mode rules` scores, at
+one date: the rules verdict a user gets is the verdict `evaluate` measured.
+"""
+
+from __future__ import annotations
+
+from datetime import date, timedelta
+
+import pandas as pd
+
+from stockdesk.research.application.factors import FactorService
+from stockdesk.research.application.signal_model.run import (
+    LOOKBACK_YEARS,
+    ModelInputs,
+    run_model,
+    trading_calendar,
+    verdict_horizon,
+)
+from stockdesk.research.domain.dtos.model_view import ModelCalibration, ModelView
+from stockdesk.research.domain.ports.model_market import IModelMarketPort
+from stockdesk.shared.execution import index_levels, limit_lookup
+
+HORIZONS = (5, 20, 60)
+HISTORY_DAYS = (LOOKBACK_YEARS + 2) * 366  # the grid's years plus a year of factor warm-up
+
+
+class SignalModelService:
+    def __init__(self, factors: FactorService, market: IModelMarketPort):
+        self._factors = factors
+        self._market = market
+
+    def view(self, symbol: str, as_of: date) -> ModelView | None:
+        """The model's verdict on `symbol` at its last trading day by `as_of`; None without bars."""
+        peers = {p.symbol: p for p in self._market.peers(symbol)}
+        if symbol not in peers:
+            return None
+        universe = sorted(peers)
+        bars = self._market.bars(universe, as_of - timedelta(days=HISTORY_DAYS), as_of)
+        calendar = trading_calendar(bars)
+        if not len(calendar):
+            return None
+        day = pd.Timestamp(calendar[-1]).date()
+        inputs = ModelInputs(
+            universe=universe, dates=[day], horizons=list(HORIZONS), bars=bars,
+            markets={s: p.market for s, p in peers.items()},
+            limits=limit_lookup({s: p.name for s, p in peers.items()}),
+            levels=index_levels(bars, universe),
+        )  # fmt: skip
+        rows = run_model(self._factors, inputs)
+        found = rows[(rows["symbol"] == symbol) & (rows["date"] == pd.Timestamp(day))]
+        if found.empty:
+            return None
+        return model_view(found.iloc[0], symbol, day, len(universe))
+
+
+def _number(value: object) -> float | None:
+    return None if value is None or pd.isna(value) else round(float(value), 6)  # type: ignore[arg-type]
+
+
+def calibration_of(row: pd.Series, h: int) -> ModelCalibration:
+    fitted_to = row[f"fitted_to_{h}"]
+    n = row[f"calibration_n_{h}"]
+    return ModelCalibration(
+        n=int(n) if pd.notna(n) else 0,
+        ece=_number(row[f"calibration_ece_{h}"]),
+        fitted_to=None if pd.isna(fitted_to) else pd.Timestamp(fitted_to).date(),
+        base_rate=_number(row[f"base_rate_{h}"]),
+        model=str(row[f"model_{h}"]),
+        pairs=int(row[f"pairs_{h}"]),
+    )
+
+
+def model_view(row: pd.Series, symbol: str, day: date, universe: int) -> ModelView:
+    """A `run_model` row as the typed view every context reads."""
+    horizons = sorted(int(c.removeprefix("score_")) for c in row.index if str(c).startswith("score_"))
+    return ModelView(
+        symbol=symbol,
+        as_of=day,
+        horizon=verdict_horizon(horizons),
+        action=str(row["action"]),
+        confidence=float(row["confidence"]),
+        calibrated=bool(row["calibrated"]),
+        probability_up={str(h): _number(row[f"probability_up_{h}"]) for h in horizons},
+        calibration={str(h): calibration_of(row, h) for h in horizons},
+        contributions={
+            str(name).removeprefix("contribution_"): round(float(value), 6)
+            for name, value in row.items()
+            if str(name).startswith("contribution_")
+        },
+        universe=universe,
+    )
