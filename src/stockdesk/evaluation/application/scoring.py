@@ -25,6 +25,7 @@ from stockdesk.evaluation.application.scores import (
     MeanExcess,
     MeanRankIC,
     bootstrap_difference,
+    bootstrap_interval,
     expert_attribution,
     summarise,
 )
@@ -150,6 +151,9 @@ def score_set(
         points = _horizon_frame(frame, h)
         full = summarise(points, hold_band=config.hold_band)
         entry = {**headline(full), "detail": full.model_dump(mode="json")}
+        entry["rank_ic"]["interval"] = bootstrap_interval(
+            points, MeanRankIC(), resamples=config.bootstrap_resamples, seed=config.bootstrap_seed
+        ).model_dump(mode="json")
         for name in SUBSETS:
             entry[name] = headline(summarise(points[masks[name].to_numpy()], hold_band=config.hold_band))
         if baseline is not None:

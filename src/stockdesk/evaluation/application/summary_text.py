@@ -33,7 +33,34 @@ def ic_sentence(mode: str, figures: dict[str, Any]) -> str:
         if t is not None and abs(t) >= T_SIGNIFICANT
         else "not distinguishable from zero"
     )
-    return f"{mode} mode: rank IC {_num(ic['mean'])} (t {_num(t, 1)}), {verdict}"
+    interval = ic.get("interval") or {}
+    span = (
+        f", 95% interval {_num(interval['low'])} to {_num(interval['high'])}"
+        if interval.get("low") is not None
+        else ""
+    )
+    return f"{mode} mode: rank IC {_num(ic['mean'])} (t {_num(t, 1)}{span}), {verdict}"
+
+
+SKILL_AT = 0.005  # a Brier skill below this is no skill worth the name
+
+
+def skill_sentence(figures_by_h: dict[str, Any]) -> str:
+    """Per horizon: Brier skill over the walk-forward base rate and ECE, then what they mean."""
+    shown = {h: f for h, f in figures_by_h.items() if f.get("brier_skill_walk_forward") is not None}
+    if not shown:
+        return ""
+    parts = ", ".join(
+        f"{h} days {f['brier_skill_walk_forward']:+.3f} (ECE {_num(f.get('ece'))})" for h, f in shown.items()
+    )
+    skilled = [h for h, f in shown.items() if f["brier_skill_walk_forward"] >= SKILL_AT]
+    meaning = (
+        f"skill at {', '.join(skilled)} days"
+        if skilled
+        else "no measurable skill: the probabilities are about the base rate a forecaster knew at each "
+        "date, so treat them as that, not as an edge"
+    )
+    return f" Brier skill over the walk-forward base rate: {parts}; {meaning}."
 
 
 def bootstrap_sentence(figures: dict[str, Any]) -> str:
@@ -66,6 +93,7 @@ def summary_text(report: EvaluationReport, config: EvaluationConfig) -> str:
         f"(always-HOLD {_pct(hold.get('hit_rate'))}, buy-and-hold {_pct(buy.get('hit_rate'))}); "
         f"Brier {_num(figures['brier'])} (skill {_num(figures['brier_skill'])})."
     ]
+    parts.append(skill_sentence(figures_by_h))
     if config.mode is not EvaluationMode.RULES and RULES_BASELINE in report.metrics:
         parts.append(bootstrap_sentence(figures))
     after = figures.get("after_cutoff", {})

@@ -123,7 +123,11 @@ class MeanRankIC(_RatioStatistic):
 
     def per_date(self, points: pd.DataFrame, dates: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         known = _known(points)
-        signal = signed_confidence(known["action"], known["confidence"])
+        signal = (
+            float_array(known["probability"]) - 0.5  # a calibrated probability ranks as itself
+            if "probability" in known
+            else signed_confidence(known["action"], known["confidence"])
+        )
         daily = daily_ic(known["as_of"], signal, known["excess_return"], self.min_symbols)
         ic = daily["ic"].reindex(dates)
         return ic.fillna(0.0).to_numpy(dtype=float), ic.notna().to_numpy(dtype=float)
@@ -241,7 +245,14 @@ def bootstrap_difference(
         )
     else:
         observed, diffs = _slow_differences(statistic, mode_values, base_values, days, indices)
-    finite = diffs[np.isfinite(diffs)]
+    return _interval(observed, diffs, block, n_dates, alpha)
+
+
+def _interval(
+    observed: float, values: np.ndarray, block: int, n_dates: int, alpha: float
+) -> BootstrapInterval:
+    """The percentile interval of the finite resampled `values`."""
+    finite = values[np.isfinite(values)]
     if len(finite) == 0:
         return BootstrapInterval(observed=observed, block=block, dates=n_dates, alpha=alpha)
     low, high = np.percentile(finite, [100 * alpha / 2, 100 * (1 - alpha / 2)])
@@ -255,3 +266,25 @@ def bootstrap_difference(
         alpha=alpha,
         distinguishable=not (low <= 0 <= high),
     )
+
+
+def bootstrap_interval(
+    points: pd.DataFrame,
+    statistic: DateDecomposable,
+    resamples: int = 1000,
+    seed: int = DEFAULT_SEED,
+    alpha: float = 0.05,
+) -> BootstrapInterval:
+    """One set's statistic with its moving-block interval over its own dates (the same resampling
+    as `bootstrap_difference`, against nothing): e.g. a mean rank IC and whether it excludes 0."""
+    days = np.unique(date_array(points["as_of"]))
+    n_dates = len(days)
+    block = max(1, min(default_block(n_dates), n_dates))
+    if n_dates == 0:
+        return BootstrapInterval(block=block, dates=0, alpha=alpha)
+    counts = date_counts(
+        moving_block_indices(n_dates, block, resamples, np.random.default_rng(seed)), n_dates
+    )
+    num, den = statistic.per_date(points, days)
+    observed = float(_ratio(num.sum(), den.sum()))
+    return _interval(observed, _ratio(counts @ num, counts @ den), block, n_dates, alpha)

@@ -10,6 +10,8 @@ predicted out of sample at their own dates. With at least MIN_OUTCOMES such pair
 - the map is shrunk toward the walk-forward base rate with SHRINK pseudo-outcomes:
   p = (m x isotonic + SHRINK x base) / (m + SHRINK), where m = n x min(1, grid step / horizon)
   counts overlapping outcomes (a 60-day label on a 5-day grid) once, so a small history says little;
+- the base rate itself is the past share of positive outcomes with NEUTRAL_WEIGHT pseudo-outcomes
+  at 1/2 (about half of a universe beats its own equal-weight index), counted like the map;
 - the same is done for the expected excess return (outcomes winsorised at the past 1st/99th
   percentiles, shrunk toward their past mean), which the action compares with costs;
 - `hold_share` is the past share of |excess| <= hold_band: the calibrated odds a HOLD is right.
@@ -31,6 +33,7 @@ import pandas as pd
 MIN_OUTCOMES = 100
 SHRINK = 100.0
 BINS = 50
+NEUTRAL_WEIGHT = 50.0  # pseudo-outcomes at 1/2: about half a universe beats its equal-weight index
 ECE_BINS = 10
 
 
@@ -115,14 +118,15 @@ def _calibrated(today: np.ndarray, past: pd.DataFrame, settings: CalibrationSett
     label = past["label"].to_numpy(dtype=float)
     score = past["score"].to_numpy(dtype=float)
     up = (label > 0).astype(float)
-    base = float(up.mean())
+    share = float(up.mean())  # the walk-forward base rate: what a forecaster knew (reported)
+    effective = n * settings.overlap
+    base = (share * effective + NEUTRAL_WEIGHT * 0.5) / (effective + NEUTRAL_WEIGHT)  # what p shrinks to
     hold = float((np.abs(label) <= settings.hold_band).mean())
     if n < settings.min_outcomes:
         return {"probability_up": blank, "expected_excess": blank, "hold_share": np.full(len(today), hold),
-                "base_rate": base, "calibration_n": n}  # fmt: skip
+                "base_rate": share, "calibration_n": n}  # fmt: skip
     low, high = np.percentile(label, [1, 99])
     clipped = np.clip(label, low, high)
-    effective = n * settings.overlap
     weight = effective / (effective + settings.shrink)
     centers, rates = binned_map(score, up)
     probability = weight * np.interp(today, centers, rates) + (1 - weight) * base
@@ -133,7 +137,7 @@ def _calibrated(today: np.ndarray, past: pd.DataFrame, settings: CalibrationSett
         "probability_up": np.where(finite, probability, np.nan),
         "expected_excess": np.where(finite, expected, np.nan),
         "hold_share": np.full(len(today), hold),
-        "base_rate": base,
+        "base_rate": share,
         "calibration_n": n,
     }
 
