@@ -239,9 +239,11 @@ def test_rest_track_and_verify(app: AppContainer, database: Database) -> None:
         assert broken.json()["ok"] is False and broken.json()["first_bad_seq"] == 5
         assert broken.json()["first_bad_entry_id"] == "r04"
         bad = client.get("/api/v1/track", params={"mode": "llm"})
-        assert bad.status_code == 400 and bad.json()["error"]["code"] == "INVALID_TRACK"
+        assert bad.status_code == 400 and bad.json()["error"]["code"] == "BAD_REQUEST"  # the schema's enum
         horizons = client.get("/api/v1/track", params={"horizons": "a"})
-        assert horizons.status_code == 400 and horizons.json()["error"]["code"] == "BAD_HORIZONS"
+        assert horizons.status_code == 400 and horizons.json()["error"]["code"] == "BAD_REQUEST"  # pattern
+        assert client.get("/api/v1/track", params={"horizons": "0,5"}).status_code == 400
+        assert client.get("/api/v1/track", params={"horizons": "250,1"}).status_code == 200
         unknown = client.get("/api/v1/track", params={"benchmark": "688999.SH"})
         assert unknown.status_code == 404 and unknown.json()["error"]["code"] == "UNKNOWN_SYMBOL"
         schema = client.get("/api/v1/openapi.json").json()["paths"]

@@ -5,6 +5,7 @@ about the ledger, not a failed request)."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Literal
 
 from fastapi import APIRouter, Depends, Query
 
@@ -13,18 +14,23 @@ from stockdesk.evaluation.domain.track import ChainStatus, TrackReport
 from stockdesk.evaluation.presentation.cli import parse_horizons
 from stockdesk.evaluation.presentation.track_cli import track_config
 
+HORIZON = r"(?:[1-9]|[1-9][0-9]|1[0-9][0-9]|2[0-4][0-9]|250)"
+HORIZONS = rf"^{HORIZON}(?:,{HORIZON})*$"  # trading days 1..250, comma-separated: the schema says it
+
 
 def build_track_router(get_service: Callable[[], TrackService]) -> APIRouter:
     router = APIRouter(prefix="/track", tags=["track record"])
 
     @router.get("", response_model=TrackReport)
     def track(
-        horizons: str = Query(default="5,20,60", max_length=100, description="comma-separated trading days"),
-        mode: str | None = Query(default=None, max_length=16, description="rules | experts | full"),
+        horizons: str = Query(
+            default="5,20,60", max_length=100, pattern=HORIZONS, description="comma-separated trading days"
+        ),
+        mode: Literal["rules", "experts", "full"] | None = Query(default=None, description="only this mode"),
         benchmark: str | None = Query(default=None, max_length=32, description="a stored symbol"),
         service: TrackService = Depends(get_service),
     ) -> TrackReport:
-        """Every ledger entry scored like evaluate's points (400 INVALID_TRACK, 404 UNKNOWN_SYMBOL)."""
+        """Every ledger entry scored like evaluate's points (400 BAD_REQUEST, 404 UNKNOWN_SYMBOL)."""
         config = track_config(
             horizons=parse_horizons(horizons),
             mode=mode,
