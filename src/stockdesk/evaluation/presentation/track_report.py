@@ -20,10 +20,12 @@ KINDS = ("live", "retrospective")
 
 
 def groups(kind: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
-    """The rows of a kind's table: all, then per mode and per model."""
+    """The rows of a kind's table: all, then per mode and per model when there is more than one
+    (a single mode's or model's rows would repeat `all`)."""
     rows = [("all", kind["all"])]
-    rows += [(f"mode {m}", v) for m, v in kind["by_mode"].items()]
-    rows += [(f"model {m}", v) for m, v in kind["by_model"].items()]
+    for name in ("mode", "model"):
+        split = kind[f"by_{name}"]
+        rows += [(f"{name} {m}", v) for m, v in split.items()] if len(split) > 1 else []
     return rows
 
 
