@@ -12,6 +12,8 @@ from fastapi.testclient import TestClient
 
 from stockdesk.coordinator.application.batch_analysis import BatchAnalysisService
 from stockdesk.coordinator.presentation.rest.batch_router import build_batch_router
+from stockdesk.data_engineering.application import CheckAsOfUseCase
+from stockdesk.data_engineering.infrastructure.persistence.repository import SqlMarketDataRepository
 from stockdesk.entrypoints.api import API_PREFIX, install_error_handlers
 from stockdesk.entrypoints.batch.analyze_work import AnalyzeSymbolsWork
 from stockdesk.entrypoints.jobs_rest import build_jobs_router
@@ -30,7 +32,8 @@ def client(settings: Settings, database: Database, tmp_path: Path) -> TestClient
     for symbol in SYMBOLS:
         populate_store(database, symbol)
     store = SqlTaskStore(database)
-    service = BatchAnalysisService(store, lambda: set(SYMBOLS))
+    as_of_check = CheckAsOfUseCase(SqlMarketDataRepository(database))  # as the app's container wires it
+    service = BatchAnalysisService(store, lambda: set(SYMBOLS), as_of_check.execute)
     executor = JobExecutor(max_running=1, max_queued=4)
     app = FastAPI()
     install_error_handlers(app)
@@ -95,8 +98,9 @@ def test_the_job_stream_sends_progress_and_ends_with_done(client: TestClient) ->
         ({"symbols": ["NOPE.SH"], "as_of": "2024-06-28"}, 404, "UNKNOWN_SYMBOL"),
         ({"symbols": [], "as_of": "2024-06-28"}, 400, "BAD_REQUEST"),
         ({"symbols": SYMBOLS, "as_of": "2024-13-01"}, 400, "BAD_REQUEST"),
+        ({"symbols": SYMBOLS, "as_of": "2030-01-01"}, 400, "AS_OF_OUT_OF_RANGE"),
     ],
-    ids=["unknown-symbol", "no-symbols", "bad-date"],
+    ids=["unknown-symbol", "no-symbols", "bad-date", "after-the-stored-bars"],
 )
 def test_bad_batch_bodies_are_refused_before_any_work(
     client: TestClient, body: dict, status: int, code: str | None
