@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from datetime import date
+from typing import Any
 
 import pandas as pd
 
@@ -32,25 +33,28 @@ from stockdesk.research.application.signal_model.run import ModelInputs, run_mod
 from stockdesk.shared.execution import index_levels, limit_lookup
 from stockdesk.shared.tasks import config_hash
 
-_RUNS: dict[str, pd.DataFrame] = {}  # config hash -> the model's rows (one config per process at a time)
+_RUNS: dict[
+    str, dict[tuple[str, pd.Timestamp], dict[str, Any]]
+] = {}  # config hash -> the model's rows (one config per process at a time)
 
 
 class RulesVerdictSource(IVerdictSource):
     mode = EvaluationMode.RULES
-    batch_size = 100  # symbols' histories load per batch; a killed run loses at most one batch
+    batch_size = 1000  # ~1-2 s of work: a killed run loses at most that; histories load once a batch
 
     def __init__(self, signals: Callable[[], RulesSignalService], judge: Callable[[], JudgeService]):
         self._signals = signals
         self._judge = judge
         self._config: EvaluationConfig | None = None
-        self._rows: pd.DataFrame | None = None
+        self._rows: dict[tuple[str, pd.Timestamp], dict[str, Any]] | None = None
 
     def prepare(self, config: EvaluationConfig, market: IEvaluationMarket) -> None:
         key = config_hash(config.model_dump(mode="json"))
         if key not in _RUNS:
             _RUNS.clear()
-            _RUNS[key] = self._run(config, market)
-        self._config, self._rows = config, _RUNS[key].set_index(["symbol", "date"])
+            rows = self._run(config, market)
+            _RUNS[key] = {(r["symbol"], pd.Timestamp(r["date"])): r for r in rows.to_dict("records")}
+        self._config, self._rows = config, _RUNS[key]
 
     def _run(self, config: EvaluationConfig, market: IEvaluationMarket) -> pd.DataFrame:
         securities = market.securities(config.symbols)
@@ -99,9 +103,9 @@ class RulesVerdictSource(IVerdictSource):
             return Verdict(action="HOLD", confidence=0.0, position_percent=0.0, evidence="insufficient")
         assert self._rows is not None and self._config is not None
         key = (symbol, pd.Timestamp(day))
-        if key not in self._rows.index:
+        if key not in self._rows:
             return LookupError(f"{symbol} has no factor on {day}: no data by then")
-        view = model_view(self._rows.loc[key], symbol, day, len(self._config.symbols))
+        view = model_view(self._rows[key], symbol, day, len(self._config.symbols))
         evidence = {"code_signals": found.code_signals, "technical": found.technical or {}}
         return Verdict(
             action=view.action,

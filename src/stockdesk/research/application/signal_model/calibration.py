@@ -94,29 +94,45 @@ def calibrate_walk_forward(
     dates = sorted(
         pd.Timestamp(d) for d in (predict_dates if predict_dates is not None else frame["date"].unique())
     )
+    # rows ordered by when their outcome is known: the past at a date is a prefix of this order
+    never = np.iinfo("int64").max
+    known_at = frame["known"].to_numpy(dtype="datetime64[ns]").view("int64")
+    known_at = np.where(np.isnat(frame["known"].to_numpy(dtype="datetime64[ns]")), never, known_at)
+    order = np.argsort(known_at, kind="stable")
+    score = frame["score"].to_numpy(dtype=float)[order]
+    label = frame["label"].to_numpy(dtype=float)[order]
+    day_of = frame["date"].to_numpy(dtype="datetime64[ns]")[order]
+    known_sorted = known_at[order]
+    usable = np.isfinite(score) & np.isfinite(label)
+    given = np.full(len(frame), np.nan)  # probabilities given so far, in the known order (for the ECE)
+    position = np.empty(len(order), dtype=np.int64)
+    position[order] = np.arange(len(order))
+    rows_of = frame.groupby("date", sort=False).indices
     out = []
-    given = frame.assign(probability_up=np.nan)  # the probabilities given so far (for the ECE)
     for day in dates:
-        today = frame["date"] == day
-        past = frame[(frame["known"] <= day) & np.isfinite(frame["score"]) & np.isfinite(frame["label"])]
-        result = _calibrated(frame.loc[today, "score"].to_numpy(dtype=float), past, settings)
-        given.loc[today, "probability_up"] = result["probability_up"]
-        result["calibration_ece"] = _past_ece(given, day, settings.min_outcomes)
-        result["fitted_to"] = past["date"].max() if len(past) else pd.NaT
-        out.append(pd.DataFrame({"date": day, "symbol": frame.loc[today, "symbol"].to_numpy(), **result}))
+        prefix = int(np.searchsorted(known_sorted, np.datetime64(day, "ns").view("int64"), side="right"))
+        past = usable[:prefix]
+        today = rows_of.get(np.datetime64(day, "ns"), np.empty(0, dtype=np.int64))
+        result = _calibrated(frame["score"].to_numpy(dtype=float)[today], score[:prefix][past],
+                             label[:prefix][past], settings)  # fmt: skip
+        given[position[today]] = result["probability_up"]
+        result["calibration_ece"] = _past_ece(given[:prefix], label[:prefix], settings.min_outcomes)
+        result["fitted_to"] = pd.Timestamp(day_of[:prefix][past].max()) if past.any() else pd.NaT
+        out.append(pd.DataFrame({"date": day, "symbol": frame["symbol"].to_numpy()[today], **result}))
     columns = ["date", "symbol", "probability_up", "expected_excess", "hold_share", "base_rate",
                "calibration_n", "calibration_ece", "fitted_to"]  # fmt: skip
     return pd.concat(out, ignore_index=True)[columns] if out else pd.DataFrame(columns=columns)
 
 
-def _calibrated(today: np.ndarray, past: pd.DataFrame, settings: CalibrationSettings) -> dict[str, object]:
-    n = len(past)
+def _calibrated(
+    today: np.ndarray, score: np.ndarray, label: np.ndarray, settings: CalibrationSettings
+) -> dict[str, object]:
+    """Today's calibrated figures from the past outcomes' scores and labels."""
+    n = len(label)
     blank = np.full(len(today), np.nan)
     if n == 0:
         return {"probability_up": blank, "expected_excess": blank, "hold_share": blank, "base_rate": np.nan,
                 "calibration_n": 0}  # fmt: skip
-    label = past["label"].to_numpy(dtype=float)
-    score = past["score"].to_numpy(dtype=float)
     up = (label > 0).astype(float)
     share = float(up.mean())  # the walk-forward base rate: what a forecaster knew (reported)
     effective = n * settings.overlap
@@ -142,10 +158,10 @@ def _calibrated(today: np.ndarray, past: pd.DataFrame, settings: CalibrationSett
     }
 
 
-def _past_ece(given: pd.DataFrame, day: pd.Timestamp, minimum: int) -> float | None:
-    seen = given[(given["known"] <= day) & given["probability_up"].notna() & given["label"].notna()]
-    if len(seen) < minimum:
+def _past_ece(given: np.ndarray, label: np.ndarray, minimum: int) -> float | None:
+    """ECE of the probabilities given at earlier dates whose outcomes are known now (None below
+    `minimum` of them)."""
+    seen = np.isfinite(given) & np.isfinite(label)
+    if seen.sum() < minimum:
         return None
-    return expected_calibration_error(
-        seen["probability_up"].to_numpy(dtype=float), (seen["label"].to_numpy(dtype=float) > 0).astype(float)
-    )
+    return expected_calibration_error(given[seen], (label[seen] > 0).astype(float))

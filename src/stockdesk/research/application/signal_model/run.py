@@ -40,7 +40,7 @@ from stockdesk.research.application.signal_model.walk_forward import (
 )
 from stockdesk.shared.execution import cost_model, excess_outcomes, stamp_duty, trading_bars
 
-MODEL_VERSION = 5  # bump when the model or its calibration changes: stored evaluations then recompute
+MODEL_VERSION = 6  # bump when the model or its calibration changes: stored evaluations then recompute
 GRID_STEP = 5
 LOOKBACK_YEARS = 3
 VERDICT_HORIZON = 20
@@ -97,6 +97,17 @@ def round_trip_cost(market: str, day: pd.Timestamp, slippage: float) -> float:
     model = cost_model(market)
     duty = float(stamp_duty([day])[0]) if market == "CN" else 0.0
     return model.buy + model.sell + duty + 2 * slippage
+
+
+def round_trip_costs(markets: pd.Series, dates: pd.Series, slippage: float) -> np.ndarray:
+    """`round_trip_cost` of every row at once (a model per market, the duty by date)."""
+    market = markets.astype(str).to_numpy()
+    fixed = np.zeros(len(market))
+    for name in np.unique(market):
+        model = cost_model(name)
+        fixed[market == name] = model.buy + model.sell
+    duty = np.where(market == "CN", stamp_duty(pd.DatetimeIndex(dates)), 0.0)
+    return fixed + duty + 2 * slippage
 
 
 def run_model(factors: FactorService, inputs: ModelInputs) -> pd.DataFrame:
@@ -197,9 +208,7 @@ def _with_actions(out: pd.DataFrame, h: int, slippage: float) -> pd.DataFrame:
     expected = out[f"expected_excess_{h}"].to_numpy(dtype=float)
     hold = out[f"hold_share_{h}"].to_numpy(dtype=float)
     score = out[f"score_{h}"].to_numpy(dtype=float)
-    cost = np.array(
-        [round_trip_cost(m, d, slippage) for m, d in zip(out["market"], out["date"], strict=True)]
-    )
+    cost = round_trip_costs(out["market"], out["date"], slippage)
     calibrated = np.isfinite(p)
     buy = np.where(calibrated, (expected > cost) & (p > 0.5), score > PRIOR_ACT)
     sell = np.where(calibrated, (expected < -cost) & (p < 0.5), score < -PRIOR_ACT)

@@ -8,7 +8,9 @@ one date: the rules verdict a user gets is the verdict `evaluate` measured.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import date, timedelta
+from typing import Any
 
 import pandas as pd
 
@@ -54,14 +56,14 @@ class SignalModelService:
         found = rows[(rows["symbol"] == symbol) & (rows["date"] == pd.Timestamp(day))]
         if found.empty:
             return None
-        return model_view(found.iloc[0], symbol, day, len(universe))
+        return model_view(found.iloc[0].to_dict(), symbol, day, len(universe))
 
 
 def _number(value: object) -> float | None:
     return None if value is None or pd.isna(value) else round(float(value), 6)  # type: ignore[arg-type]
 
 
-def calibration_of(row: pd.Series, h: int) -> ModelCalibration:
+def calibration_of(row: Mapping[str, Any], h: int) -> ModelCalibration:
     fitted_to = row[f"fitted_to_{h}"]
     n = row[f"calibration_n_{h}"]
     return ModelCalibration(
@@ -74,9 +76,9 @@ def calibration_of(row: pd.Series, h: int) -> ModelCalibration:
     )
 
 
-def model_view(row: pd.Series, symbol: str, day: date, universe: int) -> ModelView:
-    """A `run_model` row as the typed view every context reads."""
-    horizons = sorted(int(c.removeprefix("score_")) for c in row.index if str(c).startswith("score_"))
+def model_view(row: Mapping[str, Any], symbol: str, day: date, universe: int) -> ModelView:
+    """A `run_model` row (a Series or its dict) as the typed view every context reads."""
+    horizons = sorted(int(str(c).removeprefix("score_")) for c in row if str(c).startswith("score_"))
     return ModelView(
         symbol=symbol,
         as_of=day,

@@ -75,8 +75,13 @@ class FactorPanelAdapter:
         valuations = self._frames.valuations(wanted, first - timedelta(days=VALUATION_DAYS), last)
         financials = self._frames.financial_versions(wanted)
         financials = financials[financials["ann_date"] <= pd.Timestamp(last)]
-        valuations = as_categories(valuations[[c for c in VALUATION_COLUMNS if c in valuations]], wanted)
-        financials = as_categories(financials.drop(columns=["extra"], errors="ignore"), wanted)
+        valuations = as_categories(
+            as_floats(valuations[[c for c in VALUATION_COLUMNS if c in valuations]], VALUATION_COLUMNS[2:]),
+            wanted,
+        )
+        financials = as_categories(
+            as_floats(financials.drop(columns=["extra"], errors="ignore"), FIGURES), wanted
+        )
         index = pd.Index(wanted)
         prices = price_factors(bars, index, days)
         markets = np.array([known[s].market for s in wanted], dtype=object)
@@ -90,6 +95,13 @@ class FactorPanelAdapter:
             frame.insert(0, "date", pd.Timestamp(day))
             parts.append(frame)
         return pd.concat(parts, ignore_index=True)[columns]
+
+
+def as_floats(frame: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame:
+    """`columns` (those present) as float64 once, so the per-date figure functions read them as is
+    (they convert a column on every call otherwise: most of a many-date run's time)."""
+    present = [c for c in columns if c in frame and frame[c].dtype != np.float64]
+    return frame.assign(**{c: pd.to_numeric(frame[c], errors="coerce").astype("float64") for c in present})
 
 
 def report_factors(
