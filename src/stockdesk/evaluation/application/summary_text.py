@@ -55,7 +55,7 @@ def skill_sentence(figures_by_h: dict[str, Any]) -> str:
     )
     skilled = [h for h, f in shown.items() if f["brier_skill_walk_forward"] >= SKILL_AT]
     meaning = (
-        f"skill at {', '.join(skilled)} days"
+        f"a small positive skill at {', '.join(skilled)} days (no interval is computed for it: tentative)"
         if skilled
         else "no measurable skill: the probabilities are about the base rate a forecaster knew at each "
         "date, so treat them as that, not as an edge"
