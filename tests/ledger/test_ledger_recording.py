@@ -14,6 +14,7 @@ from stockdesk.entrypoints.container import AppContainer
 from stockdesk.evaluation.domain.dtos import EvaluationMode
 from stockdesk.evaluation.infrastructure.adapters.coordinator_source import CoordinatorVerdictSource
 from stockdesk.ledger.application import canonical_json
+from stockdesk.llm_platform.application.llm_service import LLMService, LLMServiceOptions, ProviderRoute
 from stockdesk.shared.config import Settings
 from tests.coordinator.support import AS_OF, SYMBOL, pipeline
 
@@ -50,6 +51,7 @@ def test_every_session_appends_its_own_entry_and_llm_runs_name_their_model(app: 
     entries = app.ledger.service.entries()
     assert [e.entry_id for e in entries] == [rules.id, full.id]
     assert entries[1].mode == "full" and entries[1].model != "rules" and entries[1].tokens == full.tokens
+    assert entries[0].cost_usd == 0.0 and entries[1].cost_usd is None  # no LLM call; unpriced aliases
     assert entries[0].inputs_hash != entries[1].inputs_hash
 
 
@@ -78,3 +80,18 @@ def test_the_report_prints_the_desks_one_line_track_record(app: AppContainer, tm
     page = tmp_path / "r.html"
     assert CliRunner().invoke(entry.app, [*args, "--out", str(page)]).exit_code == 0
     assert 'id="track-record"' in page.read_text(encoding="utf-8")
+
+
+def test_cost_per_verdict_is_zero_without_llm_calls_and_priced_by_the_aliases_otherwise(
+    app: AppContainer,
+) -> None:
+    scripted = app.llm_service._routes[0].provider  # 100 prompt + 50 completion tokens a call
+    priced = ProviderRoute("paid", scripted, 0, input_price_per_million=1.0, output_price_per_million=4.0)
+    app.__dict__["llm_service"] = LLMService([priced], options=LLMServiceOptions(backoff_seconds=0.0))
+    service = app.coordinator.service  # built now, over the priced service
+    service.run(ResearchRequest(symbol=SYMBOL, as_of=AS_OF, rules_only=True))
+    paid = service.run(ResearchRequest(symbol=SYMBOL, as_of=AS_OF, experts=["technical_analyst"]))
+    rules, bought = app.ledger.service.entries()
+    assert rules.cost_usd == 0.0 and rules.llm_calls == 0
+    assert bought.entry_id == paid.id and bought.llm_calls == paid.llm_calls > 0
+    assert bought.cost_usd == pytest.approx(paid.llm_calls * (100 * 1.0 + 50 * 4.0) / 1e6)

@@ -76,5 +76,9 @@ class CoordinatorContainer:
             JudgeGatewayAdapter(self._judge),
             self.repository,
             LLMRunScopeAdapter(self._llm_service),
-            ledger=LedgerGatewayAdapter(self._ledger) if self._ledger is not None else None,
+            ledger=(
+                LedgerGatewayAdapter(self._ledger, lambda run_id: self._llm_service().cost_of(run_id))
+                if self._ledger is not None
+                else None
+            ),
         )

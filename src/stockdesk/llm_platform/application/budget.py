@@ -1,4 +1,5 @@
-"""Token budget per run: refuse a call instead of spending past the limit; also counts the calls."""
+"""Token budget per run: refuse a call instead of spending past the limit; also counts the calls and
+adds up what they cost (USD, by the answering alias's prices; 0 for an unpriced alias)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ class TokenBudget:
         self.max_tokens_per_run = max_tokens_per_run
         self._used: dict[str, int] = defaultdict(int)
         self._calls: dict[str, int] = defaultdict(int)
+        self._cost: dict[str, float] = defaultdict(float)
         self._lock = threading.Lock()
 
     def check(self, run_id: str) -> None:
@@ -26,10 +28,11 @@ class TokenBudget:
                 "raise STOCKDESK_MAX_TOKENS_PER_RUN or unset it"
             )
 
-    def add(self, run_id: str, tokens: int) -> None:
+    def add(self, run_id: str, tokens: int, cost_usd: float = 0.0) -> None:
         with self._lock:
             self._used[run_id] += tokens
             self._calls[run_id] += 1
+            self._cost[run_id] += cost_usd
 
     def used(self, run_id: str) -> int:
         with self._lock:
@@ -39,3 +42,8 @@ class TokenBudget:
         """Provider calls that answered (cache hits and failures are not counted)."""
         with self._lock:
             return self._calls[run_id]
+
+    def cost(self, run_id: str) -> float:
+        """USD the run's answered calls cost (0 for calls on unpriced aliases)."""
+        with self._lock:
+            return self._cost[run_id]

@@ -240,6 +240,12 @@ class LLMService:
     def calls_made(self, run_id: str | None = None) -> int:
         return self._budget.calls(run_id or self.current_run_id)
 
+    def cost_of(self, run_id: str) -> float | None:
+        """USD the run's calls cost by the aliases' prices; None when no alias is priced (unknown,
+        not free)."""
+        priced = any(r.input_price_per_million or r.output_price_per_million for r in self._routes)
+        return self._budget.cost(run_id) if priced else None
+
     @property
     def seed(self) -> int | None:
         return self._options.seed
@@ -506,8 +512,8 @@ class LLMService:
             self._record_error(route, run_id, caller, tags, prompt_hash, exc, time.perf_counter() - started)
             raise
         latency = time.perf_counter() - started
-        self._budget.add(run_id, response.usage.total_tokens)
         cost = route.cost(response.usage)
+        self._budget.add(run_id, response.usage.total_tokens, cost)
         for meter in meters:
             meter.add_call(response.usage, cost)
         self._record(route, run_id, caller, tags, prompt_hash, response, latency, "ok", call_id)

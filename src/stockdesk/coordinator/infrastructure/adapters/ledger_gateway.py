@@ -4,6 +4,7 @@ What the record holds, from the session:
 - mode: `rules` (rules-only), `experts` (LLM experts combined by the rules) or `full`;
 - model: `rules` for a code-only verdict, else the LLM routes the session ran with (`llm_settings`);
 - probability_up: the verdict's own `probability_up` when it carries one, else None (uncalibrated);
+- cost_usd: 0 without LLM calls, else the run's cost by the aliases' prices (None: unpriced);
 - experts: each expert's stance and confidence from the aggregation's digests;
 - inputs hash: the experts' snapshots (their `*_indicators`), the sha256 of each expert's prompt
   (`input`), the model and the seed.
@@ -73,8 +74,9 @@ def _probability(verdict: dict[str, Any]) -> float | None:
 VERDICT_HORIZON = 20
 
 
-def verdict_record(session: ResearchSession) -> VerdictRecord:
-    """The ledger record of a session that has a verdict."""
+def verdict_record(session: ResearchSession, cost_usd: float | None = None) -> VerdictRecord:
+    """The ledger record of a session that has a verdict; `cost_usd`: what its LLM calls cost (0 for
+    a session without one, None when the aliases are not priced)."""
     settings = session.llm_settings or {}
     model = session_model(settings)
     results = session.expert_results or {}
@@ -102,12 +104,19 @@ def verdict_record(session: ResearchSession) -> VerdictRecord:
         inputs_hash=inputs_hash(snapshots, prompts, model, settings.get("seed")),
         tokens=session.tokens,
         llm_calls=session.llm_calls,
+        cost_usd=0.0 if session.llm_calls == 0 else cost_usd,
     )
 
 
 class LedgerGatewayAdapter(IVerdictLedger):
-    def __init__(self, service: Callable[[], LedgerService]):
+    def __init__(
+        self, service: Callable[[], LedgerService], cost_of: Callable[[str], float | None] | None = None
+    ):
+        """`cost_of(run id)`: USD of the run's LLM calls (None: not priced); asked only when the
+        session made calls, so a rules-only session never builds the LLM service."""
         self._service = service
+        self._cost_of = cost_of
 
     def record(self, session: ResearchSession) -> None:
-        self._service().append(verdict_record(session))
+        cost = self._cost_of(session.id) if self._cost_of is not None and session.llm_calls else None
+        self._service().append(verdict_record(session, cost))
