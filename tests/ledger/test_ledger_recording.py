@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 
@@ -95,3 +96,20 @@ def test_cost_per_verdict_is_zero_without_llm_calls_and_priced_by_the_aliases_ot
     assert rules.cost_usd == 0.0 and rules.llm_calls == 0
     assert bought.entry_id == paid.id and bought.llm_calls == paid.llm_calls > 0
     assert bought.cost_usd == pytest.approx(paid.llm_calls * (100 * 1.0 + 50 * 4.0) / 1e6)
+
+
+def test_a_retried_session_appends_its_own_new_verdict_and_a_failed_judge_appends_nothing(
+    settings: Settings,
+) -> None:
+    container, router, _ = pipeline(settings)
+    service = container.coordinator.service
+    two = ["technical_analyst", "valuation_modeler"]
+    router.broken = {"VerdictResult"}  # the judge fails: a session without a verdict
+    judged_by_nobody = service.run(ResearchRequest(symbol=SYMBOL, as_of=AS_OF, experts=two))
+    assert judged_by_nobody.verdict == {} and container.ledger.service.entries() == []
+    router.broken = {"TechnicalAnalysisOutput"}
+    first = service.run(ResearchRequest(symbol=SYMBOL, as_of=AS_OF, experts=two))
+    router.broken = set()
+    retried = asyncio.run(service.aretry(first.id))
+    assert [e.entry_id for e in container.ledger.service.entries()] == [first.id, retried.id]
+    container.close()
