@@ -60,7 +60,7 @@ from stockdesk.shared.tasks import (
 JOB_KIND = "evaluate"
 FRAME_COLUMNS = [
     "symbol", "as_of", "action", "confidence", "position_percent", "session_id", "experts",
-    "probability_up", "calibration", "contributions",
+    "probability_up", "calibration", "contributions", "evidence",
 ]  # fmt: skip
 SCHEMA_VERSION = 2  # bump when a stored verdict's meaning changes: old jobs then do not resume
 MAX_ATTEMPTS = 3
@@ -320,6 +320,7 @@ def _frame(verdicts: Mapping[tuple[str, date], Verdict]) -> pd.DataFrame:
             "probability_up": v.probability_up,
             "calibration": {h: c.model_dump(mode="json") for h, c in v.calibration.items()},
             "contributions": v.contributions,
+            "evidence": v.evidence,
         }
         for (symbol, day), v in sorted(verdicts.items())
     ]

@@ -266,6 +266,7 @@ def points_of(frame: pd.DataFrame, config: EvaluationConfig) -> list[EvaluationP
                 forward_returns={str(h): _fraction(r[f"fwd_{h}"]) for h in config.horizons},
                 excess_returns={str(h): _fraction(r[f"exc_{h}"]) for h in config.horizons},
                 session_id=r.get("session_id"),
+                evidence=r["evidence"] if isinstance(r.get("evidence"), str) else "sufficient",
                 in_training_window=r["as_of"] < cutoff,
                 experts={k: ExpertVoice.model_validate(v) for k, v in (r.get("experts") or {}).items()},
                 probability_up=r.get("probability_up") or {},

@@ -151,6 +151,9 @@ class EvaluationPoint(BaseModel):
     )
     forward_returns: dict[str, float | None] = Field(description="horizon -> return as a fraction")
     excess_returns: dict[str, float | None] = Field(description="horizon -> return over the benchmark's")
+    evidence: str = Field(
+        default="sufficient", description="insufficient: fewer than two experts had data (HOLD, confidence 0)"
+    )
     session_id: str | None = None
     probability_up: dict[str, float | None] = Field(default_factory=dict)
     calibration: dict[str, CalibrationInfo] = Field(default_factory=dict)
