@@ -210,7 +210,9 @@ class _Nodes:
             signals = llm_signals([d for d in aggregation.get("digests") or [] if d.get("expert") in voiced])
         else:
             signals = {n: r["code_signal"] for n, r in results.items() if r.get("code_signal")}
-        model = await self.research.model_view(state["symbol"], state.get("as_of"))
+        # the rules verdict over the LLM experts' own stances (evaluate --mode experts) is not the model's
+        by_llm = bool(state.get("verdict_by_rules"))
+        model = None if by_llm else await self.research.model_view(state["symbol"], state.get("as_of"))
         return {
             "model": {**model.model_dump(mode="json"), "note": model.words()} if model is not None else None,
             "experts_with_data": voiced,

@@ -21,6 +21,7 @@ from typing import Any
 import pandas as pd
 
 from stockdesk.evaluation.application.batch_usage import usage_in, with_usage
+from stockdesk.evaluation.application.mode_calibration import calibrate_mode
 from stockdesk.evaluation.application.schedule import evaluation_dates, parse_key, task_key
 from stockdesk.evaluation.application.scoring import (
     ALWAYS_HOLD,
@@ -267,6 +268,12 @@ class EvaluationService:
             else None
         )
         scored = {name: joined.loc[name] if name in filled else frame for name, frame in sets.items()}
+        mode = config.mode.value
+        if config.mode is not EvaluationMode.RULES and not scored[mode].empty:
+            # an LLM mode's confidence, calibrated on its own earlier outcomes (uncalibrated until 100)
+            scored[mode] = calibrate_mode(scored[mode], universe_bars, config)
+            for name in (ALWAYS_HOLD, BUY_AND_HOLD):
+                scored[name] = scored[name].assign(calibration=scored[mode]["calibration"].to_numpy())
         regimes = month_regimes(levels)
         base_name = config.mode.value if config.mode is EvaluationMode.RULES else RULES_BASELINE
         metrics: dict[str, Any] = {}

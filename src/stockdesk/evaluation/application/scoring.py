@@ -63,7 +63,9 @@ def outcomes(
     fills = excess_outcomes(
         bars, verdicts[["symbol", "as_of", "action"]], horizons, limit_lookup(names), levels
     )
-    columns = ["entry_date", "entry_price", "filled", *[f"{k}_{h}" for k in ("fwd", "exc") for h in horizons]]
+    columns = [
+        "entry_date", "entry_price", "filled", *[f"{k}_{h}" for k in ("fwd", "exc", "exit") for h in horizons]
+    ]  # fmt: skip
     return verdicts.join(fills[columns])
 
 

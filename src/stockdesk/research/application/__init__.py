@@ -10,13 +10,20 @@ from stockdesk.research.application.factors import (
     rank_normalise,
 )
 from stockdesk.research.application.rules_signal_service import RulesEvidence, RulesSignalService
+from stockdesk.research.application.signal_model.calibration import (
+    CalibrationSettings,
+    calibrate_walk_forward,
+)
+from stockdesk.research.application.signal_model.run import trading_calendar
 from stockdesk.research.application.signal_model.service import SignalModelService, model_view
+from stockdesk.research.application.signal_model.walk_forward import known_dates
 from stockdesk.research.domain.dtos.model_view import ModelCalibration, ModelView
 
 __all__ = [
     "FACTORS",
     "FACTOR_BY_NAME",
     "FACTOR_NAMES",
+    "CalibrationSettings",
     "ChartDataService",
     "ChartSet",
     "Factor",
@@ -26,6 +33,9 @@ __all__ = [
     "RulesEvidence",
     "RulesSignalService",
     "SignalModelService",
+    "calibrate_walk_forward",
+    "known_dates",
     "model_view",
     "rank_normalise",
+    "trading_calendar",
 ]

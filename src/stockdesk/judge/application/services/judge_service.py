@@ -26,6 +26,7 @@ from stockdesk.judge.application.services.evidence import judge_evidence
 from stockdesk.judge.application.services.evidence_bound import STANCE_WORDS, against_evidence, support_for
 from stockdesk.judge.application.services.evidence_check import insufficient_verdict, is_sufficient
 from stockdesk.judge.application.services.model_verdict import (
+    UNCALIBRATED_CAP,
     capped_uncalibrated,
     model_decision,
     model_fields,
@@ -107,6 +108,8 @@ class JudgeService:
         if found.model is not None:  # the rules verdict is the walk-forward model's
             cap = support_for(ActionDirection(found.model.action), voices, None).cap
             action, confidence = model_decision(found.model, cap)
+        else:  # the composite fallback has no calibration: uncalibrated, at most 0.6
+            confidence = min(confidence, UNCALIBRATED_CAP)
         plan = plan_for(action, found, confidence, "standard")
         support = support_for(action, voices, None)
         return VerdictDTO(
