@@ -308,3 +308,34 @@ def test_a_chinese_browser_gets_the_session_pages_in_chinese(settings: Settings)
     assert "<h1>研究记录</h1>" in listed and "对比勾选的两个会话" in listed
     compared = client.get("/sessions/compare", params={"a": session.id, "b": session.id}, headers=zh).text
     assert "两个会话的对比" in compared and "入场价" in compared
+
+
+def test_the_verdict_says_its_calibrated_probability_or_uncalibrated_in_the_pages_language(
+    settings: Settings,
+) -> None:
+    container, _, _ = pipeline(settings)
+    session = run(container)  # an LLM verdict: no calibration of its own
+    calibrated = session.model_copy(
+        update={
+            "id": "calibrated0001",
+            "verdict": {
+                **session.verdict,
+                "calibrated": True,
+                "probability_up": {"5": 0.51, "20": 0.573, "60": 0.6},
+                "calibration": {
+                    "20": {"n": 1234, "ece": 0.0123, "fitted_to": "2024-05-31", "model": "fitted"}
+                },
+                "signal_model": {"horizon": 20, "action": "BUY", "calibrated": True},
+            },
+        }
+    )
+    container.coordinator.repository.save(calibrated)
+    client = api_client(container)
+    llm = client.get(f"/sessions/{session.id}").text
+    assert 'data-probability="uncalibrated"' in llm and "Uncalibrated: too few past outcomes" in llm
+    page = client.get("/sessions/calibrated0001").text
+    assert "P(beats the benchmark over 20 trading days): 57%" in page
+    assert "calibrated on 1,234 past outcomes to 2024-05-31, ECE 0.012" in page
+    zh = client.get("/sessions/calibrated0001", headers={"Accept-Language": "zh-CN"}).text
+    assert "20 个交易日内跑赢基准的概率：57%" in zh and "基于截至 2024-05-31 的 1,234 个历史结果校准" in zh
+    assert "未校准" in client.get(f"/sessions/{session.id}", headers={"Accept-Language": "zh-CN"}).text

@@ -24,6 +24,25 @@ def probability_line(verdict: Mapping[str, Any]) -> str:
     return f"P(beats the benchmark over {horizon} trading days) {_percent(p)}"
 
 
+def probability_figures(verdict: Mapping[str, Any]) -> dict[str, str]:
+    """The calibrated probability and its sample as formatted figures (a page words them in its
+    own language); all empty when the verdict is uncalibrated."""
+    model = verdict.get("signal_model") or {}
+    horizon = str(model.get("horizon", 20))
+    p = (verdict.get("probability_up") or {}).get(horizon)
+    if not verdict.get("calibrated") or p is None:
+        return {}
+    cal = (verdict.get("calibration") or {}).get(horizon) or {}
+    ece = cal.get("ece")
+    return {
+        "p_up": _percent(p),
+        "p_horizon": horizon,
+        "cal_n": f"{cal.get('n', 0):,}" if cal else "",
+        "cal_to": str(cal.get("fitted_to") or "—"),
+        "cal_ece": f"{ece:.3f}" if ece is not None else "—",
+    }
+
+
 def calibration_line(verdict: Mapping[str, Any]) -> str:
     model = verdict.get("signal_model") or {}
     horizon = str(model.get("horizon", 20))

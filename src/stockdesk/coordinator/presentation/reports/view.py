@@ -18,6 +18,7 @@ from stockdesk.coordinator.presentation.reports.charts_view import chart_views
 from stockdesk.coordinator.presentation.reports.probability import (
     calibration_line,
     model_line,
+    probability_figures,
     probability_line,
 )
 from stockdesk.coordinator.presentation.reports.view_model import (
@@ -211,6 +212,7 @@ def verdict_card(session: ResearchSession) -> VerdictCard:
         probability=probability_line(verdict),
         calibration=calibration_line(verdict),
         signal_model=model_line(verdict),
+        **probability_figures(verdict),
     )
 
 

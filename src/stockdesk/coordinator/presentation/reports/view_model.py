@@ -52,6 +52,11 @@ class VerdictCard:
     probability: str = ""  # the calibrated P(up) in words, or "uncalibrated"
     calibration: str = ""  # on how many past outcomes, to which date, with what ECE
     signal_model: str = ""  # the code model's view beside an LLM verdict
+    p_up: str = ""  # the same as figures for a page to word in its language ("52%"; "" uncalibrated)
+    p_horizon: str = ""
+    cal_n: str = ""
+    cal_to: str = ""
+    cal_ece: str = ""
 
 
 @dataclass(frozen=True)
