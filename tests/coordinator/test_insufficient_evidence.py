@@ -8,6 +8,7 @@ from stockdesk.coordinator.application import ExpertName, ResearchRequest, Resea
 from stockdesk.coordinator.application.aggregation import aggregate
 from stockdesk.coordinator.presentation.reports.render import render_report
 from stockdesk.shared.config import Settings
+from tests.api_support import api_client
 from tests.coordinator.support import AS_OF, SYMBOL, pipeline
 
 ONE_WITH_DATA = [ExpertName.TECHNICAL_ANALYST, ExpertName.MACRO_INTELLIGENCE]  # macro: no news stored
@@ -66,3 +67,15 @@ def test_an_expert_without_data_is_no_voice_in_the_agreement() -> None:
     assert found["stance_counts"] == {"bullish": 2, "neutral": 0, "bearish": 0}
     assert found["agreement_ratio"] == 1.0 and found["mean_confidence"] == 0.55
     assert found["experts_without_data"] == ["technical_analyst"]
+
+
+def test_the_web_session_page_says_insufficient_evidence_in_both_languages(settings: Settings) -> None:
+    container, _, _ = pipeline(settings)
+    request = ResearchRequest(symbol=SYMBOL, as_of=AS_OF, experts=ONE_WITH_DATA, rules_only=True)
+    session = container.coordinator.service.run(request)
+    client = api_client(container)
+    for lang, words in (("en", "Insufficient evidence."), ("zh", "证据不足。")):
+        client.cookies.set("lang", lang)
+        page = client.get(f"/sessions/{session.id}")
+        assert page.status_code == 200 and 'data-evidence="insufficient"' in page.text
+        assert words in page.text and "technical_analyst" in page.text
