@@ -254,3 +254,10 @@ def test_the_headline_alone_is_the_reports_headline(app: AppContainer) -> None:
     service = app.evaluation.track
     assert service.headline() == service.run(TrackConfig()).headline
     assert service.headline(TrackConfig(horizons=[5])) == service.run(TrackConfig(horizons=[5])).headline
+
+
+def test_each_experts_stance_hit_rate_has_an_interval_around_it(app: AppContainer) -> None:
+    report = app.evaluation.track.run(TrackConfig(horizons=[5]))
+    [expert] = report.live["by_expert"]["5"]
+    low, high = expert["hit_rate_interval"]
+    assert expert["directional"] == 19 and low <= expert["hit_rate"] <= high  # the late one matured at 5

@@ -30,7 +30,7 @@ from stockdesk.evaluation.application.scores import (
     expert_attribution,
     summarise,
 )
-from stockdesk.evaluation.application.scores._common import date_array, float_array
+from stockdesk.evaluation.application.scores._common import date_array, float_array, folded_labels
 from stockdesk.evaluation.application.scores.bootstrap import moving_block_indices
 from stockdesk.evaluation.domain.track import TrackConfig
 
@@ -109,20 +109,44 @@ def horizon_scores(points: pd.DataFrame, config: TrackConfig) -> dict[str, Any]:
     return out
 
 
-def expert_scores(voices: pd.DataFrame, frame: pd.DataFrame, horizons: list[int]) -> dict[str, Any]:
-    """Per horizon, each expert's stance hit rate and rank IC (`voices`: row, expert, stance,
-    confidence; `row` indexes `frame`)."""
+def _stance_hit_interval(rows: pd.DataFrame, config: TrackConfig) -> list[float] | None:
+    """The interval of one expert's stance hit rate (attribution's rule: bullish up, bearish down,
+    neutral left out), resampling its dates like the desk's own figures."""
+    ret = float_array(rows["forward_return"])
+    stance = folded_labels(rows["stance"], str.lower)
+    keep = np.isfinite(ret) & (stance != "neutral")
+    if not keep.any():
+        return None
+    hits = np.where(stance[keep] == "bullish", ret[keep] > 0, ret[keep] < 0).astype(float)
+    days = date_array(rows["as_of"])[keep]
+    grouped = pd.Series(hits).groupby(days).agg(["sum", "count"])
+    counts = _counts(grouped.index.to_numpy(), config)
+    if counts is None:
+        return None
+    return _interval(_ratio(counts @ grouped["sum"].to_numpy(), counts @ grouped["count"].to_numpy()))
+
+
+def expert_scores(voices: pd.DataFrame, frame: pd.DataFrame, config: TrackConfig) -> dict[str, Any]:
+    """Per horizon, each expert's stance hit rate (with its interval) and rank IC (`voices`: row,
+    expert, stance, confidence; `row` indexes `frame`)."""
     if voices.empty:
-        return {str(h): [] for h in horizons}
+        return {str(h): [] for h in config.horizons}
     out = {}
-    for h in horizons:
-        index = voices["row"].to_numpy(dtype=int)
+    index = voices["row"].to_numpy(dtype=int)
+    for h in config.horizons:
         rows = voices.assign(
             as_of=frame["as_of"].to_numpy()[index],
             forward_return=frame[f"fwd_{h}"].to_numpy()[index],
             excess_return=frame[f"exc_{h}"].to_numpy()[index],
         )
-        out[str(h)] = [a.model_dump(mode="json") for a in expert_attribution(rows)]
+        by_expert = dict(tuple(rows.groupby("expert", sort=True)))
+        out[str(h)] = [
+            {
+                **a.model_dump(mode="json"),
+                "hit_rate_interval": _stance_hit_interval(by_expert[a.expert], config),
+            }
+            for a in expert_attribution(rows)
+        ]
     return out
 
 

@@ -111,7 +111,7 @@ def _kind_scores(frame: pd.DataFrame, voices: pd.DataFrame, config: TrackConfig)
         "all": everything,
         "by_mode": _per_group(local, "mode", everything, config),
         "by_model": _per_group(local, "model", everything, config),
-        "by_expert": expert_scores(mine, local, config.horizons),
+        "by_expert": expert_scores(mine, local, config),
         "cost": cost_scores(local),
         "cost_by_mode": {m: cost_scores(part) for m, part in local.groupby("mode", sort=True)},
     }
