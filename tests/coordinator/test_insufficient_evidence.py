@@ -29,7 +29,7 @@ def assert_insufficient(session: ResearchSession) -> None:
     for fmt in ("md", "html"):
         report = render_report(session, fmt)
         assert "Insufficient evidence (证据不足): 1 expert(s) had data (technical_analyst)" in report
-        assert "no data (missing, not a voice)" in report  # the macro expert's row
+        assert "no data: missing, not a voice" in report  # the macro expert's row
 
 
 def test_rules_only_with_one_expert_holding_data_is_insufficient_evidence(settings: Settings) -> None:

@@ -43,7 +43,7 @@ from stockdesk.debate.application.expert_digest import CONFIDENCE_FIELDS, REASON
 from stockdesk.judge.application import MIN_EXPERTS_WITH_DATA
 
 PANEL_ROLES = ("fundamental", "risk", "growth", "sentiment")
-NO_DATA = "no data (missing, not a voice)"
+NO_DATA = "no data: missing, not a voice"
 TONES = {"BUY": "buy", "SELL": "sell", "HOLD": "hold"}
 
 
