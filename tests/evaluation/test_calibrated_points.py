@@ -84,3 +84,16 @@ def test_a_rank_ic_interval_excludes_zero_for_a_planted_signal_and_not_for_noise
     assert planted.observed is not None and planted.observed > 0.1 and planted.distinguishable
     assert planted.low is not None and planted.low > 0
     assert noise.low is not None and noise.high is not None and noise.low <= 0 <= noise.high
+
+
+def test_the_report_says_what_the_model_learned_per_factor(app: AppContainer) -> None:
+    config = EvaluationConfig(
+        symbols=NAMES, start=date(2022, 6, 1), end=date(2023, 12, 29), every=5, horizons=[20]
+    )
+    report = app.evaluation.service.run(config)
+    learned = report.metrics["rules"]["20"]["model"]
+    factors = {row["factor"]: row for row in learned["factors"]}
+    assert {"ret_5d", "size", "earnings_yield", "roe_ttm", "profit_dedt_yoy"} <= set(factors)
+    assert all(row["ic_dates"] > 0 for name, row in factors.items() if name.startswith(("ret_", "vol_")))
+    over_time = learned["weights_over_time"]
+    assert len(over_time["dates"]) == len(over_time["source"]) == len(over_time["weights"]["size"]) > 12

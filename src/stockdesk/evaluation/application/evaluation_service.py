@@ -232,6 +232,18 @@ class EvaluationService:
         )  # fmt: skip
 
     # ---- scoring ---------------------------------------------------------------------------------
+    def _attach_model_report(self, config: EvaluationConfig, metrics: dict[str, Any]) -> None:
+        """The signal model's factor table per horizon, on the set it scored (rules, or the rules
+        baseline of an LLM mode): metrics[set][h]["model"]."""
+        name = config.mode.value if config.mode is EvaluationMode.RULES else RULES_BASELINE
+        if name not in metrics:
+            return
+        source = self._sources[EvaluationMode.RULES]()
+        source.prepare(config, self._market)
+        for h, learned in source.model_report().items():
+            if h in metrics[name]:
+                metrics[name][h]["model"] = learned
+
     def _score(self, config: EvaluationConfig, job_id: str) -> EvaluationReport:
         done = {
             parse_key(t.key): Verdict.model_validate(t.result)
@@ -283,6 +295,7 @@ class EvaluationService:
             baseline = None if name == base_name else scored.get(base_name)
             usable = baseline if baseline is not None and not baseline.empty else None
             metrics[name] = score_set(frame, usable, config, regimes)
+        self._attach_model_report(config, metrics)
         main = scored[config.mode.value]
         if not main.empty:
             for h, rows in attribution(main, config.horizons).items():

@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from datetime import date
+from typing import Any
 
 import pandas as pd
 
@@ -43,6 +44,11 @@ class IVerdictSource(ABC):
     def prepare(self, config: EvaluationConfig, market: IEvaluationMarket) -> None:  # noqa: B027
         """Called once before verdicts of `config` are asked: a source that needs the whole
         universe at once (the walk-forward signal model) computes it here; others need nothing."""
+
+    def model_report(self) -> dict[str, Any]:
+        """Per horizon, what a model-based source learned (factor weights over time, their own rank
+        IC); empty for sources without a model. Read after `prepare`."""
+        return {}
 
     @abstractmethod
     def verdicts(

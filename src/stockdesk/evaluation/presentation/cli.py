@@ -36,16 +36,40 @@ def headline_table(report: EvaluationReport) -> Table:
     """The figures a reader compares first, one row per set and horizon."""
     table = Table(title="headline figures (rank IC needs 5+ symbols on a date)")
     table.add_column("set", no_wrap=True)
-    for column in ("h", "points", "hit", "excess", "IC", "t", "Brier", "skill", "ECE"):
+    for column in ("h", "points", "hit", "excess", "IC", "t", "Brier", "skill", "skill wf", "ECE"):
         table.add_column(column, justify="right", no_wrap=True)
     for name, by_horizon in report.metrics.items():
         for horizon, m in by_horizon.items():
             table.add_row(
                 name, horizon, str(m["count"]), pct(m["hit_rate"], 2), pct(m["mean_excess"], 2),
                 num(m["rank_ic"]["mean"]), num(m["rank_ic"]["t"]), num(m["brier"]),
-                num(m["brier_skill"]), num(m["ece"]),
+                num(m["brier_skill"]), num(m.get("brier_skill_walk_forward")), num(m["ece"]),
             )  # fmt: skip
     return table
+
+
+def model_table(report: EvaluationReport) -> Table | None:
+    """What the signal model learned at the longest horizon: each factor's last weight and t, and
+    its own rank IC (None when no set carries a model report)."""
+    for name, by_horizon in report.metrics.items():
+        found = [(h, m["model"]) for h, m in by_horizon.items() if m.get("model")]
+        if not found:
+            continue
+        horizon, learned = found[-1]
+        table = Table(
+            title=f"signal model on {name} at {horizon} days: last weight and each factor's own rank IC"
+        )
+        for column in ("factor", "group", "weight", "t", "own IC", "IC t", "dates"):
+            table.add_column(
+                column, justify="left" if column in ("factor", "group") else "right", no_wrap=True
+            )
+        for row in learned["factors"]:
+            table.add_row(
+                row["factor"], row["group"], "prior" if row["weight"] is None else num(row["weight"], 4),
+                num(row["t"], 1), num(row["ic_mean"]), num(row["ic_t"], 1), str(row["ic_dates"]),
+            )  # fmt: skip
+        return table
+    return None
 
 
 def build_evaluate_command(
@@ -151,7 +175,11 @@ def build_evaluate_command(
         typer.echo(report.summary)
         if report.metrics:
             screen = Console()
-            (screen if screen.is_terminal else Console(width=110)).print(headline_table(report))
+            shown = screen if screen.is_terminal else Console(width=120)
+            shown.print(headline_table(report))
+            learned = model_table(report)
+            if learned is not None:
+                shown.print(learned)
         if out is not None:
             written = write_report(report, out)
             typer.echo(f"report written to {written.resolve()}")

@@ -29,13 +29,12 @@ from stockdesk.evaluation.domain.dtos import (
 from stockdesk.evaluation.domain.ports import IEvaluationMarket, IVerdictSource
 from stockdesk.judge.application import JudgeService, is_sufficient, signals_with_data
 from stockdesk.research.application import RulesEvidence, RulesSignalService, model_view
-from stockdesk.research.application.signal_model.run import ModelInputs, run_model
+from stockdesk.research.application.signal_model.run import ModelInputs, run_model_with_report
 from stockdesk.shared.execution import index_levels, limit_lookup
 from stockdesk.shared.tasks import config_hash
 
-_RUNS: dict[
-    str, dict[tuple[str, pd.Timestamp], dict[str, Any]]
-] = {}  # config hash -> the model's rows (one config per process at a time)
+Rows = dict[tuple[str, pd.Timestamp], dict[str, Any]]
+_RUNS: dict[str, tuple[Rows, dict[str, Any]]] = {}  # config hash -> (rows, what the model learned)
 
 
 class RulesVerdictSource(IVerdictSource):
@@ -46,17 +45,26 @@ class RulesVerdictSource(IVerdictSource):
         self._signals = signals
         self._judge = judge
         self._config: EvaluationConfig | None = None
-        self._rows: dict[tuple[str, pd.Timestamp], dict[str, Any]] | None = None
+        self._rows: Rows | None = None
+        self._report: dict[str, Any] = {}
 
     def prepare(self, config: EvaluationConfig, market: IEvaluationMarket) -> None:
         key = config_hash(config.model_dump(mode="json"))
         if key not in _RUNS:
             _RUNS.clear()
-            rows = self._run(config, market)
-            _RUNS[key] = {(r["symbol"], pd.Timestamp(r["date"])): r for r in rows.to_dict("records")}
-        self._config, self._rows = config, _RUNS[key]
+            rows, report = self._run(config, market)
+            _RUNS[key] = (
+                {(r["symbol"], pd.Timestamp(r["date"])): r for r in rows.to_dict("records")},
+                report,
+            )
+        self._config, (self._rows, self._report) = config, _RUNS[key]
 
-    def _run(self, config: EvaluationConfig, market: IEvaluationMarket) -> pd.DataFrame:
+    def model_report(self) -> dict[str, Any]:
+        return self._report
+
+    def _run(
+        self, config: EvaluationConfig, market: IEvaluationMarket
+    ) -> tuple[pd.DataFrame, dict[str, Any]]:
         securities = market.securities(config.symbols)
         universe = [s for s in config.symbols if s in securities]
         bars = market.bars(universe, date(1990, 1, 1), None)
@@ -69,7 +77,7 @@ class RulesVerdictSource(IVerdictSource):
         planned = evaluation_dates(bars, config.start, config.end, config.every)
         dates = sorted({d for days in planned.values() for d in days})
         if not dates:
-            return pd.DataFrame(columns=["symbol", "date"])
+            return pd.DataFrame(columns=["symbol", "date"]), {}
         inputs = ModelInputs(
             universe=universe, dates=dates, horizons=config.horizons, bars=bars,
             markets={s: i.market for s, i in securities.items()},
@@ -79,7 +87,7 @@ class RulesVerdictSource(IVerdictSource):
         factors = self._signals().factors
         if factors is None:
             raise RuntimeError("rules signals were built without the factor library")
-        return run_model(factors, inputs)
+        return run_model_with_report(factors, inputs)
 
     def verdicts(
         self, points: Mapping[str, Sequence[date]], experts: Sequence[str]

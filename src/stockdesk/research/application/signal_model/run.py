@@ -23,6 +23,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -32,6 +33,7 @@ from stockdesk.research.application.signal_model.calibration import (
     CalibrationSettings,
     calibrate_walk_forward,
 )
+from stockdesk.research.application.signal_model.diagnostics import factor_report
 from stockdesk.research.application.signal_model.walk_forward import (
     PRIOR_SCALE,
     FitSettings,
@@ -40,7 +42,7 @@ from stockdesk.research.application.signal_model.walk_forward import (
 )
 from stockdesk.shared.execution import cost_model, excess_outcomes, stamp_duty, trading_bars
 
-MODEL_VERSION = 7  # bump when the model or its calibration changes: stored evaluations then recompute
+MODEL_VERSION = 8  # bump when the model or its calibration changes: stored evaluations then recompute
 GRID_STEP = 5
 LOOKBACK_YEARS = 3
 VERDICT_HORIZON = 20
@@ -111,10 +113,16 @@ def round_trip_costs(markets: pd.Series, dates: pd.Series, slippage: float) -> n
 
 
 def run_model(factors: FactorService, inputs: ModelInputs) -> pd.DataFrame:
+    """The model's rows (see `run_model_with_report`)."""
+    return run_model_with_report(factors, inputs)[0]
+
+
+def run_model_with_report(factors: FactorService, inputs: ModelInputs) -> tuple[pd.DataFrame, dict[str, Any]]:
     """One row per (date, symbol) of the wanted dates (see the module docstring for the columns:
     per horizon h `score_h`, `probability_up_h`, `expected_excess_h`, `base_rate_h`, `calibration_n_h`,
     `calibration_ece_h`, `fitted_to_h`, `model_h`, `pairs_h`; then `action`, `confidence`,
-    `calibrated` and one `contribution_<expert>` per expert group)."""
+    `calibrated` and one `contribution_<expert>` per expert group), and per horizon what the model
+    learned (`diagnostics.factor_report`: each factor's weight over time and its own rank IC)."""
     calendar = trading_calendar(inputs.bars)
     grid = training_grid(calendar, inputs.dates)
     ranked = factors.ranked(list(inputs.universe), [d.date() for d in grid])
@@ -125,6 +133,7 @@ def run_model(factors: FactorService, inputs: ModelInputs) -> pd.DataFrame:
     wanted = sorted({pd.Timestamp(d) for d in inputs.dates})
     out = ranked.loc[ranked["date"].isin(wanted), ["date", "symbol", "market"]].reset_index(drop=True)
     main = verdict_horizon(inputs.horizons)
+    report: dict[str, Any] = {}
     for h in inputs.horizons:
         labels = pd.DataFrame(
             {
@@ -145,9 +154,10 @@ def run_model(factors: FactorService, inputs: ModelInputs) -> pd.DataFrame:
             grid,
         )
         out = _with_horizon(out, model.scores, calibrated, model.fits, h)
+        report[str(h)] = factor_report(ranked, labels, model.fits, FACTOR_NAMES, wanted)
         if h == main:
             out = _with_contributions(out, ranked, model.fits)
-    return _with_actions(out, main, inputs.slippage)
+    return _with_actions(out, main, inputs.slippage), report
 
 
 def usable_labels(
