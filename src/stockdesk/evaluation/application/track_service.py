@@ -225,6 +225,8 @@ class TrackService:
                 "are scored apart; the headline is live only",
                 "Brier, Brier skill and ECE use the verdicts' own probability_up; entries without one "
                 "are uncalibrated and count only in hit rate, returns and rank IC",
+                "a verdict states probability_up for its own horizon (the signal model's: 20 trading "
+                "days, the headline's); at other horizons the same number is scored against their outcomes",
                 "intervals: 95% moving-block bootstrap over the entries' dates",
             ],
         )
