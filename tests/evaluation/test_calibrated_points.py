@@ -56,7 +56,7 @@ def test_points_carry_calibrated_probabilities_and_metrics_their_skill(
             p["as_of"]
         )  # known before the verdict
         expected = {"BUY": p["probability_up"]["20"], "SELL": 1 - p["probability_up"]["20"]}.get(p["action"])
-        assert expected is None or p["confidence"] == pytest.approx(expected, abs=1e-4)
+        assert expected is None or p["confidence"] <= expected + 1e-4  # at most the bound cuts it
     by_date = pd.DataFrame(points).groupby("as_of")["symbol"].nunique()
     assert (by_date == len(NAMES)).mean() > 0.9  # one calendar: every symbol on the same dates
     for h in ("5", "20"):

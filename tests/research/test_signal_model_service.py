@@ -45,7 +45,10 @@ def test_the_rules_verdict_is_the_signal_models_own(app: AppContainer) -> None:
     if verdict["calibrated"]:  # the confidence is the calibrated probability that the action is right
         p = verdict["probability_up"]["20"]
         expected = {"BUY": p, "SELL": 1 - p}.get(verdict["action"])
-        assert expected is None or verdict["confidence"] == pytest.approx(expected, abs=1e-4)
+        if expected is not None:  # the agreement bound still holds, and a cut is said
+            cap = verdict["support"]["cap"]
+            assert verdict["confidence"] == pytest.approx(min(expected, cap), abs=1e-4)
+            assert (expected <= cap + 1e-4) or any("stays" in a["why"] for a in verdict["adjustments"])
         assert verdict["calibration"]["20"]["n"] >= 100
     else:
         assert verdict["confidence"] <= 0.6 and verdict["probability_up"] == {}
@@ -79,3 +82,18 @@ def test_the_model_as_of_d_ignores_every_price_after_d(tmp_path: Path, isolated_
         finally:
             app.close()
     assert views[0] is not None and views[0] == views[1]
+
+
+def test_a_batch_on_one_date_runs_the_market_once(app: AppContainer) -> None:
+    service = app.research.signal_model
+    calls = []
+    run = service._run
+
+    def counted(*args: object) -> object:
+        calls.append(args)
+        return run(*args)  # type: ignore[arg-type]
+
+    service._run = counted  # type: ignore[method-assign]
+    views = [service.view(symbol, AS_OF) for symbol in NAMES[:3]]
+    assert all(v is not None for v in views) and len({v.symbol for v in views if v}) == 3
+    assert len(calls) == 3 and len(service._runs) == 1

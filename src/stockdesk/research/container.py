@@ -237,7 +237,7 @@ class ResearchContainer:
             raise RuntimeError("ResearchContainer needs securities and market_frames for factors")
         return FactorService(FactorPanelAdapter(self._securities, self._market_frames))
 
-    @property
+    @cached_property
     def signal_model(self) -> SignalModelService:
         """The walk-forward signal model over the store, at one symbol and date (analyze)."""
         if self._securities is None or self._market_frames is None:

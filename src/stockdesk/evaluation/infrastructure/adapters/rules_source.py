@@ -114,11 +114,19 @@ class RulesVerdictSource(IVerdictSource):
         if key not in self._rows:
             return LookupError(f"{symbol} has no factor on {day}: no data by then")
         view = model_view(self._rows[key], symbol, day, len(self._config.symbols))
-        evidence = {"code_signals": found.code_signals, "technical": found.technical or {}}
+        verdict = judge.rules_only(  # the same rules verdict analyze gives: bound, plan and size
+            symbol,
+            {
+                "code_signals": found.code_signals,
+                "stances": {n: s["stance"] for n, s in found.code_signals.items()},
+                "technical": found.technical or {},
+                "model": {**view.model_dump(mode="json"), "note": view.words()},
+            },
+        )
         return Verdict(
-            action=view.action,
-            confidence=view.confidence,
-            position_percent=judge.position_for(view.action, evidence, view.confidence),
+            action=verdict.action,
+            confidence=verdict.confidence,
+            position_percent=verdict.position_percent,
             probability_up=view.probability_up,
             calibration=view.calibration,
             contributions=view.contributions,

@@ -105,9 +105,10 @@ class JudgeService:
             return insufficient_verdict(symbol, rested_on, "rules")
         voices = {name: s.stance for name, s in counted(found.code_signals).items()}
         action, confidence = rules.action, rules.confidence
+        adjustments: list[Adjustment] = []
         if found.model is not None:  # the rules verdict is the walk-forward model's
             cap = support_for(ActionDirection(found.model.action), voices, None).cap
-            action, confidence = model_decision(found.model, cap)
+            action, confidence = model_decision(found.model, cap, adjustments)
         else:  # the composite fallback has no calibration: uncalibrated, at most 0.6
             confidence = min(confidence, UNCALIBRATED_CAP)
         plan = plan_for(action, found, confidence, "standard")
@@ -124,16 +125,12 @@ class JudgeService:
             source="rules",
             trade_plan=plan,
             support=support.model_dump(),
+            adjustments=adjustments,
+            rules_applied=[a.what for a in adjustments],
             rules_verdict=rules_summary(rules, plan),
             experts_with_data=rested_on,
             **model_fields(found.model, own=True),
         )
-
-    def position_for(self, action: str, evidence: Mapping[str, Any] | None, confidence: float) -> float:
-        """The trade plan's position for an action decided elsewhere (the walk-forward signal
-        model in `evaluate`): the same sizing rule as every verdict; 0 without prices."""
-        plan = plan_for(ActionDirection(action), judge_evidence(evidence), confidence, "standard")
-        return plan.position_percent if plan else 0.0
 
     def run(self, judge_input: JudgeInput, *, samples: int = 1) -> VerdictDTO:
         evidence = judge_input.evidence

@@ -21,10 +21,26 @@ from stockdesk.judge.domain.model.enums import ActionDirection
 UNCALIBRATED_CAP = 0.6
 
 
-def model_decision(model: ModelDecision, cap: float) -> tuple[ActionDirection, float]:
-    """The rules verdict's action and confidence from the model (`cap`: the evidence bound)."""
-    confidence = model.confidence if model.calibrated else min(UNCALIBRATED_CAP, model.confidence, cap)
-    return ActionDirection(model.action), int(confidence * 10000 + 1e-9) / 10000
+def model_decision(
+    model: ModelDecision, cap: float, adjustments: list[Adjustment]
+) -> tuple[ActionDirection, float]:
+    """The rules verdict's action and confidence from the model. The agreement bound `cap` holds
+    for it as for every verdict: a calibrated probability above it is cut to it, and the cut is an
+    adjustment that keeps the calibrated figure in words (`probability_up` itself is unchanged)."""
+    stated = model.confidence if model.calibrated else min(UNCALIBRATED_CAP, model.confidence)
+    confidence = int(min(stated, cap) * 10000 + 1e-9) / 10000
+    if stated > cap:
+        kind = "calibrated probability" if model.calibrated else "uncalibrated confidence"
+        adjustments.append(
+            Adjustment(
+                what="confidence",
+                from_=round(stated, 4),
+                to=confidence,
+                why=f"confidence capped from {stated:.2f} to {confidence:.2f} by the agreement of the "
+                f"experts' code signals; the model's {kind} that the action is right stays {stated:.2f}",
+            )
+        )
+    return ActionDirection(model.action), confidence
 
 
 def model_fields(model: ModelDecision | None, *, own: bool) -> dict[str, Any]:

@@ -8,6 +8,8 @@ one date: the rules verdict a user gets is the verdict `evaluate` measured.
 
 from __future__ import annotations
 
+import time
+from collections import OrderedDict
 from collections.abc import Mapping
 from datetime import date, timedelta
 from typing import Any
@@ -23,17 +25,24 @@ from stockdesk.research.application.signal_model.run import (
     verdict_horizon,
 )
 from stockdesk.research.domain.dtos.model_view import ModelCalibration, ModelView
-from stockdesk.research.domain.ports.model_market import IModelMarketPort
+from stockdesk.research.domain.ports.model_market import IModelMarketPort, Peer
 from stockdesk.shared.execution import index_levels, limit_lookup
 
 HORIZONS = (5, 20, 60)
 HISTORY_DAYS = (LOOKBACK_YEARS + 2) * 366  # the grid's years plus a year of factor warm-up
 
 
+RUNS_KEPT = 4  # a batch of symbols on one date shares its market's run ...
+RUN_SECONDS = 600.0  # ... for ten minutes at most, so data imported meanwhile is read again
+
+
 class SignalModelService:
     def __init__(self, factors: FactorService, market: IModelMarketPort):
         self._factors = factors
         self._market = market
+        self._runs: OrderedDict[tuple[tuple[str, ...], date], tuple[float, pd.DataFrame, date]] = (
+            OrderedDict()
+        )
 
     def view(self, symbol: str, as_of: date) -> ModelView | None:
         """The model's verdict on `symbol` at its last trading day by `as_of`; None without bars."""
@@ -41,6 +50,24 @@ class SignalModelService:
         if symbol not in peers:
             return None
         universe = sorted(peers)
+        ran = self._run(universe, peers, as_of)
+        if ran is None:
+            return None
+        rows, day = ran
+        found = rows[(rows["symbol"] == symbol) & (rows["date"] == pd.Timestamp(day))]
+        if found.empty:
+            return None
+        return model_view(found.iloc[0].to_dict(), symbol, day, len(universe))
+
+    def _run(
+        self, universe: list[str], peers: dict[str, Peer], as_of: date
+    ) -> tuple[pd.DataFrame, date] | None:
+        """The market's run as of `as_of` (kept for the next symbols of a batch on the same date)."""
+        key = (tuple(universe), as_of)
+        kept = self._runs.get(key)
+        if kept is not None and time.monotonic() - kept[0] < RUN_SECONDS:
+            self._runs.move_to_end(key)
+            return kept[1], kept[2]
         bars = self._market.bars(universe, as_of - timedelta(days=HISTORY_DAYS), as_of)
         calendar = trading_calendar(bars)
         if not len(calendar):
@@ -53,10 +80,11 @@ class SignalModelService:
             levels=index_levels(bars, universe),
         )  # fmt: skip
         rows = run_model(self._factors, inputs)
-        found = rows[(rows["symbol"] == symbol) & (rows["date"] == pd.Timestamp(day))]
-        if found.empty:
-            return None
-        return model_view(found.iloc[0].to_dict(), symbol, day, len(universe))
+        self._runs[key] = (time.monotonic(), rows, day)
+        self._runs.move_to_end(key)
+        while len(self._runs) > RUNS_KEPT:
+            self._runs.popitem(last=False)
+        return rows, day
 
 
 def _number(value: object) -> float | None:
