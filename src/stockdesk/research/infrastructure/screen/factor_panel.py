@@ -28,6 +28,7 @@ from stockdesk.research.domain.dtos.factors import FACTOR_NAMES
 from stockdesk.research.infrastructure.adapters.technical_data_adapter import HISTORY_DAYS as BAR_DAYS
 from stockdesk.research.infrastructure.adapters.valuation_data_adapter import HISTORY_DAYS as VALUATION_DAYS
 from stockdesk.research.infrastructure.screen.long_rows import as_categories
+from stockdesk.research.infrastructure.screen.panel_adapter import VALUATION_COLUMNS
 from stockdesk.research.infrastructure.screen.report_figures import FIGURES, financial_figures
 from stockdesk.research.infrastructure.screen.report_panel import visible_periods
 from stockdesk.research.infrastructure.screen.valuation_figures import valuation_figures
@@ -42,17 +43,6 @@ REPORTED_FACTORS = (
     "profit_dedt_yoy",
 )
 YEAR_DAYS = 250
-VALUATION_COLUMNS = [
-    "symbol",
-    "trade_date",
-    "close",
-    "total_mv",
-    "pe_ttm",
-    "pb",
-    "ps_ttm",
-    "dv_ratio",
-    "dv_ttm",
-]
 
 
 class FactorPanelAdapter:
