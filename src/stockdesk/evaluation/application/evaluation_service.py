@@ -281,9 +281,13 @@ class EvaluationService:
         )
         scored = {name: joined.loc[name] if name in filled else frame for name, frame in sets.items()}
         mode = config.mode.value
+        voices: dict[str, Any] = {}
         if config.mode is not EvaluationMode.RULES and not scored[mode].empty:
-            # an LLM mode's confidence, calibrated on its own earlier outcomes (uncalibrated until 100)
-            scored[mode] = calibrate_mode(scored[mode], universe_bars, config)
+            # the LLM's voices weighed beside the signal model by the same walk-forward fit
+            baseline = scored.get(RULES_BASELINE)
+            if baseline is None or baseline.empty:
+                baseline = _baseline(scored[mode], "HOLD", 0.0)
+            scored[mode], voices = calibrate_mode(scored[mode], baseline, universe_bars, config)
             for name in (ALWAYS_HOLD, BUY_AND_HOLD):
                 scored[name] = scored[name].assign(calibration=scored[mode]["calibration"].to_numpy())
         regimes = month_regimes(levels)
@@ -296,6 +300,9 @@ class EvaluationService:
             usable = baseline if baseline is not None and not baseline.empty else None
             metrics[name] = score_set(frame, usable, config, regimes)
         self._attach_model_report(config, metrics)
+        for h, learned in voices.items():
+            if h in metrics.get(mode, {}):
+                metrics[mode][h]["model"] = learned
         main = scored[config.mode.value]
         if not main.empty:
             for h, rows in attribution(main, config.horizons).items():

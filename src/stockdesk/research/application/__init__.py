@@ -14,9 +14,10 @@ from stockdesk.research.application.signal_model.calibration import (
     CalibrationSettings,
     calibrate_walk_forward,
 )
+from stockdesk.research.application.signal_model.diagnostics import factor_report
 from stockdesk.research.application.signal_model.run import trading_calendar
 from stockdesk.research.application.signal_model.service import SignalModelService, model_view
-from stockdesk.research.application.signal_model.walk_forward import known_dates
+from stockdesk.research.application.signal_model.walk_forward import FitSettings, known_dates, walk_forward
 from stockdesk.research.domain.dtos.model_view import ModelCalibration, ModelView
 
 __all__ = [
@@ -28,14 +29,17 @@ __all__ = [
     "ChartSet",
     "Factor",
     "FactorService",
+    "FitSettings",
     "ModelCalibration",
     "ModelView",
     "RulesEvidence",
     "RulesSignalService",
     "SignalModelService",
     "calibrate_walk_forward",
+    "factor_report",
     "known_dates",
     "model_view",
     "rank_normalise",
     "trading_calendar",
+    "walk_forward",
 ]

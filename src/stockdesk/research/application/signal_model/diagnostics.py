@@ -66,7 +66,7 @@ def factor_report(
         mean, t, dates = factor_ic(ranked, labels, name)
         fitted = last is not None and last.source == "fitted"
         rows.append({
-            "factor": name, "group": FACTOR_BY_NAME[name].group,
+            "factor": name, "group": FACTOR_BY_NAME[name].group if name in FACTOR_BY_NAME else "voice",
             "weight": round(last.weights.get(name, 0.0), 6) + 0.0 if fitted else None,
             "t": _rounded(last.t.get(name)) if fitted else None,
             "prior": "prior" if not fitted else "fitted",
