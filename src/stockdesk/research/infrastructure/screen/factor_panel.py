@@ -112,14 +112,7 @@ def report_factors(
             "pe_percentile": value["pe_percentile"].to_numpy(dtype=float),
             "pb_percentile": value["pb_percentile"].to_numpy(dtype=float),
         }
-    for name in (
-        "roe_ttm",
-        "gross_margin",
-        "cash_quality",
-        "debt_to_assets",
-        "revenue_yoy",
-        "profit_dedt_yoy",
-    ):
+    for name in REPORTED_FACTORS:
         out[name] = np.asarray(reported[name], dtype=float)
     frame = pd.DataFrame(out)
     return frame.replace([np.inf, -np.inf], np.nan)
