@@ -25,6 +25,8 @@ JsonValue = None | bool | int | float | str | list[Any] | dict[str, Any]
 
 
 def _key(value: Any) -> str:
+    if isinstance(value, str):  # nearly every key: skip the general conversion
+        return value
     plain = jsonable(value)
     return plain if isinstance(plain, str) else json.dumps(plain, sort_keys=True)
 
