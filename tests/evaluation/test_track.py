@@ -132,17 +132,22 @@ def test_live_and_retrospective_are_scored_apart_and_the_headline_is_live_only(a
 
 
 def test_brier_uses_the_stated_probability_and_leaves_uncalibrated_entries_out(app: AppContainer) -> None:
-    report = app.evaluation.track.run(TrackConfig(horizons=[5]))
-    entries = [e for e in report.entries if not e.retrospective and e.probability_up is not None]
+    report = app.evaluation.track.run(TrackConfig(horizons=[5, 20]))
+    live = [e for e in report.entries if not e.retrospective]
+    entries = [e for e in live if e.probability_up is not None and e.excess_returns["20"] is not None]
     p = np.array([e.probability_up for e in entries])
-    o = np.array([e.excess_returns["5"] > 0 for e in entries], dtype=float)  # type: ignore[operator]
+    o = np.array([e.excess_returns["20"] > 0 for e in entries], dtype=float)  # type: ignore[operator]
+    live20 = report.live["all"]["20"]
+    assert live20["calibrated"] == len(entries) > 10
+    assert live20["calibrated"] + live20["uncalibrated"] == live20["matured"]
+    assert live20["brier"] == pytest.approx(float(np.mean((p - o) ** 2)))
+    assert live20["brier_skill"] == pytest.approx(1 - np.mean((p - o) ** 2) / (o.mean() * (1 - o.mean())))
+    assert sum(row["count"] for row in live20["reliability"]) == len(entries)
+    # the stated probability is P(up over 20 days): at 5 days it is not held to a horizon it never stated
     live5 = report.live["all"]["5"]
-    assert (live5["calibrated"], live5["uncalibrated"]) == (18, 1)
-    assert live5["brier"] == pytest.approx(float(np.mean((p - o) ** 2)))
-    assert live5["brier_skill"] == pytest.approx(1 - np.mean((p - o) ** 2) / (o.mean() * (1 - o.mean())))
-    past5 = report.retrospective["all"]["5"]
-    assert past5["calibrated"] == 0 and past5["brier"] is None and past5["hit_rate"] is not None
-    assert sum(row["count"] for row in live5["reliability"]) == 18
+    assert (live5["calibrated"], live5["uncalibrated"]) == (0, 19) and live5["brier"] is None
+    past20 = report.retrospective["all"]["20"]
+    assert past20["calibrated"] == 0 and past20["brier"] is None and past20["hit_rate"] is not None
 
 
 def test_experts_and_costs_are_reported_per_kind(app: AppContainer) -> None:

@@ -79,14 +79,20 @@ def _voices(frame: pd.DataFrame) -> pd.DataFrame:
     )
 
 
+PROBABILITY_HORIZON = 20  # a ledger entry's probability_up is P(up) over the verdict's 20 trading days
+
+
 def _points(frame: pd.DataFrame, h: int) -> pd.DataFrame:
+    """One horizon's points; the stated probability is scored only at the horizon it states
+    (elsewhere the entries count as uncalibrated rather than being held to another horizon)."""
+    probability = frame["probability_up"].to_numpy(dtype=float)
     return pd.DataFrame(
         {
             "as_of": frame["as_of"].to_numpy(),
             "symbol": pd.Series(frame["symbol"].to_numpy(dtype=object), dtype=object),
             "action": pd.Series(frame["action"].to_numpy(dtype=object), dtype=object),
             "confidence": frame["confidence"].to_numpy(),
-            "probability_up": frame["probability_up"].to_numpy(),
+            "probability_up": probability if h == PROBABILITY_HORIZON else np.full(len(frame), np.nan),
             "forward_return": frame[f"fwd_{h}"].to_numpy(),
             "excess_return": frame[f"exc_{h}"].to_numpy(),
         }
