@@ -176,3 +176,24 @@ def test_cli_rejected_rows_exit_1_and_name_the_rows(tmp_path: Path) -> None:
     rejected = [line for line in result.stderr.splitlines() if line.startswith("rejected:")]
     assert len(rejected) == 1 and "row 5" in rejected[0], result.stderr
     assert "Traceback" not in result.stderr and "derived valuations" not in result.stderr
+
+
+def test_a_zero_close_gives_no_dividend_yield_rather_than_infinity() -> None:
+    """The fuzzer's find: a spoiled file with a 0 close after a dividend stored dv_ttm = inf."""
+    import numpy as np
+    import pandas as pd
+
+    from stockdesk.data_engineering.application.derived_valuations import derive_valuations
+
+    bars = pd.DataFrame(
+        {
+            "symbol": ["ACME"] * 3,
+            "trade_date": ["2024-01-02", "2024-01-03", "2024-01-04"],
+            "close": [10.0, 0.0, 11.0],
+        }
+    )
+    dividends = pd.DataFrame({"symbol": ["ACME"], "ex_date": ["2024-01-02"], "cash_per_share": [0.5]})
+    out = derive_valuations(bars, pd.DataFrame(), dividends)
+    dv = out["dv_ttm"].to_numpy(dtype=float)
+    assert np.isfinite(dv[[0, 2]]).all() and np.isnan(dv[1])
+    assert dv[0] == pytest.approx(5.0)

@@ -116,7 +116,7 @@ def derive_valuations(
             "ps": np.nan,
             "ps_ttm": _ratio(total_mv, merged["revenue_ttm"]),
             "dv_ratio": np.nan,
-            "dv_ttm": dividend_ttm(merged, dividends) / close * 100,
+            "dv_ttm": dividend_ttm(merged, dividends) / close.where(close > 0) * 100,  # no inf at a 0 close
             "turnover_rate": np.nan,
             "is_derived": True,
         }
