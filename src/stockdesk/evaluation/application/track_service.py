@@ -31,7 +31,7 @@ from stockdesk.evaluation.domain.ports import IEvaluationMarket
 from stockdesk.evaluation.domain.track import (
     ChainStatus,
     ILedgerEntries,
-    LedgerTable,
+    LedgerColumns,
     TrackConfig,
     TrackedEntry,
     TrackReport,
@@ -47,7 +47,7 @@ COLUMNS = [
 TEXT = ("entry_id", "symbol", "mode", "model", "action", "session_id")
 
 
-def _frame(table: LedgerTable, mode: str | None) -> pd.DataFrame:
+def _frame(table: LedgerColumns, mode: str | None) -> pd.DataFrame:
     """One row per entry (of `mode`, when given); text columns as plain objects (the scores iterate
     labels, and pandas' str arrays iterate slowly)."""
     frame = pd.DataFrame({c: pd.Series(getattr(table, c), dtype=object) for c in [*COLUMNS, "experts_json"]})

@@ -26,6 +26,13 @@ ALL_EXPERTS = (
 EMBEDDED_MODEL_CUTOFF = date(2024, 9, 19)
 
 
+def trading_day_horizons(value: list[int]) -> list[int]:
+    """Horizons as evaluate and track take them: 1-250 trading days, sorted, each once."""
+    if not value or any(h < 1 or h > 250 for h in value):
+        raise ValueError("horizons are trading days between 1 and 250")
+    return sorted(set(value))
+
+
 class EvaluationMode(StrEnum):
     RULES = "rules"
     """The code-only rules verdict: no LLM."""
@@ -72,9 +79,7 @@ class EvaluationConfig(BaseModel):
     @field_validator("horizons")
     @classmethod
     def _horizons(cls, value: list[int]) -> list[int]:
-        if not value or any(h < 1 or h > 250 for h in value):
-            raise ValueError("horizons are trading days between 1 and 250")
-        return sorted(set(value))
+        return trading_day_horizons(value)
 
     @field_validator("experts")
     @classmethod

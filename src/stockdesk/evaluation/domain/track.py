@@ -13,6 +13,9 @@ from typing import Any
 
 from pydantic import BaseModel, Field, field_validator
 
+from stockdesk.evaluation.domain.dtos import trading_day_horizons
+from stockdesk.ledger.application import LedgerColumns
+
 MODES = ("rules", "experts", "full")
 
 
@@ -31,9 +34,7 @@ class TrackConfig(BaseModel):
     @field_validator("horizons")
     @classmethod
     def _horizons(cls, value: list[int]) -> list[int]:
-        if not value or any(h < 1 or h > 250 for h in value):
-            raise ValueError("horizons are trading days between 1 and 250")
-        return sorted(set(value))
+        return trading_day_horizons(value)
 
     @field_validator("mode")
     @classmethod
@@ -41,29 +42,6 @@ class TrackConfig(BaseModel):
         if value is not None and value not in MODES:
             raise ValueError(f"mode must be one of {', '.join(MODES)}, got {value!r}")
         return value
-
-
-class LedgerTable(BaseModel):
-    """The ledger's entries as the track record reads them: one list per column, in seq order (no
-    verdict text, no hashes; `experts_json` is canonical JSON {expert: {"stance", "confidence"}})."""
-
-    seq: list[int] = Field(default_factory=list)
-    entry_id: list[str] = Field(default_factory=list)
-    symbol: list[str] = Field(default_factory=list)
-    as_of: list[date] = Field(default_factory=list)
-    created_at: list[datetime] = Field(default_factory=list)
-    mode: list[str] = Field(default_factory=list)
-    model: list[str] = Field(default_factory=list)
-    action: list[str] = Field(default_factory=list)
-    confidence: list[float] = Field(default_factory=list)
-    position_percent: list[float] = Field(default_factory=list)
-    probability_up: list[float | None] = Field(default_factory=list, description="None: uncalibrated")
-    session_id: list[str | None] = Field(default_factory=list)
-    experts_json: list[str] = Field(default_factory=list)
-    tokens: list[int] = Field(default_factory=list)
-    llm_calls: list[int] = Field(default_factory=list)
-    cost_usd: list[float | None] = Field(default_factory=list, description="None: not priced")
-    retrospective: list[bool] = Field(default_factory=list)
 
 
 class ChainStatus(BaseModel):
@@ -82,7 +60,7 @@ class ILedgerEntries(ABC):
     """The verdict ledger, read through the ledger context's application interface."""
 
     @abstractmethod
-    def entries(self) -> LedgerTable:
+    def entries(self) -> LedgerColumns:
         """Every entry in seq order, column by column."""
 
     @abstractmethod

@@ -30,7 +30,8 @@ def output_format(path: Path) -> str:
     return fmt
 
 
-def render_html(report: EvaluationReport) -> str:
+def templates() -> Environment:
+    """The evaluation's report templates (evaluate and track), with the pct and num filters."""
     env = Environment(
         loader=PackageLoader("stockdesk.evaluation.presentation", "templates"),
         autoescape=select_autoescape(["html", "j2"]),
@@ -38,8 +39,12 @@ def render_html(report: EvaluationReport) -> str:
         trim_blocks=True,
         lstrip_blocks=True,
     )
-    env.filters["pct"] = pct
-    env.filters["num"] = num
+    env.filters.update(pct=pct, num=num)
+    return env
+
+
+def render_html(report: EvaluationReport) -> str:
+    env = templates()
     charts = [
         {"title": c.title, "caption": c.caption, "svg": Markup(render_inline_svg(c))}
         for c in report_charts(report)

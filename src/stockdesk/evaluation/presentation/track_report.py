@@ -5,14 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 from markupsafe import Markup
 
 from stockdesk.evaluation.application.formatting import num, pct
 from stockdesk.evaluation.application.track_charts import equity_chart, reliability_chart
 from stockdesk.evaluation.application.track_text import headline_horizon
 from stockdesk.evaluation.domain.track import TrackReport
-from stockdesk.evaluation.presentation.report import output_format
+from stockdesk.evaluation.presentation.report import output_format, templates
 from stockdesk.shared.charts import render_inline_svg
 from stockdesk.shared.files import write_atomic
 
@@ -55,14 +54,8 @@ def track_charts(report: TrackReport) -> list[dict[str, Any]]:
 
 
 def render_track_html(report: TrackReport) -> str:
-    env = Environment(
-        loader=PackageLoader("stockdesk.evaluation.presentation", "templates"),
-        autoescape=select_autoescape(["html", "j2"]),
-        undefined=StrictUndefined,
-        trim_blocks=True,
-        lstrip_blocks=True,
-    )
-    env.filters.update(pct=pct, num=num, interval=interval)
+    env = templates()
+    env.filters["interval"] = interval
     horizons = [str(h) for h in report.config["horizons"]]
     return env.get_template("track.html.j2").render(
         r=report, kinds=KINDS, horizons=horizons, groups=groups, charts=track_charts(report)

@@ -4,17 +4,16 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from stockdesk.evaluation.domain.track import ChainStatus, ILedgerEntries, LedgerTable
-from stockdesk.ledger.application import LedgerService
+from stockdesk.evaluation.domain.track import ChainStatus, ILedgerEntries
+from stockdesk.ledger.application import LedgerColumns, LedgerService
 
 
 class LedgerEntriesAdapter(ILedgerEntries):
     def __init__(self, service: Callable[[], LedgerService]):
         self._service = service
 
-    def entries(self) -> LedgerTable:
-        columns = self._service().fact_columns()
-        return LedgerTable.model_construct(**columns.__dict__)  # the same columns, typed by the ledger
+    def entries(self) -> LedgerColumns:
+        return self._service().fact_columns()
 
     def verify(self) -> ChainStatus:
         check = self._service().verify()
