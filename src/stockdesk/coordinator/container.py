@@ -7,6 +7,7 @@ from functools import cached_property
 
 from stockdesk.coordinator.application import ResearchCoordinatorService
 from stockdesk.coordinator.domain.ports.gateways import ModelViewBuilder
+from stockdesk.coordinator.domain.ports.lessons import ILessonSource
 from stockdesk.coordinator.infrastructure.adapters.gateways import (
     ChartBuilder,
     DebateGatewayAdapter,
@@ -16,6 +17,7 @@ from stockdesk.coordinator.infrastructure.adapters.gateways import (
     SnapshotBuilder,
 )
 from stockdesk.coordinator.infrastructure.adapters.ledger_gateway import LedgerGatewayAdapter
+from stockdesk.coordinator.infrastructure.adapters.lesson_gateway import LazyLessonSource
 from stockdesk.coordinator.infrastructure.adapters.llm_run_scope import LLMRunScopeAdapter
 from stockdesk.coordinator.infrastructure.persistence.session_repository import (
     SqlResearchSessionRepository,
@@ -43,6 +45,7 @@ class CoordinatorContainer:
         as_of_check: CheckAsOfUseCase | None = None,
         model: Callable[[], ModelViewBuilder] | None = None,
         ledger: Callable[[], LedgerService] | None = None,
+        lessons: Callable[[], ILessonSource] | None = None,
     ):
         """Every argument is a factory: nothing is built until a research session needs it."""
         self._database = database
@@ -56,6 +59,7 @@ class CoordinatorContainer:
         self._as_of_check = as_of_check
         self._model = model  # the signal model's view builder (None: rules use the code composite)
         self._ledger = ledger  # where saved verdicts are appended (None: not recorded)
+        self._lessons = lessons  # past verdicts and outcomes for a reflecting judge (None: none)
 
     @cached_property
     def repository(self) -> SqlResearchSessionRepository:
@@ -81,4 +85,5 @@ class CoordinatorContainer:
                 if self._ledger is not None
                 else None
             ),
+            lessons=LazyLessonSource(self._lessons) if self._lessons is not None else None,
         )

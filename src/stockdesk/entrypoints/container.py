@@ -122,6 +122,7 @@ class AppContainer:
             judge=lambda: self.judge.service,
             llm_service=lambda: self.llm_service,
             ledger=lambda: self.ledger.service,
+            lessons=lambda: self.evaluation.track,  # the ledger's matured verdicts, as track scores them
         )
 
     @cached_property

@@ -5,6 +5,7 @@ from stockdesk.coordinator.application.coordinator_service import ResearchCoordi
 from stockdesk.coordinator.application.experts import SHORT_NAMES, parse_experts
 from stockdesk.coordinator.application.graph import ResearchGraphState, build_research_graph
 from stockdesk.coordinator.domain.dtos.session import (
+    Lesson,
     NodeExecution,
     ResearchRequest,
     ResearchSession,
@@ -18,6 +19,7 @@ from stockdesk.coordinator.domain.model.enums import (
     NodeStatus,
     SessionStatus,
 )
+from stockdesk.coordinator.domain.ports.lessons import ILessonSource
 
 __all__ = [
     "ALL_EXPERTS",
@@ -26,6 +28,8 @@ __all__ = [
     "AnalysisRuns",
     "DebateModeName",
     "ExpertName",
+    "ILessonSource",
+    "Lesson",
     "NodeExecution",
     "NodeStatus",
     "ResearchCoordinatorService",

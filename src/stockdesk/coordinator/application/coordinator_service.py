@@ -16,6 +16,7 @@ from typing import Any
 from stockdesk.coordinator.application.charts import attach_charts
 from stockdesk.coordinator.application.graph import build_research_graph
 from stockdesk.coordinator.domain.dtos.session import (
+    Lesson,
     NodeExecution,
     ResearchRequest,
     ResearchSession,
@@ -29,6 +30,7 @@ from stockdesk.coordinator.domain.ports.gateways import (
     IResearchGateway,
 )
 from stockdesk.coordinator.domain.ports.ledger import IVerdictLedger
+from stockdesk.coordinator.domain.ports.lessons import ILessonSource
 from stockdesk.coordinator.domain.ports.observer import INodeObserver
 from stockdesk.coordinator.domain.ports.run_scope import ILLMRunScope
 from stockdesk.coordinator.domain.ports.session_repository import IResearchSessionRepository
@@ -66,10 +68,13 @@ class ResearchCoordinatorService:
         *,
         new_id: Callable[[], str] = lambda: uuid.uuid4().hex,
         ledger: IVerdictLedger | None = None,
+        lessons: ILessonSource | None = None,
     ):
-        """`ledger`: where each saved session's verdict is appended (None: nowhere, e.g. tests)."""
+        """`ledger`: where each saved session's verdict is appended (None: nowhere, e.g. tests);
+        `lessons`: the past verdicts a reflecting judge is shown when the request names none."""
         self._research, self._debate, self._judge = research, debate, judge
         self._ledger = ledger
+        self._lessons = lessons
         self._repository = repository
         self._run_scope = run_scope
         self._new_id = new_id
@@ -108,6 +113,7 @@ class ResearchCoordinatorService:
                     **self._run_scope.settings(),
                     "judge_samples": request.judge_samples,
                     **({"verdict_by_rules": True} if request.verdict_by_rules else {}),
+                    **({"reflection": True} if request.reflection else {}),
                 }
             ),
         )
@@ -126,6 +132,7 @@ class ResearchCoordinatorService:
                 observer(event)
 
         graph = build_research_graph(self._research, self._debate, self._judge, observer=record)
+        lessons = self._lessons_for(request, symbol, checked)
         state: dict[str, Any] = {
             "symbol": session.symbol,
             "as_of": session.as_of,
@@ -136,6 +143,7 @@ class ResearchCoordinatorService:
             "verdict_by_rules": request.verdict_by_rules,
             "debate_mode": session.debate_mode.value,
             "reused_results": reused,
+            "lessons": [lesson.model_dump(mode="json") for lesson in lessons],
             "expert_results": {},
             "expert_errors": {},
             "errors": {},
@@ -169,6 +177,16 @@ class ResearchCoordinatorService:
         if self._ledger is not None and request.record_verdict and session.verdict.get("action"):
             self._ledger.record(session)  # once per saved verdict; evaluation points are not recorded
         return self.get(session.id)
+
+    def _lessons_for(self, request: ResearchRequest, symbol: str, checked: CheckedDate) -> list[Lesson]:
+        """Only an LLM judge reads lessons, and only when reflection is asked for."""
+        if not request.reflection or request.rules_only or request.verdict_by_rules:
+            return []
+        if request.lessons is not None:
+            return list(request.lessons)
+        if self._lessons is None or checked.as_of is None:
+            return []
+        return self._lessons.lessons(symbol, checked.as_of)
 
     def _save_cancelled(
         self, session: ResearchSession, finished: list[NodeExecution], exc: JobCancelled, seconds: float
@@ -234,6 +252,7 @@ class ResearchCoordinatorService:
             rules_only=bool(parent.llm_settings.get("rules_only")),
             judge_samples=int(parent.llm_settings.get("judge_samples", 1)),
             verdict_by_rules=bool(parent.llm_settings.get("verdict_by_rules")),
+            reflection=bool(parent.llm_settings.get("reflection")),
         )
         return parent, request
 

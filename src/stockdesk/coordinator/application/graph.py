@@ -60,6 +60,7 @@ class ResearchGraphState(TypedDict, total=False):
     verdict_by_rules: bool
     debate_mode: str
     reused_results: dict[str, dict[str, Any]]
+    lessons: list[dict[str, Any]]
     expert_results: Annotated[dict[str, dict[str, Any]], merge]
     expert_errors: Annotated[dict[str, str], merge]
     aggregation: dict[str, Any]
@@ -220,6 +221,7 @@ class _Nodes:
             "code_signals": signals,
             "technical": await self.technical_snapshot(state),
             "facts": {"digests": aggregation.get("digests") or []},  # what the judge's text is checked on
+            "lessons": state.get("lessons") or [],  # past verdicts and their outcomes (reflection)
         }
 
     async def judge_node(self, state: ResearchGraphState) -> dict[str, Any]:

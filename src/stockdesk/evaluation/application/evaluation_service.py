@@ -21,7 +21,9 @@ from typing import Any
 import pandas as pd
 
 from stockdesk.evaluation.application.batch_usage import usage_in, with_usage
+from stockdesk.evaluation.application.lessons import LESSON_HORIZON, known_lessons
 from stockdesk.evaluation.application.mode_calibration import calibrate_mode
+from stockdesk.evaluation.application.reflection import compare_reflection
 from stockdesk.evaluation.application.schedule import evaluation_dates, parse_key, task_key
 from stockdesk.evaluation.application.scoring import (
     ALWAYS_HOLD,
@@ -44,7 +46,15 @@ from stockdesk.evaluation.domain.dtos import (
     FailedTask,
     Verdict,
 )
-from stockdesk.evaluation.domain.ports import IEvaluationMarket, ILLMUsage, IVerdictSource, NoLLM, Usage
+from stockdesk.evaluation.domain.ports import (
+    IEvaluationMarket,
+    ILLMUsage,
+    IVerdictSource,
+    LessonLookup,
+    NoLLM,
+    SecurityInfo,
+    Usage,
+)
 from stockdesk.research.application.signal_model.run import MODEL_VERSION
 from stockdesk.shared.errors import BadRequestException, ConflictException, NotFoundException
 from stockdesk.shared.tasks import (
@@ -67,6 +77,7 @@ SCHEMA_VERSION = 2  # bump when a stored verdict's meaning changes: old jobs the
 MAX_ATTEMPTS = 3
 Progress = Callable[[int, int], None]
 WorkerFactory = Callable[[EvaluationConfig], BatchWorker]
+Panel = tuple[dict[str, SecurityInfo], pd.DataFrame, pd.DataFrame]  # securities, universe bars, levels
 
 
 class EvaluationService:
@@ -111,7 +122,7 @@ class EvaluationService:
     def start(self, config: EvaluationConfig) -> EvaluationJob:
         """Check the config, plan the points and open (or reopen) the durable job: no verdict yet."""
         plan = self.plan(config)
-        stored = {"schema": SCHEMA_VERSION, "model": MODEL_VERSION, **config.model_dump(mode="json")}
+        stored = {"schema": SCHEMA_VERSION, "model": MODEL_VERSION, **config.stored()}
         job, _ = self._tasks.open_job(JOB_KIND, config_hash(stored), stored)
         self._tasks.add_tasks(job.id, [task_key(s, d) for s, days in plan.items() for d in days])
         return self.status(job.id)
@@ -156,8 +167,7 @@ class EvaluationService:
         config = EvaluationConfig.model_validate(job.config)
         if on_progress is not None:
             on_progress(job.done, job.total)
-        source = self._sources[config.mode]()
-        source.prepare(config, self._market)
+        source = self._prepared(config)
 
         def here(keys: list[str]) -> dict[str, Any]:
             return self._verdicts(source, config, keys)
@@ -184,9 +194,50 @@ class EvaluationService:
 
         In the response cache; the batch's LLM usage rides on its first verdict (`batch_usage`).
         """
+        return self._verdicts(self._prepared(config), config, keys)
+
+    def _prepared(self, config: EvaluationConfig) -> IVerdictSource:
+        """The mode's source, prepared; a reflection run's with each point's lessons."""
         source = self._sources[config.mode]()
         source.prepare(config, self._market)
-        return self._verdicts(source, config, keys)
+        if config.reflection:
+            source.use_lessons(self._lesson_lookup(config))
+        return source
+
+    def _finished_baseline(self, config: EvaluationConfig) -> EvaluationJob:
+        """The run without reflection on the same points: it must be finished (its points are the
+        memory the lessons come from, and the arm the reflection run is compared with)."""
+        base = self.start(config.without_reflection())
+        if base.pending:
+            raise ConflictException(
+                f"the run without reflection (evaluation {base.job_id}) has {base.pending} of "
+                f"{base.total} points still to compute: run it first",
+                code="EVALUATION_NOT_FINISHED",
+            )
+        return base
+
+    def _lesson_lookup(self, config: EvaluationConfig) -> LessonLookup:
+        """(symbol, day) -> the lessons of the baseline run's earlier points on that symbol whose
+        20-day outcome was known by the day (bars and levels are cut at the day: lessons.py)."""
+        base = self._finished_baseline(config)
+        done = {
+            parse_key(t.key): Verdict.model_validate(t.result)
+            for t in self._tasks.tasks(base.job_id, TaskStatus.DONE)
+        }
+        past = pd.DataFrame(
+            [
+                {
+                    "symbol": s,
+                    "as_of": d,
+                    "action": v.action,
+                    "probability_up": v.probability_up.get(str(LESSON_HORIZON)),
+                }
+                for (s, d), v in sorted(done.items())
+            ],
+            columns=["symbol", "as_of", "action", "probability_up"],
+        )
+        securities, universe_bars, levels = self._market_panel(config)
+        return partial(known_lessons, past, universe_bars, securities, levels)
 
     def _verdicts(self, source: IVerdictSource, config: EvaluationConfig, keys: list[str]) -> dict[str, Any]:
         points: dict[str, list[date]] = defaultdict(list)
@@ -211,6 +262,9 @@ class EvaluationService:
         worker: WorkerFactory | None = None,
     ) -> EvaluationReport:
         """start + execute + report: what `stockdesk evaluate` does."""
+        if config.reflection:  # the arm without lessons first: the lessons come from its points
+            base = self.start(config.without_reflection())
+            self.execute(base.job_id, on_progress=on_progress, engine=engine, worker=worker)
         job = self.start(config)
         self.execute(job.job_id, on_progress=on_progress, engine=engine, worker=worker)
         return self.report(job.job_id, resumed=job.done)
@@ -232,6 +286,17 @@ class EvaluationService:
         )  # fmt: skip
 
     # ---- scoring ---------------------------------------------------------------------------------
+    def _market_panel(
+        self, config: EvaluationConfig
+    ) -> tuple[dict[str, SecurityInfo], pd.DataFrame, pd.DataFrame]:
+        """Securities, the universe's bars from the start on, and the benchmark's levels."""
+        securities = self._market.securities(
+            [*config.symbols, *([config.benchmark] if config.benchmark else [])]
+        )
+        bars = self._market.bars(list(securities), config.start, None)
+        levels = benchmark_levels(bars, config.symbols, config.benchmark)
+        return securities, bars[bars["symbol"].isin(config.symbols)], levels
+
     def _attach_model_report(self, config: EvaluationConfig, metrics: dict[str, Any]) -> None:
         """The signal model's factor table per horizon, on the set it scored (rules, or the rules
         baseline of an LLM mode): metrics[set][h]["model"]."""
@@ -244,26 +309,16 @@ class EvaluationService:
             if h in metrics[name]:
                 metrics[name][h]["model"] = learned
 
-    def _score(self, config: EvaluationConfig, job_id: str) -> EvaluationReport:
+    def _scored_sets(
+        self, config: EvaluationConfig, job_id: str
+    ) -> tuple[dict[str, pd.DataFrame], dict[str, Any], Panel]:
+        """The job's points and the baselines' on the same points, outcomes joined; an LLM mode's
+        calibrated walk-forward beside the signal model (with its learned weights: `voices`)."""
         done = {
             parse_key(t.key): Verdict.model_validate(t.result)
             for t in self._tasks.tasks(job_id, TaskStatus.DONE)
         }
-        failed = [
-            FailedTask(
-                symbol=parse_key(t.key)[0],
-                as_of=parse_key(t.key)[1],
-                attempts=t.attempts,
-                error=t.error or "",
-            )
-            for t in self._tasks.tasks(job_id, TaskStatus.FAILED)
-        ]
-        securities = self._market.securities(
-            [*config.symbols, *([config.benchmark] if config.benchmark else [])]
-        )
-        bars = self._market.bars(list(securities), config.start, None)
-        levels = benchmark_levels(bars, config.symbols, config.benchmark)
-        universe_bars = bars[bars["symbol"].isin(config.symbols)]
+        securities, universe_bars, levels = self._market_panel(config)
         sets = {config.mode.value: _frame(done)}
         if config.mode is not EvaluationMode.RULES:
             rules_source = self._sources[EvaluationMode.RULES]()
@@ -290,6 +345,20 @@ class EvaluationService:
             scored[mode], voices = calibrate_mode(scored[mode], baseline, universe_bars, config)
             for name in (ALWAYS_HOLD, BUY_AND_HOLD):
                 scored[name] = scored[name].assign(calibration=scored[mode]["calibration"].to_numpy())
+        return scored, voices, (securities, universe_bars, levels)
+
+    def _score(self, config: EvaluationConfig, job_id: str) -> EvaluationReport:
+        failed = [
+            FailedTask(
+                symbol=parse_key(t.key)[0],
+                as_of=parse_key(t.key)[1],
+                attempts=t.attempts,
+                error=t.error or "",
+            )
+            for t in self._tasks.tasks(job_id, TaskStatus.FAILED)
+        ]
+        scored, voices, (securities, universe_bars, levels) = self._scored_sets(config, job_id)
+        mode = config.mode.value
         regimes = month_regimes(levels)
         base_name = config.mode.value if config.mode is EvaluationMode.RULES else RULES_BASELINE
         metrics: dict[str, Any] = {}
@@ -319,8 +388,19 @@ class EvaluationService:
             metrics=metrics,
             portfolio=book,
             summary="",
+            reflection=self._reflection(config, main) if config.reflection and not main.empty else None,
         )
         return report.model_copy(update={"summary": summary_text(report, config)})
+
+    def _reflection(self, config: EvaluationConfig, with_lessons: pd.DataFrame) -> dict[str, Any]:
+        """With lessons vs without, on the same points (the baseline run's scored points)."""
+        base = self._finished_baseline(config)
+        scored, _, _ = self._scored_sets(config.without_reflection(), base.job_id)
+        lookup = self._lesson_lookup(config)
+        given = sum(
+            1 for s, d in zip(with_lessons["symbol"], with_lessons["as_of"], strict=True) if lookup(s, d)
+        )
+        return compare_reflection(with_lessons, scored[config.mode.value], config, given)
 
 
 def _config(stored: Mapping[str, Any]) -> dict[str, Any]:

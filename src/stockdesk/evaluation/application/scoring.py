@@ -80,7 +80,7 @@ def month_regimes(levels: pd.DataFrame) -> pd.Series:
     return (change > 0).where(change.notna())
 
 
-def _horizon_frame(frame: pd.DataFrame, h: int) -> pd.DataFrame:
+def horizon_frame(frame: pd.DataFrame, h: int) -> pd.DataFrame:
     """One horizon's points for `summarise`; `probability` is the verdict's calibrated P(up) at h
     (NaN: uncalibrated) when the set carries probabilities, else absent (implied by the action)."""
     out = pd.DataFrame(
@@ -150,7 +150,7 @@ def score_set(
     masks = subsets(frame, config, regimes)
     out: dict[str, Any] = {}
     for h in config.horizons:
-        points = _horizon_frame(frame, h)
+        points = horizon_frame(frame, h)
         full = summarise(points, hold_band=config.hold_band)
         entry = {**headline(full), "detail": full.model_dump(mode="json")}
         entry["rank_ic"]["interval"] = bootstrap_interval(
@@ -159,7 +159,7 @@ def score_set(
         for name in SUBSETS:
             entry[name] = headline(summarise(points[masks[name].to_numpy()], hold_band=config.hold_band))
         if baseline is not None:
-            base = _horizon_frame(baseline, h)
+            base = horizon_frame(baseline, h)
             entry["bootstrap"] = {
                 name: bootstrap_difference(
                     points["as_of"], points, base, statistic,

@@ -103,6 +103,8 @@ def summary_text(report: EvaluationReport, config: EvaluationConfig) -> str:
             f"{after.get('count', 0)} points, "
             f"hit rate {_pct(after.get('hit_rate'))}."
         )
+    if report.reflection is not None:
+        parts.append(" " + report.reflection["summary"])
     if report.failed:
         parts.append(
             f" {len(report.failed)} point(s) failed after retries and are not scored (listed below)."

@@ -23,6 +23,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from stockdesk.coordinator.application import Lesson
+from stockdesk.evaluation.application.lessons import known_lessons
 from stockdesk.evaluation.application.scoring import benchmark_levels, outcomes, portfolio
 from stockdesk.evaluation.application.track_scores import cost_scores, expert_scores, horizon_scores
 from stockdesk.evaluation.application.track_text import headline_horizon, headline_text
@@ -207,6 +209,17 @@ class TrackService:
         joined = self._outcomes(live, bars, securities, levels, config)
         scores = {"entries": len(live), "all": {str(h): horizon_scores(_points(joined, h), config)}}
         return headline_text(scores, int(retro.sum()), [h])
+
+    def lessons(self, symbol: str, as_of: date) -> list[Lesson]:
+        """A reflecting judge's lessons (the coordinator's ILessonSource): the ledger's verdicts on
+        `symbol` dated before `as_of` whose 20-day outcome the bars held by `as_of`, newest first,
+        live and retrospective alike (what was said and what followed, not a headline figure)."""
+        frame = _frame(self._ledger.entries(), None)
+        frame = frame[frame["symbol"] == symbol].reset_index(drop=True)
+        if frame.empty:
+            return []
+        securities, bars, levels = self._market(frame, TrackConfig())
+        return known_lessons(frame, bars, securities, levels, symbol, as_of)
 
     def run(self, config: TrackConfig, *, entries: bool = True) -> TrackReport:
         """The whole track record; `entries=False` leaves the per-entry list out (a page that shows

@@ -67,6 +67,11 @@ class EvaluationConfig(BaseModel):
     )
     bootstrap_resamples: int = Field(default=1000, ge=100, le=100_000)
     bootstrap_seed: int = 20240101
+    reflection: bool = Field(
+        default=False,
+        description="full mode: run every point twice, without and with lessons from the run's own "
+        "earlier points whose outcome was known by the point's date, and compare them (paired bootstrap)",
+    )
 
     @field_validator("symbols")
     @classmethod
@@ -95,7 +100,21 @@ class EvaluationConfig(BaseModel):
     def _window(self) -> EvaluationConfig:
         if self.start > self.end:
             raise ValueError(f"--from {self.start} is after --to {self.end}")
+        if self.reflection and self.mode is not EvaluationMode.FULL:
+            raise ValueError("reflection gives lessons to the LLM judge, which only the full mode runs")
         return self
+
+    def stored(self) -> dict[str, Any]:
+        """The config as its job stores and hashes it (`reflection` only when on, so the jobs of
+        every run before it existed keep their hash and resume)."""
+        out = self.model_dump(mode="json")
+        if not self.reflection:
+            out.pop("reflection")
+        return out
+
+    def without_reflection(self) -> EvaluationConfig:
+        """The same run without lessons: the baseline arm a reflection run is compared with."""
+        return self.model_copy(update={"reflection": False})
 
 
 def evaluation_config(data: dict[str, Any]) -> EvaluationConfig:
@@ -200,3 +219,8 @@ class EvaluationReport(BaseModel):
     metrics: dict[str, Any] = Field(description="per mode and baseline, per horizon")
     portfolio: dict[str, Any]
     summary: str = Field(description="the one-paragraph plain-language verdict on the run")
+    reflection: dict[str, Any] | None = Field(
+        default=None,
+        description="--reflection: with vs without lessons on the same points (paired bootstrap per "
+        "horizon, actions changed, whether it helps, in words)",
+    )

@@ -3,15 +3,21 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from datetime import date
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
 from stockdesk.evaluation.domain.dtos import EvaluationConfig, EvaluationMode, Verdict
+
+if TYPE_CHECKING:
+    from stockdesk.coordinator.application import Lesson
+
+LessonLookup = Callable[[str, date], "list[Lesson]"]
+"""(symbol, as_of) -> the lessons a reflecting judge is shown for that point."""
 
 
 @dataclass(frozen=True)
@@ -44,6 +50,10 @@ class IVerdictSource(ABC):
     def prepare(self, config: EvaluationConfig, market: IEvaluationMarket) -> None:  # noqa: B027
         """Called once before verdicts of `config` are asked: a source that needs the whole
         universe at once (the walk-forward signal model) computes it here; others need nothing."""
+
+    def use_lessons(self, lookup: LessonLookup) -> None:  # noqa: B027
+        """Give each point's judge these lessons (evaluate --reflection); sources without an LLM
+        judge ignore them."""
 
     def model_report(self) -> dict[str, Any]:
         """Per horizon, what a model-based source learned (factor weights over time, their own rank

@@ -116,6 +116,11 @@ def build_evaluate_command(
         max_cost: float | None = typer.Option(
             None, "--max-cost", min=0.0, help="Stop starting batches once this run cost this many USD."
         ),
+        reflection: bool = typer.Option(
+            False,
+            "--reflection",
+            help="Full mode: run each point without and with lessons from earlier points, and compare.",
+        ),
     ) -> None:
         """Score past verdicts against what the market did next; resumes an interrupted run."""
         if out is not None:
@@ -135,35 +140,30 @@ def build_evaluate_command(
                 benchmark=benchmark.strip().upper() if benchmark else None,
                 slippage=slippage,
                 capital=capital,
+                reflection=reflection,
             )
         )
         console = Console(stderr=True)
-        progress, update = follow(console, "evaluating")
         service = get_service()
-        job = service.start(config)  # bad symbols or an empty window fail here, before any progress bar
-
-        def advance(done: int, total: int) -> None:
-            now = service.status(job.job_id)  # points out of attempts, shown as they come
-            update(TaskCounts(done=now.done, failed=now.failed, pending=now.pending, total=now.total))
-
+        # reflection: the run without lessons first (its points are the lessons' memory), then with
+        arms = [config.without_reflection(), config] if config.reflection else [config]
+        jobs = [service.start(arm) for arm in arms]  # bad symbols or an empty window fail here
         budget = RunBudget.of(max_tokens, max_cost)
         engine = _engine(make_engine, make_worker, workers, ray_address)
         try:
             if engine is not None:
                 console.print(f"running on {engine.name} with {engine.workers} workers", highlight=False)
-            with progress:
-                service.execute(
-                    job.job_id,
-                    on_progress=advance,
-                    engine=engine,
-                    worker=make_worker if engine else None,
-                    budget=budget,
+            for arm, job in zip(arms, jobs, strict=True):
+                label = (
+                    "evaluating"
+                    if not config.reflection
+                    else ("evaluating with lessons" if arm.reflection else "evaluating without lessons")
                 )
+                _execute(service, job.job_id, console, label, engine, make_worker, budget)
         finally:
             if engine is not None:
                 engine.close()
-        ended = service.status(job.job_id)
-        exit_if_stopped(console, ended.status, ended.error, job.job_id)
+        job = jobs[-1]
         report = service.report(job.job_id, resumed=job.done)
         console.print(
             f"{len(report.points)} points scored"
@@ -185,6 +185,30 @@ def build_evaluate_command(
             typer.echo(f"report written to {written.resolve()}")
 
     return evaluate
+
+
+def _execute(
+    service: EvaluationService,
+    job_id: str,
+    console: Console,
+    label: str,
+    engine: ITaskEngine | None,
+    make_worker: WorkerFactory | None,
+    budget: RunBudget,
+) -> None:
+    """One job's points with a progress bar; a stopped or cancelled job ends the command."""
+    progress, update = follow(console, label)
+
+    def advance(done: int, total: int) -> None:
+        now = service.status(job_id)  # points out of attempts, shown as they come
+        update(TaskCounts(done=now.done, failed=now.failed, pending=now.pending, total=now.total))
+
+    with progress:
+        service.execute(
+            job_id, on_progress=advance, engine=engine, worker=make_worker if engine else None, budget=budget
+        )
+    ended = service.status(job_id)
+    exit_if_stopped(console, ended.status, ended.error, job_id)
 
 
 def _engine(

@@ -16,6 +16,17 @@ from stockdesk.coordinator.domain.model.enums import (
 )
 
 
+class Lesson(BaseModel):
+    """A past verdict on the same symbol and what followed, known by the new verdict's as_of
+    (computed by code: evaluate's fills and excess returns over the bars up to that date)."""
+
+    as_of: date = Field(description="the past verdict's date")
+    action: str = Field(description="BUY | SELL | HOLD, as it was stated")
+    probability_up: float | None = Field(default=None, description="its stated P(up); None: uncalibrated")
+    horizon: int = Field(ge=1, description="trading days the outcome was measured over")
+    excess_return: float = Field(description="forward excess return over that horizon, a fraction")
+
+
 class ResearchRequest(BaseModel):
     symbol: str = Field(min_length=1)
     as_of: date | None = None
@@ -33,6 +44,16 @@ class ResearchRequest(BaseModel):
         default=True,
         description="append the verdict to the verdict ledger; False for evaluation points, which "
         "are scored by evaluate and are not the desk's verdicts",
+    )
+    reflection: bool = Field(
+        default=False,
+        description="give the LLM judge lessons from matured past verdicts of the symbol (off by "
+        "default: evaluate --reflection measures whether it helps)",
+    )
+    lessons: list[Lesson] | None = Field(
+        default=None,
+        description="the lessons to give (evaluate passes its own earlier points); None with "
+        "reflection: the verdict ledger's matured entries are read",
     )
 
 

@@ -20,6 +20,7 @@ from stockdesk.coordinator.application import (
 from stockdesk.coordinator.presentation.cli.live_view import LiveView
 from stockdesk.coordinator.presentation.reports.render import render_report, report_format, write_report
 from stockdesk.shared.dates import parse_day
+from stockdesk.shared.errors import BadRequestException
 
 
 def build_analyze_command(
@@ -52,10 +53,22 @@ def build_analyze_command(
         out: Path | None = typer.Option(
             None, "--out", help="Write the report: report.md, report.html or report.json (full session)."
         ),
+        reflection: bool = typer.Option(
+            False,
+            "--reflection",
+            envvar="STOCKDESK_JUDGE_REFLECTION",
+            help="Show the judge this symbol's matured past verdicts and their outcomes (off: "
+            "`evaluate --reflection` has not shown that it helps).",
+        ),
     ) -> None:
         """Run the research pipeline on one symbol and print (or write) the report."""
         if out:
             report_format(out)  # a bad suffix fails before any work
+        if reflection and (rules_only or skip_debate):
+            raise BadRequestException(
+                "--reflection gives lessons to the LLM judge; --rules-only and --skip-debate run none",
+                code="NO_JUDGE",
+            )
         request = ResearchRequest(
             symbol=symbol,
             as_of=parse_day(as_of),
@@ -64,6 +77,7 @@ def build_analyze_command(
             debate_mode=debate,
             rules_only=rules_only,
             judge_samples=samples,
+            reflection=reflection,
         )
         service = get_service()
         checked = service.check_date(request)  # a date outside the stored bars: one line, exit 2

@@ -73,3 +73,20 @@ def model_line(verdict: Mapping[str, Any]) -> str:
         else ", uncalibrated"
     )
     return f"signal model (code): {model.get('action', '—')}{odds}"
+
+
+def lesson_lines(verdict: Mapping[str, Any]) -> list[str]:
+    """The past verdicts a reflecting judge was shown, each with what followed (code's figures)."""
+    lines = []
+    for lesson in verdict.get("lessons") or []:
+        p = lesson.get("probability_up")
+        stated = f", P(up) {_percent(p)}" if p is not None else ", uncalibrated"
+        excess = float(lesson.get("excess_return") or 0.0)
+        action = str(lesson.get("action"))
+        right = {"BUY": excess > 0, "SELL": excess < 0}.get(action)
+        verdict_word = "" if right is None else ("; right" if right else "; wrong")
+        lines.append(
+            f"{lesson.get('as_of')} {action}{stated}: {lesson.get('horizon')}-day excess return "
+            f"{excess * 100:+.2f}%{verdict_word}"
+        )
+    return lines

@@ -17,6 +17,7 @@ from stockdesk.coordinator.presentation.reports import formatting as fmt
 from stockdesk.coordinator.presentation.reports.charts_view import chart_views
 from stockdesk.coordinator.presentation.reports.probability import (
     calibration_line,
+    lesson_lines,
     model_line,
     probability_figures,
     probability_line,
@@ -212,6 +213,7 @@ def verdict_card(session: ResearchSession) -> VerdictCard:
         probability=probability_line(verdict),
         calibration=calibration_line(verdict),
         signal_model=model_line(verdict),
+        lessons=lesson_lines(verdict),
         **probability_figures(verdict),
     )
 

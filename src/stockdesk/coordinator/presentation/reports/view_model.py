@@ -52,6 +52,7 @@ class VerdictCard:
     probability: str = ""  # the calibrated P(up) in words, or "uncalibrated"
     calibration: str = ""  # on how many past outcomes, to which date, with what ECE
     signal_model: str = ""  # the code model's view beside an LLM verdict
+    lessons: list[str] = field(default_factory=list)  # past verdicts shown to a reflecting judge
     p_up: str = ""  # the same as figures for a page to word in its language ("52%"; "" uncalibrated)
     p_horizon: str = ""
     cal_n: str = ""

@@ -133,6 +133,35 @@ class MeanRankIC(_RatioStatistic):
         return ic.fillna(0.0).to_numpy(dtype=float), ic.notna().to_numpy(dtype=float)
 
 
+class ActionExcess(_RatioStatistic):
+    """Mean excess return earned by following the action: +excess for BUY, -excess for SELL, 0
+    for HOLD, over the points with a known forward and excess return. Two sets on the same points
+    differ only where their actions differ: what a change to the verdict (reflection) earned."""
+
+    def per_date(self, points: pd.DataFrame, dates: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        known = _known(points)
+        excess = float_array(known["excess_return"])
+        labels = action_array(known["action"])
+        signed = np.where(labels == "BUY", excess, np.where(labels == "SELL", -excess, 0.0))
+        finite = np.isfinite(excess)
+        return _per_date_sums(date_array(known["as_of"])[finite], signed[finite], dates)
+
+
+class BrierScore(_RatioStatistic):
+    """Mean (p - 1[excess > 0])^2 over the points with a calibrated probability and a known excess
+    return (uncalibrated points carry no probability and are left out)."""
+
+    def per_date(self, points: pd.DataFrame, dates: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        if "probability" not in points:
+            return np.zeros(len(dates)), np.zeros(len(dates))
+        known = _known(points)
+        p = float_array(known["probability"])
+        excess = float_array(known["excess_return"])
+        usable = np.isfinite(p) & np.isfinite(excess)
+        squared = (p[usable] - (excess[usable] > 0)) ** 2
+        return _per_date_sums(date_array(known["as_of"])[usable], squared, dates)
+
+
 hit_rate = HitRate()
 mean_excess = MeanExcess()
 mean_rank_ic = MeanRankIC()

@@ -15,7 +15,7 @@ from typing import Any
 
 from stockdesk.coordinator.application import ResearchCoordinatorService, ResearchRequest, ResearchSession
 from stockdesk.evaluation.domain.dtos import EvaluationMode, ExpertVoice, Verdict
-from stockdesk.evaluation.domain.ports import IVerdictSource
+from stockdesk.evaluation.domain.ports import IVerdictSource, LessonLookup
 from stockdesk.shared.tasks.cancel import JobCancelled
 
 
@@ -32,6 +32,10 @@ class CoordinatorVerdictSource(IVerdictSource):
         self._service = service
         self.mode = mode
         self.batch_size = max(1, slots)
+        self._lessons: LessonLookup | None = None
+
+    def use_lessons(self, lookup: LessonLookup) -> None:
+        self._lessons = lookup
 
     def verdicts(
         self, points: Mapping[str, Sequence[date]], experts: Sequence[str]
@@ -52,6 +56,8 @@ class CoordinatorVerdictSource(IVerdictSource):
                 experts=list(experts),
                 verdict_by_rules=self.mode is EvaluationMode.EXPERTS,
                 record_verdict=False,  # an evaluation point is scored here, not a ledger entry
+                reflection=self._lessons is not None,
+                lessons=self._lessons(symbol, day) if self._lessons is not None else None,
             )
             async with gate:
                 try:

@@ -11,6 +11,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from stockdesk.judge.domain.dtos.adjustment import Adjustment
+from stockdesk.judge.domain.dtos.evidence import LessonInput
 from stockdesk.judge.domain.dtos.trade_plan import TradePlan
 
 
@@ -63,6 +64,9 @@ class VerdictDTO(BaseModel):
     signal_model: dict[str, Any] | None = Field(
         default=None,
         description="the walk-forward signal model's view: action, probability_up, contributions",
+    )
+    lessons: list[LessonInput] = Field(
+        default_factory=list, description="past verdicts and outcomes the judge was shown (reflection)"
     )
     input: str = Field(default="", description="the prompt sent to the model")
     output: str = Field(default="", description="the model's raw answer")

@@ -11,7 +11,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from stockdesk.judge.domain.dtos.evidence import CodeSignalInput, JudgeEvidence, ModelDecision
+from stockdesk.judge.domain.dtos.evidence import CodeSignalInput, JudgeEvidence, LessonInput, ModelDecision
 from stockdesk.judge.domain.dtos.trade_plan import PlanInputs
 from stockdesk.judge.domain.exceptions import InvalidDebateOutcomeError
 from stockdesk.shared.numbers import finite_number
@@ -72,6 +72,10 @@ def judge_evidence(evidence: Mapping[str, Any] | None) -> JudgeEvidence:
         stances = {k: v for k, v in stances.items() if k in experts}
     technical = evidence.get("technical")
     model = evidence.get("model")
+    try:
+        lessons = [LessonInput.model_validate(item) for item in evidence.get("lessons") or []]
+    except ValidationError as exc:
+        raise InvalidDebateOutcomeError(f"evidence.lessons: {exc.errors()[0]['msg']}") from exc
     return JudgeEvidence(
         model=ModelDecision.model_validate(model) if isinstance(model, Mapping) else None,
         experts_with_data=experts,
@@ -79,4 +83,5 @@ def judge_evidence(evidence: Mapping[str, Any] | None) -> JudgeEvidence:
         code_signals=signals,
         prices=plan_inputs(technical if isinstance(technical, Mapping) else None),
         facts=dict(evidence.get("facts") or {}),
+        lessons=lessons,
     )

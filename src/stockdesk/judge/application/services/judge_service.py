@@ -195,6 +195,7 @@ class JudgeService:
             rules_applied=[a.what for a in adjustments],
             experts_with_data=evidence.experts_with_data,
             **model_fields(evidence.model, own=False),
+            lessons=evidence.lessons,
             input=answer.input,
             output=answer.output,
         )

@@ -37,6 +37,17 @@ class ModelDecision(BaseModel):
     universe: int = Field(default=0, description="symbols the model ranked the symbol among")
 
 
+class LessonInput(BaseModel):
+    """A past verdict on the symbol and its outcome, known by this verdict's date (the coordinator
+    computes it; the judge only words it for the model: reflection)."""
+
+    as_of: str = Field(description="the past verdict's date, ISO")
+    action: str = Field(description="BUY | SELL | HOLD")
+    probability_up: float | None = Field(default=None, ge=0.0, le=1.0)
+    horizon: int = Field(ge=1, description="trading days the outcome was measured over")
+    excess_return: float = Field(description="forward excess return over the horizon, a fraction")
+
+
 class JudgeEvidence(BaseModel):
     stances: dict[str, str] = Field(
         default_factory=dict, description="each succeeded expert's stance: bullish | neutral | bearish"
@@ -51,4 +62,7 @@ class JudgeEvidence(BaseModel):
         default=None,
         description="the experts whose data the verdict rests on; None: the caller named none (the "
         "judge route with a bare debate outcome), so no evidence count is made",
+    )
+    lessons: list[LessonInput] = Field(
+        default_factory=list, description="past verdicts and their outcomes shown to the model (reflection)"
     )

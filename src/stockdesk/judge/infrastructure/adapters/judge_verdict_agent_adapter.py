@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from stockdesk.judge.application.services.evidence_bound import STANCE_WORDS
+from stockdesk.judge.application.services.lessons import lessons_block
 from stockdesk.judge.domain.dtos.judge_input import JudgeInput
 from stockdesk.judge.domain.dtos.trade_plan import PlanOption
 from stockdesk.judge.domain.ports.judge_verdict_agent import IJudgeVerdictAgentPort, VerdictAnswer
@@ -69,6 +70,7 @@ def render_prompt(prompts: object, judge_input: JudgeInput, feedback: str | None
         reference_date=(prices.trade_date if prices and prices.trade_date else "最近"),
         plans=plans or "（无行情数据，无法计算方案）",
         caps=caps,
+        lessons=lessons_block(judge_input.evidence.lessons),
         feedback=f"{FEEDBACK_HEADER}{feedback}\n" if feedback else "",
     )
 
