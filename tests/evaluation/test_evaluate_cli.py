@@ -65,8 +65,9 @@ def stockdesk(*args: str) -> subprocess.CompletedProcess[str]:
         (("--symbols", "NOPE.SH", *WINDOW), "not in the store: NOPE.SH"),
         (("--symbols", "600000.SH", "--from", "2023-06-30", "--to", "2023-01-02"), "is after --to"),
         (("--symbols", "600000.SH", *WINDOW[:4], "--horizons", "5,x"), "--horizons must be comma-separated"),
+        (("--symbols", "600000.SH", *WINDOW, "--reflection"), "only the full mode runs"),
     ],
-    ids=["bad-out", "two-sources", "unknown-symbol", "empty-window", "bad-horizons"],
+    ids=["bad-out", "two-sources", "unknown-symbol", "empty-window", "bad-horizons", "reflection-rules"],
 )
 def test_bad_input_is_one_line_and_exit_2(args: tuple[str, ...], message: str) -> None:
     result = stockdesk("evaluate", *args)

@@ -165,6 +165,17 @@ def test_reflection_runs_each_point_without_and_with_lessons_and_compares_them(
     assert block["summary"] in report.summary
 
 
+def test_a_reflection_run_alone_first_finishes_the_run_without_lessons(
+    app: tuple[AppContainer, ScriptedProvider, ReflectingRouter],
+) -> None:
+    container, _, _ = app
+    service = container.evaluation.service
+    report = service.run(config(symbols=NAMES[:1], horizons=[20], reflection=True))  # nothing before
+    base = service.start(config(symbols=NAMES[:1], horizons=[20]))
+    assert base.pending == 0 and base.done == len(report.points)  # the arm without lessons, finished
+    assert report.reflection is not None and report.reflection["points"] == len(report.points)
+
+
 def test_reflection_needs_the_llm_judge_of_the_full_mode() -> None:
     with pytest.raises(ValueError, match="only the full mode"):
         config(mode="experts", reflection=True)

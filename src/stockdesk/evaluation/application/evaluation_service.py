@@ -165,6 +165,12 @@ class EvaluationService:
         """
         job = self.status(job_id)
         config = EvaluationConfig.model_validate(job.config)
+        if config.reflection:  # its lessons come from the run without them: that run finishes first
+            base = self.start(config.without_reflection())
+            if base.pending:
+                self.execute(
+                    base.job_id, on_progress=on_progress, engine=engine, worker=worker, budget=budget
+                )
         if on_progress is not None:
             on_progress(job.done, job.total)
         source = self._prepared(config)
@@ -262,10 +268,7 @@ class EvaluationService:
         worker: WorkerFactory | None = None,
     ) -> EvaluationReport:
         """start + execute + report: what `stockdesk evaluate` does."""
-        if config.reflection:  # the arm without lessons first: the lessons come from its points
-            base = self.start(config.without_reflection())
-            self.execute(base.job_id, on_progress=on_progress, engine=engine, worker=worker)
-        job = self.start(config)
+        job = self.start(config)  # reflection: `execute` finishes the run without lessons first
         self.execute(job.job_id, on_progress=on_progress, engine=engine, worker=worker)
         return self.report(job.job_id, resumed=job.done)
 
