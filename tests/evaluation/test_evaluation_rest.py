@@ -51,3 +51,7 @@ def test_errors_have_distinguishable_codes(client: TestClient) -> None:
     assert (
         invalid.status_code == 400 and invalid.json()["error"]["code"] == "BAD_REQUEST"
     )  # schema: horizons >= 1
+    rules_reflecting = client.post("/api/v1/evaluations", json={**BODY, "reflection": True})
+    assert rules_reflecting.status_code == 400
+    assert rules_reflecting.json()["error"]["code"] == "INVALID_EVALUATION"
+    assert "only the full mode" in rules_reflecting.json()["error"]["message"]

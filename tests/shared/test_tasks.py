@@ -11,6 +11,8 @@ from typing import Any
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from stockdesk.shared.db import Database
 from stockdesk.shared.db.task_store import SqlTaskStore
@@ -22,6 +24,7 @@ from stockdesk.shared.tasks import (
     config_hash,
     error_line,
     jsonable,
+    plain_json,
     run_tasks,
 )
 
@@ -86,6 +89,20 @@ def test_jsonable_converts_what_results_and_configs_carry() -> None:
     }
     with pytest.raises(TypeError):
         jsonable({"x": object()})
+
+
+PLAIN = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=5)
+    | st.sampled_from([Colour.RED, date(2024, 1, 2), np.float64(0.5), np.int64(3)]),
+    lambda inner: st.lists(inner, max_size=4) | st.tuples(inner, inner)
+    | st.dictionaries(st.text(max_size=4) | st.integers() | st.booleans(), inner, max_size=4),
+    max_leaves=20,
+)  # fmt: skip
+
+
+@given(PLAIN)
+def test_the_fast_round_trip_gives_what_the_walk_gives(value: Any) -> None:
+    assert plain_json(value) == jsonable(value)
 
 
 def test_error_line_is_one_line_with_the_exception_type() -> None:

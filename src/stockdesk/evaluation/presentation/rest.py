@@ -45,6 +45,10 @@ class EvaluationBody(BaseModel):
     capital: float | None = Field(
         default=1_000_000.0, gt=0.0, description="follow-the-verdict portfolio: A-shares in lots of 100"
     )
+    reflection: bool = Field(
+        default=False,
+        description="full mode only: each point without and with lessons from earlier points, compared",
+    )
 
     def config(self) -> EvaluationConfig:
         return evaluation_config(self.model_dump())

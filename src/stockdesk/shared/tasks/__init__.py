@@ -17,7 +17,7 @@ to `pending`; a job whose runner is alive (its pid on this host, else a recent h
 back untouched with `live` set, and callers must not start a second runner on it.
 """
 
-from stockdesk.shared.tasks.canonical import canonical_json, config_hash, jsonable
+from stockdesk.shared.tasks.canonical import canonical_json, config_hash, jsonable, plain_json
 from stockdesk.shared.tasks.dtos import (
     ENDED_JOB_STATUSES,
     JobRecord,
@@ -49,5 +49,6 @@ __all__ = [
     "config_hash",
     "error_line",
     "jsonable",
+    "plain_json",
     "run_tasks",
 ]

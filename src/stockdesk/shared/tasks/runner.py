@@ -4,7 +4,7 @@ Each round claims claimable tasks (pending, or failed with attempts left once th
 passed), marks them running (one more attempt) and hands batches of up to `batch_size` keys to
 the engine (`engine.py`: inline by default, a thread pool, or Ray), keeping up to
 `engine.workers` batches in flight. A batch answers a result dict per key (stored as JSON; see
-`canonical.jsonable`) or an Exception for a key that failed; an exception for the whole batch
+`canonical.plain_json`) or an Exception for a key that failed; an exception for the whole batch
 fails all its keys. A key missing from the answer, or a result that is not a JSON-able dict,
 fails that key. Each finished batch is stored at once (successes in one transaction, failures
 in another), so a finished task is never computed again, whatever happens later.
@@ -44,7 +44,7 @@ from typing import Any
 
 from stockdesk.shared.errors import ConflictException
 from stockdesk.shared.tasks.cancel import JobCancelled, check_cancelled
-from stockdesk.shared.tasks.canonical import jsonable
+from stockdesk.shared.tasks.canonical import plain_json
 from stockdesk.shared.tasks.dtos import JobStatus, TaskCounts, TaskRecord, TaskStatus
 from stockdesk.shared.tasks.engine import BatchWorker, InlineEngine, ITaskEngine, Submitted
 from stockdesk.shared.tasks.liveness import HEARTBEAT_SECONDS, this_runner
@@ -88,7 +88,7 @@ def _outcomes(keys: list[str], answer: Mapping[str, Any]) -> tuple[dict[str, dic
             errors[key] = f"TypeError: the worker returned {type(value).__name__}, not a dict"
         else:
             try:
-                results[key] = jsonable(value)  # type: ignore[assignment]
+                results[key] = plain_json(value)  # type: ignore[assignment]
             except (TypeError, ValueError) as exc:
                 errors[key] = error_line(exc)
     return results, errors
