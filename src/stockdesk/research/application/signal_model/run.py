@@ -201,15 +201,17 @@ def _with_horizon(
 def _with_contributions(out: pd.DataFrame, ranked: pd.DataFrame, fits: dict) -> pd.DataFrame:
     rows = out[["date", "symbol", "market"]].merge(ranked, on=["date", "symbol", "market"], how="left")
     totals = {expert: np.zeros(len(rows)) for expert in dict.fromkeys(EXPERT_OF_GROUP.values())}
+    # one weight per (date, market) pair, looked up once, then spread over that pair's rows
+    pairs = pd.MultiIndex.from_arrays([pd.to_datetime(rows["date"]), rows["market"].astype(str)])
+    codes, uniques = pd.factorize(pairs)
     for name in FACTOR_NAMES:
         factor = FACTOR_BY_NAME[name]
         x = np.nan_to_num(rows[name].to_numpy(dtype=float), nan=0.0)
         weight = np.array([
-            fits[pd.Timestamp(d)].weights.get(name, 0.0) if fits[pd.Timestamp(d)].source == "fitted"
-            else factor.prior(m) * PRIOR_SCALE
-            for d, m in zip(rows["date"], rows["market"], strict=True)
+            fits[d].weights.get(name, 0.0) if fits[d].source == "fitted" else factor.prior(m) * PRIOR_SCALE
+            for d, m in uniques
         ])  # fmt: skip
-        totals[EXPERT_OF_GROUP[factor.group]] += weight * x
+        totals[EXPERT_OF_GROUP[factor.group]] += (weight[codes] if len(weight) else 0.0) * x
     return out.assign(**{f"contribution_{e}": v for e, v in totals.items()})
 
 
