@@ -14,6 +14,7 @@ import pytest
 from stockdesk.evaluation.application.scores import rank_ic
 from stockdesk.research.application import rank_normalise
 from stockdesk.research.application.signal_model.calibration import (
+    SHRINK,
     CalibrationSettings,
     calibrate_walk_forward,
     isotonic,
@@ -137,3 +138,32 @@ def test_isotonic_fit_is_increasing_and_pools_violators() -> None:
     fitted = isotonic(np.arange(5.0), np.array([0.1, 0.3, 0.2, 0.6, 0.5]), np.ones(5))
     assert np.all(np.diff(fitted) >= 0)
     np.testing.assert_allclose(fitted, [0.1, 0.25, 0.25, 0.55, 0.55])
+
+
+def _perfect_panel(symbols: int, dates: int) -> tuple[pd.DataFrame, pd.DataFrame, pd.Series]:
+    """A score that ranks every outcome right: symbols x dates pairs, each known the next day."""
+    rng = np.random.default_rng(5)
+    days = pd.bdate_range("2021-01-04", periods=dates + 1)
+    label = rng.normal(0, 0.02, size=(dates, symbols))
+    label -= label.mean(axis=1, keepdims=True)  # excess over the same symbols' index: sums to zero
+    frame = pd.DataFrame(
+        {
+            "date": np.repeat(days[:-1], symbols),
+            "symbol": np.tile([f"S{i}" for i in range(symbols)], dates),
+            "label": label.ravel(),
+        }
+    )
+    today = pd.DataFrame({"date": days[-1], "symbol": ["S0"], "label": [np.nan]})
+    scores = pd.concat([frame, today], ignore_index=True).assign(score=lambda f: f["label"].fillna(0.05))
+    known = pd.Series(list(days[1:]), index=days[:-1])
+    return scores[["date", "symbol", "score"]], frame, known
+
+
+def test_two_symbols_per_date_count_as_one_independent_outcome_each() -> None:
+    """Two excess returns over their own two-symbol index are one outcome: 200 dates x 2 symbols
+    weigh as m = 200, so a perfectly ranked top score maps to 1/2 + 1/2 x m / (m + SHRINK)."""
+    scores, labels, known = _perfect_panel(2, 200)
+    day = known.iloc[-1]
+    row = calibrate_walk_forward(scores, labels, known, CalibrationSettings(), [day]).iloc[0]
+    assert row["base_rate"] == 0.5  # one of each date's two symbols beat their index
+    assert row["probability_up"] == pytest.approx(0.5 + 0.5 * 200 / (200 + SHRINK))

@@ -4,12 +4,16 @@ At a prediction date D the calibrator sees the (score, outcome) pairs of earlier
 labels were all known by D (the same purge and embargo as the fit). Their scores were themselves
 predicted out of sample at their own dates. With at least MIN_OUTCOMES such pairs:
 
-- the scores are cut into at most BINS bins of equal count; an isotonic (pool-adjacent-violators)
-  fit of the outcome rate on the bins' mean scores gives an increasing map, read between bins by
-  linear interpolation (flat beyond the ends);
+- m, the number of independent outcomes, counts each past pair as min(1, grid step / horizon)
+  (overlapping labels, a 60-day label on a 5-day grid, count once) times (N - 1) / N for a date
+  with N labelled symbols (N excess returns over those N symbols' equal-weight index sum to about
+  zero: N - 1 of them are free);
+- the scores are cut into round(sqrt(m)) bins of equal count (at least 2, at most BINS: a short
+  history gets a coarse map); an isotonic (pool-adjacent-violators) fit of the outcome rate on the
+  bins' mean scores gives an increasing map, read between bins by linear interpolation (flat beyond
+  the ends);
 - the map is shrunk toward the walk-forward base rate with SHRINK pseudo-outcomes:
-  p = (m x isotonic + SHRINK x base) / (m + SHRINK), where m = n x min(1, grid step / horizon)
-  counts overlapping outcomes (a 60-day label on a 5-day grid) once, so a small history says little;
+  p = (m x isotonic + SHRINK x base) / (m + SHRINK), so a small history says little;
 - the base rate itself is the past share of positive outcomes with NEUTRAL_WEIGHT pseudo-outcomes
   at 1/2 (about half of a universe beats its own equal-weight index), counted like the map;
 - the same is done for the expected excess return (outcomes winsorised at the past 1st/99th
@@ -60,13 +64,13 @@ def isotonic(x: np.ndarray, y: np.ndarray, w: np.ndarray) -> np.ndarray:
     return np.repeat([b[0] for b in blocks], [b[2] for b in blocks])
 
 
-def binned_map(scores: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def binned_map(scores: np.ndarray, values: np.ndarray, bins: int = BINS) -> tuple[np.ndarray, np.ndarray]:
     """(bin mean scores, isotonic bin values) of `values` on `scores` in (about) equal-count bins:
     the edges are quantiles of at most EDGE_SAMPLE evenly strided scores, so a long history costs
     one pass, not a sort."""
     stride = max(1, len(scores) // EDGE_SAMPLE)
     sample = np.sort(scores[::stride])
-    edges = np.unique(np.quantile(sample, np.linspace(0, 1, min(BINS, len(scores)) + 1)[1:-1]))
+    edges = np.unique(np.quantile(sample, np.linspace(0, 1, min(bins, len(scores)) + 1)[1:-1]))
     index = np.searchsorted(edges, scores, side="right")
     counts = np.bincount(index, minlength=len(edges) + 1).astype(float)
     filled = counts > 0
@@ -107,6 +111,10 @@ def calibrate_walk_forward(
     order = np.argsort(known_at, kind="stable")
     score = frame["score"].to_numpy(dtype=float)[order]
     label = frame["label"].to_numpy(dtype=float)[order]
+    # N excess returns over the same N symbols' equal-weight index carry N - 1 independent outcomes
+    labelled = frame.assign(has=np.isfinite(frame["label"].to_numpy(dtype=float)))
+    breadth = labelled.groupby("date")["has"].transform("sum").to_numpy(dtype=float)[order]
+    freedom = np.where(breadth > 1, (breadth - 1) / np.maximum(breadth, 1), 1.0)
     day_of = frame["date"].to_numpy(dtype="datetime64[ns]")[order]
     known_sorted = known_at[order]
     usable = np.isfinite(score) & np.isfinite(label)
@@ -120,7 +128,8 @@ def calibrate_walk_forward(
         past = usable[:prefix]
         today = rows_of.get(np.datetime64(day, "ns"), np.empty(0, dtype=np.int64))
         result = _calibrated(frame["score"].to_numpy(dtype=float)[today], score[:prefix][past],
-                             label[:prefix][past], settings)  # fmt: skip
+                             label[:prefix][past], settings,
+                             float(freedom[:prefix][past].sum()))  # fmt: skip
         given[position[today]] = result["probability_up"]
         result["calibration_ece"] = _past_ece(given[:prefix], label[:prefix], settings.min_outcomes)
         result["fitted_to"] = pd.Timestamp(day_of[:prefix][past].max()) if past.any() else pd.NaT
@@ -131,9 +140,14 @@ def calibrate_walk_forward(
 
 
 def _calibrated(
-    today: np.ndarray, score: np.ndarray, label: np.ndarray, settings: CalibrationSettings
+    today: np.ndarray,
+    score: np.ndarray,
+    label: np.ndarray,
+    settings: CalibrationSettings,
+    independent: float,
 ) -> dict[str, object]:
-    """Today's calibrated figures from the past outcomes' scores and labels."""
+    """Today's calibrated figures from the past outcomes' scores and labels; `independent`: the
+    past pairs' independent count before the overlap factor (see the module docstring)."""
     n = len(label)
     blank = np.full(len(today), np.nan)
     if n == 0:
@@ -141,7 +155,7 @@ def _calibrated(
                 "calibration_n": 0}  # fmt: skip
     up = (label > 0).astype(float)
     share = float(up.mean())  # the walk-forward base rate: what a forecaster knew (reported)
-    effective = n * settings.overlap
+    effective = independent * settings.overlap
     base = (share * effective + NEUTRAL_WEIGHT * 0.5) / (effective + NEUTRAL_WEIGHT)  # what p shrinks to
     hold = float((np.abs(label) <= settings.hold_band).mean())
     if n < settings.min_outcomes:
@@ -150,9 +164,10 @@ def _calibrated(
     low, high = np.percentile(label, [1, 99])
     clipped = np.clip(label, low, high)
     weight = effective / (effective + settings.shrink)
-    centers, rates = binned_map(score, up)
+    bins = int(np.clip(round(np.sqrt(effective)), 2, BINS))  # more outcomes, a finer map
+    centers, rates = binned_map(score, up, bins)
     probability = weight * np.interp(today, centers, rates) + (1 - weight) * base
-    centers, means = binned_map(score, clipped)
+    centers, means = binned_map(score, clipped, bins)
     expected = weight * np.interp(today, centers, means) + (1 - weight) * float(clipped.mean())
     finite = np.isfinite(today)
     return {

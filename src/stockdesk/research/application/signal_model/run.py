@@ -42,7 +42,7 @@ from stockdesk.research.application.signal_model.walk_forward import (
 )
 from stockdesk.shared.execution import cost_model, excess_outcomes, stamp_duty, trading_bars
 
-MODEL_VERSION = 9  # bump when the model or its calibration changes: stored evaluations then recompute
+MODEL_VERSION = 12  # bump when the model or its calibration changes: stored evaluations then recompute
 GRID_STEP = 5
 LOOKBACK_YEARS = 3
 VERDICT_HORIZON = 20
