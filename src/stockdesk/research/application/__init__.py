@@ -1,6 +1,12 @@
 """Application layer: services and use cases; depends on domain ports only."""
 
 from stockdesk.research.application.chart_data_service import ChartDataService, ChartSet
+from stockdesk.research.application.evidence_cards import (
+    cards_for,
+    financial_cards,
+    technical_cards,
+    valuation_cards,
+)
 from stockdesk.research.application.factors import (
     FACTOR_BY_NAME,
     FACTOR_NAMES,
@@ -18,6 +24,7 @@ from stockdesk.research.application.signal_model.diagnostics import factor_repor
 from stockdesk.research.application.signal_model.run import trading_calendar
 from stockdesk.research.application.signal_model.service import SignalModelService, model_view
 from stockdesk.research.application.signal_model.walk_forward import FitSettings, known_dates, walk_forward
+from stockdesk.research.domain.dtos.evidence_card import EvidenceCard
 from stockdesk.research.domain.dtos.model_view import ModelCalibration, ModelView
 
 __all__ = [
@@ -27,6 +34,7 @@ __all__ = [
     "CalibrationSettings",
     "ChartDataService",
     "ChartSet",
+    "EvidenceCard",
     "Factor",
     "FactorService",
     "FitSettings",
@@ -36,10 +44,14 @@ __all__ = [
     "RulesSignalService",
     "SignalModelService",
     "calibrate_walk_forward",
+    "cards_for",
     "factor_report",
+    "financial_cards",
     "known_dates",
     "model_view",
     "rank_normalise",
+    "technical_cards",
     "trading_calendar",
+    "valuation_cards",
     "walk_forward",
 ]

@@ -7,6 +7,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from stockdesk.research.domain.dtos.evidence_card import EvidenceCard
 from stockdesk.research.domain.dtos.expert import GroundingReport, GuardReport
 from stockdesk.research.domain.dtos.financial import DimensionAnalysis
 from stockdesk.research.domain.dtos.soft_intel import Catalyst, IntelDimensionAnalysis
@@ -25,6 +26,11 @@ class ExpertTrace(BaseModel):
     guards: GuardReport
 
 
+# the snapshot's figures worded and signed by code (application/evidence_cards.py), so later steps
+# read a figure's direction from code; the default [] keeps results stored before the cards valid
+CARDS_DESCRIPTION = "the snapshot's figures worded and signed by code; [] in results stored before"
+
+
 class ValuationModelerResultDTO(ExpertTrace):
     valuation_verdict: str
     confidence_score: float
@@ -33,6 +39,7 @@ class ValuationModelerResultDTO(ExpertTrace):
     risk_factors: list[str]
     reasoning_summary: str
     valuation_indicators: dict[str, Any]
+    evidence_cards: list[EvidenceCard] = Field(default_factory=list, description=CARDS_DESCRIPTION)
 
 
 class TechnicalAnalystResultDTO(ExpertTrace):
@@ -43,6 +50,7 @@ class TechnicalAnalystResultDTO(ExpertTrace):
     summary_reasoning: str
     evidence: list[str]
     technical_indicators: dict[str, Any]
+    evidence_cards: list[EvidenceCard] = Field(default_factory=list, description=CARDS_DESCRIPTION)
 
 
 class FinancialAuditorResultDTO(ExpertTrace):
@@ -53,6 +61,7 @@ class FinancialAuditorResultDTO(ExpertTrace):
     key_risks: list[str]
     summary_reasoning: str
     financial_indicators: dict[str, Any]
+    evidence_cards: list[EvidenceCard] = Field(default_factory=list, description=CARDS_DESCRIPTION)
 
 
 class MacroIntelligenceResultDTO(ExpertTrace):

@@ -10,6 +10,7 @@ from stockdesk.research.application.code_signals import (
     financial_signal,
 )
 from stockdesk.research.application.dtos import FinancialAuditorResultDTO
+from stockdesk.research.application.evidence_cards import cards_for
 from stockdesk.research.application.expert_runner import run_guarded
 from stockdesk.research.application.inputs import require_financials, require_found, require_symbol
 from stockdesk.research.domain.dtos.financial import (
@@ -78,6 +79,7 @@ class FinancialAuditorService:
             input=answer.input,
             output=answer.output,
             financial_indicators=indicators,
+            evidence_cards=cards_for("financial_auditor", snapshot),
             grounding=guards.grounding,
             guards=guards,
         )

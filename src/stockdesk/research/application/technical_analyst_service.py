@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import date
 
 from stockdesk.research.application.dtos import TechnicalAnalystResultDTO
+from stockdesk.research.application.evidence_cards import cards_for
 from stockdesk.research.application.expert_runner import run_guarded
 from stockdesk.research.application.inputs import require_found, require_symbol
 from stockdesk.research.domain.dtos.technical import (
@@ -72,6 +73,7 @@ class TechnicalAnalystService:
             input=answer.input,
             output=answer.output,
             technical_indicators=snapshot.model_dump(mode="json"),
+            evidence_cards=cards_for("technical_analyst", snapshot),
             grounding=guards.grounding,
             guards=guards,
         )

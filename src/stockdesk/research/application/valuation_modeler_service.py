@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import date
 
 from stockdesk.research.application.dtos import ValuationModelerResultDTO
+from stockdesk.research.application.evidence_cards import cards_for
 from stockdesk.research.application.expert_runner import run_guarded
 from stockdesk.research.application.inputs import require_financials, require_found, require_symbol
 from stockdesk.research.domain.dtos.valuation import ValuationModelOutput, ValuationSnapshotDTO
@@ -58,6 +59,7 @@ class ValuationModelerService:
             input=answer.input,
             output=answer.output,
             valuation_indicators=snapshot.model_dump(mode="json"),
+            evidence_cards=cards_for("valuation_modeler", snapshot),
             grounding=guards.grounding,
             guards=guards,
         )

@@ -23,7 +23,7 @@ from stockdesk.coordinator.domain.ports.gateways import (
 from stockdesk.data_engineering.application import CheckAsOfUseCase, GetStockBasicInfoUseCase
 from stockdesk.debate.application import DebateMode, DebateService, digest_expert_results
 from stockdesk.judge.application import JudgeService, is_sufficient
-from stockdesk.research.application import ChartSet, ModelView
+from stockdesk.research.application import ChartSet, ModelView, cards_for
 from stockdesk.research.application.code_signals import INDICATOR_FIELDS, code_signal, code_signal_of_result
 from stockdesk.shared.errors import BadRequestException
 
@@ -87,6 +87,8 @@ class ResearchGatewayAdapter(IResearchGateway):
             "rules_only": True,
             INDICATOR_FIELDS[expert]: dumped,
             "code_signal": code_signal(expert, dumped).model_dump(mode="json"),
+            # the same cards an LLM expert's result carries (none for the search experts)
+            "evidence_cards": [card.model_dump(mode="json") for card in cards_for(expert, snapshot)],
         }
 
     async def build_charts(

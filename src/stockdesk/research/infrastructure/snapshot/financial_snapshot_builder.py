@@ -19,6 +19,7 @@ from datetime import date
 import numpy as np
 import pandas as pd
 
+from stockdesk.research.application.evidence_cards import PROFIT_LABEL_ZH
 from stockdesk.research.domain.dtos.financial import (
     AuditFinanceRecordInput,
     FinancialSnapshotDTO,
@@ -39,7 +40,8 @@ COLUMNS = {
     "debt_to_assets": "资产负债率%", "interest_debt_yi": "有息负债(亿)", "current_ratio": "流动比率",
     "quick_ratio": "速动比率", "receivable_days": "应收周转天数", "inventory_days": "存货周转天数",
 }  # fmt: skip
-PROFIT_ROW_LABEL = {DEDUCTED_PROFIT: COLUMNS["profit_dedt_yoy"], NET_PROFIT_FALLBACK: "归母净利同比%"}
+# the profit row is labelled as its evidence card and the highlights word it (one wording)
+PROFIT_ROW_LABEL = {basis: f"{label}%" for basis, label in PROFIT_LABEL_ZH.items()}
 AUDIT_COLUMNS = list(AuditFinanceRecordInput.model_fields)
 CALENDAR_DRIFT = pd.Timedelta(days=7)  # a 52/53-week year may end a few days into the next month
 
