@@ -3,7 +3,7 @@
 Target: 300 symbols in under a minute on this 2-core machine. Prints points/s for the verdicts
 (the durable tasks: signals in batch + the rules verdict) and for the scoring, separately. The
 store is a fresh SQLite file in a temporary home; importing it is not timed.
-Usage: python benchmarks/evaluate_benchmark.py [--symbols 300] [--every 20]
+Usage: python benchmarks/evaluate_benchmark.py [--symbols 300] [--every 20] [--horizons 5,20,60]
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--symbols", type=int, default=300)
     parser.add_argument("--every", type=int, default=20)
+    parser.add_argument("--horizons", default="5,20,60", help="comma list; the issue's target: all three")
     args = parser.parse_args()
     home = tempfile.mkdtemp(prefix="stockdesk-bench-")
     os.environ["STOCKDESK_HOME"] = home
@@ -44,7 +45,7 @@ def main() -> None:
         start=date(2021, 6, 1),
         end=date(2024, 5, 31),
         every=args.every,
-        horizons=[5, 20],
+        horizons=[int(h) for h in args.horizons.split(",")],
         mode="rules",
     )
     service = container.evaluation.service

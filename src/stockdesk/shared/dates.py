@@ -31,3 +31,13 @@ def _iso_only(value: Any) -> Any:
 _ISO_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
 # What REST parameters and bodies take as a day: what the OpenAPI `format: date` promises.
 IsoDay = Annotated[date, BeforeValidator(_iso_only)]
+
+
+def years_before(day: date, years: int) -> date:
+    """The same calendar day `years` years earlier; 29 February falls back to the 28th (pandas'
+    `DateOffset(years=n)` rule, without building an offset object per call: the evaluation asks
+    this once per point)."""
+    try:
+        return day.replace(year=day.year - years)
+    except ValueError:  # 29 February in a year without one
+        return day.replace(year=day.year - years, day=28)

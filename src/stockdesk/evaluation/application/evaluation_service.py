@@ -43,6 +43,7 @@ from stockdesk.evaluation.domain.dtos import (
     EvaluationJob,
     EvaluationMode,
     EvaluationReport,
+    ExpertVoice,
     FailedTask,
     Verdict,
 )
@@ -317,12 +318,9 @@ class EvaluationService:
     ) -> tuple[dict[str, pd.DataFrame], dict[str, Any], Panel]:
         """The job's points and the baselines' on the same points, outcomes joined; an LLM mode's
         calibrated walk-forward beside the signal model (with its learned weights: `voices`)."""
-        done = {
-            parse_key(t.key): Verdict.model_validate(t.result)
-            for t in self._tasks.tasks(job_id, TaskStatus.DONE)
-        }
+        done = {parse_key(t.key): t.result for t in self._tasks.tasks(job_id, TaskStatus.DONE)}
         securities, universe_bars, levels = self._market_panel(config)
-        sets = {config.mode.value: _frame(done)}
+        sets = {config.mode.value: _stored_frame(done)}
         if config.mode is not EvaluationMode.RULES:
             rules_source = self._sources[EvaluationMode.RULES]()
             rules_source.prepare(config, self._market)
@@ -410,7 +408,7 @@ def _config(stored: Mapping[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in stored.items() if k not in ("schema", "model")}
 
 
-def _by_symbol(done: Mapping[tuple[str, date], Verdict]) -> dict[str, list[date]]:
+def _by_symbol(done: Mapping[tuple[str, date], Any]) -> dict[str, list[date]]:
     points: dict[str, list[date]] = defaultdict(list)
     for symbol, day in sorted(done):
         points[symbol].append(day)
@@ -433,6 +431,29 @@ def _frame(verdicts: Mapping[tuple[str, date], Verdict]) -> pd.DataFrame:
             "evidence": v.evidence,
         }
         for (symbol, day), v in sorted(verdicts.items())
+    ]
+    return pd.DataFrame(rows, columns=FRAME_COLUMNS)
+
+
+def _stored_frame(results: Mapping[tuple[str, date], Mapping[str, Any]]) -> pd.DataFrame:
+    """`_frame` of the verdicts as the tasks store them (`Verdict.model_dump(mode="json")`, each
+    validated when it was stored), read without building a Verdict per point: a weekly 300-symbol
+    evaluation scores 47,000 of them. Keys an older stored verdict lacks take Verdict's defaults."""
+    rows = [
+        {
+            "symbol": symbol,
+            "as_of": day,
+            "action": v["action"],
+            "confidence": float(v["confidence"]),
+            "position_percent": float(v.get("position_percent", 0.0)),
+            "session_id": v.get("session_id"),
+            "experts": {n: ExpertVoice.model_construct(**e) for n, e in (v.get("experts") or {}).items()},
+            "probability_up": v.get("probability_up") or {},
+            "calibration": v.get("calibration") or {},
+            "contributions": v.get("contributions") or {},
+            "evidence": v.get("evidence", "sufficient"),
+        }
+        for (symbol, day), v in sorted(results.items())
     ]
     return pd.DataFrame(rows, columns=FRAME_COLUMNS)
 

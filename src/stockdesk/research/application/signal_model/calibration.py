@@ -122,18 +122,20 @@ def calibrate_walk_forward(
     position = np.empty(len(order), dtype=np.int64)
     position[order] = np.arange(len(order))
     rows_of = frame.groupby("date", sort=False).indices
+    all_scores = frame["score"].to_numpy(dtype=float)  # read once, not once per date
+    symbols = frame["symbol"].to_numpy()
     out = []
     for day in dates:
         prefix = int(np.searchsorted(known_sorted, np.datetime64(day, "ns").view("int64"), side="right"))
         past = usable[:prefix]
         today = rows_of.get(np.datetime64(day, "ns"), np.empty(0, dtype=np.int64))
-        result = _calibrated(frame["score"].to_numpy(dtype=float)[today], score[:prefix][past],
+        result = _calibrated(all_scores[today], score[:prefix][past],
                              label[:prefix][past], settings,
                              float(freedom[:prefix][past].sum()))  # fmt: skip
         given[position[today]] = result["probability_up"]
         result["calibration_ece"] = _past_ece(given[:prefix], label[:prefix], settings.min_outcomes)
         result["fitted_to"] = pd.Timestamp(day_of[:prefix][past].max()) if past.any() else pd.NaT
-        out.append(pd.DataFrame({"date": day, "symbol": frame["symbol"].to_numpy()[today], **result}))
+        out.append(pd.DataFrame({"date": day, "symbol": symbols[today], **result}))
     columns = ["date", "symbol", "probability_up", "expected_excess", "hold_share", "base_rate",
                "calibration_n", "calibration_ece", "fitted_to"]  # fmt: skip
     return pd.concat(out, ignore_index=True)[columns] if out else pd.DataFrame(columns=columns)

@@ -40,6 +40,7 @@ from stockdesk.research.infrastructure.snapshot.valuation_snapshot_builder impor
     peg_ratio,
     percentile_of,
 )
+from stockdesk.shared.dates import years_before
 
 NO_REPORTS = "no financial report announced by this date"
 TECHNICAL, VALUATION, FINANCIAL = "technical_analyst", "valuation_modeler", "financial_auditor"
@@ -136,7 +137,7 @@ class _Valuations:
         # look at the last month only saves a read)
         start = np.searchsorted(self.dates, np.datetime64(day - timedelta(days=VALUATION_DAYS)), "left")
         last = {c: (_value(v[hi - 1]) if hi > start else None) for c, v in self.columns.items()}
-        window_start = pd.Timestamp(day) - pd.DateOffset(years=HISTORY_YEARS)
+        window_start = years_before(day, HISTORY_YEARS)
         lo = int(np.searchsorted(self.dates, np.datetime64(window_start), "right"))
         lo = max(lo, int(start))
         pe_ttm = bounded("pe_ttm", last["pe_ttm"], symbol)
