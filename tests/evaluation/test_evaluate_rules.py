@@ -186,3 +186,11 @@ def test_a_benchmark_symbol_gives_excess_returns_over_its_own_window(app: AppCon
     assert own and all(p.excess_returns["5"] == pytest.approx(0.0, abs=1e-12) for p in own)
     others = [p for p in report.points if p.symbol != NAMES[0] and p.excess_returns["20"] is not None]
     assert any(abs(p.excess_returns["20"]) > 1e-6 for p in others)
+
+
+def test_one_symbol_without_a_benchmark_is_told_its_excess_returns_are_all_zero(app: AppContainer) -> None:
+    alone = app.evaluation.service.run(config(symbols=NAMES[:1], every=60))
+    assert all(v in (0.0, None) for p in alone.points for v in p.excess_returns.values())
+    assert "name a --benchmark" in alone.summary
+    named = app.evaluation.service.run(config(symbols=NAMES[:1], every=60, benchmark=NAMES[1]))
+    assert "name a --benchmark" not in named.summary

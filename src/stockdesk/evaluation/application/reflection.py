@@ -68,7 +68,10 @@ def compare_reflection(
 
 
 def _pct(value: float | None) -> str:
-    return "n/a" if value is None else f"{value * 100:+.2f}%"
+    """A signed percent; a float-rounding residue (-2e-17) reads as 0, not "-0.00%"."""
+    if value is None:
+        return "n/a"
+    return f"{round(value * 100, 2) + 0.0:+.2f}%"
 
 
 def _words(points: int, changed: int, given: int, h: int, decided: dict[str, Any], helps: bool) -> str:

@@ -94,6 +94,11 @@ def summary_text(report: EvaluationReport, config: EvaluationConfig) -> str:
         f"Brier {_num(figures['brier'])} (skill {_num(figures['brier_skill'])})."
     ]
     parts.append(skill_sentence(figures_by_h))
+    if len(config.symbols) == 1 and not config.benchmark:
+        parts.append(
+            " One symbol and no --benchmark: the benchmark is the symbol itself, so every excess return"
+            " is 0 and the excess figures measure nothing; name a --benchmark."
+        )
     if config.mode is not EvaluationMode.RULES and RULES_BASELINE in report.metrics:
         parts.append(bootstrap_sentence(figures))
     after = figures.get("after_cutoff", {})
