@@ -256,6 +256,7 @@ def points_of(frame: pd.DataFrame, config: EvaluationConfig) -> list[EvaluationP
     by this code, and validating 47,000 points again cost seconds of a one-minute evaluation."""
     cutoff = config.knowledge_cutoff
     keys = [str(h) for h in config.horizons]
+    seen: dict[tuple, CalibrationInfo] = {}  # a date's calibration is shared by all its symbols
     out = []
     for r in frame.to_dict("records"):
         entry = r["entry_date"]
@@ -276,7 +277,7 @@ def points_of(frame: pd.DataFrame, config: EvaluationConfig) -> list[EvaluationP
                 in_training_window=r["as_of"] < cutoff,
                 experts={k: _voice(v) for k, v in (r.get("experts") or {}).items()},
                 probability_up=r.get("probability_up") or {},
-                calibration={k: _calibration(v) for k, v in (r.get("calibration") or {}).items()},
+                calibration={k: _calibration(v, seen) for k, v in (r.get("calibration") or {}).items()},
                 contributions=r.get("contributions") or {},
             )
         )
@@ -287,8 +288,14 @@ def _voice(value: Any) -> ExpertVoice:
     return value if isinstance(value, ExpertVoice) else ExpertVoice.model_validate(value)
 
 
-def _calibration(value: Any) -> CalibrationInfo:
-    return value if isinstance(value, CalibrationInfo) else CalibrationInfo.model_validate(value)
+def _calibration(value: Any, seen: dict[tuple, CalibrationInfo]) -> CalibrationInfo:
+    """The validated calibration, validated once per distinct value (frozen use: read only)."""
+    if isinstance(value, CalibrationInfo):
+        return value
+    key = tuple(sorted(value.items()))
+    if key not in seen:
+        seen[key] = CalibrationInfo.model_validate(value)
+    return seen[key]
 
 
 def _fraction(value: float) -> float | None:
