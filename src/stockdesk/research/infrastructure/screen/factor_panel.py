@@ -17,8 +17,9 @@ rows a window needs, has no price factor there.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import date, timedelta
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -75,9 +76,14 @@ class FactorPanelAdapter:
         index = pd.Index(wanted)
         prices = price_factors(bars, index, days)
         markets = np.array([known[s].market for s in wanted], dtype=object)
-        parts = []
+        # the reports visible by a day are those announced by it: the same count, the same figures
+        announced = np.sort(pd.to_datetime(financials["ann_date"]).to_numpy(dtype="datetime64[D]"))
+        parts, seen, reported = [], -1, None
         for position, day in enumerate(days):
-            frame = report_factors(valuations, financials, index, day)
+            visible = int(np.searchsorted(announced, np.datetime64(day, "D"), side="right"))
+            if visible != seen or reported is None:
+                seen, reported = visible, reported_factors(financials, index, day)
+            frame = report_factors(valuations, reported, index, day)
             for name, values in prices.items():
                 frame[name] = values[position]
             frame.insert(0, "market", markets)
@@ -94,14 +100,19 @@ def as_floats(frame: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame:
     return frame.assign(**{c: pd.to_numeric(frame[c], errors="coerce").astype("float64") for c in present})
 
 
-def report_factors(
-    valuations: pd.DataFrame, financials: pd.DataFrame, symbols: pd.Index, day: date
-) -> pd.DataFrame:
-    """Valuation, quality and growth factors of every symbol as of `day` (the screen's figures)."""
-    value = valuation_figures(valuations, symbols, day)
+def reported_factors(financials: pd.DataFrame, symbols: pd.Index, day: date) -> Mapping[str, Any]:
+    """The quality and growth figures of the reports announced by `day` (NaN without any)."""
     periods = visible_periods(financials, symbols, day, FIGURES)
     blank = np.full(len(symbols), np.nan)
-    reported = financial_figures(periods) if len(periods.rows) else dict.fromkeys(REPORTED_FACTORS, blank)
+    return financial_figures(periods) if len(periods.rows) else dict.fromkeys(REPORTED_FACTORS, blank)
+
+
+def report_factors(
+    valuations: pd.DataFrame, reported: Mapping[str, Any], symbols: pd.Index, day: date
+) -> pd.DataFrame:
+    """Valuation, quality and growth factors of every symbol as of `day` (the screen's figures);
+    `reported`: `reported_factors` of the same day (shared by days without a new report)."""
+    value = valuation_figures(valuations, symbols, day)
     with np.errstate(divide="ignore", invalid="ignore"):
         out = {
             "size": np.log(value["total_mv"].to_numpy(dtype=float)),
