@@ -208,7 +208,7 @@ class EvaluationService:
         source = self._sources[config.mode]()
         source.prepare(config, self._market)
         if config.reflection:
-            source.use_lessons(self._lesson_lookup(config))
+            source.use_lessons(self._lesson_lookup(config, self._finished_baseline(config)))
         return source
 
     def _finished_baseline(self, config: EvaluationConfig) -> EvaluationJob:
@@ -223,10 +223,10 @@ class EvaluationService:
             )
         return base
 
-    def _lesson_lookup(self, config: EvaluationConfig) -> LessonLookup:
-        """(symbol, day) -> the lessons of the baseline run's earlier points on that symbol whose
-        20-day outcome was known by the day (bars and levels are cut at the day: lessons.py)."""
-        base = self._finished_baseline(config)
+    def _lesson_lookup(self, config: EvaluationConfig, base: EvaluationJob) -> LessonLookup:
+        """(symbol, day) -> the lessons of the baseline run's (`base`, finished) earlier points on
+        that symbol whose 20-day outcome was known by the day (bars and levels are cut at the day:
+        lessons.py)."""
         done = {
             parse_key(t.key): Verdict.model_validate(t.result)
             for t in self._tasks.tasks(base.job_id, TaskStatus.DONE)
@@ -397,7 +397,7 @@ class EvaluationService:
         """With lessons vs without, on the same points (the baseline run's scored points)."""
         base = self._finished_baseline(config)
         scored, _, _ = self._scored_sets(config.without_reflection(), base.job_id)
-        lookup = self._lesson_lookup(config)
+        lookup = self._lesson_lookup(config, base)  # the same baseline job, opened once
         given = sum(
             1 for s, d in zip(with_lessons["symbol"], with_lessons["as_of"], strict=True) if lookup(s, d)
         )
