@@ -259,7 +259,7 @@ def points_of(frame: pd.DataFrame, config: EvaluationConfig) -> list[EvaluationP
     n = len(frame)
     seen: dict[tuple, CalibrationInfo] = {}  # a date's calibration is shared by all its symbols
     entry = pd.to_datetime(frame["entry_date"])
-    entry_dates = [None if pd.isna(d) else d.date() for d in entry]
+    entry_dates = entry.to_numpy(dtype="datetime64[D]").tolist()  # `date`s, None for NaT
     prices = _fractions(frame["entry_price"], digits=None)
     forward = {k: _fractions(frame[f"fwd_{k}"]) for k in keys}
     excess = {k: _fractions(frame[f"exc_{k}"]) for k in keys}

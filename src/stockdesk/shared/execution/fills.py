@@ -214,7 +214,8 @@ def window_returns(
     Indexed like `entry_dates` when it is a Series.
     """
     entry = pd.to_datetime(pd.Series(entry_dates) if not isinstance(entry_dates, pd.Series) else entry_dates)
-    exit_ = pd.to_datetime(pd.Series(list(exit_dates), index=entry.index))
+    exits = exit_dates.to_numpy() if isinstance(exit_dates, pd.Series) else list(exit_dates)
+    exit_ = pd.to_datetime(pd.Series(exits, index=entry.index))
     if len(exit_) != len(entry):
         raise BadRequestException("entry_dates and exit_dates differ in length")
     opened = levels["open"].reindex(pd.DatetimeIndex(entry)).to_numpy(dtype="float64")
@@ -248,7 +249,8 @@ def limit_fractions(
     # A callable: once per distinct (symbol, entry day).
     pairs = pd.DataFrame({"symbol": symbols, "day": pd.to_datetime(entry_date)}).loc[has_entry]
     distinct = pairs.drop_duplicates()
-    values = [limits(s, d.date()) for s, d in zip(distinct["symbol"], distinct["day"], strict=True)]
+    days = distinct["day"].to_numpy(dtype="datetime64[D]").tolist()  # `date`s without a Timestamp each
+    values = [limits(s, d) for s, d in zip(distinct["symbol"], days, strict=True)]
     distinct = distinct.assign(fraction=pd.Series(values, index=distinct.index, dtype="float64"))
     merged = pairs.merge(distinct, on=["symbol", "day"], how="left")["fraction"].to_numpy()
     out = np.full(len(symbols), np.nan)

@@ -60,7 +60,7 @@ def limit_fraction(symbol: str, name: str | None, trade_date: date | datetime | 
     code, _, exchange = str(symbol).strip().upper().rpartition(".")
     if exchange not in CN_EXCHANGES or not code:
         return None
-    day = pd.Timestamp(trade_date).date()
+    day = trade_date if type(trade_date) is date else pd.Timestamp(trade_date).date()
     if exchange == "BJ":
         return BEIJING_LIMIT
     if exchange == "SH" and code.startswith(("688", "689")):

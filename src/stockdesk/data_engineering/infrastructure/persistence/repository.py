@@ -272,20 +272,14 @@ class SqlMarketDataRepository(IMarketDataRepository):
         stmt = select(table).where(*self._window(table.c.trade_date, as_of, start, None))
         if symbols:
             stmt = stmt.where(table.c.symbol.in_(symbols))
-        self._db.ensure_schema()
-        with self._db.engine.connect() as conn:
-            frame = pd.read_sql(stmt.order_by(table.c.symbol, table.c.trade_date), conn)
-        frame["trade_date"] = pd.to_datetime(frame["trade_date"])
-        return frame
+        return self._dated_frame(stmt.order_by(table.c.symbol, table.c.trade_date))
 
     def valuations_frame(self, symbols: list[str], as_of: date, start: date | None = None) -> pd.DataFrame:
         table = DailyValuationRow.__table__
         stmt = select(table).where(
             table.c.symbol.in_(symbols), *self._window(table.c.trade_date, as_of, start, None)
         )
-        frame = self._frame(stmt.order_by(table.c.symbol, table.c.trade_date))
-        frame["trade_date"] = pd.to_datetime(frame["trade_date"])
-        return frame
+        return self._dated_frame(stmt.order_by(table.c.symbol, table.c.trade_date))
 
     def first_text_date(self) -> date | None:
         with self._db.session() as session:
@@ -344,6 +338,30 @@ class SqlMarketDataRepository(IMarketDataRepository):
         )
         with self._db.session() as session:
             return set(session.scalars(stmt))
+
+    def _dated_frame(self, stmt: Any) -> pd.DataFrame:
+        """The rows of a daily table with its dates as datetime64, read as the driver returns them.
+
+        Why not `pd.read_sql`: SQLAlchemy converts every value of every row on fetch (a date string
+        to a `date` object, one call each), which for a 300-symbol history is half the read. Here the
+        driver's rows become columns at once and each column is converted by its declared type.
+        """
+        self._db.ensure_schema()
+        with self._db.engine.connect() as conn:
+            result = conn.execute(stmt)
+            names = list(result.keys())
+            rows = result.cursor.fetchall() if result.cursor is not None else []
+            result.close()
+        frame = pd.DataFrame.from_records(rows, columns=names, coerce_float=True)
+        for column in stmt.selected_columns:
+            name = column.name
+            if isinstance(column.type, Date):
+                frame[name] = pd.to_datetime(frame[name], format="ISO8601").astype("datetime64[s]")
+            elif isinstance(column.type, Float):
+                frame[name] = pd.to_numeric(frame[name], errors="coerce").astype("float64")
+            elif isinstance(column.type, Boolean) and not frame[name].isna().any():
+                frame[name] = frame[name].astype(bool)
+        return frame
 
     def _frame(self, stmt: Any) -> pd.DataFrame:
         self._db.ensure_schema()

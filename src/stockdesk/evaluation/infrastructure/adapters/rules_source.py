@@ -114,8 +114,7 @@ class RulesVerdictSource(IVerdictSource):
         if key not in self._rows:
             return LookupError(f"{symbol} has no factor on {day}: no data by then")
         view = model_view(self._rows[key], symbol, day, len(self._config.symbols))
-        verdict = judge.rules_only(  # the same rules verdict analyze gives: bound, plan and size
-            symbol,
+        call = judge.rules_call(  # the same rules verdict analyze gives: bound, plan and size
             {
                 "code_signals": found.code_signals,
                 "stances": {n: s["stance"] for n, s in found.code_signals.items()},
@@ -123,10 +122,12 @@ class RulesVerdictSource(IVerdictSource):
                 "model": {**view.model_dump(mode="json"), "note": view.words()},
             },
         )
+        if call.action is None:
+            return Verdict(action="HOLD", confidence=0.0, position_percent=0.0, evidence="insufficient")
         return Verdict(
-            action=verdict.action,
-            confidence=verdict.confidence,
-            position_percent=verdict.position_percent,
+            action=call.action.value,
+            confidence=call.confidence,
+            position_percent=call.position_percent,
             probability_up=view.probability_up,
             calibration=view.calibration,
             contributions=view.contributions,

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from stockdesk.judge.application.dtos.verdict_dto import VerdictDTO
@@ -77,6 +78,24 @@ def plan_for(
     return compute_trade_plan(action, evidence.prices, confidence, variant) if evidence.prices else None
 
 
+@dataclass(frozen=True)
+class RulesCall:
+    """The rules verdict's decision; `action` None: insufficient evidence (fewer than two experts
+    with data among `rested_on`)."""
+
+    evidence: JudgeEvidence
+    rules: RulesDecision
+    rested_on: list[str]
+    action: ActionDirection | None
+    confidence: float
+    plan: TradePlan | None
+    adjustments: list[Adjustment]
+
+    @property
+    def position_percent(self) -> float:
+        return self.plan.position_percent if self.plan else 0.0
+
+
 class JudgeService:
     def __init__(self, agent: IJudgeVerdictAgentPort):
         self._agent = agent
@@ -95,14 +114,15 @@ class JudgeService:
         judge_input = judge_input.model_copy(update={"evidence": judge_evidence(evidence)})
         return self.run(judge_input, samples=samples)
 
-    def rules_only(self, symbol: str, evidence: Mapping[str, Any] | None) -> VerdictDTO:
-        """The code-only verdict: no LLM, no debate; seconds, not minutes."""
+    def rules_call(self, evidence: Mapping[str, Any] | None) -> RulesCall:
+        """The rules verdict's decision (action, confidence, plan) without the verdict's texts: what
+        `rules_only` words into a verdict and what `evaluate` scores at every point."""
         found = judge_evidence(evidence)
         rules = rules_decision(found.code_signals)
         named = found.experts_with_data  # the signals its composite rests on, of experts with data
         rested_on = sorted(n for n in counted(found.code_signals) if named is None or n in named)
         if not is_sufficient(rested_on):
-            return insufficient_verdict(symbol, rested_on, "rules")
+            return RulesCall(found, rules, rested_on, None, 0.0, None, [])
         voices = {name: s.stance for name, s in counted(found.code_signals).items()}
         action, confidence = rules.action, rules.confidence
         adjustments: list[Adjustment] = []
@@ -112,23 +132,32 @@ class JudgeService:
         else:  # the composite fallback has no calibration: uncalibrated, at most 0.6
             confidence = min(confidence, UNCALIBRATED_CAP)
         plan = plan_for(action, found, confidence, "standard")
-        support = support_for(action, voices, None)
+        return RulesCall(found, rules, rested_on, action, confidence, plan, adjustments)
+
+    def rules_only(self, symbol: str, evidence: Mapping[str, Any] | None) -> VerdictDTO:
+        """The code-only verdict: no LLM, no debate; seconds, not minutes."""
+        call = self.rules_call(evidence)
+        if call.action is None:
+            return insufficient_verdict(symbol, call.rested_on, "rules")
+        found, plan = call.evidence, call.plan
+        voices = {name: s.stance for name, s in counted(found.code_signals).items()}
+        support = support_for(call.action, voices, None)
         return VerdictDTO(
             symbol=symbol,
-            action=action.value,
-            position_percent=plan.position_percent if plan else 0.0,
-            confidence=confidence,
+            action=call.action.value,
+            position_percent=call.position_percent,
+            confidence=call.confidence,
             **plan_texts(plan),
             time_horizon=RULES_HORIZON,
             risk_warnings=[],
-            reasoning=model_reasoning(found.model) if found.model is not None else rules_reasoning(rules),
+            reasoning=model_reasoning(found.model) if found.model else rules_reasoning(call.rules),
             source="rules",
             trade_plan=plan,
             support=support.model_dump(),
-            adjustments=adjustments,
-            rules_applied=[a.what for a in adjustments],
-            rules_verdict=rules_summary(rules, plan),
-            experts_with_data=rested_on,
+            adjustments=call.adjustments,
+            rules_applied=[a.what for a in call.adjustments],
+            rules_verdict=rules_summary(call.rules, plan),
+            experts_with_data=call.rested_on,
             **model_fields(found.model, own=True),
         )
 
