@@ -4,9 +4,14 @@ Pure functions over plain data; nothing here imports a bounded context. The usua
 
     texts = collect_texts(answer, PATHS)                  # {field: prose or bullets}
     violations = check_claims(texts, facts, role=...)     # facts: the input the model was shown
+                                                          # (the judge passes action=... instead)
     if violations: ask again with repair_feedback(violations), check the new answer the same way
     cleaned = drop_violating(texts, still, required=required_fields(answer, texts))
     answer = Model.model_validate(apply_texts(answer, cleaned))
+
+Besides the numbers, what prose argues is checked: an advocate arguing from the other side's
+facts or evidence cards (side_contradiction), a judge's text arguing for another action than the
+one chosen (action_contradiction), and a text that stops mid-sentence (cut_off).
 """
 
 from stockdesk.shared.claims.check import check_claims

@@ -5,6 +5,11 @@ growth, the 5/20-day change, the gross margin trend). "业绩/表现良好" is r
 growth, and only when every growth figure given points the other way. A rate named as such
 ("增速下降") changes pace, not sign: there only 为负/转正 and praise count. A clause that hedges,
 warns, looks ahead or names another period makes no claim about the newest value.
+
+The newest period decides: "业绩增长" is read against revenue_yoy / profit_dedt_yoy when the input
+gives them, not against growth_rate_avg (a multi-year average: +2.57 while the newest period fell
+13.74% and 25.49% is no growth now). "盈利能力在增长/改善/提升" claims profit growth in the newest
+period (profit_dedt_yoy); its level words ("盈利能力良好") and its fall are not read as a sign.
 """
 
 from __future__ import annotations
@@ -13,7 +18,7 @@ import re
 
 from stockdesk.shared.claims.facts import Facts
 from stockdesk.shared.claims.grounding import is_grounded
-from stockdesk.shared.claims.metrics import Mention, find_metrics, nearest_before
+from stockdesk.shared.claims.metrics import Mention, Metric, find_metrics, nearest_before
 from stockdesk.shared.claims.scope import Claim
 from stockdesk.shared.claims.text_units import negated
 from stockdesk.shared.claims.violation import Violation
@@ -30,6 +35,25 @@ _OTHER_SUBJECT = re.compile(
     r"\b(?:price|stock|share|valuation|technical)\b",
     re.IGNORECASE,
 )
+
+
+LATEST_KEYS = ("revenue_yoy", "profit_dedt_yoy")  # the newest period's growth
+AVERAGE_KEY = "growth_rate_avg"  # a multi-year average: never "the" growth of the newest period
+PROFITABILITY = Metric(
+    "盈利能力",
+    r"盈利能力|盈利水平|获利能力|profitability",
+    ("profit_dedt_yoy",),
+    "growth",
+    availability=False,
+)
+_PROFITABILITY = re.compile(PROFITABILITY.pattern, re.IGNORECASE)
+
+
+def _mentions(clause: str) -> list[Mention]:
+    """The metrics of the clause, with 盈利能力 (a level for metrics.py, a growth claim here)."""
+    found = find_metrics(clause)
+    found += [Mention(PROFITABILITY, m.start(), m.end()) for m in _PROFITABILITY.finditer(clause)]
+    return sorted(found, key=lambda m: m.start)
 
 
 def _words(clause: str) -> list[tuple[re.Match[str], int, bool]]:
@@ -67,7 +91,9 @@ def _claimed_sign(clause: str, word: re.Match[str], polarity: int, value: float)
 
 
 def _results_sign(facts: Facts, keys: tuple[str, ...]) -> tuple[str, int] | None:
-    """Every growth figure given, when all point one way (at least one)."""
+    """Every growth figure of the newest period (any figure when none is the newest period's), when
+    all point one way (at least one)."""
+    keys = tuple(k for k in keys if k in LATEST_KEYS and facts.numbers.get(k)) or keys
     signs = [found for key in keys if (found := facts.sign((key,)))]
     if not signs or len({s for _, _, s in signs}) != 1:
         return None
@@ -89,11 +115,19 @@ def _actual(mention: Mention, clause: str, facts: Facts, praise: bool) -> tuple[
     return None
 
 
+def _average_note(mention: Mention, facts: Facts, claimed: int) -> str:
+    """Why the average that agrees with the claim does not count, when there is one."""
+    average = facts.sign((AVERAGE_KEY,))
+    if mention.metric.keys[0] == AVERAGE_KEY or average is None or average[2] != claimed:
+        return ""  # the claim is about the average itself, or there is no such average
+    return f"{AVERAGE_KEY}={average[1]:g} 是多年增速均值，不是最新一期：说“增长”要看最新一期。"
+
+
 def direction_contradicts_sign(claim: Claim, facts: Facts) -> list[Violation]:
     clause = claim.clause
     if HEDGE.search(clause) or _other_period(clause, facts):
         return []
-    mentions = find_metrics(clause)
+    mentions = _mentions(clause)
     found: list[Violation] = []
     for word, polarity, praise in _words(clause):
         if any(m.start <= word.start() < m.end for m in mentions) or negated(clause[: word.start()]):
@@ -101,7 +135,7 @@ def direction_contradicts_sign(claim: Claim, facts: Facts) -> list[Violation]:
         if SLOWING_AFTER.match(clause, word.end()):
             continue
         mention = nearest_before(mentions, word.start(), {"growth", "results", "margin"})
-        if mention is None:
+        if mention is None or (mention.metric is PROFITABILITY and (praise or polarity < 0)):
             continue
         is_rate = bool(_RATE_NAME.search(clause[mention.start : mention.end]))
         if is_rate and not (praise or _SIGN_WORD.fullmatch(word.group(0))):
@@ -116,9 +150,10 @@ def direction_contradicts_sign(claim: Claim, facts: Facts) -> list[Violation]:
         if claimed is None or claimed == actual[1]:
             continue
         direction = "上升/为正" if claimed > 0 else "下降/为负"
+        note = _average_note(mention, facts, claimed)
         detail = (
             f"「{claim.sentence}」用“{word.group(0)}”说 {mention.metric.name} {direction}，"
-            f"但输入中 {actual[0]}，方向相反：方向词必须与数值的正负一致。"
+            f"但输入中 {actual[0]}，方向相反：方向词必须与数值的正负一致。{note}"
         )
         found.append(claim.violation("direction_contradicts_sign", detail, mention.metric.name))
     return found

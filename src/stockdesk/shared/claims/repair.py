@@ -21,6 +21,15 @@ MAX_FEEDBACK_LINES = 12
 _CLAUSE_PARTS = re.compile(r"(，|(?<!\d),|,(?!\d))")
 MIN_FRAGMENT = 4
 _SENTENCE_END = set("。！？.!?；;")
+# one line per kind, before the per-violation lines (which are capped): what every repair of it needs
+KIND_LINES = {
+    "cut_off": "- 有的字段在句中断开了：每个字段都写成完整的句子并以句号结束，总长度不超过该字段的字数上限；"
+    "写不下就少写一句，不要写半句。",
+    "action_contradiction": "- 理由和风险提示必须支持你选择的操作：不要论证另一个操作，"
+    "也不要为没有选择的方案或仓位背书。",
+    "side_contradiction": "- 论据只能是己方的理由：对方的事实写进“承认的风险/优势”，"
+    "或者先承认再用“但……”转回己方论据。",
+}
 
 
 class CleanedTexts(BaseModel):
@@ -43,6 +52,7 @@ def repair_feedback(violations: Iterable[Violation]) -> str:
             "- 这些数字不在输入数据中，不得使用：" + ", ".join(numbers)
             + "。只引用输入数据里给出的数值，缺失的写“数据不足”。"
         )  # fmt: skip
+    lines += [line for kind, line in KIND_LINES.items() if any(v.kind == kind for v in violations)]
     others = [f"- {v.where()}：{v.detail}" for v in violations if v.kind != "ungrounded_number"]
     lines += list(dict.fromkeys(others))[:MAX_FEEDBACK_LINES]
     return "\n".join(lines)

@@ -27,7 +27,7 @@ SIDES = {
 }
 
 
-def _said(pattern: re.Pattern[str], text: str) -> list[str]:
+def said(pattern: re.Pattern[str], text: str) -> list[str]:
     """The pattern's words in `text` that are neither negated nor slowing ("增长放缓")."""
     return [
         m.group(0)
@@ -36,15 +36,23 @@ def _said(pattern: re.Pattern[str], text: str) -> list[str]:
     ]
 
 
-def role_reversal(field: str, thesis: str, role: str | None) -> list[Violation]:
+def side_of(role: str | None) -> str | None:
+    """ "bull" / "bear" for an advocate's role, None for anyone else (the resolution, the judge)."""
     role = (role or "").lower()
+    return "bull" if role in BULL_ROLES else "bear" if role in BEAR_ROLES else None
+
+
+def role_reversal(field: str, thesis: str, role: str | None) -> list[Violation]:
+    """A thesis with the other side's verdict and none of its own conclusion (see the module doc);
+    side_contradiction (sides.py) covers the other way of arguing the wrong side: the other
+    side's facts given as the reason."""
     if field not in THESIS_FIELDS or not thesis.strip():
         return []
-    key = "bull" if role in BULL_ROLES else "bear" if role in BEAR_ROLES else None
+    key = side_of(role)
     if key is None:
         return []
     other_verdict, own_conclusion, side, other_side = SIDES[key]
-    other, own = _said(other_verdict, thesis), _said(own_conclusion, thesis)
+    other, own = said(other_verdict, thesis), said(own_conclusion, thesis)
     if not other or own:
         return []
     claim = Claim(field, None, core(thesis), thesis)

@@ -16,6 +16,9 @@ ViolationKind = Literal[
     "unsupported_reference",
     "percentile_contradiction",
     "role_reversal",
+    "side_contradiction",
+    "action_contradiction",
+    "cut_off",
     "trade_instruction",
 ]
 ALL_KINDS: tuple[ViolationKind, ...] = tuple(

@@ -2,7 +2,8 @@
 
 Checked: the reasoning and the risk warnings, against what the judge was shown (its prompt: the
 debate's conclusions, the code-given plans and caps) and the experts' digests (named metrics, so
-"growth improved" can be checked against the growth the experts saw). The repair keeps the action
+"growth improved" can be checked against the growth the experts saw), and against the action
+chosen (a HOLD whose reasoning argues for buying contradicts itself). The repair keeps the action
 chosen so far: a repaired answer that changes the action is not taken, its texts are not used.
 """
 
@@ -38,7 +39,7 @@ def checked_texts(
     """`result` with its texts checked; `ask(feedback)` is one repair call. Returns the record too."""
     facts = {**facts, "prompt": answer.input}
     texts = collect_texts(result, JUDGE_TEXTS)
-    found = check_claims(texts, facts)
+    found = check_claims(texts, facts, action=result.action.value)
     if not found:
         return result, {}
     record: dict[str, Any] = {"first_violations": dump_violations(found), "retried": True}
@@ -53,7 +54,7 @@ def checked_texts(
                 update={"reasoning": repaired.reasoning, "risk_warnings": repaired.risk_warnings}
             )
             texts = collect_texts(final, JUDGE_TEXTS)
-            still = check_claims(texts, facts)
+            still = check_claims(texts, facts, action=final.action.value)
     if not still:
         return final, {**record, "violations": [], "dropped": []}
     cleaned = drop_violating(texts, still, required=REQUIRED)
