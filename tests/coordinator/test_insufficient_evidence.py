@@ -7,6 +7,7 @@ from __future__ import annotations
 from stockdesk.coordinator.application import ExpertName, ResearchRequest, ResearchSession
 from stockdesk.coordinator.application.aggregation import aggregate
 from stockdesk.coordinator.presentation.reports.render import render_report
+from stockdesk.research.application import ExpertView
 from stockdesk.shared.config import Settings
 from tests.api_support import api_client
 from tests.coordinator.support import AS_OF, SYMBOL, pipeline
@@ -52,17 +53,14 @@ def test_the_llm_path_skips_debate_and_judge_calls_when_one_expert_has_data(sett
 
 
 def test_an_expert_without_data_is_no_voice_in_the_agreement() -> None:
-    results = {
-        "valuation_modeler": {"code_signal": {"stance": "bullish", "confidence": 0.6, "has_data": True}},
-        "financial_auditor": {"code_signal": {"stance": "bullish", "confidence": 0.5, "has_data": True}},
-        "technical_analyst": {"code_signal": {"stance": "neutral", "confidence": 0.0, "has_data": False}},
-    }
-    digests = [
-        {"expert": "valuation_modeler", "signal": "Undervalued", "confidence": 0.6},
-        {"expert": "financial_auditor", "signal": "Bullish", "confidence": 0.5},
-        {"expert": "technical_analyst", "signal": "Bearish", "confidence": 0.9},  # 0 bars: not a voice
+    views = [
+        ExpertView(expert="valuation_modeler", stance="bullish", signal="Undervalued", confidence=0.6),
+        ExpertView(expert="financial_auditor", stance="bullish", signal="Bullish", confidence=0.5),
+        # 0 bars: not a voice
+        ExpertView(expert="technical_analyst", stance="bearish", confidence=0.9, has_data=False),
     ]
-    found = aggregate(digests, results, {})
+    results = {v.expert: {"stance": v.stance} for v in views}
+    found = aggregate(views, results, {})
     assert found["stances"] == {"valuation_modeler": "bullish", "financial_auditor": "bullish"}
     assert found["stance_counts"] == {"bullish": 2, "neutral": 0, "bearish": 0}
     assert found["agreement_ratio"] == 1.0 and found["mean_confidence"] == 0.55

@@ -2,7 +2,7 @@
 
 The sessions are assembled the way the coordinator assembles them (coordinator_service.arun and
 graph.py): research result DTOs dumped with model_dump(mode="json") (research.application.dtos,
-as gateways.ResearchGatewayAdapter.run_expert does), digests from debate's digest_expert_results,
+as gateways.ResearchGatewayAdapter.run_expert does), views from research's expert_views,
 the aggregation from aggregation.aggregate(), and DebateOutcomeDTO / VerdictDTO dumps.
 """
 
@@ -26,8 +26,9 @@ from stockdesk.coordinator.application import (
 from stockdesk.coordinator.application.aggregation import aggregate
 from stockdesk.coordinator.presentation.reports import formatting
 from stockdesk.coordinator.presentation.reports.render import render_report, report_format
-from stockdesk.debate.application import DebateOutcomeDTO, digest_expert_results
+from stockdesk.debate.application import DebateOutcomeDTO
 from stockdesk.judge.application import VerdictDTO
+from stockdesk.research.application import expert_views
 from stockdesk.research.application.dtos import (
     CatalystDetectiveResultDTO,
     FinancialAuditorResultDTO,
@@ -204,7 +205,7 @@ def session(
     results: dict[str, dict[str, Any]], failed: dict[str, str] | None = None, **fields: Any
 ) -> ResearchSession:
     errors = failed or {}
-    digests = [d.model_dump(mode="json") for d in digest_expert_results(results)]
+    views = expert_views(results)
     base: dict[str, Any] = {
         "id": "c0ffee01",
         "symbol": SYMBOL,
@@ -218,7 +219,7 @@ def session(
         "tokens": 23456,
         "expert_results": results,
         "expert_errors": errors,
-        "aggregation": aggregate(digests, results, errors),
+        "aggregation": aggregate(views, results, errors),
     }
     return ResearchSession(**{**base, **fields})
 
@@ -324,11 +325,13 @@ def test_full_report_shows_verdict_experts_debate_risks_and_usage(fmt: str) -> N
     assert number_shown(report, fmt, "pe_ttm", "23.46")
     assert number_shown(report, fmt, "rsi14", "44.7")
     assert number_shown(report, fmt, "macd_hist", "-0.0031")
-    assert number_shown(report, fmt, "financial_score", "82")
+    # key figures are the snapshot's numbers (the auditor's own 0-100 score is its answer, not one)
+    assert not number_shown(report, fmt, "financial_score", "82")
     assert number_shown(report, fmt, "has_information", "no")
-    assert number_shown(report, fmt, "positive_catalysts", "2")
-    # agreement: Undervalued, BULLISH, STRONG_BULLISH, Positive are bullish, Neutral is not -> 4 of 5
-    assert "80% agree" in report and "mean confidence 0.61" in report
+    # agreement: Undervalued, BULLISH, STRONG_BULLISH are bullish; the two search experts found no item
+    # their rules count (research's code signal says so), so they are missing, not voices
+    assert "100% agree" in report and "mean confidence 0.71" in report
+    assert "without data (missing, not voices): catalyst_detective, macro_intelligence" in report
     # guards
     assert "ungrounded numbers: 31.7" in report and "retried once" in report
     assert "2 unverified sources dropped" in report and "no information found" in report

@@ -26,13 +26,13 @@ from stockdesk.data_engineering.application.import_service import MarketDataImpo
 from stockdesk.data_engineering.infrastructure.importers.filing_document import read_filing_document
 from stockdesk.data_engineering.infrastructure.persistence.repository import SqlMarketDataRepository
 from stockdesk.debate.application.services.panel_debate import PanelDebateService
-from stockdesk.debate.domain.dtos.expert_digest import ExpertDigest
 from stockdesk.debate.infrastructure.adapters.llm_adapter import LLMAdapter
 from stockdesk.debate.infrastructure.panel_factory import build_panel_service, build_panel_tools
 from stockdesk.debate.infrastructure.tools.store_tools import PanelData
 from stockdesk.llm_platform.application.llm_service import LLMService
 from stockdesk.llm_platform.domain.dtos import CompletionRequest, ToolCall
 from stockdesk.llm_platform.infrastructure.scripted import ScriptedProvider, ScriptedReply
+from stockdesk.research.application import ExpertView
 from stockdesk.shared.db import Database
 from tests.conftest import scripted_service
 from tests.research.search_support import news_row as search_news_row
@@ -161,14 +161,21 @@ def panel_data(repository: SqlMarketDataRepository) -> PanelData:
 
 
 DIGESTS = [
-    ExpertDigest(
+    ExpertView(
         expert="technical_analyst",
+        stance="bullish",
         signal="Bullish",
         confidence=0.66,
-        key_reasoning="Price above the 20-day average",
-        risk_warnings=["volume fading"],
+        text="Price above the 20-day average",
+        risks=["volume fading"],
     ),
-    ExpertDigest(expert="valuation_modeler", signal="Fair", confidence=0.55, key_numbers={"pe_ttm": 21.4}),
+    ExpertView(
+        expert="valuation_modeler",
+        stance="neutral",
+        signal="Fair",
+        confidence=0.55,
+        key_figures={"pe_ttm": 21.4},
+    ),
 ]
 
 

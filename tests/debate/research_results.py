@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from stockdesk.research.application import ExpertView, expert_views
 from stockdesk.research.application.dtos import (
     CatalystDetectiveResultDTO,
     FinancialAuditorResultDTO,
@@ -181,3 +182,8 @@ def expert_results() -> dict[str, dict[str, Any]]:
         "macro_intelligence": macro().model_dump(mode="json"),
         "catalyst_detective": catalyst().model_dump(mode="json"),
     }
+
+
+def views() -> list[ExpertView]:
+    """The five results as the debate reads them: research's views."""
+    return expert_views(expert_results())

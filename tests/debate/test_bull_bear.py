@@ -10,10 +10,8 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from stockdesk.debate.application import DebateOutcomeDTO, DebateService, digest_expert_results
-from stockdesk.debate.domain.dtos.expert_digest import ExpertDigest
+from stockdesk.debate.application import DebateOutcomeDTO, DebateService
 from stockdesk.debate.domain.dtos.outcome import DebateOutcome
-from stockdesk.debate.domain.exceptions import InvalidExpertResultsError
 from stockdesk.debate.infrastructure.adapters.llm_adapter import LLMAdapter
 from stockdesk.debate.infrastructure.agents.bear_advocate.agent import BearAdvocateAgent
 from stockdesk.debate.infrastructure.agents.bull_advocate.agent import BullAdvocateAgent
@@ -23,6 +21,7 @@ from stockdesk.llm_platform.application.llm_service import LLMService
 from stockdesk.llm_platform.domain.dtos import CompletionRequest
 from stockdesk.llm_platform.infrastructure.persistence.repositories import SqlLLMCallAuditRepository
 from stockdesk.llm_platform.infrastructure.scripted import ScriptedProvider
+from stockdesk.research.application import ExpertView, InvalidExpertResult, expert_views
 from stockdesk.research.infrastructure.snapshot.valuation_snapshot_builder import ValuationSnapshotBuilder
 from stockdesk.shared.config import Settings
 from stockdesk.shared.db import Database
@@ -32,7 +31,7 @@ from tests.conftest import scripted_service
 from tests.debate.panel_support import AS_OF as PANEL_AS_OF
 from tests.debate.panel_support import SYMBOL as PANEL_SYMBOL
 from tests.debate.panel_support import PanelScript, decision, scripted_panel, seed_store, turn
-from tests.debate.research_results import SYMBOL, expert_results, valuation
+from tests.debate.research_results import SYMBOL, expert_results, valuation, views
 from tests.research.support import AS_OF, QUARTERS, dailies, finance_records, overview
 
 URL = "/api/v1/debate/run"
@@ -41,7 +40,7 @@ URL = "/api/v1/debate/run"
 def bull(**changes: object) -> str:
     answer = {
         "core_thesis": "盈利增长稳健，技术面中期向上",
-        "supporting_arguments": ["扣非净利同比 30.0%", "financial_score=72"],
+        "supporting_arguments": ["扣非净利同比 30.0%", "现金质量 1.5"],
         "acknowledged_risks": ["估值处于历史高位"],
     }
     return json.dumps({**answer, **changes}, ensure_ascii=False)
@@ -98,9 +97,9 @@ def service_with(provider: ScriptedProvider, panel: Any = None) -> DebateService
 # ---- digests -----------------------------------------------------------------------------------
 
 
-def test_research_results_are_digested_with_their_own_numbers() -> None:
+def test_research_results_become_views_with_their_own_numbers() -> None:
     results = expert_results()
-    digests = {d.expert: d for d in digest_expert_results(results)}
+    digests = {d.expert: d for d in expert_views(results)}
     assert list(digests) == [
         "valuation_modeler",
         "technical_analyst",
@@ -110,21 +109,23 @@ def test_research_results_are_digested_with_their_own_numbers() -> None:
     ]
     assert [d.signal for d in digests.values()] == ["Fair", "BULLISH", "BULLISH", "Favorable", "Neutral"]
     assert [d.confidence for d in digests.values()] == [0.66, 0.7, 0.68, 0.55, 0.2]
-    assert all(3 <= len(d.key_numbers) <= 8 for d in digests.values())
+    assert [d.stance for d in digests.values()] == ["neutral", "bullish", "bullish", "bullish", "neutral"]
+    val_cards = {c.id for c in digests["valuation_modeler"].cards}
+    assert "valuation.pe_percentile" in val_cards  # the debate reads the code's cards
+    assert all(3 <= len(d.key_figures) <= 8 for d in digests.values())
 
     val, tech, fin = (results[e] for e in ("valuation_modeler", "technical_analyst", "financial_auditor"))
-    assert digests["valuation_modeler"].key_numbers["pe_ttm"] == val["valuation_indicators"]["pe_ttm"]
+    assert digests["valuation_modeler"].key_figures["pe_ttm"] == val["valuation_indicators"]["pe_ttm"]
     assert (
-        digests["valuation_modeler"].key_numbers["graham_safety_margin"]
+        digests["valuation_modeler"].key_figures["graham_safety_margin"]
         == (val["valuation_indicators"]["graham_safety_margin"])
     )
-    assert digests["valuation_modeler"].risk_warnings == ["估值处于历史高位", "增速放缓"]
-    assert digests["technical_analyst"].key_numbers["rsi14"] == tech["technical_indicators"]["rsi14"]
-    assert digests["technical_analyst"].risk_warnings == ["RSI 接近超买区，短线或有回调"]
-    assert digests["technical_analyst"].key_reasoning == tech["summary_reasoning"]
+    assert digests["valuation_modeler"].risks == ["估值处于历史高位", "增速放缓"]
+    assert digests["technical_analyst"].key_figures["rsi14"] == tech["technical_indicators"]["rsi14"]
+    assert digests["technical_analyst"].risks == ["RSI 接近超买区，短线或有回调"]
+    assert digests["technical_analyst"].text == tech["summary_reasoning"]
     newest = fin["financial_indicators"]["periods"][0]
-    assert digests["financial_auditor"].key_numbers == {
-        "financial_score": 72,
+    assert digests["financial_auditor"].key_figures == {
         "period": "2024Q1",
         "revenue_yoy": newest["revenue_yoy"],
         "profit_dedt_yoy": 30.0,
@@ -133,7 +134,7 @@ def test_research_results_are_digested_with_their_own_numbers() -> None:
         "cash_quality": 1.5,
         "debt_to_assets": 40.0,
     }
-    macro = digests["macro_intelligence"].key_numbers
+    macro = digests["macro_intelligence"].key_figures
     assert macro == {
         "has_information": True,
         "monetary_policy_results": 1,
@@ -142,11 +143,9 @@ def test_research_results_are_digested_with_their_own_numbers() -> None:
         "industry_outlook_results": 4,
     }
     catalyst = digests["catalyst_detective"]
-    assert (
-        catalyst.key_numbers["has_information"] is False and catalyst.key_numbers["negative_catalysts"] == 1
-    )
-    assert catalyst.risk_warnings == ["大股东减持计划"]  # the negative catalyst's event
-    assert "input" not in catalyst.model_dump() and len(catalyst.key_reasoning) <= 300
+    assert catalyst.key_figures["has_information"] is False
+    assert catalyst.risks == ["大股东减持计划"]  # the negative catalyst's event
+    assert "input" not in catalyst.model_dump() and len(catalyst.text) <= 300
 
 
 def test_numbers_research_could_not_compute_are_left_out() -> None:
@@ -154,47 +153,44 @@ def test_numbers_research_could_not_compute_are_left_out() -> None:
     assert short.peg_ratio == "N/A"
     result = valuation().model_dump(mode="json")
     result["valuation_indicators"] = short.model_dump(mode="json")
-    (digest,) = digest_expert_results({"valuation_modeler": result})
-    assert "peg_ratio" not in digest.key_numbers and "growth_rate_avg" not in digest.key_numbers
-    assert digest.key_numbers["pe_ttm"] == 15.0
+    (view,) = expert_views({"valuation_modeler": result})
+    assert "peg_ratio" not in view.key_figures and "growth_rate_avg" not in view.key_figures
+    assert view.key_figures["pe_ttm"] == 15.0
 
 
-def test_reduced_dicts_pass_through_and_unknown_experts_need_signal_and_confidence() -> None:
-    reduced = ExpertDigest(
+def test_views_pass_through_and_a_failed_expert_is_skipped() -> None:
+    given = ExpertView(
         expert="technical_analyst",
+        stance="bearish",
         signal="BEARISH",
         confidence=0.4,
-        key_numbers={"rsi14": 81.2, "ma20": None},
-    ).model_dump()
-    digests = digest_expert_results(
+        key_figures={"rsi14": 81.2},
+    ).model_dump(mode="json")
+    views = expert_views(
         {
-            "sentiment_scout": {"signal": "Positive", "confidence": 0.5, "key_risks": ["舆情反转"]},
-            "technical_analyst": reduced,
+            "sentiment_scout": {"stance": "bullish", "confidence": 0.5, "risks": ["舆情反转"]},
+            "technical_analyst": given,
             "financial_auditor": {},  # a failed expert is skipped, not fatal
         }
     )
-    assert [d.expert for d in digests] == ["technical_analyst", "sentiment_scout"]
-    assert digests[0].key_numbers == {"rsi14": 81.2} and digests[0].signal == "BEARISH"
-    assert digests[1].risk_warnings == ["舆情反转"] and digests[1].key_numbers == {}
+    assert [v.expert for v in views] == ["technical_analyst", "sentiment_scout"]
+    assert views[0].key_figures == {"rsi14": 81.2} and views[0].stance == "bearish"
+    assert views[1].risks == ["舆情反转"] and views[1].key_figures == {}
 
 
 @pytest.mark.parametrize(
     ("results", "message"),
     [
-        ({}, "expert_results is empty"),
-        ({"valuation_modeler": {}, "technical_analyst": {}}, "no usable expert result"),
-        ({"sentiment_scout": {"summary": "看好"}}, "sentiment_scout: unknown expert result has no signal"),
-        (
-            {"technical_analyst": {"signal": "BULLISH"}},
-            "technical_analyst: known expert result has no confidence",
-        ),
-        ({"technical_analyst": {"signal": "BULLISH", "confidence": 1.5}}, r"technical_analyst\.confidence"),
-        ({"technical_analyst": {"signal": "BULLISH", "confidence": "high"}}, "not a number"),
+        ({"sentiment_scout": {"summary": "看好"}}, "sentiment_scout: neither a sentiment_scout result"),
+        ({"technical_analyst": {"signal": "BULLISH"}}, "technical_analyst: neither"),
+        ({"technical_analyst": {"stance": "bullish", "confidence": 1.5}}, "confidence"),
+        ({"technical_analyst": {"stance": "up", "confidence": 0.5}}, "stance"),
+        ({"technical_analyst": {"technical_indicators": {}, "signal": "BULLISH"}}, "technical_analyst: "),
     ],
 )
 def test_unusable_expert_results_are_a_400(results: dict, message: str) -> None:
-    with pytest.raises(InvalidExpertResultsError, match=message) as info:
-        digest_expert_results(results)
+    with pytest.raises(InvalidExpertResult, match=message) as info:
+        expert_views(results)
     assert info.value.http_status == 400 and info.value.code == "INVALID_EXPERT_RESULTS"
 
 
@@ -213,7 +209,7 @@ def test_bull_and_bear_really_run_in_parallel_before_the_resolution() -> None:
         order.append(request.schema_name)
         return ANSWERS[request.schema_name]
 
-    outcome = service_with(ScriptedProvider([answer])).run(SYMBOL, expert_results())
+    outcome = service_with(ScriptedProvider([answer])).run(SYMBOL, views())
     assert len(threads) == 2 and threading.get_ident() not in threads
     assert sorted(order[:2]) == ["BearArgument", "BullArgument"] and order[2:] == ["ResolutionResult"]
     assert outcome.direction == "BULLISH"
@@ -221,7 +217,7 @@ def test_bull_and_bear_really_run_in_parallel_before_the_resolution() -> None:
 
 def test_three_calls_give_the_outcome_with_its_audit() -> None:
     provider = routed()
-    outcome = service_with(provider).run(f" {SYMBOL} ", expert_results())
+    outcome = service_with(provider).run(f" {SYMBOL} ", views())
     assert provider.calls == 3
     assert isinstance(outcome, DebateOutcomeDTO) and isinstance(outcome, DebateOutcome)
     assert outcome.symbol == SYMBOL and outcome.mode == "bull-bear" and outcome.artifact is None
@@ -242,8 +238,9 @@ def test_three_calls_give_the_outcome_with_its_audit() -> None:
     assert bull_row["output"] == bull() and resolution_row["output"] == resolution()
     assert all(row["tokens"] == 150 for row in outcome.audit)  # ScriptedProvider: 100 + 50 per call
     for row in (bull_row, bear_row):
-        assert "【估值建模师】结论 Fair" in row["input"] and "pe_ttm=15.0" in row["input"]
-        assert "has_information=false" in row["input"]  # the catalyst search found nothing
+        assert "【估值建模师】结论 中性（Fair）" in row["input"]
+        assert "[valuation.pe_percentile] PE 历史分位 2（偏低）（↑利多）" in row["input"]  # the code's card
+        assert "has_information=false" in row["input"]  # the catalyst search found nothing (no cards)
     assert "盈利增长稳健，技术面中期向上" in resolution_row["input"]
     assert "格雷厄姆安全边际为负，催化剂缺位" in resolution_row["input"]
     assert "承认的优势：ROE 12.5" in resolution_row["input"]
@@ -252,7 +249,7 @@ def test_three_calls_give_the_outcome_with_its_audit() -> None:
 def test_the_callers_run_id_reaches_the_audit_rows_of_all_three_calls(database: Database) -> None:
     llm = scripted_service(routed(), database=database)
     with llm.run_scope("debate-run-7"):
-        debate_service(llm).run(SYMBOL, expert_results())
+        debate_service(llm).run(SYMBOL, views())
     records = SqlLLMCallAuditRepository(database).list_for_run("debate-run-7")
     assert sorted(r.caller or "" for r in records) == [
         "debate.bear_advocate",
@@ -282,7 +279,7 @@ def test_the_callers_run_id_reaches_the_audit_rows_of_all_three_calls(database: 
 def test_out_of_bounds_answers_are_parse_errors_after_the_repair(schema: str, bad: str) -> None:
     provider = routed({**ANSWERS, schema: bad})
     with pytest.raises(LLMOutputParseError):
-        service_with(provider).run(SYMBOL, expert_results())
+        service_with(provider).run(SYMBOL, views())
     requests = [r for r in provider.requests if r.schema_name == schema]
     assert len(requests) == 2  # the answer, then the one repair attempt
     if schema == "ResolutionResult":
@@ -300,7 +297,9 @@ def test_panel_mode_is_handed_to_the_panel_service(
     panel, _, _ = scripted_panel(script, seed_store(database, tmp_path), settings.cache_dir, database)
     provider = routed()
     results = expert_results()
-    outcome = service_with(provider, panel).run(PANEL_SYMBOL, results, mode="panel", as_of=PANEL_AS_OF)
+    outcome = service_with(provider, panel).run(
+        PANEL_SYMBOL, expert_views(results), mode="panel", as_of=PANEL_AS_OF
+    )
     assert provider.calls == 0 and script.expert_calls == 8 and script.calls["moderator"] == 1
     assert outcome.mode == "panel" and outcome.direction == "BEARISH" and outcome.confidence == 0.55
     assert outcome.experts_considered == list(results) and outcome.dropped_sources == 8
@@ -315,7 +314,7 @@ def test_panel_mode_is_handed_to_the_panel_service(
 def test_panel_mode_without_a_panel_service_is_a_400() -> None:
     provider = routed()
     with pytest.raises(BadRequestException) as info:
-        service_with(provider).run(SYMBOL, expert_results(), mode="panel")
+        service_with(provider).run(SYMBOL, views(), mode="panel")
     assert info.value.code == "PANEL_NOT_CONFIGURED" and info.value.http_status == 400
     assert provider.calls == 0
 
@@ -337,7 +336,7 @@ def test_rest_debate(settings: Settings) -> None:
     body = response.json()
     assert provider.calls == 3
     assert body["direction"] == "BULLISH" and body["confidence"] == 0.6 and body["mode"] == "bull-bear"
-    assert body["bull_case"]["supporting_arguments"] == ["扣非净利同比 30.0%", "financial_score=72"]
+    assert body["bull_case"]["supporting_arguments"] == ["扣非净利同比 30.0%", "现金质量 1.5"]
     assert body["risk_matrix"][0]["mitigation"] == "跟踪 PE 分位" and len(body["audit"]) == 3
     assert body["artifact"] is None and body["dropped_sources"] == 0
 
@@ -354,7 +353,7 @@ def test_rest_debate(settings: Settings) -> None:
             "INVALID_EXPERT_RESULTS",
         ),
         (
-            {"symbol": SYMBOL, "expert_results": {"x": {"signal": "A", "confidence": 0.5}}},
+            {"symbol": SYMBOL, "expert_results": {"x": {"stance": "bullish", "confidence": 0.5}}},
             422,
             "LLM_OUTPUT_PARSE_ERROR",
         ),
@@ -372,5 +371,5 @@ def test_rest_errors(settings: Settings, payload: dict, status: int, code: str) 
 def test_blank_symbol_and_unknown_mode_are_400s(symbol: str, mode: str, message: str) -> None:
     provider = routed()
     with pytest.raises(BadRequestException, match=message) as info:
-        service_with(provider).run(symbol, expert_results(), mode=mode)
+        service_with(provider).run(symbol, views(), mode=mode)
     assert info.value.http_status == 400 and provider.calls == 0

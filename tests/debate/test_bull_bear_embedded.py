@@ -9,7 +9,7 @@ from stockdesk.debate.domain.model.enums import DebateDirection
 from stockdesk.entrypoints.container import AppContainer
 from stockdesk.llm_platform.infrastructure.persistence.repositories import SqlLLMCallAuditRepository
 from stockdesk.shared.config import Settings
-from tests.debate.research_results import SYMBOL, expert_results
+from tests.debate.research_results import SYMBOL, views
 
 pytestmark = pytest.mark.slow
 
@@ -18,7 +18,7 @@ def test_bull_bear_debate_on_the_local_model_fits_the_contract(settings: Setting
     container = AppContainer(settings)
     try:
         with container.llm_service.run_scope("debate-embedded"):
-            outcome = container.debate.service.run(SYMBOL, expert_results())
+            outcome = container.debate.service.run(SYMBOL, views())
         audit = SqlLLMCallAuditRepository(container.database).list_for_run("debate-embedded")
     finally:
         container.close()

@@ -14,7 +14,7 @@ from stockdesk.debate.application import DebateOutcomeDTO
 from stockdesk.llm_platform.domain.dtos import CompletionRequest
 from stockdesk.llm_platform.infrastructure.scripted import ScriptedProvider
 from stockdesk.shared.claims import PLACEHOLDER
-from tests.debate.research_results import SYMBOL, expert_results
+from tests.debate.research_results import SYMBOL, views
 from tests.debate.test_bull_bear import bear, bull, resolution, service_with
 
 REPAIR_HEADER = "上一次回答未通过校验"
@@ -48,7 +48,7 @@ class BySchema:
 
 def debate(**answers: list[str]) -> tuple[DebateOutcomeDTO, BySchema]:
     script = BySchema(**answers)
-    return service_with(ScriptedProvider([script])).run(SYMBOL, expert_results()), script
+    return service_with(ScriptedProvider([script])).run(SYMBOL, views()), script
 
 
 def kinds(outcome: DebateOutcomeDTO, agent: str, key: str = "first_violations") -> list[str]:

@@ -1,96 +1,90 @@
-"""Agreement statistics over the experts' digests: computed in code, shown in the report.
+"""Agreement statistics over the experts' views: computed in code, shown in the report.
 
-An expert without data (its snapshot held nothing its rules could read: 0 bars, no report, no
-search result) is missing, not a voice: it is listed in `experts_without_data` and left out of the
+Every expert's result reaches the coordinator as research's ExpertView (its stance in the desk's
+three words, its confidence, whether it had data, its code signal and its evidence cards). An
+expert without data (its snapshot held nothing its rules could read: 0 bars, no report, no search
+result) is missing, not a voice: it is listed in `experts_without_data` and left out of the
 stances, counts and agreement, exactly like an expert that failed.
+
+The aggregation stores the views under the key `digests` (the name sessions stored before the
+views used), so a session's record reads the same whoever wrote it.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-BULLISH_WORDS = {"BULLISH", "STRONG_BULLISH", "UNDERVALUED", "FAVORABLE", "POSITIVE"}
-BEARISH_WORDS = {"BEARISH", "STRONG_BEARISH", "OVERVALUED", "UNFAVORABLE", "NEGATIVE"}
+from pydantic import ValidationError
+
+from stockdesk.research.application import CodeSignal, ExpertView, InvalidExpertResult, expert_views
 
 
-def stance(signal: str) -> str:
-    """Each expert speaks its own vocabulary (Undervalued, Favorable, ...); map it to one of three."""
-    word = signal.strip().upper()
-    if word in BULLISH_WORDS:
-        return "bullish"
-    if word in BEARISH_WORDS:
-        return "bearish"
-    return "neutral"
+def with_data(views: Sequence[ExpertView]) -> list[str]:
+    """The experts whose snapshot had data, sorted: the only ones a verdict may rest on."""
+    return sorted(v.expert for v in views if v.has_data)
 
 
-def has_data(result: Mapping[str, Any]) -> bool:
-    """Its code signal says whether the snapshot held data (results stored before it: confidence > 0)."""
-    code = result.get("code_signal")
-    if not isinstance(code, Mapping):
-        return True  # nothing tells otherwise: the expert answered
-    told = code.get("has_data")
-    return bool(told) if told is not None else float(code.get("confidence") or 0.0) > 0
-
-
-def with_data(expert_results: Mapping[str, Any]) -> list[str]:
-    """The experts whose result had data, sorted: the only ones a verdict may rest on."""
-    return sorted(n for n, r in expert_results.items() if isinstance(r, Mapping) and has_data(r))
-
-
-def code_digests(expert_results: dict[str, Any]) -> list[dict[str, Any]]:
-    """Rules-only mode: each expert's code-only signal stands where the LLM's signal would."""
-    digests = []
-    for expert, result in expert_results.items():
-        code = result.get("code_signal") or {}
-        digests.append(
-            {
-                "expert": expert,
-                "signal": str(code.get("stance", "neutral")),
-                "confidence": float(code.get("confidence", 0.0)),
-                "key_reasoning": "；".join(code.get("reasons") or []),
-                "risk_warnings": [],
-                "key_numbers": {"code_score": code.get("score")},
-            }
-        )
-    return digests
-
-
-def llm_signals(digests: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+def llm_signals(views: Sequence[ExpertView]) -> dict[str, CodeSignal]:
     """Each expert's own (LLM) stance as a signal the rules can combine: score = +-confidence."""
     signals = {}
-    for digest in digests:
-        side = stance(str(digest.get("signal", "")))
-        confidence = min(1.0, max(0.0, float(digest.get("confidence", 0.0))))
-        score = confidence if side == "bullish" else -confidence if side == "bearish" else 0.0
-        signals[digest["expert"]] = {
-            "stance": side,
-            "score": score,
-            "confidence": confidence,
-            "reasons": [f"LLM: {digest.get('signal')} ({confidence:.2f})"],
-        }
+    for view in views:
+        score = (
+            view.confidence
+            if view.stance == "bullish"
+            else -view.confidence
+            if view.stance == "bearish"
+            else 0.0
+        )
+        signals[view.expert] = CodeSignal(
+            expert=view.expert,
+            stance=view.stance,
+            score=score,
+            confidence=view.confidence,
+            reasons=[f"LLM: {view.signal or view.stance} ({view.confidence:.2f})"],
+            has_data=view.has_data,
+        )
     return signals
 
 
 def aggregate(
-    digests: list[dict[str, Any]], expert_results: dict[str, Any], expert_errors: dict[str, str]
+    views: Sequence[ExpertView], expert_results: Mapping[str, Any], expert_errors: Mapping[str, str]
 ) -> dict[str, Any]:
-    voiced = with_data(expert_results)
-    speaking = [d for d in digests if d["expert"] in voiced]
-    stances = {d["expert"]: stance(str(d.get("signal", ""))) for d in speaking}
+    voiced = with_data(views)
+    speaking = [v for v in views if v.expert in voiced]
+    stances = {v.expert: v.stance for v in speaking}
     counts = Counter(stances.values())
     majority, top = counts.most_common(1)[0] if counts else ("neutral", 0)
-    confidences = [float(d.get("confidence", 0.0)) for d in speaking]
+    confidences = [v.confidence for v in speaking]
     return {
         "experts_succeeded": sorted(expert_results),
         "experts_failed": sorted(expert_errors),
         "experts_with_data": voiced,
-        "experts_without_data": sorted(set(expert_results) - set(voiced)),
+        "experts_without_data": sorted({v.expert for v in views} - set(voiced)),
         "stances": stances,
         "stance_counts": {k: counts.get(k, 0) for k in ("bullish", "neutral", "bearish")},
         "majority_stance": majority,
         "agreement_ratio": round(top / len(stances), 3) if stances else 0.0,
         "mean_confidence": round(sum(confidences) / len(confidences), 3) if confidences else 0.0,
-        "digests": digests,
+        "digests": [v.model_dump(mode="json") for v in views],
     }
+
+
+def stored_views(
+    aggregation: Mapping[str, Any] | None, expert_results: Mapping[str, Any]
+) -> list[ExpertView]:
+    """A stored session's views: as stored; a session stored before the views has them rebuilt by
+    research from its stored results (an unreadable result is left out)."""
+    stored = (aggregation or {}).get("digests") or []
+    try:
+        return [ExpertView.model_validate(d) for d in stored]
+    except ValidationError:
+        pass
+    views = []
+    for name, result in expert_results.items():
+        try:
+            views += expert_views({name: result})
+        except InvalidExpertResult:
+            continue
+    return views

@@ -12,7 +12,6 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from stockdesk.coordinator.application.aggregation import stance
 from stockdesk.coordinator.domain.ports.gateways import IResearchGateway
 from stockdesk.shared.charts import ChartPanel, ChartSeries, ChartSpec, ReferenceLine
 from stockdesk.shared.errors import one_line
@@ -73,7 +72,7 @@ def stance_chart(aggregation: Mapping[str, Any]) -> ChartSpec | None:
     known = _mapping(aggregation.get("stances"))
     experts = [str(d["expert"]) for d in digests]
     stances = np.array(
-        [known.get(e) or stance(str(d.get("signal", ""))) for e, d in zip(experts, digests, strict=True)]
+        [known.get(e) or str(d.get("stance") or "neutral") for e, d in zip(experts, digests, strict=True)]
     )
     confidence = np.clip([finite_number(d.get("confidence")) or 0.0 for d in digests], 0.0, 1.0)
     signed = np.select([stances == "bullish", stances == "bearish"], [confidence, -confidence], 0.0)

@@ -32,11 +32,12 @@ from typing import Annotated, Any, TypedDict
 from langgraph.graph import END, START, StateGraph
 from langgraph.types import Send
 
-from stockdesk.coordinator.application.aggregation import aggregate, code_digests, llm_signals, with_data
+from stockdesk.coordinator.application.aggregation import aggregate, llm_signals, with_data
 from stockdesk.coordinator.domain.dtos.session import NodeExecution
 from stockdesk.coordinator.domain.model.enums import ALL_EXPERTS, NodeStatus
 from stockdesk.coordinator.domain.ports.gateways import IDebateGateway, IJudgeGateway, IResearchGateway
 from stockdesk.coordinator.domain.ports.observer import INodeObserver
+from stockdesk.research.application import ExpertView, InvalidExpertResult, expert_view
 from stockdesk.shared.errors import one_line
 from stockdesk.shared.tasks.cancel import check_cancelled
 
@@ -63,6 +64,7 @@ class ResearchGraphState(TypedDict, total=False):
     lessons: list[dict[str, Any]]
     expert_results: Annotated[dict[str, dict[str, Any]], merge]
     expert_errors: Annotated[dict[str, str], merge]
+    views: list[ExpertView]
     aggregation: dict[str, Any]
     debate_outcome: dict[str, Any]
     verdict: dict[str, Any]
@@ -144,19 +146,24 @@ class _Nodes:
         return run
 
     def aggregator_node(self, state: ResearchGraphState) -> dict[str, Any]:
+        """Each result as research's ExpertView (research reads its own result types), then the
+        agreement statistics; a result research cannot read counts as that expert's failure."""
         results = state.get("expert_results") or {}
-        errors = state.get("expert_errors") or {}
-        if state.get("rules_only"):
-            digests = code_digests(results)
-        else:
-            digests = self.debate.digest(results) if (self.debate and results) else []
+        errors = dict(state.get("expert_errors") or {})
+        views: list[ExpertView] = []
+        for name, result in results.items():
+            try:
+                views.append(expert_view(name, result))
+            except InvalidExpertResult as exc:
+                errors[name] = one_line(exc)
         self.emit(AGGREGATOR, NodeStatus.DONE, finished_at=_now(), seconds=0.0)
-        return {"aggregation": aggregate(digests, results, errors)}
+        read = {n: r for n, r in results.items() if n not in errors}
+        return {"views": views, "aggregation": aggregate(views, read, errors), "expert_errors": errors}
 
     def voiced(self, state: ResearchGraphState) -> list[str]:
         """The experts with data: the only ones a verdict rests on."""
         found = (state.get("aggregation") or {}).get("experts_with_data")
-        return list(found) if isinstance(found, list) else with_data(state.get("expert_results") or {})
+        return list(found) if isinstance(found, list) else with_data(state.get("views") or [])
 
     def insufficient(self, state: ResearchGraphState) -> bool:
         return self.judge is not None and not self.judge.sufficient(self.voiced(state))
@@ -182,7 +189,7 @@ class _Nodes:
         async def work() -> dict[str, Any]:
             mode = state.get("debate_mode", "bull-bear")
             outcome = await debate.run_debate(
-                state["symbol"], state["expert_results"], mode, state.get("as_of")
+                state["symbol"], state.get("views") or [], mode, state.get("as_of")
             )
             return {"debate_outcome": outcome}
 
@@ -201,16 +208,14 @@ class _Nodes:
         return built.get("technical_indicators") or {}
 
     async def evidence(self, state: ResearchGraphState) -> dict[str, Any]:
-        results = state.get("expert_results") or {}
+        views = state.get("views") or []
         aggregation = state.get("aggregation") or {}
         voiced = self.voiced(state)
-        stances = aggregation.get("stances") or {
-            name: (r.get("code_signal") or {}).get("stance", "neutral") for name, r in results.items()
-        }
+        stances = aggregation.get("stances") or {v.expert: v.stance for v in views}
         if state.get("verdict_by_rules"):
-            signals = llm_signals([d for d in aggregation.get("digests") or [] if d.get("expert") in voiced])
+            signals = llm_signals([v for v in views if v.expert in voiced])
         else:
-            signals = {n: r["code_signal"] for n, r in results.items() if r.get("code_signal")}
+            signals = {v.expert: v.code_signal for v in views if v.code_signal is not None}
         # the rules verdict over the LLM experts' own stances (evaluate --mode experts) is not the model's
         by_llm = bool(state.get("verdict_by_rules"))
         model = None if by_llm else await self.research.model_view(state["symbol"], state.get("as_of"))
@@ -218,7 +223,7 @@ class _Nodes:
             "model": {**model.model_dump(mode="json"), "note": model.words()} if model is not None else None,
             "experts_with_data": voiced,
             "stances": {name: s for name, s in stances.items() if name in voiced},
-            "code_signals": signals,
+            "code_signals": {name: s.model_dump(mode="json") for name, s in signals.items()},
             "technical": await self.technical_snapshot(state),
             "facts": {"digests": aggregation.get("digests") or []},  # what the judge's text is checked on
             "lessons": state.get("lessons") or [],  # past verdicts and their outcomes (reflection)

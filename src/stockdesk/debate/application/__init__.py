@@ -1,16 +1,12 @@
-"""Application interface of debate: DebateService, its outcome DTO and the expert digests."""
+"""Application interface of debate: DebateService and its outcome DTO (it reads research's ExpertView)."""
 
 from stockdesk.debate.application.dtos.outcome_dto import DebateOutcomeDTO
-from stockdesk.debate.application.expert_digest import digest_expert_results
 from stockdesk.debate.application.services.debate_service import DebateService, PanelDebateRunner
-from stockdesk.debate.domain.dtos.expert_digest import ExpertDigest
 from stockdesk.debate.domain.model.enums import DebateMode
 
 __all__ = [
     "DebateMode",
     "DebateOutcomeDTO",
     "DebateService",
-    "ExpertDigest",
     "PanelDebateRunner",
-    "digest_expert_results",
 ]

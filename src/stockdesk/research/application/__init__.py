@@ -7,6 +7,13 @@ from stockdesk.research.application.evidence_cards import (
     technical_cards,
     valuation_cards,
 )
+from stockdesk.research.application.expert_views import (
+    InvalidExpertResult,
+    expert_view,
+    expert_views,
+    view_of_result,
+    view_of_rules,
+)
 from stockdesk.research.application.factors import (
     FACTOR_BY_NAME,
     FACTOR_NAMES,
@@ -24,7 +31,9 @@ from stockdesk.research.application.signal_model.diagnostics import factor_repor
 from stockdesk.research.application.signal_model.run import trading_calendar
 from stockdesk.research.application.signal_model.service import SignalModelService, model_view
 from stockdesk.research.application.signal_model.walk_forward import FitSettings, known_dates, walk_forward
+from stockdesk.research.domain.dtos.code_signal import CodeSignal
 from stockdesk.research.domain.dtos.evidence_card import EvidenceCard
+from stockdesk.research.domain.dtos.expert_view import ExpertView
 from stockdesk.research.domain.dtos.model_view import ModelCalibration, ModelView
 
 __all__ = [
@@ -34,10 +43,13 @@ __all__ = [
     "CalibrationSettings",
     "ChartDataService",
     "ChartSet",
+    "CodeSignal",
     "EvidenceCard",
+    "ExpertView",
     "Factor",
     "FactorService",
     "FitSettings",
+    "InvalidExpertResult",
     "ModelCalibration",
     "ModelView",
     "RulesEvidence",
@@ -45,6 +57,8 @@ __all__ = [
     "SignalModelService",
     "calibrate_walk_forward",
     "cards_for",
+    "expert_view",
+    "expert_views",
     "factor_report",
     "financial_cards",
     "known_dates",
@@ -53,5 +67,7 @@ __all__ = [
     "technical_cards",
     "trading_calendar",
     "valuation_cards",
+    "view_of_result",
+    "view_of_rules",
     "walk_forward",
 ]

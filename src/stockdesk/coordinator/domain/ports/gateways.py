@@ -12,7 +12,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from stockdesk.research.application import ModelView
+from stockdesk.research.application import ExpertView, ModelView
 
 ModelViewBuilder = Callable[[str, date], ModelView | None]
 """(symbol, as_of) -> the signal model's verdict there (research.SignalModelService.view)"""
@@ -67,12 +67,8 @@ class IResearchGateway(ABC):
 
 class IDebateGateway(ABC):
     @abstractmethod
-    def digest(self, expert_results: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
-        """Each expert reduced to what a debater reads (signal, confidence, reasoning, key numbers)."""
-
-    @abstractmethod
     async def run_debate(
-        self, symbol: str, expert_results: dict[str, dict[str, Any]], mode: str, as_of: date | None
+        self, symbol: str, views: list[ExpertView], mode: str, as_of: date | None
     ) -> dict[str, Any]:
         """The DebateOutcome, serialised."""
 

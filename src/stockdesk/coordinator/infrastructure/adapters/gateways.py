@@ -21,9 +21,9 @@ from stockdesk.coordinator.domain.ports.gateways import (
     ModelViewBuilder,
 )
 from stockdesk.data_engineering.application import CheckAsOfUseCase, GetStockBasicInfoUseCase
-from stockdesk.debate.application import DebateMode, DebateService, digest_expert_results
+from stockdesk.debate.application import DebateMode, DebateService
 from stockdesk.judge.application import JudgeService, is_sufficient
-from stockdesk.research.application import ChartSet, ModelView, cards_for
+from stockdesk.research.application import ChartSet, ExpertView, ModelView, cards_for
 from stockdesk.research.application.code_signals import INDICATOR_FIELDS, code_signal, code_signal_of_result
 from stockdesk.shared.errors import BadRequestException
 
@@ -104,14 +104,11 @@ class DebateGatewayAdapter(IDebateGateway):
     def __init__(self, service: Callable[[], DebateService]):
         self._service = service
 
-    def digest(self, expert_results: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
-        return [d.model_dump(mode="json") for d in digest_expert_results(expert_results)]
-
     async def run_debate(
-        self, symbol: str, expert_results: dict[str, dict[str, Any]], mode: str, as_of: date | None
+        self, symbol: str, views: list[ExpertView], mode: str, as_of: date | None
     ) -> dict[str, Any]:
         service = self._service()
-        outcome = await asyncio.to_thread(service.run, symbol, expert_results, DebateMode(mode), as_of)
+        outcome = await asyncio.to_thread(service.run, symbol, views, DebateMode(mode), as_of)
         return outcome.model_dump(mode="json")
 
 

@@ -12,7 +12,7 @@ from dataclasses import replace
 from typing import Any
 
 from stockdesk.coordinator.application import ResearchSession
-from stockdesk.coordinator.application.aggregation import stance
+from stockdesk.coordinator.application.aggregation import stored_views
 from stockdesk.coordinator.presentation.reports import formatting as fmt
 from stockdesk.coordinator.presentation.reports.charts_view import chart_views
 from stockdesk.coordinator.presentation.reports.probability import (
@@ -40,8 +40,8 @@ from stockdesk.coordinator.presentation.reports.view_model import (
 
 # debate's digest reads these fields; the report reads them too, only when the aggregation has no
 # digest for an expert (e.g. no debate gateway was wired)
-from stockdesk.debate.application.expert_digest import CONFIDENCE_FIELDS, REASONING_FIELDS, SIGNAL_FIELDS
 from stockdesk.judge.application import MIN_EXPERTS_WITH_DATA
+from stockdesk.research.application import ExpertView
 
 PANEL_ROLES = ("fundamental", "risk", "growth", "sentiment")
 NO_DATA = "no data: missing, not a voice"
@@ -58,10 +58,6 @@ def _list(value: Any) -> list[Any]:
 
 def _texts(value: Any) -> list[str]:
     return [t for t in (fmt.text(v) for v in _list(value)) if t != fmt.DASH]
-
-
-def _first(source: Mapping[str, Any], fields: tuple[str, ...]) -> Any:
-    return next((source[f] for f in fields if source.get(f) is not None), None)
 
 
 def _int(value: Any) -> int:
@@ -252,31 +248,23 @@ def guard_summary(flags: list[Flag]) -> str:
 
 
 def _expert_row(
-    name: str, result: Mapping[str, Any], digest: Mapping[str, Any], stances: Mapping[str, Any], reused: bool
+    name: str, result: Mapping[str, Any], view: ExpertView | None, stances: Mapping[str, Any], reused: bool
 ) -> ExpertRow:
-    signal = digest.get("signal", _first(result, SIGNAL_FIELDS))
-    confidence = digest.get("confidence", _first(result, CONFIDENCE_FIELDS))
-    reasoning = digest.get("key_reasoning") or _first(result, REASONING_FIELDS)
     grounding, flags = guard_flags(result)
-    numbers = _dict(digest.get("key_numbers"))
-    code = _dict(result.get("code_signal"))
+    code = view.code_signal if view is not None else None
     return ExpertRow(
         name=name,
         title=fmt.label(name),
         status="ok",
         reused=reused,
-        stance=fmt.text(stances.get(name) or (stance(str(signal)) if signal is not None else None)),
-        signal=fmt.text(signal),
-        confidence=fmt.confidence(confidence),
-        code_signal=(
-            f"{fmt.text(code.get('stance'))} ({code['score']:+.2f})"
-            if fmt.is_number(code.get("score"))
-            else fmt.DASH
-        ),
-        code_reasons=_texts(code.get("reasons")),
-        key_numbers=[Pair(str(k), fmt.number(v)) for k, v in numbers.items()],
-        reasoning=fmt.text(reasoning) if reasoning else "",
-        risks=_texts(digest.get("risk_warnings")),
+        stance=fmt.text(stances.get(name) or (view.stance if view else None)),
+        signal=fmt.text(view.signal if view else None),
+        confidence=fmt.confidence(view.confidence if view else None),
+        code_signal=f"{code.stance} ({code.score:+.2f})" if code is not None else fmt.DASH,
+        code_reasons=list(code.reasons) if code is not None else [],
+        key_numbers=[Pair(str(k), fmt.number(v)) for k, v in (view.key_figures if view else {}).items()],
+        reasoning=fmt.text(view.text) if view and view.text else "",
+        risks=list(view.risks) if view else [],
         grounding=grounding,
         flags=flags,
         guard_summary=guard_summary(flags),
@@ -285,7 +273,7 @@ def _expert_row(
 
 def expert_rows(session: ResearchSession) -> list[ExpertRow]:
     aggregation = _dict(session.aggregation)
-    digests = {str(d.get("expert")): d for d in _list(aggregation.get("digests")) if isinstance(d, Mapping)}
+    views = {v.expert: v for v in stored_views(aggregation, session.expert_results)}
     stances = _dict(aggregation.get("stances"))
     without = set(_texts(aggregation.get("experts_without_data")))
     names = [str(e) for e in session.experts]
@@ -300,7 +288,7 @@ def expert_rows(session: ResearchSession) -> list[ExpertRow]:
             )
         elif name in session.expert_results:
             result = _dict(session.expert_results[name])
-            row = _expert_row(name, result, _dict(digests.get(name)), stances, reused)
+            row = _expert_row(name, result, views.get(name), stances, reused)
             rows.append(replace(row, stance=NO_DATA) if name in without else row)
         else:
             rows.append(ExpertRow(name=name, title=fmt.label(name), status="missing", error="no result"))

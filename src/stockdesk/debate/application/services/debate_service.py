@@ -1,4 +1,4 @@
-"""DebateService: expert results -> digests -> a debate in the asked mode -> DebateOutcomeDTO.
+"""DebateService: the experts' views -> a debate in the asked mode -> DebateOutcomeDTO.
 
 Bull-bear mode is three LLM calls: the bull and bear advocates argue at the same time (neither
 sees the other), then the resolution agent weighs both against the digests. Each answer goes
@@ -9,7 +9,7 @@ the panel service when one is configured.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from datetime import date
 from typing import Any, Protocol, TypeVar
 
@@ -24,11 +24,10 @@ from stockdesk.debate.application.claim_round import (
     checked_round,
 )
 from stockdesk.debate.application.dtos.outcome_dto import DebateOutcomeDTO
-from stockdesk.debate.application.expert_digest import digest_expert_results
 from stockdesk.debate.application.parallel import run_in_parallel
 from stockdesk.debate.domain.dtos.bull_bear import BearArgument, BullArgument
-from stockdesk.debate.domain.dtos.expert_digest import ExpertDigest
 from stockdesk.debate.domain.dtos.outcome import BearCase, BullCase, DebateOutcome, RiskItem
+from stockdesk.debate.domain.exceptions import InvalidExpertResultsError
 from stockdesk.debate.domain.model.enums import DebateMode
 from stockdesk.debate.domain.ports.agents import (
     AgentAnswer,
@@ -36,6 +35,7 @@ from stockdesk.debate.domain.ports.agents import (
     IBullAdvocateAgentPort,
     IResolutionAgentPort,
 )
+from stockdesk.research.application import ExpertView
 from stockdesk.shared.errors import BadRequestException
 
 M = TypeVar("M", bound=BaseModel)
@@ -53,7 +53,7 @@ class PanelRunResult(Protocol):
 class PanelDebateRunner(Protocol):
     """The panel mode's entry point; typed here so debate's bull-bear code needs none of its modules."""
 
-    def run(self, symbol: str, as_of: date, digests: list[ExpertDigest]) -> PanelRunResult: ...
+    def run(self, symbol: str, as_of: date, digests: list[ExpertView]) -> PanelRunResult: ...
 
 
 def _audit_row(answer: AgentAnswer[Any]) -> dict[str, Any]:
@@ -79,7 +79,7 @@ class DebateService:
     def run(
         self,
         symbol: str,
-        expert_results: Mapping[str, Mapping[str, Any]],
+        views: Sequence[ExpertView],
         mode: DebateMode | str = DebateMode.BULL_BEAR,
         as_of: date | None = None,
     ) -> DebateOutcomeDTO:
@@ -96,13 +96,15 @@ class DebateService:
                 "panel debate is not configured in this process; use mode 'bull-bear'",
                 code="PANEL_NOT_CONFIGURED",
             )
-        digests = digest_expert_results(expert_results)
+        digests = list(views)
+        if not digests:
+            raise InvalidExpertResultsError("no expert view to debate: every expert failed or none ran")
         if mode is DebateMode.PANEL:
             return self._run_panel(symbol, digests, as_of or self._today())
         return self._run_bull_bear(symbol, digests)
 
-    def _run_bull_bear(self, symbol: str, digests: Sequence[ExpertDigest]) -> DebateOutcomeDTO:
-        shown = {"symbol": symbol, "digests": [d.model_dump(mode="json") for d in digests]}
+    def _run_bull_bear(self, symbol: str, digests: Sequence[ExpertView]) -> DebateOutcomeDTO:
+        shown = {"symbol": symbol, "digests": [_shown(d) for d in digests]}
         bull, bear = run_in_parallel(
             [
                 lambda: checked_round(
@@ -151,7 +153,7 @@ class DebateService:
             claim_checks={name: r.record for name, r in rounds.items()},
         )
 
-    def _run_panel(self, symbol: str, digests: list[ExpertDigest], as_of: date) -> DebateOutcomeDTO:
+    def _run_panel(self, symbol: str, digests: list[ExpertView], as_of: date) -> DebateOutcomeDTO:
         assert self._panel is not None
         result = self._panel.run(symbol, as_of, digests)
         return DebateOutcomeDTO(
@@ -162,6 +164,18 @@ class DebateService:
             audit=list(result.audit),
             dropped_sources=result.dropped_sources,
         )
+
+
+SHOWN = {
+    "expert": True, "stance": True, "signal": True, "confidence": True, "key_figures": True, "text": True,
+    "risks": True, "cards": {"__all__": {"id", "text_zh", "direction", "figures"}},
+}  # fmt: skip
+
+
+def _shown(view: ExpertView) -> dict[str, Any]:
+    """What the advocates read of a view (the claim checks' facts): not the code signal's scores or
+    the cards' strengths, which no prompt shows and so no argument may quote."""
+    return view.model_dump(mode="json", include=SHOWN)
 
 
 def _copy(source: BaseModel, target: type[M]) -> M:

@@ -26,7 +26,6 @@ from stockdesk.debate.application.panel_context import load_context
 from stockdesk.debate.application.parallel import run_in_parallel
 from stockdesk.debate.application.sources import resolve_citations
 from stockdesk.debate.application.tool_sources import tool_sources
-from stockdesk.debate.domain.dtos.expert_digest import ExpertDigest
 from stockdesk.debate.domain.dtos.outcome import DebateOutcome
 from stockdesk.debate.domain.dtos.panel import (
     PANEL_ROLES,
@@ -44,6 +43,7 @@ from stockdesk.debate.domain.ports.panel import (
     IPanelExpertAgentPort,
     IPanelToolsPort,
 )
+from stockdesk.research.application import ExpertView
 from stockdesk.shared.errors import BadRequestException, NotFoundException
 
 logger = logging.getLogger(__name__)
@@ -92,7 +92,7 @@ class PanelDebateService:
         self,
         symbol: str,
         as_of: date,
-        digests: list[ExpertDigest],
+        digests: list[ExpertView],
         on_progress: Callable[[str], None] | None = None,
     ) -> PanelResult:
         """The debate; `on_progress` hears one line per finished round and moderator decision."""
@@ -151,7 +151,7 @@ class PanelDebateService:
         self,
         round_no: int,
         context: PanelContext,
-        digests: list[ExpertDigest],
+        digests: list[ExpertView],
         previous: list[PanelRound],
         audit: list[dict[str, Any]],
     ) -> tuple[PanelRound, int, int]:

@@ -13,7 +13,7 @@ from typing import Generic, TypeVar
 from pydantic import BaseModel
 
 from stockdesk.debate.domain.dtos.bull_bear import BearArgument, BullArgument, ResolutionResult
-from stockdesk.debate.domain.dtos.expert_digest import ExpertDigest
+from stockdesk.research.application import ExpertView
 
 T = TypeVar("T", bound=BaseModel)
 
@@ -31,7 +31,7 @@ class AgentAnswer(BaseModel, Generic[T]):
 class IBullAdvocateAgentPort(ABC):
     @abstractmethod
     def argue(
-        self, symbol: str, digests: Sequence[ExpertDigest], feedback: str | None = None
+        self, symbol: str, digests: Sequence[ExpertView], feedback: str | None = None
     ) -> AgentAnswer[BullArgument]:
         """The strongest case for the stock, from the digests only."""
 
@@ -39,7 +39,7 @@ class IBullAdvocateAgentPort(ABC):
 class IBearAdvocateAgentPort(ABC):
     @abstractmethod
     def argue(
-        self, symbol: str, digests: Sequence[ExpertDigest], feedback: str | None = None
+        self, symbol: str, digests: Sequence[ExpertView], feedback: str | None = None
     ) -> AgentAnswer[BearArgument]:
         """The strongest case against the stock, from the digests only."""
 
@@ -49,7 +49,7 @@ class IResolutionAgentPort(ABC):
     def resolve(
         self,
         symbol: str,
-        digests: Sequence[ExpertDigest],
+        digests: Sequence[ExpertView],
         bull: BullArgument,
         bear: BearArgument,
         feedback: str | None = None,

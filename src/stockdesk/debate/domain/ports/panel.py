@@ -12,7 +12,6 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from stockdesk.debate.domain.dtos.expert_digest import ExpertDigest
 from stockdesk.debate.domain.dtos.panel import (
     ExpertReply,
     ModeratorDecision,
@@ -20,6 +19,7 @@ from stockdesk.debate.domain.dtos.panel import (
     PanelRole,
     PanelRound,
 )
+from stockdesk.research.application import ExpertView
 
 
 class IPanelToolsPort(ABC):
@@ -90,7 +90,7 @@ class IPanelExpertAgentPort(ABC):
         role: PanelRole,
         round_no: int,
         context: PanelContext,
-        digests: list[ExpertDigest],
+        digests: list[ExpertView],
         previous: list[PanelRound],
     ) -> ExpertAnswer:
         """One expert, one round; `previous` holds the earlier rounds' (validated) turns."""

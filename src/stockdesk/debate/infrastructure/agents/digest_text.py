@@ -1,4 +1,4 @@
-"""ExpertDigests and advocates' cases as the short Chinese text the debate prompts show."""
+"""ExpertViews and advocates' cases as the short Chinese text the debate prompts show."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from stockdesk.debate.domain.dtos.bull_bear import BearArgument, BullArgument
-from stockdesk.debate.domain.dtos.expert_digest import ExpertDigest
+from stockdesk.research.application import EvidenceCard, ExpertView
 
 NONE = "（无）"
 EXPERT_LABELS = {
@@ -27,21 +27,32 @@ def _joined(items: Sequence[str]) -> str:
     return "；".join(items) if items else NONE
 
 
-def render_digest(digest: ExpertDigest) -> str:
-    label = EXPERT_LABELS.get(digest.expert, digest.expert)
-    numbers = "，".join(f"{k}={_value(v)}" for k, v in digest.key_numbers.items()) or NONE
-    return "\n".join(
-        [
-            f"【{label}】结论 {digest.signal}，置信度 {digest.confidence:.2f}",
-            f"- 理由：{digest.key_reasoning or NONE}",
-            f"- 风险：{_joined(digest.risk_warnings)}",
-            f"- 关键数字：{numbers}",
-        ]
-    )
+STANCE_ZH = {"bullish": "看多", "neutral": "中性", "bearish": "看空"}
+ARROW = {1: "↑利多", 0: "·中性", -1: "↓利空"}
 
 
-def render_digests(digests: Sequence[ExpertDigest]) -> str:
-    return "\n\n".join(render_digest(d) for d in digests)
+def render_card(card: EvidenceCard) -> str:
+    """`[id] text（↑利多）`: the id a choice names, the code's words and the code's direction."""
+    return f"[{card.id}] {card.text_zh}（{ARROW[card.direction]}）"
+
+
+def render_digest(view: ExpertView) -> str:
+    """One expert as the debaters read it: its call, its evidence cards (else its own text)."""
+    label = EXPERT_LABELS.get(view.expert, view.expert)
+    said = f"{STANCE_ZH[view.stance]}（{view.signal or view.stance}）"
+    head = f"【{label}】结论 {said}，置信度 {view.confidence:.2f}"
+    lines = [head]
+    if view.cards:
+        lines += [f"- 证据 {render_card(card)}" for card in view.cards]
+    else:
+        numbers = "，".join(f"{k}={_value(v)}" for k, v in view.key_figures.items()) or NONE
+        lines += [f"- 理由：{view.text or NONE}", f"- 关键数字：{numbers}"]
+    lines.append(f"- 风险：{_joined(view.risks)}")
+    return "\n".join(lines)
+
+
+def render_digests(views: Sequence[ExpertView]) -> str:
+    return "\n\n".join(render_digest(v) for v in views)
 
 
 def render_bull(bull: BullArgument) -> str:

@@ -10,7 +10,6 @@ import json
 from collections.abc import Sequence
 from datetime import timedelta
 
-from stockdesk.debate.domain.dtos.expert_digest import ExpertDigest
 from stockdesk.debate.domain.dtos.panel import (
     ROLE_SOURCE_KINDS,
     CitableSource,
@@ -18,6 +17,7 @@ from stockdesk.debate.domain.dtos.panel import (
     PanelRole,
     PanelRound,
 )
+from stockdesk.research.application import ExpertView
 
 NONE = "（无）"
 TURN_CHARS = 200
@@ -29,12 +29,13 @@ def clip(text: str, limit: int) -> str:
     return flat if len(flat) <= limit else flat[:limit].rstrip() + "…"
 
 
-def render_digests(digests: Sequence[ExpertDigest]) -> str:
+def render_digests(digests: Sequence[ExpertView]) -> str:
     lines = []
     for d in digests:
-        risks = "；".join(d.risk_warnings[:2])
-        line = f"- {d.expert}：{d.signal}（{d.confidence:.2f}）{clip(d.key_reasoning, REASON_CHARS)}"
-        lines.append(f"{line}；风险：{clip(risks, REASON_CHARS)}" if risks else line)
+        risks = "；".join(d.risks[:2])
+        evidence = "；".join(c.text_zh for c in d.cards[:3]) or d.text
+        line = f"- {d.expert}：{d.signal or d.stance}（{d.confidence:.2f}）{evidence}"
+        lines.append(f"{line}；风险：{risks}" if risks else line)
     return "\n".join(lines) or NONE
 
 

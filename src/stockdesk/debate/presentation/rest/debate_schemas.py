@@ -17,8 +17,9 @@ class DebateRequest(BaseModel):
         min_length=1,
         max_length=5,
         description="research results by expert name (valuation_modeler, technical_analyst, "
-        "financial_auditor, macro_intelligence, catalyst_detective), each a result DTO as JSON or a reduced "
-        "{signal, confidence, key_reasoning, risk_warnings, key_numbers}",
+        "financial_auditor, macro_intelligence, catalyst_detective), each a research result DTO as JSON "
+        "or an ExpertView "
+        "{stance, confidence, signal, cards, key_figures, text, risks}",
     )
     mode: DebateMode = Field(default=DebateMode.BULL_BEAR, description="bull-bear | panel")
     as_of: IsoDay | None = Field(default=None, description="analysis date (panel mode); default today")

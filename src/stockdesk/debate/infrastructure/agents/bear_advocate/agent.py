@@ -5,12 +5,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from stockdesk.debate.domain.dtos.bull_bear import BearArgument
-from stockdesk.debate.domain.dtos.expert_digest import ExpertDigest
 from stockdesk.debate.domain.ports.agents import AgentAnswer, IBearAdvocateAgentPort
 from stockdesk.debate.domain.ports.llm_port import ILLMPort
 from stockdesk.debate.infrastructure.agents.bear_advocate.output_parser import parse_bear_argument
 from stockdesk.debate.infrastructure.agents.digest_text import render_digests
 from stockdesk.debate.infrastructure.agents.structured_agent import StructuredAgent
+from stockdesk.research.application import ExpertView
 
 
 class BearAdvocateAgent(IBearAdvocateAgentPort):
@@ -24,6 +24,6 @@ class BearAdvocateAgent(IBearAdvocateAgentPort):
         )
 
     def argue(
-        self, symbol: str, digests: Sequence[ExpertDigest], feedback: str | None = None
+        self, symbol: str, digests: Sequence[ExpertView], feedback: str | None = None
     ) -> AgentAnswer[BearArgument]:
         return self._agent.ask(feedback, symbol=symbol, digests=render_digests(digests))

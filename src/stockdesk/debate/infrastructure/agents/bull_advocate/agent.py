@@ -5,12 +5,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from stockdesk.debate.domain.dtos.bull_bear import BullArgument
-from stockdesk.debate.domain.dtos.expert_digest import ExpertDigest
 from stockdesk.debate.domain.ports.agents import AgentAnswer, IBullAdvocateAgentPort
 from stockdesk.debate.domain.ports.llm_port import ILLMPort
 from stockdesk.debate.infrastructure.agents.bull_advocate.output_parser import parse_bull_argument
 from stockdesk.debate.infrastructure.agents.digest_text import render_digests
 from stockdesk.debate.infrastructure.agents.structured_agent import StructuredAgent
+from stockdesk.research.application import ExpertView
 
 
 class BullAdvocateAgent(IBullAdvocateAgentPort):
@@ -24,6 +24,6 @@ class BullAdvocateAgent(IBullAdvocateAgentPort):
         )
 
     def argue(
-        self, symbol: str, digests: Sequence[ExpertDigest], feedback: str | None = None
+        self, symbol: str, digests: Sequence[ExpertView], feedback: str | None = None
     ) -> AgentAnswer[BullArgument]:
         return self._agent.ask(feedback, symbol=symbol, digests=render_digests(digests))

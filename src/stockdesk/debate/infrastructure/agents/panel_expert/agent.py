@@ -10,7 +10,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from importlib import resources
 
-from stockdesk.debate.domain.dtos.expert_digest import ExpertDigest
 from stockdesk.debate.domain.dtos.panel import PANEL_ROLES, ExpertReply, PanelContext, PanelRole, PanelRound
 from stockdesk.debate.domain.ports.panel import ExpertAnswer, IPanelExpertAgentPort, IPanelToolsPort, ToolUse
 from stockdesk.debate.infrastructure.adapters.llm_adapter import LLMAdapter
@@ -25,6 +24,7 @@ from stockdesk.debate.infrastructure.agents.panel_text import (
 )
 from stockdesk.debate.infrastructure.tools.panel_tool_defs import panel_tools
 from stockdesk.llm_platform.application.tool_loop import ToolLimits
+from stockdesk.research.application import ExpertView
 from stockdesk.shared.prompts import load_prompts
 
 
@@ -72,7 +72,7 @@ class PanelExpertAgent(IPanelExpertAgentPort):
         role: PanelRole,
         round_no: int,
         context: PanelContext,
-        digests: list[ExpertDigest],
+        digests: list[ExpertView],
         previous: list[PanelRound],
     ) -> ExpertAnswer:
         prompt = self._prompts.render_user(

@@ -5,12 +5,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from stockdesk.debate.domain.dtos.bull_bear import BearArgument, BullArgument, ResolutionResult
-from stockdesk.debate.domain.dtos.expert_digest import ExpertDigest
 from stockdesk.debate.domain.ports.agents import AgentAnswer, IResolutionAgentPort
 from stockdesk.debate.domain.ports.llm_port import ILLMPort
 from stockdesk.debate.infrastructure.agents.digest_text import render_bear, render_bull, render_digests
 from stockdesk.debate.infrastructure.agents.resolution.output_parser import parse_resolution
 from stockdesk.debate.infrastructure.agents.structured_agent import StructuredAgent
+from stockdesk.research.application import ExpertView
 
 
 class ResolutionAgent(IResolutionAgentPort):
@@ -26,7 +26,7 @@ class ResolutionAgent(IResolutionAgentPort):
     def resolve(
         self,
         symbol: str,
-        digests: Sequence[ExpertDigest],
+        digests: Sequence[ExpertView],
         bull: BullArgument,
         bear: BearArgument,
         feedback: str | None = None,
