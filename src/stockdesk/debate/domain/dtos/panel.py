@@ -12,7 +12,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field, field_validator
 
-from stockdesk.debate.domain.dtos.outcome import BearCase, BullCase, RiskItem
+from stockdesk.debate.domain.dtos.outcome import BearCase, BullCase, DebateOutcome, RiskItem
 from stockdesk.debate.domain.model.enums import PanelAction
 
 PanelRole = Literal["fundamental", "risk", "growth", "sentiment"]
@@ -137,6 +137,16 @@ class ModeratorDecision(BaseModel):
     @classmethod
     def _decision(cls, value: Any) -> Any:
         return value.strip().lower() if isinstance(value, str) else value
+
+
+class PanelOutcome(DebateOutcome):
+    """The panel's DebateOutcome with its turns' claim-check records, keyed "<role>/<round>".
+
+    A field of the outcome (not only of the panel's result) so that the debate service's
+    `DebateOutcomeDTO(**outcome.model_dump(), ...)` carries it into `claim_checks` as bull-bear does.
+    """
+
+    claim_checks: dict[str, Any] = Field(default_factory=dict)
 
 
 # ---- the context load_context builds ------------------------------------------------------------------

@@ -22,6 +22,7 @@ from stockdesk.debate.infrastructure.agents.panel_text import (
     render_rounds,
     render_sources,
 )
+from stockdesk.debate.infrastructure.agents.structured_agent import FEEDBACK_HEADER
 from stockdesk.debate.infrastructure.tools.panel_tool_defs import panel_tools
 from stockdesk.llm_platform.application.tool_loop import ToolLimits
 from stockdesk.research.application import ExpertView
@@ -74,7 +75,10 @@ class PanelExpertAgent(IPanelExpertAgentPort):
         context: PanelContext,
         digests: list[ExpertView],
         previous: list[PanelRound],
+        feedback: str | None = None,
     ) -> ExpertAnswer:
+        """One turn; `feedback` (the claim checks' findings on its first answer, for the one
+        repair call) ends the prompt, under the same header as the bull/bear repairs."""
         prompt = self._prompts.render_user(
             ticker=context.ticker,
             as_of=context.as_of.isoformat(),
@@ -90,6 +94,8 @@ class PanelExpertAgent(IPanelExpertAgentPort):
                 role_title=self._roles[role].title,
             ),
         )
+        if feedback:
+            prompt += f"{FEEDBACK_HEADER}{feedback}"
         tools = panel_tools(self._tools, context.as_of) if self._tools else []
         turn = self._llm.with_tools(
             prompt,
