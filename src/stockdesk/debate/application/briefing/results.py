@@ -15,6 +15,7 @@ from stockdesk.debate.domain.dtos.briefing import BriefingScript, TickerSection
 from stockdesk.debate.domain.dtos.panel import Source
 
 TurnRejection = Literal["bad_speaker", "empty", "new_number", "over_limit"]
+FindingKind = Literal["too_few_turns", "stance_mismatch", "unknown_name"]
 EditRejection = Literal["unknown_id", "duplicate_id", "bad_speaker", "empty", "new_number", "copies_turn"]
 
 
@@ -35,6 +36,18 @@ class RejectedTurn(BaseModel):
     numbers: list[str] = Field(default_factory=list, description="numbers not in the worker's inputs")
 
 
+class ScriptFinding(BaseModel):
+    """What the whole-part checks (script_checks.py) still found in a ticker's final turns."""
+
+    ticker: str
+    kind: FindingKind
+    detail: str
+    turns: int | None = Field(default=None, description="too_few_turns: the turns the part has")
+    expected: str | None = Field(default=None, description="stance_mismatch: the debate's action")
+    found: str | None = Field(default=None, description="stance_mismatch: the script's, if any")
+    name: str | None = Field(default=None, description="unknown_name: the name as written")
+
+
 class AgentCall(BaseModel):
     """One worker or refiner call for the audit: the prompt, the raw answer, or why there is none."""
 
@@ -52,6 +65,10 @@ class TickerPart(BaseModel):
     dropped_sources: int = Field(default=0, description="cited sources not in the worker's inputs")
     fallback: bool = Field(default=False, description="the turns were written by code from the conclusion")
     worker: AgentCall = Field(default_factory=AgentCall)
+    reask: AgentCall | None = Field(
+        default=None, description="the one re-ask (too few turns, another stance), when there was one"
+    )
+    findings: list[ScriptFinding] = Field(default_factory=list)
     intraday_rows: int = 0
 
 
@@ -71,6 +88,10 @@ class BriefingAudit(BaseModel):
     rejected_turns: list[RejectedTurn] = Field(default_factory=list)
     fallback_tickers: list[str] = Field(default_factory=list)
     edits: list[EditDecision] = Field(default_factory=list)
+    reasks: dict[str, AgentCall] = Field(default_factory=dict, description="per ticker re-asked")
+    findings: list[ScriptFinding] = Field(
+        default_factory=list, description="too few turns / stance / unknown names left after the re-ask"
+    )
 
 
 class BriefingResult(BaseModel):

@@ -9,6 +9,10 @@ refiner call on the whole script, and its edits applied per id.
 A ticker whose debate fails fails the whole briefing, naming the ticker; nothing is half-written.
 An unusable worker or refiner answer (LLMOutputParseError) is not a failure: the ticker gets the
 fallback turns, the script keeps its unrefined turns, and the audit says why.
+
+A part with fewer than MIN_TURNS_PER_TICKER kept turns, or whose stance is not its debate's
+conclusion, is re-asked once with feedback naming the ticker, the count and the stance; what is
+still wrong after it, and names no input gives, are recorded as findings (script_checks.py).
 """
 
 from __future__ import annotations
@@ -29,6 +33,13 @@ from stockdesk.debate.application.briefing.results import (
     BriefingAudit,
     BriefingResult,
     TickerPart,
+)
+from stockdesk.debate.application.briefing.script_checks import (
+    WorkerReask,
+    expected_action,
+    name_findings,
+    reask_feedback,
+    reasked_findings,
 )
 from stockdesk.debate.application.panel_context import PRICE_WINDOW_DAYS, summarize_rows
 from stockdesk.debate.application.parallel import run_bounded
@@ -149,23 +160,34 @@ class BriefingService:
         )  # fmt: skip
         base = shown.model_dump(mode="json") if shown else None
         known = known_numbers(debate, rows, summary.model_dump() if summary else None, base)
-        checked, call = CheckedTurns(), AgentCall()
-        try:
-            answer = self._worker.write(job)
-        except LLMOutputParseError as exc:
-            call = AgentCall(output=exc.raw_output, error=one_line(exc))
-        except Exception as exc:
-            raise BriefingTickerError(ticker, exc) from exc
-        else:
-            call = AgentCall(input=answer.input, output=answer.output, tokens=answer.tokens)
-            checked = check_worker_turns(ticker, answer.parsed, sources, known)
+        expected = expected_action(debate)
+        checked, call = self._write(ticker, job, known)
+        reask: AgentCall | None = None
+        wrong = reasked_findings(ticker, checked.turns, expected) if call.error is None else []
+        if wrong:
+            retry = WorkerReask(**dict(job), feedback=reask_feedback(ticker, wrong))
+            second, reask = self._write(ticker, retry, known)
+            if reask.error is None:
+                checked = second
         turns = checked.turns or fallback_turns(ticker, debate)
+        findings = [*reasked_findings(ticker, turns, expected), *name_findings(ticker, turns, job)]
         _notify(on_progress, "script", ticker)
         return TickerPart(
             ticker=ticker, debate=debate, turns=turns, rejected=checked.rejected,
-            dropped_sources=checked.dropped_sources, fallback=not checked.turns, worker=call,
-            intraday_rows=len(rows),
+            dropped_sources=checked.dropped_sources, fallback=not checked.turns, worker=call, reask=reask,
+            findings=findings, intraday_rows=len(rows),
         )  # fmt: skip
+
+    def _write(self, ticker: str, job: WorkerInput, known: list[float]) -> tuple[CheckedTurns, AgentCall]:
+        """One worker call and its per-turn checks; an unusable answer leaves no turn and says why."""
+        try:
+            answer = self._worker.write(job)
+        except LLMOutputParseError as exc:
+            return CheckedTurns(), AgentCall(output=exc.raw_output, error=one_line(exc))
+        except Exception as exc:
+            raise BriefingTickerError(ticker, exc) from exc
+        call = AgentCall(input=answer.input, output=answer.output, tokens=answer.tokens)
+        return check_worker_turns(ticker, answer.parsed, job.sources, known), call
 
     def finish(
         self, request: BriefingRequest, parts: Mapping[str, TickerPart], on_progress: Progress | None = None
@@ -199,6 +221,8 @@ class BriefingService:
             rejected_turns=[r for p in ordered for r in p.rejected],
             fallback_tickers=[p.ticker for p in ordered if p.fallback],
             edits=decisions,
+            reasks={p.ticker: p.reask for p in ordered if p.reask is not None},
+            findings=[f for p in ordered for f in p.findings],
         )
         debates = {p.ticker: p.debate for p in ordered}
         return BriefingResult(script=script, sections=merged.sections, debates=debates, audit=audit)

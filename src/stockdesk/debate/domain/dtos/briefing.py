@@ -22,6 +22,7 @@ TICKER_CHAPTER_PREFIX = "ticker:"
 CLOSING_CHAPTER = "closing"  # a base chapter that goes after the ticker chapters
 MAX_TICKERS = 10
 MAX_TURNS_PER_TICKER = 10
+MIN_TURNS_PER_TICKER = 4  # the worker prompt's "4 to 10 turns"; fewer is re-asked, then recorded
 
 
 class _Strict(BaseModel):

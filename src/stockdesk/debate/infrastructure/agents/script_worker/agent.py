@@ -14,6 +14,8 @@ from stockdesk.debate.infrastructure.agents.script_worker.render import (
 )
 from stockdesk.shared.prompts import load_prompts
 
+FEEDBACK_HEADER = "\n\n## Your last answer did not pass the checks; fix it\n"
+
 
 class ScriptWorkerAgent(IScriptWorkerPort):
     def __init__(self, llm: ILLMPort):
@@ -21,6 +23,8 @@ class ScriptWorkerAgent(IScriptWorkerPort):
         self._prompts = load_prompts(__package__ or "")
 
     def write(self, job: WorkerInput) -> WorkerAnswer:
+        """One call; a re-ask (the briefing's WorkerReask: the same input with `feedback`) gets the
+        findings after the prompt. Read by name: the port's WorkerInput itself has no feedback."""
         day = f"{job.date[:4]}-{job.date[4:6]}-{job.date[6:]}"
         prompt = self._prompts.render_user(
             ticker=job.ticker,
@@ -33,6 +37,9 @@ class ScriptWorkerAgent(IScriptWorkerPort):
             intraday=render_intraday(job.intraday_rows, job.intraday_summary, job.intraday_note),
             sources=render_sources(job.sources),
         )
+        feedback = getattr(job, "feedback", "")
+        if feedback:
+            prompt += f"{FEEDBACK_HEADER}{feedback}"
         reply = self._llm.generate(prompt, self._prompts.system, response_model=WorkerReply, caller=CALLER)
         parsed = parse_worker_reply(reply.text)
         return WorkerAnswer(input=prompt, output=reply.text, parsed=parsed, tokens=reply.tokens)
