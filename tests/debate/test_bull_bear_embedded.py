@@ -1,5 +1,6 @@
-"""The bull-bear debate on the real embedded model: three calls (plus a repair per agent whose claims
-failed the checks), an outcome that fits the contract."""
+"""The bull-bear debate on the real embedded model, in its default choices mode: three calls that
+pick card ids (plus one re-ask per agent whose picks broke the direction rules), an outcome whose
+every sentence code wrote from the cards."""
 
 from __future__ import annotations
 
@@ -23,15 +24,19 @@ def test_bull_bear_debate_on_the_local_model_fits_the_contract(settings: Setting
     finally:
         container.close()
     assert outcome.direction in set(DebateDirection) and 0.0 <= outcome.confidence <= 1.0
-    assert outcome.bull_case.core_thesis.strip() and outcome.bear_case.core_thesis.strip()
-    assert outcome.bull_case.supporting_arguments and outcome.bear_case.supporting_arguments
-    assert 1 <= len(outcome.risk_matrix) <= 4 and outcome.key_disagreements
-    assert all(r.probability in {"High", "Medium", "Low"} for r in outcome.risk_matrix)
-    agents = [row["agent"] for row in outcome.audit]  # an agent whose claims failed was asked once more
-    assert list(dict.fromkeys(agents)) == ["bull_advocate", "bear_advocate", "resolution"]
-    assert all(agents.count(a) <= 2 for a in agents) and set(outcome.claim_checks) == set(agents)
+    assert outcome.choices["style"] == "choices" and outcome.risk_matrix == []
+    cards = {c.id: c for v in views() for c in v.cards}
+    picks = outcome.choices["picks"]
+    assert all(cards[c].direction >= 0 for c in picks["bull"]["support"])  # enforced in code
+    assert all(cards[c].direction <= 0 for c in picks["bear"]["support"])
+    texts = [outcome.bull_case.core_thesis, outcome.bear_case.core_thesis, outcome.conflict_resolution]
+    texts += [*outcome.bull_case.supporting_arguments, *outcome.bear_case.supporting_arguments]
+    assert all(t.endswith("。") for t in texts + outcome.key_disagreements)
+    agents = [row["agent"] for row in outcome.audit]  # an agent whose picks were wrong was asked once more
+    assert list(dict.fromkeys(agents)) == ["bull_choices", "bear_choices", "resolution_choices"]
+    assert all(agents.count(a) <= 2 for a in agents)
     assert {r.caller for r in audit if r.status == "ok"} == {
-        "debate.bull_advocate",
-        "debate.bear_advocate",
-        "debate.resolution",
+        "debate.choices.bull",
+        "debate.choices.bear",
+        "debate.choices.resolution",
     }

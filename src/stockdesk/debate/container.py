@@ -14,12 +14,14 @@ from stockdesk.debate.application.services.panel_debate import PanelDebateServic
 from stockdesk.debate.domain.ports.agents import (
     IBearAdvocateAgentPort,
     IBullAdvocateAgentPort,
+    IChoiceAgentPort,
     IResolutionAgentPort,
 )
 from stockdesk.debate.domain.ports.panel import IPanelToolsPort
 from stockdesk.debate.infrastructure.adapters.llm_adapter import LLMAdapter
 from stockdesk.debate.infrastructure.agents.bear_advocate.agent import BearAdvocateAgent
 from stockdesk.debate.infrastructure.agents.bull_advocate.agent import BullAdvocateAgent
+from stockdesk.debate.infrastructure.agents.choices.agent import ChoiceAgent
 from stockdesk.debate.infrastructure.agents.resolution.agent import ResolutionAgent
 from stockdesk.debate.infrastructure.briefing_factory import (
     BRIEFING_MAX_TOKENS,
@@ -41,6 +43,7 @@ class DebateContainer:
         cache_dir: Path | None = None,
         panel_options: PanelOptions | None = None,
         tasks: Callable[[], ITaskStore] | None = None,
+        output_style: Callable[[], str] = lambda: "prose",
     ):
         """Factories: the model starts, and the panel's tools are built, only when a debate asks.
 
@@ -52,6 +55,7 @@ class DebateContainer:
         self._cache_dir = cache_dir
         self.panel_options = panel_options or PanelOptions()
         self._tasks = tasks
+        self.output_style = output_style
 
     @cached_property
     def llm(self) -> LLMAdapter:
@@ -90,9 +94,20 @@ class DebateContainer:
         options = replace(self.panel_options, **changes)
         return build_panel_service(self.llm, self.panel_tools, **options.service_kwargs())
 
+    @cached_property
+    def choice_agent(self) -> IChoiceAgentPort:
+        return ChoiceAgent(self.llm)
+
     @property
     def service(self) -> DebateService:
-        return DebateService(self.bull_agent, self.bear_agent, self.resolution_agent, panel=self.panel)
+        return DebateService(
+            self.bull_agent,
+            self.bear_agent,
+            self.resolution_agent,
+            panel=self.panel,
+            chooser=self.choice_agent,
+            output_style=self.output_style(),
+        )
 
     @cached_property
     def briefing(self) -> BriefingService | None:

@@ -89,11 +89,12 @@ class AppContainer:
                 tool_token_budget=self.settings.panel_tool_token_budget,
             ),
             tasks=lambda: SqlTaskStore(self.database),
+            output_style=lambda: self.llm_service.output_style(),
         )
 
     @cached_property
     def judge(self) -> JudgeContainer:
-        return JudgeContainer(lambda: self.llm_service)
+        return JudgeContainer(lambda: self.llm_service, lambda: self.llm_service.output_style())
 
     @cached_property
     def coordinator(self) -> CoordinatorContainer:

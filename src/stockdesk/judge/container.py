@@ -13,13 +13,17 @@ from stockdesk.llm_platform.application.llm_service import LLMService
 
 
 class JudgeContainer:
-    def __init__(self, llm_service: Callable[[], LLMService]):
-        """`llm_service` is a factory: the model starts only when a verdict is really asked for."""
+    def __init__(
+        self, llm_service: Callable[[], LLMService], output_style: Callable[[], str] = lambda: "prose"
+    ):
+        """`llm_service` is a factory: the model starts only when a verdict is really asked for;
+        `output_style`: "choices" (the model picks card ids) or "prose" (it writes)."""
         self._llm_service = llm_service
+        self._output_style = output_style
 
     @cached_property
     def agent(self) -> IJudgeVerdictAgentPort:
-        return JudgeVerdictAgentAdapter(LLMAdapter(self._llm_service()))
+        return JudgeVerdictAgentAdapter(LLMAdapter(self._llm_service()), self._output_style())
 
     @property
     def service(self) -> JudgeService:

@@ -128,6 +128,7 @@ def build_llm_service(
             timeout_seconds=a.timeout_seconds,
             input_price_per_million=a.input_price_per_million or 0.0,
             output_price_per_million=a.output_price_per_million or 0.0,
+            output_style=settings.llm_output_style or a.style(),
         )
         for a in aliases
     ]

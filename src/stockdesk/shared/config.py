@@ -68,6 +68,16 @@ class LLMAliasConfig(BaseModel):
     output_price_per_million: float | None = Field(
         default=None, ge=0, description="USD per million completion tokens (None = free)."
     )
+    output_style: Literal["choices", "prose"] | None = Field(
+        default=None,
+        description="choices: the model only picks evidence-card ids and code writes every sentence; "
+        "prose: the model writes, under the claim checks. None: choices for the embedded model, "
+        "prose for the others.",
+    )
+
+    def style(self) -> str:
+        """The output style this alias gets (see `output_style`)."""
+        return self.output_style or ("choices" if self.provider == "embedded" else "prose")
 
 
 def _config_file() -> Path | None:
@@ -105,6 +115,9 @@ class Settings(BaseSettings):
     llm_aliases: list[LLMAliasConfig] = Field(default_factory=list)
     llm_fallback_to_local: bool = Field(
         default=False, description="Append the embedded model as last resort when remotes are configured."
+    )
+    llm_output_style: Literal["choices", "prose"] | None = Field(
+        default=None, description="Overrides every alias's output_style (STOCKDESK_LLM_OUTPUT_STYLE)."
     )
     llm_timeout_seconds: float = 240.0
     llm_max_retries: int = 2

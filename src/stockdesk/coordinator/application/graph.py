@@ -227,6 +227,13 @@ class _Nodes:
             "technical": await self.technical_snapshot(state),
             "facts": {"digests": aggregation.get("digests") or []},  # what the judge's text is checked on
             "lessons": state.get("lessons") or [],  # past verdicts and their outcomes (reflection)
+            # the voiced experts' evidence cards: what the judge picks among in choices mode
+            "cards": [
+                card.model_dump(mode="json", include={"id", "text_zh", "text_en", "direction"})
+                for view in views
+                if view.expert in voiced
+                for card in view.cards
+            ],
         }
 
     async def judge_node(self, state: ResearchGraphState) -> dict[str, Any]:

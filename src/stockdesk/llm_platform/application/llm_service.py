@@ -116,6 +116,7 @@ class ProviderRoute:
     timeout_seconds: float | None = None
     input_price_per_million: float = 0.0  # USD per million prompt tokens
     output_price_per_million: float = 0.0  # USD per million completion tokens
+    output_style: str = "prose"  # "choices": callers ask it for card ids only (shared.config)
 
     def cost(self, usage: TokenUsage) -> float:
         """What a call with this usage cost on this alias, in USD."""
@@ -261,6 +262,10 @@ class LLMService:
     @property
     def aliases(self) -> list[str]:
         return [r.alias for r in self._routes]
+
+    def output_style(self) -> str:
+        """The style of the route tried first: how the debate and the judge ask ("choices" or "prose")."""
+        return min(self._routes, key=lambda r: r.priority).output_style if self._routes else "prose"
 
     def close(self) -> None:
         for route in self._routes:

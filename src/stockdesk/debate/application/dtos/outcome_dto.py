@@ -22,3 +22,8 @@ class DebateOutcomeDTO(DebateOutcome):
         description="bull-bear: per agent, the claim violations found, whether a repair was asked, "
         "what still violated after it and what was dropped",
     )
+    choices: dict[str, Any] = Field(
+        default_factory=dict,
+        description="choices mode: the card ids each agent picked (after the direction checks), what "
+        "was refused, and the same sentences in English; empty in prose mode",
+    )

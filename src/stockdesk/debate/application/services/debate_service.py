@@ -25,6 +25,7 @@ from stockdesk.debate.application.claim_round import (
 )
 from stockdesk.debate.application.dtos.outcome_dto import DebateOutcomeDTO
 from stockdesk.debate.application.parallel import run_in_parallel
+from stockdesk.debate.application.services.choices_debate import run_choices
 from stockdesk.debate.domain.dtos.bull_bear import BearArgument, BullArgument
 from stockdesk.debate.domain.dtos.outcome import BearCase, BullCase, DebateOutcome, RiskItem
 from stockdesk.debate.domain.exceptions import InvalidExpertResultsError
@@ -33,6 +34,7 @@ from stockdesk.debate.domain.ports.agents import (
     AgentAnswer,
     IBearAdvocateAgentPort,
     IBullAdvocateAgentPort,
+    IChoiceAgentPort,
     IResolutionAgentPort,
 )
 from stockdesk.research.application import ExpertView
@@ -69,7 +71,12 @@ class DebateService:
         panel: PanelDebateRunner | None = None,
         *,
         today: Callable[[], date] = date.today,
+        chooser: IChoiceAgentPort | None = None,
+        output_style: str = "prose",
     ):
+        """`output_style` "choices" (with a `chooser`): the agents pick card ids and code writes the
+        sentences; "prose": the agents write, under the claim checks."""
+        self._chooser = chooser if output_style == "choices" else None
         self._bull = bull
         self._bear = bear
         self._resolution = resolution
@@ -101,6 +108,8 @@ class DebateService:
             raise InvalidExpertResultsError("no expert view to debate: every expert failed or none ran")
         if mode is DebateMode.PANEL:
             return self._run_panel(symbol, digests, as_of or self._today())
+        if self._chooser is not None and any(v.cards for v in digests):
+            return run_choices(self._chooser, symbol, digests)
         return self._run_bull_bear(symbol, digests)
 
     def _run_bull_bear(self, symbol: str, digests: Sequence[ExpertView]) -> DebateOutcomeDTO:

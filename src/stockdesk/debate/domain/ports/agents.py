@@ -13,6 +13,7 @@ from typing import Generic, TypeVar
 from pydantic import BaseModel
 
 from stockdesk.debate.domain.dtos.bull_bear import BearArgument, BullArgument, ResolutionResult
+from stockdesk.debate.domain.dtos.choices import ChoiceRole
 from stockdesk.research.application import ExpertView
 
 T = TypeVar("T", bound=BaseModel)
@@ -55,3 +56,19 @@ class IResolutionAgentPort(ABC):
         feedback: str | None = None,
     ) -> AgentAnswer[ResolutionResult]:
         """Weigh both cases against the digests: direction, confidence, risks, disagreements."""
+
+
+class IChoiceAgentPort(ABC):
+    """Choices mode: one LLM round in which the agent only picks card ids (domain/dtos/choices.py)."""
+
+    @abstractmethod
+    def choose(
+        self,
+        role: ChoiceRole,
+        symbol: str,
+        views: Sequence[ExpertView],
+        feedback: str | None = None,
+        cases: str = "",
+    ) -> AgentAnswer[BaseModel]:
+        """`cases`: the advocates' rendered cases (the resolution reads them); `feedback`: why the
+        last picks were refused. The parsed answer is AdvocateChoice / ResolutionChoice-shaped."""

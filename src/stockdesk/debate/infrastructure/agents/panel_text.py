@@ -21,7 +21,6 @@ from stockdesk.research.application import ExpertView
 
 NONE = "（无）"
 TURN_CHARS = 200
-REASON_CHARS = 150
 
 
 def clip(text: str, limit: int) -> str:

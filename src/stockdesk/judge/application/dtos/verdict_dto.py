@@ -39,6 +39,10 @@ class VerdictDTO(BaseModel):
         default=None, description="--samples N: the actions of N seeded judge runs and how many agree"
     )
     claim_checks: dict[str, Any] = Field(default_factory=dict, description="violations found and dropped")
+    choices: dict[str, Any] = Field(
+        default_factory=dict,
+        description="choices mode: the card ids picked, what was refused, the texts in English",
+    )
     rules_applied: list[str] = Field(
         default_factory=list, description="names of the rules that changed the model's answer"
     )

@@ -11,7 +11,13 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from stockdesk.judge.domain.dtos.evidence import CodeSignalInput, JudgeEvidence, LessonInput, ModelDecision
+from stockdesk.judge.domain.dtos.evidence import (
+    CardInput,
+    CodeSignalInput,
+    JudgeEvidence,
+    LessonInput,
+    ModelDecision,
+)
 from stockdesk.judge.domain.dtos.trade_plan import PlanInputs
 from stockdesk.judge.domain.exceptions import InvalidDebateOutcomeError
 from stockdesk.shared.numbers import finite_number
@@ -84,4 +90,12 @@ def judge_evidence(evidence: Mapping[str, Any] | None) -> JudgeEvidence:
         prices=plan_inputs(technical if isinstance(technical, Mapping) else None),
         facts=dict(evidence.get("facts") or {}),
         lessons=lessons,
+        cards=_cards(evidence.get("cards")),
     )
+
+
+def _cards(given: Any) -> list[CardInput]:
+    try:
+        return [CardInput.model_validate(card) for card in given or []]
+    except ValidationError as exc:
+        raise InvalidDebateOutcomeError(f"evidence.cards: {exc.errors()[0]['msg']}") from exc

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from stockdesk.judge.application.dtos.verdict_dto import VerdictDTO
+from stockdesk.judge.application.services import choice_verdict
 from stockdesk.judge.application.services.claim_checks import checked_texts
 from stockdesk.judge.application.services.debate_outcome import judge_input_from_outcome
 from stockdesk.judge.application.services.evidence import judge_evidence
@@ -76,6 +77,11 @@ def plan_for(
     action: ActionDirection, evidence: JudgeEvidence, confidence: float, variant: PlanVariant
 ) -> TradePlan | None:
     return compute_trade_plan(action, evidence.prices, confidence, variant) if evidence.prices else None
+
+
+def choice_feedback(wrong: list[str]) -> str:
+    lines = "\n".join(f"- {w}" for w in wrong)
+    return f"以下卡号与所选操作的方向不符，请保持操作不变并重新选择：\n{lines}"
 
 
 @dataclass(frozen=True)
@@ -173,7 +179,10 @@ class JudgeService:
         adjustments: list[Adjustment] = []
         result, source, answer = self._direction_checked(prepared, answer, rules, adjustments)
         claims: dict[str, Any] = {}
-        if source == "llm":
+        choices: dict[str, Any] = {}
+        if source == "llm" and answer.choice is not None:  # code wrote the texts: check the picks
+            result, answer, choices = self._checked_choice(prepared, answer)
+        elif source == "llm":
             result, claims = checked_texts(
                 result,
                 answer,
@@ -221,6 +230,7 @@ class JudgeService:
             rules_verdict=rules_summary(rules, rules_plan),
             stability=stability,
             claim_checks=claims,
+            choices=choices,
             rules_applied=[a.what for a in adjustments],
             experts_with_data=evidence.experts_with_data,
             **model_fields(evidence.model, own=False),
@@ -282,6 +292,28 @@ class JudgeService:
             reasoning=rules_reasoning(rules)[:200],
         )
         return replaced, "rules", retry
+
+    def _checked_choice(
+        self, judge_input: JudgeInput, answer: VerdictAnswer
+    ) -> tuple[VerdictResult, VerdictAnswer, dict[str, Any]]:
+        """Choices mode: picks against the cards' directions; one re-ask keeping the action, then
+        what is still wrong is dropped; the texts are written again from what is kept."""
+        cards = {c.id: c for c in judge_input.evidence.cards}
+        picks = dict(answer.choice or {})
+        wrong = choice_verdict.wrong_picks(picks, cards)
+        record: dict[str, Any] = {"first_wrong": wrong, "retried": bool(wrong), "dropped": []}
+        if wrong:
+            try:
+                retry = self._agent.decide(judge_input, feedback=choice_feedback(wrong))
+            except LLMOutputParseError:
+                retry = None
+            if retry is not None and retry.choice is not None and retry.result.action is answer.result.action:
+                answer, picks = retry, dict(retry.choice)
+            wrong = choice_verdict.wrong_picks(picks, cards)
+            record["dropped"] = wrong
+        picks = choice_verdict.kept(picks, wrong)
+        record.update(picks=picks, english=choice_verdict.english(picks, cards))
+        return choice_verdict.verdict_of(picks, cards), answer, record
 
     def _stability(
         self, judge_input: JudgeInput, samples: int, first: ActionDirection, final: ActionDirection

@@ -48,6 +48,15 @@ class LessonInput(BaseModel):
     excess_return: float = Field(description="forward excess return over the horizon, a fraction")
 
 
+class CardInput(BaseModel):
+    """An evidence card (research's, handed over as plain values): code's words and direction."""
+
+    id: str
+    text_zh: str
+    text_en: str = ""
+    direction: int = Field(ge=-1, le=1, description="+1 a bull's point, -1 a bear's, 0 neither")
+
+
 class JudgeEvidence(BaseModel):
     stances: dict[str, str] = Field(
         default_factory=dict, description="each succeeded expert's stance: bullish | neutral | bearish"
@@ -65,4 +74,7 @@ class JudgeEvidence(BaseModel):
     )
     lessons: list[LessonInput] = Field(
         default_factory=list, description="past verdicts and their outcomes shown to the model (reflection)"
+    )
+    cards: list[CardInput] = Field(
+        default_factory=list, description="the experts' evidence cards (choices mode picks among them)"
     )

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from typing import Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from stockdesk.judge.domain.dtos.judge_input import JudgeInput
 from stockdesk.judge.domain.dtos.verdict_result import VerdictResult
@@ -16,6 +17,9 @@ class VerdictAnswer(BaseModel):
     input: str
     output: str
     result: VerdictResult
+    choice: dict[str, Any] | None = Field(
+        default=None, description="choices mode: the picks as answered (result's texts written from them)"
+    )
 
 
 class IJudgeVerdictAgentPort(ABC):

@@ -9,6 +9,7 @@ from pydantic import BaseModel
 
 class LLMReply(BaseModel):
     text: str
+    parsed: BaseModel | None = None
     tokens: int = 0
 
 

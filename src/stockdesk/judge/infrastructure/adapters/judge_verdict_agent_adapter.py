@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+from stockdesk.judge.application.services.choice_verdict import verdict_of
 from stockdesk.judge.application.services.evidence_bound import STANCE_WORDS
 from stockdesk.judge.application.services.lessons import lessons_block
 from stockdesk.judge.domain.dtos.judge_input import JudgeInput
 from stockdesk.judge.domain.dtos.trade_plan import PlanOption
+from stockdesk.judge.domain.dtos.verdict_choice import verdict_choice_model
 from stockdesk.judge.domain.ports.judge_verdict_agent import IJudgeVerdictAgentPort, VerdictAnswer
 from stockdesk.judge.domain.ports.llm_port import ILLMPort
 from stockdesk.judge.infrastructure.agents.verdict import output_parser
+from stockdesk.shared.errors import LLMOutputParseError
 from stockdesk.shared.prompts import load_prompts
 
 NONE = "（无）"
@@ -51,6 +54,14 @@ def plan_line(action: str, options: list[PlanOption]) -> str:
     return f"- {action}：" + "；".join(parts)
 
 
+ARROW = {1: "↑利多", 0: "·中性", -1: "↓利空"}
+
+
+def card_lines(judge_input: JudgeInput) -> str:
+    cards = judge_input.evidence.cards
+    return "\n".join(f"- [{c.id}] {c.text_zh}（{ARROW[c.direction]}）" for c in cards) or NONE
+
+
 def render_prompt(prompts: object, judge_input: JudgeInput, feedback: str | None) -> str:
     plans = "\n".join(
         plan_line(a, judge_input.plans[a]) for a in ("BUY", "SELL", "HOLD") if a in judge_input.plans
@@ -72,17 +83,24 @@ def render_prompt(prompts: object, judge_input: JudgeInput, feedback: str | None
         caps=caps,
         lessons=lessons_block(judge_input.evidence.lessons),
         feedback=f"{FEEDBACK_HEADER}{feedback}\n" if feedback else "",
+        cards=card_lines(judge_input),
     )
 
 
 class JudgeVerdictAgentAdapter(IJudgeVerdictAgentPort):
-    def __init__(self, llm: ILLMPort):
+    def __init__(self, llm: ILLMPort, output_style: str = "prose"):
+        """`output_style` "choices": the model picks card ids (when the evidence has cards) and code
+        writes the reasoning and risk warnings; "prose": it writes them (claim-checked)."""
         self._llm = llm
         self._prompts = load_prompts(output_parser.__package__ or "")
+        self._choices = load_prompts(output_parser.__package__ or "", "prompts_choices")
+        self._style = output_style
 
     def decide(
         self, judge_input: JudgeInput, *, feedback: str | None = None, sample: int = 0
     ) -> VerdictAnswer:
+        if self._style == "choices" and judge_input.evidence.cards:
+            return self._choose(judge_input, feedback, sample)
         prompt = render_prompt(self._prompts, judge_input, feedback)
         reply = self._llm.generate(
             prompt,
@@ -92,3 +110,20 @@ class JudgeVerdictAgentAdapter(IJudgeVerdictAgentPort):
             sample=sample,
         )
         return VerdictAnswer(input=prompt, output=reply.text, result=output_parser.parse_verdict(reply.text))
+
+    def _choose(self, judge_input: JudgeInput, feedback: str | None, sample: int) -> VerdictAnswer:
+        """One call answered with card ids; the parsed model LLMService validated is used as is."""
+        prompt = render_prompt(self._choices, judge_input, feedback)
+        ids = [c.id for c in judge_input.evidence.cards]
+        reply = self._llm.generate(
+            prompt,
+            self._choices.system,
+            response_model=verdict_choice_model(ids),
+            caller="judge.verdict.choices",
+            sample=sample,
+        )
+        if reply.parsed is None:
+            raise LLMOutputParseError("judge.verdict.choices: the reply carried no parsed answer")
+        picks = reply.parsed.model_dump(mode="json")
+        cards = {c.id: c for c in judge_input.evidence.cards}
+        return VerdictAnswer(input=prompt, output=reply.text, result=verdict_of(picks, cards), choice=picks)

@@ -25,4 +25,4 @@ class LLMAdapter(ContextLLMAdapter, ILLMPort):
         result = self._structured(
             prompt, system_message, response_model=response_model, caller=caller, sample=sample
         )
-        return LLMReply(text=result.text, tokens=result.usage.total_tokens)
+        return LLMReply(text=result.text, parsed=result.parsed, tokens=result.usage.total_tokens)

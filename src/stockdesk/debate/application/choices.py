@@ -1,0 +1,110 @@
+"""Choices mode's one checking round: picks read against the cards' code-given directions.
+
+A bull may support only with cards read bullish or neutral (direction >= 0) and concede only
+bearish ones (< 0); a bear the mirror image; the resolution's decisive cards must agree with its
+direction (BULLISH: >= 0, BEARISH: <= 0) and each disagreement pairs a bullish with a bearish card.
+A wrong pick (or an id that names no card, from a provider without grammar) is re-asked once with
+the reasons; what is still wrong after that is dropped and recorded, never replaced by a guess.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import BaseModel
+
+from stockdesk.debate.domain.dtos.choices import ChoiceRole
+from stockdesk.debate.domain.ports.agents import AgentAnswer
+from stockdesk.research.application import EvidenceCard
+from stockdesk.shared.errors import LLMOutputParseError
+
+logger = logging.getLogger(__name__)
+ALLOWED: dict[tuple[str, str], set[int]] = {
+    ("bull", "support"): {1, 0},
+    ("bull", "concede"): {-1},
+    ("bear", "support"): {-1, 0},
+    ("bear", "concede"): {1},
+}
+DECISIVE = {"BULLISH": {1, 0}, "BEARISH": {-1, 0}, "NEUTRAL": {-1, 0, 1}}
+SIDE_ZH = {1: "利多", 0: "中性", -1: "利空"}
+Picks = dict[str, Any]
+
+
+@dataclass
+class ChoiceRound:
+    """The calls made (for the audit), the picks kept and what was refused on the way."""
+
+    answers: list[AgentAnswer[BaseModel]]
+    picks: Picks
+    record: dict[str, Any] = field(default_factory=dict)
+
+
+def _allowed(role: ChoiceRole, name: str, picks: Picks) -> set[int]:
+    if role == "resolution":
+        return DECISIVE[str(picks.get("direction"))]
+    return ALLOWED[(role, name)]
+
+
+def wrong_picks(role: ChoiceRole, picks: Picks, cards: Mapping[str, EvidenceCard]) -> list[str]:
+    """Each refused pick as `<field>:<id>` with the reason, in the order given."""
+    wrong = []
+    for name in ("decisive",) if role == "resolution" else ("support", "concede"):
+        allowed = _allowed(role, name, picks)
+        for card_id in picks.get(name) or []:
+            card = cards.get(card_id)
+            if card is None:
+                wrong.append(f"{name}:{card_id}：没有这张卡")
+            elif card.direction not in allowed:
+                wrong.append(f"{name}:{card_id}：方向为{SIDE_ZH[card.direction]}，不能用作 {name}")
+    for pair in picks.get("disagreements") or []:
+        sides = sorted(cards[c].direction for c in pair if c in cards)
+        if len(pair) != 2 or sides != [-1, 1]:
+            wrong.append(f"disagreements:{'/'.join(pair)}：每组须是一张利多卡和一张利空卡")
+    return wrong
+
+
+def kept_picks(role: ChoiceRole, picks: Picks, wrong: list[str]) -> Picks:
+    """`picks` without the refused ones (ids unique, order kept)."""
+    refused = {w.split("：", 1)[0] for w in wrong}
+    out = dict(picks)
+    for name in ("decisive",) if role == "resolution" else ("support", "concede"):
+        ids = [c for c in picks.get(name) or [] if f"{name}:{c}" not in refused]
+        out[name] = list(dict.fromkeys(ids))
+    if role == "resolution":
+        pairs = picks.get("disagreements") or []
+        out["disagreements"] = [p for p in pairs if f"disagreements:{'/'.join(p)}" not in refused]
+    return out
+
+
+def feedback_for(wrong: list[str]) -> str:
+    return "以下选择不符合规则，请重新选择（只用列出的卡号，方向须一致）：\n" + "\n".join(
+        f"- {w}" for w in wrong
+    )
+
+
+def checked_choice(
+    ask: Callable[[str | None], AgentAnswer[BaseModel]], role: ChoiceRole, cards: Mapping[str, EvidenceCard]
+) -> ChoiceRound:
+    """`ask(feedback)` is one call; see the module docstring for the round."""
+    first = ask(None)
+    picks = first.parsed.model_dump(mode="json")
+    wrong = wrong_picks(role, picks, cards)
+    answers = [first]
+    if not wrong:
+        return ChoiceRound(
+            answers, kept_picks(role, picks, []), {"first_wrong": [], "retried": False, "dropped": []}
+        )
+    try:
+        second = ask(feedback_for(wrong))
+    except LLMOutputParseError:
+        logger.warning("debate choices %s: the re-ask did not parse; dropping from the first picks", role)
+        still = wrong
+    else:
+        answers.append(second)
+        picks = second.parsed.model_dump(mode="json")
+        still = wrong_picks(role, picks, cards)
+    record = {"first_wrong": wrong, "retried": True, "dropped": still}
+    return ChoiceRound(answers, kept_picks(role, picks, still), record)

@@ -1,0 +1,62 @@
+"""IChoiceAgentPort: the views' cards listed -> one LLM call whose answer is a few card ids.
+
+One system prompt for the three roles (so llama.cpp can keep its prefix cached); each role's
+template (`prompts/<role>.md`) lists the cards with their code-given directions. The parsed model
+LLMService validated against the role's schema is used as is: no second parse.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from importlib import resources
+
+from pydantic import BaseModel
+
+from stockdesk.debate.domain.dtos.choices import ChoiceRole, choice_model
+from stockdesk.debate.domain.ports.agents import AgentAnswer, IChoiceAgentPort
+from stockdesk.debate.domain.ports.llm_port import ILLMPort
+from stockdesk.debate.infrastructure.agents.digest_text import render_card
+from stockdesk.research.application import ExpertView
+from stockdesk.shared.prompts import PromptTemplates
+
+FEEDBACK_HEADER = "\n\n## 上一次的选择未被接受，请修正\n"
+NONE = "（无）"
+
+
+def _template(name: str) -> str:
+    return resources.files(__package__).joinpath("prompts", name).read_text(encoding="utf-8").strip()
+
+
+def card_lines(views: Sequence[ExpertView]) -> str:
+    return "\n".join(f"- {render_card(card)}" for view in views for card in view.cards) or NONE
+
+
+class ChoiceAgent(IChoiceAgentPort):
+    def __init__(self, llm: ILLMPort):
+        self._llm = llm
+        system = _template("system.md")
+        self._prompts = {
+            role: PromptTemplates(system=system, user=_template(f"{role}.md"))
+            for role in ("bull", "bear", "resolution")
+        }
+
+    def choose(
+        self,
+        role: ChoiceRole,
+        symbol: str,
+        views: Sequence[ExpertView],
+        feedback: str | None = None,
+        cases: str = "",
+    ) -> AgentAnswer[BaseModel]:
+        prompts = self._prompts[role]
+        values = {"symbol": symbol, "cards": card_lines(views)}
+        prompt = prompts.render_user(**values, **({"cases": cases} if role == "resolution" else {}))
+        if feedback:
+            prompt += f"{FEEDBACK_HEADER}{feedback}"
+        ids = [card.id for view in views for card in view.cards]
+        reply = self._llm.generate(
+            prompt, prompts.system, response_model=choice_model(role, ids), caller=f"debate.choices.{role}"
+        )
+        return AgentAnswer[BaseModel](
+            agent=f"{role}_choices", input=prompt, output=reply.text, parsed=reply.parsed, tokens=reply.tokens
+        )
