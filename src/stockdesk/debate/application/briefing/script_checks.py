@@ -12,7 +12,7 @@ debate's stance, and no names the writer's sources never give.
 - names (names.py): people and firms no input of the worker names are recorded, never re-asked
   or dropped (the detector is a pattern, not a proof).
 
-The re-ask is one more worker call with the findings as feedback (`WorkerReask`): the same
+The re-ask is one more worker call with the findings as feedback (`WorkerInput.feedback`): the same
 mechanism as the debate's repair round, with the briefing's own checks.
 """
 
@@ -21,8 +21,6 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any
-
-from pydantic import Field
 
 from stockdesk.debate.application.briefing.names import unknown_names
 from stockdesk.debate.application.briefing.results import DraftTurn, ScriptFinding
@@ -38,13 +36,6 @@ _STANCE = re.compile(
     r"|(?P<HOLD>\bHOLD\b|持有|观望|中性)"
 )
 _NEGATED = re.compile(r"(?:\bnot|\bno|\bnever|不|非|未|别|勿)[^.,;!?，。；！？]{0,8}$", re.IGNORECASE)
-
-
-class WorkerReask(WorkerInput):
-    """The worker's input again with what its first answer got wrong (the script worker appends
-    `feedback` to its prompt). A subclass, so the worker port's `write(job)` takes it unchanged."""
-
-    feedback: str = Field(min_length=1)
 
 
 def expected_action(debate: Mapping[str, Any]) -> str:
@@ -94,7 +85,7 @@ def reasked_findings(ticker: str, turns: Sequence[DraftTurn], expected: str) -> 
 
 def name_findings(ticker: str, turns: Sequence[DraftTurn], job: WorkerInput) -> list[ScriptFinding]:
     """One finding per name (person or firm) the part gives and none of the worker's inputs does."""
-    sources = WorkerInput.model_validate(dict(job)).model_dump_json()  # the input, not the feedback
+    sources = job.model_copy(update={"feedback": ""}).model_dump_json()  # the input, not the feedback
     names = unknown_names(" ".join(t.text for t in turns), sources, skip=job.tickers)
     return [
         ScriptFinding(

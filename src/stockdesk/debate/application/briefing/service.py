@@ -35,7 +35,6 @@ from stockdesk.debate.application.briefing.results import (
     TickerPart,
 )
 from stockdesk.debate.application.briefing.script_checks import (
-    WorkerReask,
     expected_action,
     name_findings,
     reask_feedback,
@@ -165,7 +164,7 @@ class BriefingService:
         reask: AgentCall | None = None
         wrong = reasked_findings(ticker, checked.turns, expected) if call.error is None else []
         if wrong:
-            retry = WorkerReask(**dict(job), feedback=reask_feedback(ticker, wrong))
+            retry = job.model_copy(update={"feedback": reask_feedback(ticker, wrong)})
             second, reask = self._write(ticker, retry, known)
             if reask.error is None:
                 checked = second

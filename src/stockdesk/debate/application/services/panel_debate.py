@@ -248,13 +248,8 @@ class PanelDebateService:
         previous: list[PanelRound],
         feedback: str | None,
     ) -> ExpertAnswer:
-        """The expert's call; the repair passes the findings as `feedback` (PanelExpertAgent takes
-        it; the port IPanelExpertAgentPort does not declare it yet, hence the keyword only then)."""
-        if feedback is None:
-            return self._expert.speak(role, round_no, context, digests, previous)
-        speak: Any = self._expert.speak
-        answer: ExpertAnswer = speak(role, round_no, context, digests, previous, feedback=feedback)
-        return answer
+        """The expert's call; the repair passes the findings as `feedback`."""
+        return self._expert.speak(role, round_no, context, digests, previous, feedback)
 
 
 def seen_by(

@@ -38,6 +38,9 @@ class WorkerInput(BaseModel):
     sources: list[CitableSource] = Field(
         default_factory=list, description="every source of the debate and the base script, with short ids"
     )
+    feedback: str = Field(
+        default="", description="a re-ask: what the first script got wrong (ends the worker's prompt)"
+    )
 
 
 class WorkerAnswer(BaseModel):

@@ -92,8 +92,10 @@ class IPanelExpertAgentPort(ABC):
         context: PanelContext,
         digests: list[ExpertView],
         previous: list[PanelRound],
+        feedback: str | None = None,
     ) -> ExpertAnswer:
-        """One expert, one round; `previous` holds the earlier rounds' (validated) turns."""
+        """One expert, one round; `previous` holds the earlier rounds' (validated) turns;
+        `feedback`: the claim checks' findings on its first answer (the one repair call)."""
 
 
 class IModeratorAgentPort(ABC):
