@@ -13,7 +13,6 @@ from collections import defaultdict
 from stockdesk.debate.application import DebateOutcomeDTO
 from stockdesk.llm_platform.domain.dtos import CompletionRequest
 from stockdesk.llm_platform.infrastructure.scripted import ScriptedProvider
-from stockdesk.shared.claims import PLACEHOLDER
 from tests.debate.research_results import SYMBOL, views
 from tests.debate.test_bull_bear import bear, bull, resolution, service_with
 
@@ -82,18 +81,19 @@ def test_recorded_bull_concluding_bearish_is_asked_to_repair_and_the_repair_is_u
 
 def test_recorded_bull_still_bearish_after_the_repair_is_dropped_before_the_resolution_sees_it() -> None:
     outcome, script = debate(bullArgument=[RECORDED_BULL, RECORDED_BULL])
-    assert outcome.bull_case.core_thesis == PLACEHOLDER
+    thesis = outcome.bull_case.core_thesis  # written from the bull's strongest cards, not a placeholder
+    assert thesis.startswith("看多论点：") and thesis.endswith("。") and "（增长）" in thesis
     assert kinds(outcome, "bull_advocate", "violations") == ["role_reversal"]
     assert outcome.claim_checks["bull_advocate"]["dropped"] == ["core_thesis: 估值过高，存在投资风险"]
     resolution_prompt = script.prompt("ResolutionResult", 0)
-    assert (
-        f"核心论点：{PLACEHOLDER}" in resolution_prompt and "估值过高，存在投资风险" not in resolution_prompt
-    )
+    assert f"核心论点：{thesis}" in resolution_prompt and "估值过高，存在投资风险" not in resolution_prompt
 
 
 def test_a_bull_repair_that_does_not_parse_leaves_the_first_answer_dropped() -> None:
     outcome, _ = debate(bullArgument=[RECORDED_BULL, "no json", "no json"])
-    assert outcome.claim_checks["bull_advocate"]["retried"] and outcome.bull_case.core_thesis == PLACEHOLDER
+    assert outcome.claim_checks["bull_advocate"]["retried"] and outcome.bull_case.core_thesis.startswith(
+        "看多论点："
+    )
 
 
 def test_bear_duplicates_absent_benchmarks_and_wrong_percentiles_are_dropped_after_the_repair() -> None:

@@ -8,7 +8,6 @@ against it: one repair call, a good repair is taken, a still-bad one loses the s
 
 from __future__ import annotations
 
-from stockdesk.shared.claims import PLACEHOLDER
 from tests.judge.test_judge import OUTCOME, TECHNICAL, service, verdict
 
 RECORDED_HOLD = "多头论点支持买入操作，保守方案的止盈和仓位减半是合理的。"
@@ -40,7 +39,8 @@ def test_a_hold_still_arguing_for_a_buy_after_the_repair_loses_that_sentence_and
     svc, provider = service(verdict(action="HOLD", reasoning=RECORDED_HOLD))  # the same answer twice
     result = svc.run_on_outcome("600519.SH", NEUTRAL, {"technical": TECHNICAL})
     assert provider.calls == 2 and result.action == "HOLD"
-    assert result.reasoning == PLACEHOLDER  # its one sentence argued for the buy
+    # its one sentence argued for the buy: code writes the HOLD's reasoning instead of a placeholder
+    assert result.reasoning == "观望：依据各研究员立场与辩论结论。" and result.claim_checks["replaced"]
     assert [v["kind"] for v in result.claim_checks["violations"]] == ["action_contradiction"]
     assert result.claim_checks["dropped"] == [f"reasoning: {RECORDED_HOLD}"]
     assert any(a.what == "reasoning" for a in result.adjustments)

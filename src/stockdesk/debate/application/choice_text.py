@@ -96,3 +96,10 @@ def conclusion(direction: str, decisive: list[str], cards: Mapping[str, Evidence
     if lang == "zh":
         return _sentence(f"结论{DIRECTION_ZH[direction]}，决定性证据", texts, lang, NO_CARD_ZH)
     return _sentence(f"Conclusion {DIRECTION_EN[direction]}; decisive evidence", texts, lang, NO_CARD_EN)
+
+
+def strongest(cards: Mapping[str, EvidenceCard], directions: set[int], n: int = 3) -> list[str]:
+    """The ids of the `n` strongest cards whose direction is in `directions`: code's own pick,
+    for a prose answer whose text had to go (its choices-mode rendering, never a placeholder)."""
+    ranked = sorted((c for c in cards.values() if c.direction in directions), key=lambda c: -c.strength)
+    return [c.id for c in ranked[:n]]

@@ -15,6 +15,7 @@ from typing import Any, Protocol, TypeVar
 
 from pydantic import BaseModel
 
+from stockdesk.debate.application.choice_text import conclusion, render_case, strongest
 from stockdesk.debate.application.claim_round import (
     BEAR_TEXTS,
     BULL_TEXTS,
@@ -37,7 +38,8 @@ from stockdesk.debate.domain.ports.agents import (
     IChoiceAgentPort,
     IResolutionAgentPort,
 )
-from stockdesk.research.application import ExpertView
+from stockdesk.research.application import EvidenceCard, ExpertView
+from stockdesk.shared.claims import PLACEHOLDER
 from stockdesk.shared.errors import BadRequestException
 
 M = TypeVar("M", bound=BaseModel)
@@ -131,8 +133,9 @@ class DebateService:
             ],
             name="debate-advocate",
         )
-        bull_case = BullArgument.model_validate(bull.data)
-        bear_case = BearArgument.model_validate(bear.data)
+        cards = {card.id: card for view in digests for card in view.cards}
+        bull_case = BullArgument.model_validate(_rendered_if_dropped(bull.data, "bull", cards))
+        bear_case = BearArgument.model_validate(_rendered_if_dropped(bear.data, "bear", cards))
         weighed = {**shown, "bull": bull.data, "bear": bear.data}
         resolution = checked_round(
             lambda feedback: self._resolution.resolve(symbol, digests, bull_case, bear_case, feedback),
@@ -141,6 +144,13 @@ class DebateService:
             required=RESOLUTION_REQUIRED,
         )
         result = resolution.data
+        if result["conflict_resolution"] == PLACEHOLDER:  # written from the cards instead
+            side = {"BULLISH": {1}, "BEARISH": {-1}}.get(str(result["direction"]), {1, -1})
+            decisive = strongest(cards, side)
+            result = {
+                **result,
+                "conflict_resolution": conclusion(str(result["direction"]), decisive, cards, "zh"),
+            }
         rounds: dict[str, ClaimRound[Any]] = {
             "bull_advocate": bull,
             "bear_advocate": bear,
@@ -185,6 +195,15 @@ def _shown(view: ExpertView) -> dict[str, Any]:
     """What the advocates read of a view (the claim checks' facts): not the code signal's scores or
     the cards' strengths, which no prompt shows and so no argument may quote."""
     return view.model_dump(mode="json", include=SHOWN)
+
+
+def _rendered_if_dropped(data: dict[str, Any], side: str, cards: dict[str, EvidenceCard]) -> dict[str, Any]:
+    """An advocate's case whose thesis the claim round had to drop: the thesis is written from the
+    side's strongest cards (choices mode's rendering), never left as a placeholder."""
+    if data.get("core_thesis") != PLACEHOLDER:
+        return data
+    support = strongest(cards, {1} if side == "bull" else {-1})
+    return {**data, "core_thesis": render_case(side, {"support": support}, cards, "zh").thesis}
 
 
 def _copy(source: BaseModel, target: type[M]) -> M:

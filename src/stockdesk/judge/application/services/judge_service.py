@@ -38,12 +38,13 @@ from stockdesk.judge.application.services.plan_text import plan_texts
 from stockdesk.judge.application.services.rules_verdict import RulesDecision, counted, rules_decision
 from stockdesk.judge.application.services.trade_plan import compute_trade_plan, plan_options
 from stockdesk.judge.domain.dtos.adjustment import Adjustment
-from stockdesk.judge.domain.dtos.evidence import JudgeEvidence
+from stockdesk.judge.domain.dtos.evidence import CardInput, JudgeEvidence
 from stockdesk.judge.domain.dtos.judge_input import JudgeInput
 from stockdesk.judge.domain.dtos.trade_plan import PlanVariant, TradePlan
 from stockdesk.judge.domain.dtos.verdict_result import VerdictResult
 from stockdesk.judge.domain.model.enums import ActionDirection
 from stockdesk.judge.domain.ports.judge_verdict_agent import IJudgeVerdictAgentPort, VerdictAnswer
+from stockdesk.shared.claims import PLACEHOLDER
 from stockdesk.shared.errors import LLMOutputParseError
 
 logger = logging.getLogger(__name__)
@@ -77,6 +78,20 @@ def plan_for(
     action: ActionDirection, evidence: JudgeEvidence, confidence: float, variant: PlanVariant
 ) -> TradePlan | None:
     return compute_trade_plan(action, evidence.prices, confidence, variant) if evidence.prices else None
+
+
+def _rendered_if_dropped(
+    result: VerdictResult, cards: list[CardInput], claims: dict[str, Any]
+) -> tuple[VerdictResult, dict[str, Any]]:
+    """A reasoning the claim round had to drop whole is written from the cards instead (the
+    choices-mode rendering of the same action, its strongest cards), never left a placeholder."""
+    if result.reasoning != PLACEHOLDER:
+        return result, claims
+    action = result.action.value
+    agree = [c for c in cards if c.direction in choice_verdict.DECISIVE[action] and c.direction != 0]
+    by_id = {c.id: c for c in cards}
+    reasoning = choice_verdict.reasoning(action, [c.id for c in agree[:3]], by_id)
+    return result.model_copy(update={"reasoning": reasoning}), {**claims, "replaced": ["reasoning"]}
 
 
 def choice_feedback(wrong: list[str]) -> str:
@@ -189,6 +204,7 @@ class JudgeService:
                 evidence.facts,
                 lambda feedback: self._agent.decide(prepared, feedback=feedback),
             )
+            result, claims = _rendered_if_dropped(result, evidence.cards, claims)
             if claims.get("dropped"):
                 adjustments.append(
                     Adjustment(
