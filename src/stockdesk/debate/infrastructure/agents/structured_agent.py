@@ -8,7 +8,7 @@ from typing import Any, Generic, TypeVar
 from pydantic import BaseModel
 
 from stockdesk.debate.domain.ports.agents import AgentAnswer
-from stockdesk.debate.domain.ports.llm_port import ILLMPort
+from stockdesk.debate.domain.ports.llm_port import ILLMPort, LLMReply
 from stockdesk.llm_platform.application.structured_output import parse_or_log
 from stockdesk.shared.prompts import load_prompts
 
@@ -25,8 +25,8 @@ def parse_answer(raw: str, model: type[T], agent: str) -> T:
 class StructuredAgent(Generic[T]):
     """Fills `<package>/prompts/user.md` with str.format() and asks for `output_model`.
 
-    `parse` is the agent's own strict output parser; it re-checks the raw text, so an answer that
-    reached us through any ILLMPort is validated the same way.
+    The answer LLMService validated against `output_model` is used as is (one parse); `parse`, the
+    agent's own strict parser, reads the raw text only from a port that hands no parsed model back.
     """
 
     def __init__(
@@ -50,6 +50,11 @@ class StructuredAgent(Generic[T]):
             agent=self._agent,
             input=prompt,
             output=reply.text,
-            parsed=self._parse(reply.text),
+            parsed=self._parsed(reply),
             tokens=reply.tokens,
         )
+
+    def _parsed(self, reply: LLMReply) -> T:
+        if isinstance(reply.parsed, self._model):
+            return reply.parsed
+        return self._parse(reply.text)

@@ -8,6 +8,7 @@ from stockdesk.judge.application.services.lessons import lessons_block
 from stockdesk.judge.domain.dtos.judge_input import JudgeInput
 from stockdesk.judge.domain.dtos.trade_plan import PlanOption
 from stockdesk.judge.domain.dtos.verdict_choice import verdict_choice_model
+from stockdesk.judge.domain.dtos.verdict_result import VerdictResult
 from stockdesk.judge.domain.ports.judge_verdict_agent import IJudgeVerdictAgentPort, VerdictAnswer
 from stockdesk.judge.domain.ports.llm_port import ILLMPort
 from stockdesk.judge.infrastructure.agents.verdict import output_parser
@@ -109,7 +110,9 @@ class JudgeVerdictAgentAdapter(IJudgeVerdictAgentPort):
             caller="judge.verdict",
             sample=sample,
         )
-        return VerdictAnswer(input=prompt, output=reply.text, result=output_parser.parse_verdict(reply.text))
+        parsed = reply.parsed  # validated by LLMService against VerdictResult: one parse
+        result = parsed if isinstance(parsed, VerdictResult) else output_parser.parse_verdict(reply.text)
+        return VerdictAnswer(input=prompt, output=reply.text, result=result)
 
     def _choose(self, judge_input: JudgeInput, feedback: str | None, sample: int) -> VerdictAnswer:
         """One call answered with card ids; the parsed model LLMService validated is used as is."""
