@@ -144,11 +144,18 @@ def test_decisive_cards_against_the_direction_and_odd_pairs_are_dropped() -> Non
     assert len(outcome.claim_checks["resolution"]["dropped"]) == 2
 
 
-def test_the_answer_schema_enumerates_the_debates_card_ids() -> None:
-    ids = [c.id for v in views() for c in v.cards]
-    schema = choice_model("bull", ids).model_json_schema()
-    enum = schema["properties"]["support"]["items"]["enum"]
-    assert enum == ids and schema["properties"]["support"]["maxItems"] == 3
+def test_the_answer_schema_enumerates_each_fields_cards_by_direction() -> None:
+    cards = [(c.id, c.direction) for v in views() for c in v.cards]
+    bull = choice_model("bull", cards).model_json_schema()["properties"]
+    assert bull["support"]["items"]["enum"] == [i for i, d in cards if d >= 0]  # the grammar keeps a bull
+    assert bull["concede"]["items"]["enum"] == [i for i, d in cards if d < 0]  # on its side
+    assert bull["support"]["maxItems"] == 3 and bull["concede"]["maxItems"] == 2
+    bear = choice_model("bear", cards).model_json_schema()["properties"]
+    assert bear["support"]["items"]["enum"] == [i for i, d in cards if d <= 0]
+    resolution = choice_model("resolution", cards).model_json_schema()["properties"]
+    assert resolution["decisive"]["items"]["enum"] == [i for i, _ in cards]
+    only_bullish = choice_model("bear", [("a", 1)]).model_json_schema()["properties"]
+    assert only_bullish["support"]["maxItems"] == 0  # nothing a bear may pick: it must stay empty
 
 
 def test_without_any_card_the_debate_falls_back_to_prose() -> None:

@@ -38,20 +38,44 @@ class ResolutionChoice(BaseModel):
 SCHEMA_NAMES = {"bull": "BullChoice", "bear": "BearChoice", "resolution": "ResolutionChoice"}
 
 
-def choice_model(role: ChoiceRole, card_ids: list[str]) -> type[BaseModel]:
-    """The answer schema for `role` with card ids as an enum (what llama.cpp's grammar enforces)."""
-    ids: Any = Literal[tuple(card_ids)] if card_ids else str  # type: ignore[valid-type]
+SIDES = {"bull": ({1, 0}, {-1}), "bear": ({-1, 0}, {1})}
+"""An advocate's (support, concede) directions: a bull supports with cards read bullish or neutral
+and concedes bearish ones; a bear the mirror image."""
+
+
+def _ids_field(ids: list[str], most: int, least: int = 0, shown: list[str] | None = None) -> tuple[Any, Any]:
+    """A list of ids from `ids`. The schema a model is given enumerates `shown` (default: `ids`),
+    which llama.cpp's grammar enforces; validation accepts any of `ids`, so a provider without a
+    grammar that picks against the rule is answered by the code's direction round (re-asked once,
+    then dropped), not by a failed parse."""
+    shown = ids if shown is None else shown
+    if not ids:
+        return list[str], Field(default_factory=list, max_length=0)
+    kind: Any = Literal[tuple(ids)]  # type: ignore[valid-type]
+    items = {"type": "string", "enum": shown} if shown else {"type": "string"}  # no empty enum
+    least = least if shown else 0
+    extra = {"items": items, **({"maxItems": 0} if not shown else {})}
+    return list[kind], Field(default_factory=list, min_length=least, max_length=most, json_schema_extra=extra)
+
+
+def choice_model(role: ChoiceRole, cards: list[tuple[str, int]]) -> type[BaseModel]:
+    """The answer schema for `role`, card ids as enums (what llama.cpp's grammar enforces): an
+    advocate's fields list only the cards of their direction, so the embedded model cannot pick
+    against its side; the resolution's decisive cards depend on the direction it gives in the same
+    answer, so its direction rule is checked in code (application/choices.py)."""
     if role == "resolution":
-        pair = list[ids]
+        ids = [card_id for card_id, _ in cards]
         return create_model(
             SCHEMA_NAMES[role],
             direction=(DebateDirection, ...),
             confidence=(float, Field(ge=0.0, le=1.0)),
-            decisive=(list[ids], Field(min_length=1, max_length=3)),
-            disagreements=(list[pair], Field(default_factory=list, max_length=2)),
+            decisive=_ids_field(ids, 3, least=1),
+            disagreements=(list[_ids_field(ids, 2)[0]], Field(default_factory=list, max_length=2)),
         )
+    support, concede = SIDES[role]
+    ids = [card_id for card_id, _ in cards]
     return create_model(
         SCHEMA_NAMES[role],
-        support=(list[ids], Field(min_length=1, max_length=3)),
-        concede=(list[ids], Field(default_factory=list, max_length=2)),
+        support=_ids_field(ids, 3, least=1, shown=[i for i, d in cards if d in support]),
+        concede=_ids_field(ids, 2, shown=[i for i, d in cards if d in concede]),
     )

@@ -53,9 +53,9 @@ class ChoiceAgent(IChoiceAgentPort):
         prompt = prompts.render_user(**values, **({"cases": cases} if role == "resolution" else {}))
         if feedback:
             prompt += f"{FEEDBACK_HEADER}{feedback}"
-        ids = [card.id for view in views for card in view.cards]
+        cards = [(card.id, int(card.direction)) for view in views for card in view.cards]
         reply = self._llm.generate(
-            prompt, prompts.system, response_model=choice_model(role, ids), caller=f"debate.choices.{role}"
+            prompt, prompts.system, response_model=choice_model(role, cards), caller=f"debate.choices.{role}"
         )
         return AgentAnswer[BaseModel](
             agent=f"{role}_choices", input=prompt, output=reply.text, parsed=reply.parsed, tokens=reply.tokens
