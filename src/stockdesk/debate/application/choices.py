@@ -19,6 +19,8 @@ from pydantic import BaseModel
 from stockdesk.debate.domain.dtos.choices import ChoiceRole
 from stockdesk.debate.domain.ports.agents import AgentAnswer
 from stockdesk.research.application import EvidenceCard
+from stockdesk.shared.claims import kept_picks as kept
+from stockdesk.shared.claims import refused_picks
 from stockdesk.shared.errors import LLMOutputParseError
 
 logger = logging.getLogger(__name__)
@@ -29,7 +31,6 @@ ALLOWED: dict[tuple[str, str], set[int]] = {
     ("bear", "concede"): {1},
 }
 DECISIVE = {"BULLISH": {1, 0}, "BEARISH": {-1, 0}, "NEUTRAL": {-1, 0, 1}}
-SIDE_ZH = {1: "利多", 0: "中性", -1: "利空"}
 Picks = dict[str, Any]
 
 
@@ -42,23 +43,16 @@ class ChoiceRound:
     record: dict[str, Any] = field(default_factory=dict)
 
 
-def _allowed(role: ChoiceRole, name: str, picks: Picks) -> set[int]:
+def _allowed(role: ChoiceRole, picks: Picks) -> dict[str, set[int]]:
     if role == "resolution":
-        return DECISIVE[str(picks.get("direction"))]
-    return ALLOWED[(role, name)]
+        return {"decisive": DECISIVE[str(picks.get("direction"))]}
+    return {name: ALLOWED[(role, name)] for name in ("support", "concede")}
 
 
 def wrong_picks(role: ChoiceRole, picks: Picks, cards: Mapping[str, EvidenceCard]) -> list[str]:
-    """Each refused pick as `<field>:<id>` with the reason, in the order given."""
-    wrong = []
-    for name in ("decisive",) if role == "resolution" else ("support", "concede"):
-        allowed = _allowed(role, name, picks)
-        for card_id in picks.get(name) or []:
-            card = cards.get(card_id)
-            if card is None:
-                wrong.append(f"{name}:{card_id}：没有这张卡")
-            elif card.direction not in allowed:
-                wrong.append(f"{name}:{card_id}：方向为{SIDE_ZH[card.direction]}，不能用作 {name}")
+    """Each refused pick as `<field>:<id>：reason`, in the order given."""
+    directions = {card_id: int(card.direction) for card_id, card in cards.items()}
+    wrong = refused_picks(picks, _allowed(role, picks), directions, "不符合该栏的方向")
     for pair in picks.get("disagreements") or []:
         sides = sorted(cards[c].direction for c in pair if c in cards)
         if len(pair) != 2 or sides != [-1, 1]:
@@ -68,12 +62,9 @@ def wrong_picks(role: ChoiceRole, picks: Picks, cards: Mapping[str, EvidenceCard
 
 def kept_picks(role: ChoiceRole, picks: Picks, wrong: list[str]) -> Picks:
     """`picks` without the refused ones (ids unique, order kept)."""
-    refused = {w.split("：", 1)[0] for w in wrong}
-    out = dict(picks)
-    for name in ("decisive",) if role == "resolution" else ("support", "concede"):
-        ids = [c for c in picks.get(name) or [] if f"{name}:{c}" not in refused]
-        out[name] = list(dict.fromkeys(ids))
+    out = kept(picks, list(_allowed(role, picks)), wrong)
     if role == "resolution":
+        refused = {w.split("：", 1)[0] for w in wrong}
         pairs = picks.get("disagreements") or []
         out["disagreements"] = [p for p in pairs if f"disagreements:{'/'.join(p)}" not in refused]
     return out

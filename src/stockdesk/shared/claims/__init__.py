@@ -23,6 +23,7 @@ from stockdesk.shared.claims.grounding import (
     numbers_in_text,
     snapshot_numbers,
 )
+from stockdesk.shared.claims.picks import kept_picks, refused_picks
 from stockdesk.shared.claims.repair import PLACEHOLDER, CleanedTexts, drop_violating, repair_feedback
 from stockdesk.shared.claims.scope import Texts
 from stockdesk.shared.claims.violation import ALL_KINDS, Violation, ViolationKind, dump_violations
@@ -42,7 +43,9 @@ __all__ = [
     "drop_violating",
     "dump_violations",
     "is_grounded",
+    "kept_picks",
     "numbers_in_text",
+    "refused_picks",
     "repair_feedback",
     "required_fields",
     "snapshot_numbers",

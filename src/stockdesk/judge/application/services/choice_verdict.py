@@ -13,35 +13,24 @@ from typing import Any
 
 from stockdesk.judge.domain.dtos.evidence import CardInput
 from stockdesk.judge.domain.dtos.verdict_result import VerdictResult
+from stockdesk.shared.claims import kept_picks, refused_picks
 
 DECISIVE = {"BUY": {1, 0}, "SELL": {-1, 0}, "HOLD": {-1, 0, 1}}
 RISKS = {"BUY": {-1, 0}, "SELL": {1, 0}, "HOLD": {-1, 0, 1}}
 ACTION_ZH = {"BUY": "买入", "SELL": "卖出", "HOLD": "观望"}
 ACTION_EN = {"BUY": "Buy", "SELL": "Sell", "HOLD": "Hold"}
-SIDE_ZH = {1: "利多", 0: "中性", -1: "利空"}
 
 
 def wrong_picks(picks: Mapping[str, Any], cards: Mapping[str, CardInput]) -> list[str]:
     """Each refused pick as `<field>:<id>：reason`."""
     action = str(picks["action"])
-    wrong = []
-    for name, allowed in (("decisive", DECISIVE[action]), ("risks", RISKS[action])):
-        for card_id in picks.get(name) or []:
-            card = cards.get(card_id)
-            if card is None:
-                wrong.append(f"{name}:{card_id}：没有这张卡")
-            elif card.direction not in allowed:
-                wrong.append(f"{name}:{card_id}：方向为{SIDE_ZH[card.direction]}，与 {action} 不符")
-    return wrong
+    allowed = {"decisive": DECISIVE[action], "risks": RISKS[action]}
+    directions = {card_id: card.direction for card_id, card in cards.items()}
+    return refused_picks(picks, allowed, directions, f"与 {action} 不符")
 
 
 def kept(picks: Mapping[str, Any], wrong: list[str]) -> dict[str, Any]:
-    refused = {w.split("：", 1)[0] for w in wrong}
-    out = dict(picks)
-    for name in ("decisive", "risks"):
-        ids = [c for c in picks.get(name) or [] if f"{name}:{c}" not in refused]
-        out[name] = list(dict.fromkeys(ids))
-    return out
+    return kept_picks(picks, ["decisive", "risks"], wrong)
 
 
 def reasoning(action: str, decisive: list[str], cards: Mapping[str, CardInput], lang: str = "zh") -> str:
