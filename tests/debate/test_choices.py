@@ -154,6 +154,10 @@ def test_the_answer_schema_enumerates_each_fields_cards_by_direction() -> None:
     assert bear["support"]["items"]["enum"] == [i for i, d in cards if d <= 0]
     resolution = choice_model("resolution", cards).model_json_schema()["properties"]
     assert resolution["decisive"]["items"]["enum"] == [i for i, _ in cards]
+    bullish, bearish = resolution["disagreements"]["items"]["prefixItems"]  # a pair: one card of each side
+    assert bullish["enum"] == [i for i, d in cards if d > 0] and bearish["enum"] == [
+        i for i, d in cards if d < 0
+    ]
     only_bullish = choice_model("bear", [("a", 1)]).model_json_schema()["properties"]
     assert only_bullish["support"]["maxItems"] == 0  # nothing a bear may pick: it must stay empty
 

@@ -58,6 +58,21 @@ def _ids_field(ids: list[str], most: int, least: int = 0, shown: list[str] | Non
     return list[kind], Field(default_factory=list, min_length=least, max_length=most, json_schema_extra=extra)
 
 
+def _pairs_field(ids: list[str], bullish: list[str], bearish: list[str]) -> tuple[Any, Any]:
+    """Up to 2 disagreements, each a [bullish card, bearish card] pair: the schema shows each place
+    only the cards of its side (none at all when a side has no card); validation takes any id."""
+    if not ids or not bullish or not bearish:
+        return list[list[str]], Field(default_factory=list, max_length=0)
+    kind: Any = Literal[tuple(ids)]  # type: ignore[valid-type]
+    pair = {
+        "type": "array",
+        "prefixItems": [{"type": "string", "enum": bullish}, {"type": "string", "enum": bearish}],
+        "minItems": 2,
+        "maxItems": 2,
+    }
+    return list[list[kind]], Field(default_factory=list, max_length=2, json_schema_extra={"items": pair})
+
+
 def choice_model(role: ChoiceRole, cards: list[tuple[str, int]]) -> type[BaseModel]:
     """The answer schema for `role`, card ids as enums (what llama.cpp's grammar enforces): an
     advocate's fields list only the cards of their direction, so the embedded model cannot pick
@@ -70,7 +85,7 @@ def choice_model(role: ChoiceRole, cards: list[tuple[str, int]]) -> type[BaseMod
             direction=(DebateDirection, ...),
             confidence=(float, Field(ge=0.0, le=1.0)),
             decisive=_ids_field(ids, 3, least=1),
-            disagreements=(list[_ids_field(ids, 2)[0]], Field(default_factory=list, max_length=2)),
+            disagreements=_pairs_field(ids, [i for i, d in cards if d > 0], [i for i, d in cards if d < 0]),
         )
     support, concede = SIDES[role]
     ids = [card_id for card_id, _ in cards]
