@@ -578,6 +578,9 @@ class LLMService:
                 prompt_hash=prompt_hash,
                 prompt_tokens=response.usage.prompt_tokens if status == "ok" else 0,
                 completion_tokens=response.usage.completion_tokens if status == "ok" else 0,
+                # a replayed answer evaluated nothing now; its stored counts are of the first call
+                prompt_tokens_evaluated=response.usage.prompt_tokens_evaluated if status == "ok" else None,
+                prompt_tokens_cached=response.usage.prompt_tokens_cached if status == "ok" else None,
                 latency_seconds=round(latency, 3),
                 status=status,  # type: ignore[arg-type]
                 tags=list(tags),

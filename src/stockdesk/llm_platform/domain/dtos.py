@@ -41,9 +41,24 @@ class ChatMessage(BaseModel):
         return self.model_dump(exclude_defaults=True)
 
 
+def _known_sum(a: int | None, b: int | None) -> int | None:
+    """A sum of counts that is unknown as soon as one part is: a guess would pass for a measurement."""
+    return None if a is None or b is None else a + b
+
+
 class TokenUsage(BaseModel):
+    """Tokens of one call (or of a call and its repair).
+
+    `prompt_tokens` is the whole prompt. Of it, a server with a prompt cache (llama.cpp's
+    `timings.prompt_n` / `cache_n`, or an API's `prompt_tokens_details.cached_tokens`) says how many
+    it really evaluated and how many it reused from the cache: that, not the prompt size, is what
+    a call costs on a CPU. None when the provider does not say.
+    """
+
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    prompt_tokens_evaluated: int | None = None
+    prompt_tokens_cached: int | None = None
 
     @property
     def total_tokens(self) -> int:
@@ -53,6 +68,8 @@ class TokenUsage(BaseModel):
         return TokenUsage(
             prompt_tokens=self.prompt_tokens + other.prompt_tokens,
             completion_tokens=self.completion_tokens + other.completion_tokens,
+            prompt_tokens_evaluated=_known_sum(self.prompt_tokens_evaluated, other.prompt_tokens_evaluated),
+            prompt_tokens_cached=_known_sum(self.prompt_tokens_cached, other.prompt_tokens_cached),
         )
 
 
@@ -115,6 +132,12 @@ class LLMCallRecord(BaseModel):
     prompt_hash: str
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    prompt_tokens_evaluated: int | None = Field(
+        default=None, description="of the prompt, tokens the model evaluated (None: not reported)"
+    )
+    prompt_tokens_cached: int | None = Field(
+        default=None, description="of the prompt, tokens reused from the server's cache (None: not reported)"
+    )
     latency_seconds: float = 0.0
     status: Literal["ok", "error", "cached", "parse_error"]
     error_class: str | None = None
@@ -163,5 +186,7 @@ class AuditedCall(BaseModel):
     tokens: int
     prompt_tokens: int
     completion_tokens: int
+    prompt_tokens_evaluated: int | None = None
+    prompt_tokens_cached: int | None = None
     seconds: float
     tool_calls: list[AuditedToolCall] = Field(default_factory=list)

@@ -37,7 +37,9 @@ class OpenAICompatibleProvider(ILLMProvider):
         api_key: str | None,
         supports_json_schema: bool = True,
         repetition_parameter: str | None = None,
+        extra_body: dict[str, Any] | None = None,
     ):
+        """`extra_body`: server-specific fields sent with every request (llama.cpp's `cache_prompt`)."""
         self.name = name
         self.model = model
         self.base_url = base_url
@@ -46,6 +48,7 @@ class OpenAICompatibleProvider(ILLMProvider):
         register_secrets(*self._secrets)
         self.supports_json_schema = supports_json_schema
         self._repetition_parameter = repetition_parameter
+        self._extra_body = dict(extra_body or {})
         # max_retries=0: retries and fail-over are the router's job, with its own backoff.
         self._client = openai.OpenAI(base_url=base_url, api_key=api_key or "not-needed", max_retries=0)
 
@@ -59,10 +62,13 @@ class OpenAICompatibleProvider(ILLMProvider):
         }
         if request.seed is not None:
             kwargs["seed"] = request.seed
+        extra_body = dict(self._extra_body)
         if request.repetition_penalty and self._repetition_parameter:
             # a server-specific sampler (llama.cpp's DRY) goes in the request body; remote APIs
             # rarely loop, and their frequency_penalty would also punish JSON's quotes
-            kwargs["extra_body"] = {self._repetition_parameter: request.repetition_penalty}
+            extra_body[self._repetition_parameter] = request.repetition_penalty
+        if extra_body:
+            kwargs["extra_body"] = extra_body
         if request.tools:
             kwargs["tools"] = [
                 {"type": "function", "function": t.model_dump(include={"name", "description", "parameters"})}
@@ -106,15 +112,11 @@ class OpenAICompatibleProvider(ILLMProvider):
         if not completion.choices:
             raise LLMTransientError(f"{self.name} returned no choices")
         choice = completion.choices[0]
-        usage = completion.usage
         return CompletionResponse(
             text=choice.message.content or "",
             tool_calls=[sdk_tool_call(c) for c in choice.message.tool_calls or []] if request.tools else [],
             finish_reason=choice.finish_reason,
-            usage=TokenUsage(
-                prompt_tokens=usage.prompt_tokens if usage else 0,
-                completion_tokens=usage.completion_tokens if usage else 0,
-            ),
+            usage=token_usage(completion),
             model=self.model,
             provider=self.name,
         )
@@ -124,6 +126,43 @@ class OpenAICompatibleProvider(ILLMProvider):
 
     def _redact(self, text: str) -> str:
         return redact_text(text, self._secrets)
+
+
+def token_usage(completion: Any) -> TokenUsage:
+    """The call's tokens, with how much of the prompt was evaluated and how much came from a cache.
+
+    llama.cpp's server adds `timings` to its answer (`prompt_n`: prompt tokens evaluated,
+    `cache_n`: reused from the slot's KV cache), which the SDK keeps as an extra field. Other
+    OpenAI-compatible APIs may report `usage.prompt_tokens_details.cached_tokens`: the rest of the
+    prompt was evaluated. Neither: both stay None (unknown, not zero).
+    """
+    usage = getattr(completion, "usage", None)
+    prompt = _count(getattr(usage, "prompt_tokens", None)) or 0
+    evaluated, cached = _cache_counts(completion, usage, prompt)
+    return TokenUsage(
+        prompt_tokens=prompt,
+        completion_tokens=_count(getattr(usage, "completion_tokens", None)) or 0,
+        prompt_tokens_evaluated=evaluated,
+        prompt_tokens_cached=cached,
+    )
+
+
+def _cache_counts(completion: Any, usage: Any, prompt: int) -> tuple[int | None, int | None]:
+    """(evaluated, cached) prompt tokens: llama.cpp's timings first, else the API's cached_tokens."""
+    timings = (getattr(completion, "model_extra", None) or {}).get("timings")
+    if isinstance(timings, dict) and _count(timings.get("prompt_n")) is not None:
+        return _count(timings.get("prompt_n")), _count(timings.get("cache_n")) or 0
+    cached = _count(getattr(getattr(usage, "prompt_tokens_details", None), "cached_tokens", None))
+    if cached is None:
+        return None, None
+    return max(prompt - cached, 0), cached
+
+
+def _count(value: Any) -> int | None:
+    """A reported token count, or None when the field is missing or not a number."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return max(int(value), 0)
 
 
 def openai_message(message: ChatMessage) -> dict[str, Any]:

@@ -142,6 +142,10 @@ def call_json(call: AuditedCall) -> dict[str, object]:
         "purpose": call.purpose,
         "status": call.status,
         "tokens": call.tokens,
+        "prompt_tokens": call.prompt_tokens,
+        "prompt_tokens_evaluated": call.prompt_tokens_evaluated,
+        "prompt_tokens_cached": call.prompt_tokens_cached,
+        "completion_tokens": call.completion_tokens,
         "seconds": call.seconds,
         "tool_calls": [
             {
@@ -161,10 +165,31 @@ def _short(arguments: dict[str, object], limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+UNKNOWN = "—"  # the provider did not say (or nothing was evaluated: a cached or failed call)
+CALL_COLUMNS = (
+    "at (UTC)",
+    "purpose",
+    "model",
+    "status",
+    "tokens",
+    "evaluated",
+    "cached",
+    "seconds",
+    "tool calls",
+)
+NUMERIC_COLUMNS = ("tokens", "evaluated", "cached", "seconds")
+
+
+def _count(value: int | None) -> str:
+    return UNKNOWN if value is None else str(value)
+
+
 def calls_table(found: list[AuditedCall]) -> Table:
+    """One row per call. `evaluated` / `cached`: of its prompt, the tokens the model really ran and
+    those it reused from its prompt cache; on a CPU the first, not `tokens`, is what a call costs."""
     table = Table(title=f"newest {len(found)} LLM call{'' if len(found) == 1 else 's'}")
-    for column in ("at (UTC)", "purpose", "model", "status", "tokens", "seconds", "tool calls"):
-        justify = "right" if column in ("tokens", "seconds") else "left"
+    for column in CALL_COLUMNS:
+        justify = "right" if column in NUMERIC_COLUMNS else "left"
         table.add_column(column, justify=justify, no_wrap=column != "tool calls")
     for call in found:
         tools = "\n".join(
@@ -176,6 +201,8 @@ def calls_table(found: list[AuditedCall]) -> Table:
             call.model,
             call.status,
             str(call.tokens),
+            _count(call.prompt_tokens_evaluated),
+            _count(call.prompt_tokens_cached),
             f"{call.seconds:.1f}",
             tools or "-",
         )

@@ -47,6 +47,9 @@ class EmbeddedProvider(ILLMProvider):
                 # DRY penalises repeating a phrase and leaves JSON punctuation alone (it breaks
                 # sequences at quotes and colons), where frequency_penalty would punish every quote
                 repetition_parameter="dry_multiplier",
+                # keep each slot's KV cache between calls: a call that starts like the previous one
+                # (the research experts' shared system prompt) evaluates only what differs
+                extra_body={"cache_prompt": True},
             )
             self._client_url = url
         return self._client

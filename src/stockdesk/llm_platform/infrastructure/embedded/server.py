@@ -75,6 +75,12 @@ class EmbeddedServer:
         params.port = 0
         params.verbosity = 0
         params.warmup = False
+        # Prompt cache: a slot keeps the KV of its last prompt and a new request reuses the common
+        # prefix (answers report it as timings.cache_n), idle slots' prompts are saved to a RAM
+        # cache, and a request goes to the slot whose cached prompt it resembles most. These are
+        # llama.cpp's defaults today; set here so that a runtime update cannot silently drop them.
+        params.cache_prompt = True
+        params.cache_idle_slots = True
         started = time.perf_counter()
         try:
             self._server = xllamacpp.Server(params)

@@ -101,6 +101,8 @@ def _audited(row: LLMCallRow, ran: dict[tuple[str, str], LLMToolCallRow]) -> Aud
         tokens=row.prompt_tokens + row.completion_tokens,
         prompt_tokens=row.prompt_tokens,
         completion_tokens=row.completion_tokens,
+        prompt_tokens_evaluated=row.prompt_tokens_evaluated,
+        prompt_tokens_cached=row.prompt_tokens_cached,
         seconds=row.latency_seconds,
         tool_calls=calls,
     )

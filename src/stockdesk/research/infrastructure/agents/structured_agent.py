@@ -1,8 +1,17 @@
-"""The one agent mechanism every expert uses: prompt resources + snapshot -> LLM -> parsed answer."""
+"""The one agent mechanism every expert uses: prompt resources + snapshot -> LLM -> parsed answer.
+
+Every expert call starts with the same text: the system message is the shared
+`agents/prompts/system.md` (rules common to all experts), and the expert's own instructions
+(`<expert>/prompts/system.md`: role, its rules, its fields) open the user message, before the data
+(`<expert>/prompts/user.md`). A model server with a prompt cache (llama.cpp's) then evaluates that
+prefix once and reuses it for the next expert, instead of evaluating five different system prompts.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import cache
+from importlib import resources
 from typing import Generic, TypeVar
 
 from pydantic import BaseModel
@@ -16,13 +25,23 @@ T = TypeVar("T", bound=BaseModel)
 FEEDBACK_HEADER = "\n\n## 上一次回答未通过校验，请修正\n"
 
 
+@cache
+def shared_system_prompt() -> str:
+    """The system message of every research expert (read once: it is the same for all of them)."""
+    return resources.files(__package__).joinpath("prompts", "system.md").read_text(encoding="utf-8").strip()
+
+
 def parse_expert_output(raw: str, model: type[T], expert: str) -> T:
     """Strip <think>, extract JSON, validate; log the raw output (truncated) and raise on failure."""
     return parse_or_log(raw, model, expert)
 
 
 class StructuredAgent(Generic[T]):
-    """Fills `<package>/prompts/user.md` from a snapshot with str.format() and asks for `output_model`."""
+    """Fills `<package>/prompts/user.md` from a snapshot with str.format() and asks for `output_model`.
+
+    The expert's instructions are not formatted (they hold JSON examples with braces): they are
+    put in front of the filled template as they are.
+    """
 
     def __init__(
         self,
@@ -44,15 +63,25 @@ class StructuredAgent(Generic[T]):
 
     @property
     def system_prompt(self) -> str:
+        """The system message sent: the text every expert shares."""
+        return shared_system_prompt()
+
+    @property
+    def instructions(self) -> str:
+        """This expert's own instructions (its prompts/system.md), at the head of the user message."""
         return self._prompts.system
 
+    def user_prompt(self, snapshot: BaseModel) -> str:
+        """The user message: the expert's instructions, then its template filled from the snapshot."""
+        return f"{self._prompts.system}\n\n{self._prompts.render_user(**snapshot.model_dump(mode='json'))}"
+
     def ask(self, snapshot: BaseModel, feedback: str | None = None) -> AgentAnswer[T]:
-        prompt = self._prompts.render_user(**snapshot.model_dump(mode="json"))
+        prompt = self.user_prompt(snapshot)
         if feedback:
             prompt += f"{FEEDBACK_HEADER}{feedback}"
         reply = self._llm.generate(
             prompt,
-            self._prompts.system,
+            self.system_prompt,
             response_model=self._model,
             caller=f"research.{self._expert}",
             max_tokens=self._max_tokens,
