@@ -472,3 +472,18 @@ def test_a_session_from_the_real_pipeline_renders(settings: Settings) -> None:
         assert "HOLD" in report and "估值回落" in report and "Financial auditor" in report
         assert ran.expert_errors["technical_analyst"] in report
         assert f"{ran.llm_calls} LLM calls" in report
+
+
+@pytest.mark.parametrize("fmt", ["md", "html"])
+def test_a_choices_debate_shows_its_english_sentences_and_why_there_is_no_risk_matrix(fmt: str) -> None:
+    from tests.debate.test_choices import run
+
+    outcome, _ = run()  # the scripted chooser through the real choices debate
+    results = {"valuation_modeler": valuation(), "technical_analyst": technical()}
+    report = render_report(session(results, debate_outcome=outcome.model_dump(mode="json")), fmt)  # type: ignore[arg-type]
+    english = outcome.choices["english"]
+    assert "every sentence above was written by code from them" in report
+    assert english["bull"]["thesis"] in report and english["conclusion"] in report
+    assert outcome.bull_case.core_thesis in report
+    assert "code does not invent probability or impact levels" in report
+    assert "there was no debate outcome" not in report

@@ -88,7 +88,7 @@ def disagreement(pair: list[str], cards: Mapping[str, EvidenceCard], lang: str) 
     first, second = sorted((cards[c] for c in pair), key=lambda c: -c.direction)
     if lang == "zh":
         return f"{first.text_zh}，而{second.text_zh}。"
-    return f"{first.text_en}, while {second.text_en}."
+    return f"{first.text_en[:1].upper()}{first.text_en[1:]}, while {second.text_en}."
 
 
 def conclusion(direction: str, decisive: list[str], cards: Mapping[str, EvidenceCard], lang: str) -> str:

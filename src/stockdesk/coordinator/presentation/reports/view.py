@@ -387,7 +387,18 @@ def debate(session: ResearchSession) -> Debate:
         ],
         panel=_panel(artifact) if artifact else None,
         dropped_sources=_int(outcome.get("dropped_sources")),
+        english=_english(_dict(outcome.get("choices")).get("english")),
     )
+
+
+def _english(given: Any) -> list[str]:
+    """Choices mode's English sentences: both cases, the conclusion, the disagreements."""
+    english = _dict(given)
+    if not english:
+        return []
+    lines = [fmt.text(_dict(english.get(side)).get("thesis")) for side in ("bull", "bear")]
+    lines += [fmt.text(english.get("conclusion")), *_texts(english.get("disagreements"))]
+    return [line for line in lines if line != fmt.DASH]
 
 
 # ---- footer and the whole report -----------------------------------------------------------------

@@ -143,6 +143,8 @@ class Debate:
     risk_matrix: list[RiskRow] = field(default_factory=list)
     panel: Panel | None = None
     dropped_sources: int = 0
+    english: list[str] = field(default_factory=list)
+    """choices mode: the same sentences in English, each written by code from the cards picked"""
 
 
 @dataclass(frozen=True)
