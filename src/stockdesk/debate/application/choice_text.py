@@ -38,8 +38,12 @@ def _sentence(head: str, items: list[str], lang: str, empty: str) -> str:
     return f"{head}: {'; '.join(items) if items else empty}."
 
 
+def _capital(text: str) -> str:
+    return f"{text[:1].upper()}{text[1:]}"
+
+
 def _full_stop(text: str, lang: str) -> str:
-    return f"{text}。" if lang == "zh" else f"{text[:1].upper()}{text[1:]}."
+    return f"{text}。" if lang == "zh" else f"{_capital(text)}."
 
 
 def render_case(
@@ -88,7 +92,7 @@ def disagreement(pair: list[str], cards: Mapping[str, EvidenceCard], lang: str) 
     first, second = sorted((cards[c] for c in pair), key=lambda c: -c.direction)
     if lang == "zh":
         return f"{first.text_zh}，而{second.text_zh}。"
-    return f"{first.text_en[:1].upper()}{first.text_en[1:]}, while {second.text_en}."
+    return f"{_capital(first.text_en)}, while {second.text_en}."
 
 
 def conclusion(direction: str, decisive: list[str], cards: Mapping[str, EvidenceCard], lang: str) -> str:

@@ -16,7 +16,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from stockdesk.debate.domain.dtos.choices import ChoiceRole
+from stockdesk.debate.domain.dtos.choices import SIDES, ChoiceRole
 from stockdesk.debate.domain.ports.agents import AgentAnswer
 from stockdesk.research.application import EvidenceCard
 from stockdesk.shared.claims import kept_picks as kept
@@ -24,12 +24,6 @@ from stockdesk.shared.claims import refused_picks
 from stockdesk.shared.errors import LLMOutputParseError
 
 logger = logging.getLogger(__name__)
-ALLOWED: dict[tuple[str, str], set[int]] = {
-    ("bull", "support"): {1, 0},
-    ("bull", "concede"): {-1},
-    ("bear", "support"): {-1, 0},
-    ("bear", "concede"): {1},
-}
 DECISIVE = {"BULLISH": {1, 0}, "BEARISH": {-1, 0}, "NEUTRAL": {-1, 0, 1}}
 Picks = dict[str, Any]
 
@@ -46,7 +40,8 @@ class ChoiceRound:
 def _allowed(role: ChoiceRole, picks: Picks) -> dict[str, set[int]]:
     if role == "resolution":
         return {"decisive": DECISIVE[str(picks.get("direction"))]}
-    return {name: ALLOWED[(role, name)] for name in ("support", "concede")}
+    support, concede = SIDES[role]  # the same directions the schema shows (domain/dtos/choices.py)
+    return {"support": support, "concede": concede}
 
 
 def wrong_picks(role: ChoiceRole, picks: Picks, cards: Mapping[str, EvidenceCard]) -> list[str]:

@@ -26,7 +26,7 @@ from stockdesk.research.application.dtos import (
     ValuationModelerResultDTO,
 )
 from stockdesk.research.application.evidence_cards import cards_for
-from stockdesk.research.domain.dtos.code_signal import CodeSignal, Stance
+from stockdesk.research.domain.dtos.code_signal import Stance
 from stockdesk.research.domain.dtos.evidence_card import EvidenceCard
 from stockdesk.research.domain.dtos.expert_view import ExpertView, Figure
 from stockdesk.shared.errors import BadRequestException
@@ -154,10 +154,6 @@ def view_of_result(expert: str, result: BaseModel) -> ExpertView:
 def view_of_rules(expert: str, snapshot: Mapping[str, Any]) -> ExpertView:
     """Rules-only: the code signal stands where the LLM's call would (no LLM text)."""
     code = code_signal(expert, snapshot)
-    return _code_view(expert, code, snapshot)
-
-
-def _code_view(expert: str, code: CodeSignal, snapshot: Mapping[str, Any]) -> ExpertView:
     return ExpertView(
         expert=expert,
         stance=code.stance,

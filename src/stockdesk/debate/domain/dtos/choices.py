@@ -19,22 +19,6 @@ from stockdesk.debate.domain.model.enums import DebateDirection
 ChoiceRole = Literal["bull", "bear", "resolution"]
 
 
-class AdvocateChoice(BaseModel):
-    """Bull or bear: up to 3 supporting cards ranked by weight, up to 2 cards conceded to the other side."""
-
-    support: list[str] = Field(min_length=1, max_length=3)
-    concede: list[str] = Field(default_factory=list, max_length=2)
-
-
-class ResolutionChoice(BaseModel):
-    """The moderator: a direction, its confidence, the decisive cards, the disagreements as card pairs."""
-
-    direction: DebateDirection
-    confidence: float = Field(ge=0.0, le=1.0)
-    decisive: list[str] = Field(min_length=1, max_length=3)
-    disagreements: list[list[str]] = Field(default_factory=list, max_length=2)
-
-
 SCHEMA_NAMES = {"bull": "BullChoice", "bear": "BearChoice", "resolution": "ResolutionChoice"}
 
 
@@ -78,8 +62,8 @@ def choice_model(role: ChoiceRole, cards: list[tuple[str, int]]) -> type[BaseMod
     advocate's fields list only the cards of their direction, so the embedded model cannot pick
     against its side; the resolution's decisive cards depend on the direction it gives in the same
     answer, so its direction rule is checked in code (application/choices.py)."""
+    ids = [card_id for card_id, _ in cards]
     if role == "resolution":
-        ids = [card_id for card_id, _ in cards]
         return create_model(
             SCHEMA_NAMES[role],
             direction=(DebateDirection, ...),
@@ -88,7 +72,6 @@ def choice_model(role: ChoiceRole, cards: list[tuple[str, int]]) -> type[BaseMod
             disagreements=_pairs_field(ids, [i for i, d in cards if d > 0], [i for i, d in cards if d < 0]),
         )
     support, concede = SIDES[role]
-    ids = [card_id for card_id, _ in cards]
     return create_model(
         SCHEMA_NAMES[role],
         support=_ids_field(ids, 3, least=1, shown=[i for i, d in cards if d in support]),

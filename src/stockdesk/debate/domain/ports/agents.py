@@ -71,4 +71,4 @@ class IChoiceAgentPort(ABC):
         cases: str = "",
     ) -> AgentAnswer[BaseModel]:
         """`cases`: the advocates' rendered cases (the resolution reads them); `feedback`: why the
-        last picks were refused. The parsed answer is AdvocateChoice / ResolutionChoice-shaped."""
+        last picks were refused. The parsed answer is the role's `choice_model` (dtos/choices.py)."""

@@ -108,7 +108,7 @@ class RulesVerdictSource(IVerdictSource):
         if "*" in found.errors:
             return LookupError(found.errors["*"])
         if not is_sufficient(signals_with_data(found.code_signals)):  # no evidence, no verdict
-            return Verdict(action="HOLD", confidence=0.0, position_percent=0.0, evidence="insufficient")
+            return _insufficient()
         assert self._rows is not None and self._config is not None
         key = (symbol, pd.Timestamp(day))
         if key not in self._rows:
@@ -123,7 +123,7 @@ class RulesVerdictSource(IVerdictSource):
             },
         )
         if call.action is None:
-            return Verdict(action="HOLD", confidence=0.0, position_percent=0.0, evidence="insufficient")
+            return _insufficient()
         return Verdict(
             action=call.action.value,
             confidence=call.confidence,
@@ -137,3 +137,8 @@ class RulesVerdictSource(IVerdictSource):
                 if s["confidence"] > 0
             },
         )
+
+
+def _insufficient() -> Verdict:
+    """No evidence, no verdict: HOLD without a position (fewer than two experts with data)."""
+    return Verdict(action="HOLD", confidence=0.0, position_percent=0.0, evidence="insufficient")
