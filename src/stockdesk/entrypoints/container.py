@@ -65,6 +65,7 @@ class AppContainer:
             search=lambda: self.search_service,
             securities=data.securities,
             market_frames=data.market_frames,
+            output_style=lambda: self.llm_service.output_style(),
         )
 
     @cached_property

@@ -27,6 +27,7 @@ from stockdesk.research.application.signal_model.service import SignalModelServi
 from stockdesk.research.application.technical_analyst_service import TechnicalAnalystService
 from stockdesk.research.application.valuation_modeler_service import ValuationModelerService
 from stockdesk.research.domain.ports.charts import IChartSeriesBuilder
+from stockdesk.research.domain.ports.choices import IExpertChoicePort
 from stockdesk.research.domain.ports.financial import (
     IFinancialAuditorAgentPort,
     IFinancialDataPort,
@@ -58,6 +59,7 @@ from stockdesk.research.infrastructure.adapters.rules_history_adapter import Rul
 from stockdesk.research.infrastructure.adapters.technical_data_adapter import TechnicalDataAdapter
 from stockdesk.research.infrastructure.adapters.valuation_data_adapter import ValuationDataAdapter
 from stockdesk.research.infrastructure.agents.catalyst_detective.agent import CatalystDetectiveAgent
+from stockdesk.research.infrastructure.agents.choices.agent import ExpertChoiceAgent
 from stockdesk.research.infrastructure.agents.financial_auditor.agent import FinancialAuditorAgent
 from stockdesk.research.infrastructure.agents.macro_intelligence.agent import MacroIntelligenceAgent
 from stockdesk.research.infrastructure.agents.technical_analyst.agent import TechnicalAnalystAgent
@@ -89,8 +91,10 @@ class ResearchContainer:
         search: Callable[[], WebSearchService],
         securities: ListSecuritiesUseCase | None = None,
         market_frames: GetMarketFramesUseCase | None = None,
+        output_style: Callable[[], str] = lambda: "prose",
     ):
-        """`llm_service` and `search` are factories: nothing starts until an expert really asks."""
+        """`llm_service` and `search` are factories: nothing starts until an expert really asks.
+        `output_style` "choices": the snapshot experts' model picks a verdict and cards, code writes."""
         self._basic_info = basic_info
         self._valuations = valuations
         self._finance = finance
@@ -99,10 +103,16 @@ class ResearchContainer:
         self._search = search
         self._securities = securities
         self._market_frames = market_frames
+        self._output_style = output_style
 
     @cached_property
     def llm(self) -> ILLMPort:
         return LLMAdapter(self._llm_service())
+
+    @property
+    def chooser(self) -> IExpertChoicePort | None:
+        """The choices agent when the LLM's output style is "choices", else None (prose mode)."""
+        return ExpertChoiceAgent(self.llm) if self._output_style() == "choices" else None
 
     # valuation modeler --------------------------------------------------------------------------
     @cached_property
@@ -120,7 +130,7 @@ class ResearchContainer:
     @property
     def valuation_modeler(self) -> ValuationModelerService:
         return ValuationModelerService(
-            self.valuation_data, self.valuation_snapshot_builder, self.valuation_agent
+            self.valuation_data, self.valuation_snapshot_builder, self.valuation_agent, self.chooser
         )
 
     # technical analyst --------------------------------------------------------------------------
@@ -139,7 +149,7 @@ class ResearchContainer:
     @property
     def technical_analyst(self) -> TechnicalAnalystService:
         return TechnicalAnalystService(
-            self.technical_data, self.technical_snapshot_builder, self.technical_agent
+            self.technical_data, self.technical_snapshot_builder, self.technical_agent, self.chooser
         )
 
     # financial auditor --------------------------------------------------------------------------
@@ -158,7 +168,7 @@ class ResearchContainer:
     @property
     def financial_auditor(self) -> FinancialAuditorService:
         return FinancialAuditorService(
-            self.financial_data, self.financial_snapshot_builder, self.financial_agent
+            self.financial_data, self.financial_snapshot_builder, self.financial_agent, self.chooser
         )
 
     # macro intelligence and catalyst detective: search -> context -> LLM ------------------------

@@ -9,6 +9,7 @@ from pydantic import BaseModel, Field
 
 from stockdesk.research.domain.dtos.evidence_card import EvidenceCard
 from stockdesk.research.domain.dtos.expert import GroundingReport, GuardReport
+from stockdesk.research.domain.dtos.expert_choice import ExpertChoice
 from stockdesk.research.domain.dtos.financial import DimensionAnalysis
 from stockdesk.research.domain.dtos.soft_intel import Catalyst, IntelDimensionAnalysis
 from stockdesk.research.domain.dtos.technical import KeyTechnicalLevels
@@ -24,6 +25,9 @@ class ExpertTrace(BaseModel):
     output: str = Field(description="the model's raw answer")
     grounding: GroundingReport
     guards: GuardReport
+    choice: ExpertChoice | None = Field(
+        default=None, description="choices mode: the model's picks; code wrote the text fields from them"
+    )
 
 
 # the snapshot's figures worded and signed by code (application/evidence_cards.py), so later steps

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import date
+from typing import Any
 
 from stockdesk.research.application.code_signals import (
     financial_dimension_scores,
@@ -11,13 +12,18 @@ from stockdesk.research.application.code_signals import (
 )
 from stockdesk.research.application.dtos import FinancialAuditorResultDTO
 from stockdesk.research.application.evidence_cards import cards_for
+from stockdesk.research.application.expert_choice_text import financial_fields
+from stockdesk.research.application.expert_choices import choose
 from stockdesk.research.application.expert_runner import run_guarded
 from stockdesk.research.application.inputs import require_financials, require_found, require_symbol
+from stockdesk.research.domain.dtos.expert import AgentAnswer, GuardReport
+from stockdesk.research.domain.dtos.expert_choice import verdict_words
 from stockdesk.research.domain.dtos.financial import (
     DimensionAnalysis,
     FinancialAuditOutput,
     FinancialSnapshotDTO,
 )
+from stockdesk.research.domain.ports.choices import IExpertChoicePort
 from stockdesk.research.domain.ports.financial import (
     IFinancialAuditorAgentPort,
     IFinancialDataPort,
@@ -31,6 +37,9 @@ FINANCIAL_TEXTS = (
     "dimension_analyses.*.assessment",
 )
 
+EXPERT = "financial_auditor"
+WORDS = verdict_words(FinancialAuditOutput, "signal")
+
 
 def financial_texts(output: FinancialAuditOutput) -> dict[str, str | list[str]]:
     return collect_texts(output, FINANCIAL_TEXTS)
@@ -42,10 +51,13 @@ class FinancialAuditorService:
         data: IFinancialDataPort,
         snapshot_builder: IFinancialSnapshotBuilder,
         agent: IFinancialAuditorAgentPort,
+        chooser: IExpertChoicePort | None = None,
     ):
+        """With a `chooser` (choices mode) the model picks a signal and cards; code writes the text."""
         self._data = data
         self._builder = snapshot_builder
         self._agent = agent
+        self._chooser = chooser
 
     def build_snapshot(self, symbol: str, as_of: date | None = None) -> FinancialSnapshotDTO:
         symbol = require_symbol(symbol)
@@ -54,32 +66,47 @@ class FinancialAuditorService:
         records = require_financials(self._data.get_finance_records(canonical, day), canonical)
         return self._builder.build(canonical, name, industry, records, day)
 
-    def run(self, symbol: str, as_of: date | None = None) -> FinancialAuditorResultDTO:
-        snapshot = self.build_snapshot(symbol, as_of)
+    def _prose_fields(
+        self, snapshot: FinancialSnapshotDTO, facts: dict[str, Any]
+    ) -> tuple[AgentAnswer[FinancialAuditOutput], GuardReport, dict[str, Any]]:
+        """Prose mode: the guarded answer; each dimension's score from code, its words from the model."""
         answer, guards = run_guarded(
-            lambda feedback: self._agent.analyze(snapshot, feedback),
-            financial_texts,
-            snapshot.model_dump(mode="json", exclude={"table"}),
-            expert="financial_auditor",
+            lambda feedback: self._agent.analyze(snapshot, feedback), financial_texts, facts, expert=EXPERT
         )
-        indicators = snapshot.model_dump(mode="json")
         parsed = answer.parsed
-        scores = financial_dimension_scores(indicators)
-        return FinancialAuditorResultDTO(
+        scores = financial_dimension_scores(snapshot.model_dump(mode="json"))
+        fields = {
             **parsed.model_dump(exclude={"dimension_analyses"}),
-            financial_score=financial_score(financial_signal(indicators)),
-            dimension_analyses=[
+            "dimension_analyses": [
                 DimensionAnalysis(
                     dimension=d.dimension, score=scores.get(d.dimension), assessment=d.assessment
                 )
                 for d in parsed.dimension_analyses
             ],
+        }
+        return answer, guards, fields
+
+    def run(self, symbol: str, as_of: date | None = None) -> FinancialAuditorResultDTO:
+        snapshot = self.build_snapshot(symbol, as_of)
+        cards, facts = cards_for(EXPERT, snapshot), snapshot.model_dump(mode="json", exclude={"table"})
+        choice = None
+        if self._chooser is not None:
+            chosen = choose(self._chooser, EXPERT, snapshot, cards, WORDS, facts)
+            answer, guards, choice = chosen.answer, chosen.guards, chosen.choice
+            fields = financial_fields(choice, cards, snapshot)
+        else:
+            answer, guards, fields = self._prose_fields(snapshot, facts)
+        indicators = snapshot.model_dump(mode="json")
+        return FinancialAuditorResultDTO(
+            **fields,
+            financial_score=financial_score(financial_signal(indicators)),
             symbol=snapshot.symbol,
             as_of=snapshot.as_of,
             input=answer.input,
             output=answer.output,
             financial_indicators=indicators,
-            evidence_cards=cards_for("financial_auditor", snapshot),
+            evidence_cards=cards,
             grounding=guards.grounding,
             guards=guards,
+            choice=choice,
         )

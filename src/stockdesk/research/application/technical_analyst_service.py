@@ -6,13 +6,17 @@ from datetime import date
 
 from stockdesk.research.application.dtos import TechnicalAnalystResultDTO
 from stockdesk.research.application.evidence_cards import cards_for
+from stockdesk.research.application.expert_choice_text import technical_fields
+from stockdesk.research.application.expert_choices import choose
 from stockdesk.research.application.expert_runner import run_guarded
 from stockdesk.research.application.inputs import require_found, require_symbol
+from stockdesk.research.domain.dtos.expert_choice import verdict_words
 from stockdesk.research.domain.dtos.technical import (
     KeyTechnicalLevels,
     TechnicalAnalysisOutput,
     TechnicalSnapshotDTO,
 )
+from stockdesk.research.domain.ports.choices import IExpertChoicePort
 from stockdesk.research.domain.ports.technical import (
     ITechnicalAnalystAgentPort,
     ITechnicalDataPort,
@@ -25,6 +29,8 @@ MIN_BARS = 20
 
 
 TECHNICAL_TEXTS = ("evidence", "risk_warning", "summary_reasoning")
+EXPERT = "technical_analyst"
+WORDS = verdict_words(TechnicalAnalysisOutput, "signal")
 
 
 def technical_texts(output: TechnicalAnalysisOutput) -> dict[str, str | list[str]]:
@@ -37,10 +43,13 @@ class TechnicalAnalystService:
         data: ITechnicalDataPort,
         snapshot_builder: ITechnicalSnapshotBuilder,
         agent: ITechnicalAnalystAgentPort,
+        chooser: IExpertChoicePort | None = None,
     ):
+        """With a `chooser` (choices mode) the model picks a signal and cards; code writes the text."""
         self._data = data
         self._builder = snapshot_builder
         self._agent = agent
+        self._chooser = chooser
 
     def build_snapshot(self, symbol: str, as_of: date | None = None) -> TechnicalSnapshotDTO:
         symbol = require_symbol(symbol)
@@ -56,24 +65,32 @@ class TechnicalAnalystService:
 
     def run(self, symbol: str, as_of: date | None = None) -> TechnicalAnalystResultDTO:
         snapshot = self.build_snapshot(symbol, as_of)
-        answer, guards = run_guarded(
-            lambda feedback: self._agent.analyze(snapshot, feedback),
-            technical_texts,
-            snapshot.model_dump(mode="json"),
-            expert="technical_analyst",
-        )
+        cards, facts = cards_for(EXPERT, snapshot), snapshot.model_dump(mode="json")
+        if self._chooser is not None:
+            chosen = choose(self._chooser, EXPERT, snapshot, cards, WORDS, facts)
+            answer, guards, choice = chosen.answer, chosen.guards, chosen.choice
+            fields = technical_fields(choice, cards)
+        else:
+            answer, guards = run_guarded(
+                lambda feedback: self._agent.analyze(snapshot, feedback),
+                technical_texts,
+                facts,
+                expert=EXPERT,
+            )
+            fields, choice = answer.parsed.model_dump(), None
         levels = KeyTechnicalLevels(
             support=snapshot.support_levels[:3], resistance=snapshot.resistance_levels[:3]
         )  # code's swing levels: the model no longer writes prices
         return TechnicalAnalystResultDTO(
-            **answer.parsed.model_dump(),
+            **fields,
             key_technical_levels=levels,
             symbol=snapshot.symbol,
             as_of=snapshot.as_of,
             input=answer.input,
             output=answer.output,
             technical_indicators=snapshot.model_dump(mode="json"),
-            evidence_cards=cards_for("technical_analyst", snapshot),
+            evidence_cards=cards,
             grounding=guards.grounding,
             guards=guards,
+            choice=choice,
         )

@@ -6,9 +6,13 @@ from datetime import date
 
 from stockdesk.research.application.dtos import ValuationModelerResultDTO
 from stockdesk.research.application.evidence_cards import cards_for
+from stockdesk.research.application.expert_choice_text import valuation_fields
+from stockdesk.research.application.expert_choices import choose
 from stockdesk.research.application.expert_runner import run_guarded
 from stockdesk.research.application.inputs import require_financials, require_found, require_symbol
+from stockdesk.research.domain.dtos.expert_choice import verdict_words
 from stockdesk.research.domain.dtos.valuation import ValuationModelOutput, ValuationSnapshotDTO
+from stockdesk.research.domain.ports.choices import IExpertChoicePort
 from stockdesk.research.domain.ports.valuation import (
     IValuationDataPort,
     IValuationModelerAgentPort,
@@ -17,6 +21,8 @@ from stockdesk.research.domain.ports.valuation import (
 from stockdesk.shared.claims import collect_texts
 
 VALUATION_TEXTS = ("key_evidence", "risk_factors", "reasoning_summary")
+EXPERT = "valuation_modeler"
+WORDS = verdict_words(ValuationModelOutput, "valuation_verdict")
 
 
 def valuation_texts(output: ValuationModelOutput) -> dict[str, str | list[str]]:
@@ -30,10 +36,13 @@ class ValuationModelerService:
         data: IValuationDataPort,
         snapshot_builder: IValuationSnapshotBuilder,
         agent: IValuationModelerAgentPort,
+        chooser: IExpertChoicePort | None = None,
     ):
+        """With a `chooser` (choices mode) the model picks a verdict and cards; code writes the text."""
         self._data = data
         self._builder = snapshot_builder
         self._agent = agent
+        self._chooser = chooser
 
     def build_snapshot(self, symbol: str, as_of: date | None = None) -> ValuationSnapshotDTO:
         """Input checks, then the snapshot (no LLM call): used by `run` and by `--snapshot-only`."""
@@ -46,20 +55,28 @@ class ValuationModelerService:
 
     def run(self, symbol: str, as_of: date | None = None) -> ValuationModelerResultDTO:
         snapshot = self.build_snapshot(symbol, as_of)
-        answer, guards = run_guarded(
-            lambda feedback: self._agent.analyze(snapshot, feedback),
-            valuation_texts,
-            snapshot.model_dump(mode="json"),
-            expert="valuation_modeler",
-        )
+        cards, facts = cards_for(EXPERT, snapshot), snapshot.model_dump(mode="json")
+        if self._chooser is not None:
+            chosen = choose(self._chooser, EXPERT, snapshot, cards, WORDS, facts)
+            answer, guards, choice = chosen.answer, chosen.guards, chosen.choice
+            fields = valuation_fields(choice, cards, snapshot)
+        else:
+            answer, guards = run_guarded(
+                lambda feedback: self._agent.analyze(snapshot, feedback),
+                valuation_texts,
+                facts,
+                expert=EXPERT,
+            )
+            fields, choice = answer.parsed.model_dump(), None
         return ValuationModelerResultDTO(
-            **answer.parsed.model_dump(),
+            **fields,
             symbol=snapshot.symbol,
             as_of=snapshot.as_of,
             input=answer.input,
             output=answer.output,
             valuation_indicators=snapshot.model_dump(mode="json"),
-            evidence_cards=cards_for("valuation_modeler", snapshot),
+            evidence_cards=cards,
             grounding=guards.grounding,
             guards=guards,
+            choice=choice,
         )

@@ -23,7 +23,7 @@ from stockdesk.shared.claims.grounding import (
     numbers_in_text,
     snapshot_numbers,
 )
-from stockdesk.shared.claims.picks import kept_picks, refused_picks
+from stockdesk.shared.claims.picks import card_line, kept_picks, refused_picks
 from stockdesk.shared.claims.repair import PLACEHOLDER, CleanedTexts, drop_violating, repair_feedback
 from stockdesk.shared.claims.scope import Texts
 from stockdesk.shared.claims.violation import ALL_KINDS, Violation, ViolationKind, dump_violations
@@ -37,6 +37,7 @@ __all__ = [
     "Violation",
     "ViolationKind",
     "apply_texts",
+    "card_line",
     "check_claims",
     "check_grounding",
     "collect_texts",

@@ -11,6 +11,13 @@ from collections.abc import Mapping
 from typing import Any
 
 SIDE_ZH = {1: "利多", 0: "中性", -1: "利空"}
+ARROW = {1: "↑利多", 0: "·中性", -1: "↓利空"}
+
+
+def card_line(card_id: str, text_zh: str, direction: int) -> str:
+    """`[id] text（↑利多）`: how every prompt lists a card: the id a choice names, the code's
+    words and the code's direction."""
+    return f"[{card_id}] {text_zh}（{ARROW[direction]}）"
 
 
 def refused_picks(

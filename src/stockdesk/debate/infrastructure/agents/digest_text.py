@@ -8,6 +8,7 @@ from typing import Any
 
 from stockdesk.debate.domain.dtos.bull_bear import BearArgument, BullArgument
 from stockdesk.research.application import EvidenceCard, ExpertView
+from stockdesk.shared.claims import card_line
 
 NONE = "（无）"
 EXPERT_LABELS = {
@@ -28,12 +29,11 @@ def _joined(items: Sequence[str]) -> str:
 
 
 STANCE_ZH = {"bullish": "看多", "neutral": "中性", "bearish": "看空"}
-ARROW = {1: "↑利多", 0: "·中性", -1: "↓利空"}
 
 
 def render_card(card: EvidenceCard) -> str:
     """`[id] text（↑利多）`: the id a choice names, the code's words and the code's direction."""
-    return f"[{card.id}] {card.text_zh}（{ARROW[card.direction]}）"
+    return card_line(card.id, card.text_zh, card.direction)
 
 
 def render_digest(view: ExpertView) -> str:

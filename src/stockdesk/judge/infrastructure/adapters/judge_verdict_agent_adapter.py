@@ -12,6 +12,7 @@ from stockdesk.judge.domain.dtos.verdict_result import VerdictResult
 from stockdesk.judge.domain.ports.judge_verdict_agent import IJudgeVerdictAgentPort, VerdictAnswer
 from stockdesk.judge.domain.ports.llm_port import ILLMPort
 from stockdesk.judge.infrastructure.agents.verdict import output_parser
+from stockdesk.shared.claims import card_line
 from stockdesk.shared.errors import LLMOutputParseError
 from stockdesk.shared.prompts import load_prompts
 
@@ -55,12 +56,9 @@ def plan_line(action: str, options: list[PlanOption]) -> str:
     return f"- {action}：" + "；".join(parts)
 
 
-ARROW = {1: "↑利多", 0: "·中性", -1: "↓利空"}
-
-
 def card_lines(judge_input: JudgeInput) -> str:
     cards = judge_input.evidence.cards
-    return "\n".join(f"- [{c.id}] {c.text_zh}（{ARROW[c.direction]}）" for c in cards) or NONE
+    return "\n".join(f"- {card_line(c.id, c.text_zh, c.direction)}" for c in cards) or NONE
 
 
 def render_prompt(prompts: object, judge_input: JudgeInput, feedback: str | None) -> str:

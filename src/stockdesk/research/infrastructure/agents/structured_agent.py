@@ -86,5 +86,7 @@ class StructuredAgent(Generic[T]):
             caller=f"research.{self._expert}",
             max_tokens=self._max_tokens,
         )
-        parsed = self._parse(reply.text)
+        # LLMService validated the answer against the model: use that (one parse); the agent's own
+        # parser reads the text only when a port returns no parsed model (a test double's reply)
+        parsed = reply.parsed if isinstance(reply.parsed, self._model) else self._parse(reply.text)
         return AgentAnswer[T](input=prompt, output=reply.text, parsed=parsed, tokens=reply.tokens)

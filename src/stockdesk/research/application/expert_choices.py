@@ -1,0 +1,106 @@
+"""Choices mode's one checking round for a research expert: picks read against its verdict.
+
+A bullish verdict (Undervalued, BULLISH, ...) may rest only on cards code reads bullish or neutral,
+a bearish one only on bearish or neutral cards; a neutral verdict on any. The note, if any, is
+asked to keep within 40 characters and gets the prose checks (numbers found in the input, no
+trade instruction, the shared claim checks). A wrong pick or note is re-asked once with the
+reasons; what is still wrong is dropped and recorded, never replaced by a guess or cut short.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel
+
+from stockdesk.research.application.expert_runner import feedback_for as note_feedback
+from stockdesk.research.application.expert_runner import guard, passed
+from stockdesk.research.application.expert_views import STANCE_OF
+from stockdesk.research.domain.dtos.evidence_card import EvidenceCard
+from stockdesk.research.domain.dtos.expert import AgentAnswer, GuardReport
+from stockdesk.research.domain.dtos.expert_choice import NOTE_CHARS, ExpertChoice
+from stockdesk.research.domain.ports.choices import IExpertChoicePort
+from stockdesk.shared.claims import kept_picks, refused_picks
+from stockdesk.shared.errors import LLMOutputParseError
+
+logger = logging.getLogger(__name__)
+ALLOWED = {"bullish": {1, 0}, "bearish": {-1, 0}, "neutral": {-1, 0, 1}}
+FEEDBACK_HEADER = "以下选择不符合规则，请重新回答（卡号只用列出的，方向须与判断一致）：\n"
+
+
+@dataclass
+class Chosen:
+    """The picks kept, the last call (its prompt and raw answer go in the result) and the note's
+    guard report (with what the first answer got wrong and what was dropped)."""
+
+    choice: ExpertChoice
+    answer: AgentAnswer[BaseModel]
+    guards: GuardReport
+
+
+def _note(parsed: BaseModel) -> dict[str, str | list[str]]:
+    note = str(getattr(parsed, "note", "") or "").strip()
+    return {"note": note} if note else {}
+
+
+def problems(
+    answer: AgentAnswer[BaseModel], cards: list[EvidenceCard], facts: Any
+) -> tuple[list[str], GuardReport]:
+    """Each refused pick as `cards:<id>：reason`, a note too long or failing the prose checks as
+    `note：reason`; and the note's guard report."""
+    parsed = answer.parsed
+    verdict = str(parsed.verdict)  # type: ignore[attr-defined]
+    directions = {c.id: int(c.direction) for c in cards}
+    allowed = {"cards": ALLOWED[STANCE_OF.get(verdict, "neutral")]}
+    wrong = refused_picks(parsed.model_dump(), allowed, directions, f"与判断 {verdict} 的方向相反")
+    note = _note(parsed).get("note", "")
+    if len(note) > NOTE_CHARS:
+        wrong.append(f"note：{len(note)} 个字，超过 {NOTE_CHARS} 个字，请缩短或留空")
+    report = guard(answer, _note, facts) if note else GuardReport()
+    if not passed(report):
+        wrong.append("note：" + note_feedback(report).replace("\n", " "))
+    return wrong, report
+
+
+def _kept(parsed: BaseModel, wrong: list[str]) -> dict[str, Any]:
+    picks = kept_picks(parsed.model_dump(), ["cards"], wrong)
+    if any(w.startswith("note：") for w in wrong):
+        picks["note"] = ""
+    return picks
+
+
+def choose(
+    chooser: IExpertChoicePort,
+    expert: str,
+    snapshot: BaseModel,
+    cards: list[EvidenceCard],
+    words: tuple[str, ...],
+    facts: Any,
+) -> Chosen:
+    """One call, re-asked once when a pick or the note is wrong; then what is still wrong is dropped."""
+    first = chooser.choose(expert, snapshot, cards, words)
+    wrong, report = problems(first, cards, facts)
+    if not wrong:
+        return Chosen(ExpertChoice(**first.parsed.model_dump()), first, report)
+    final, still, final_report = first, wrong, report
+    feedback = FEEDBACK_HEADER + "\n".join(f"- {w}" for w in wrong)
+    try:
+        final = chooser.choose(expert, snapshot, cards, words, feedback)
+    except LLMOutputParseError:
+        logger.warning("%s choices: the re-ask did not parse; dropping from the first answer", expert)
+    else:
+        still, final_report = problems(final, cards, facts)
+    if still:
+        logger.info("%s choices: dropped what was still wrong after the re-ask: %s", expert, still)
+    choice = ExpertChoice(**_kept(final.parsed, still), first_wrong=wrong, retried=True, dropped=still)
+    guards = final_report.model_copy(
+        update={
+            "retried": True,
+            "flagged": bool(still),
+            "first_violations": report.violations,
+            "dropped": still,
+        }
+    )
+    return Chosen(choice, final, guards)

@@ -1,0 +1,1 @@
+"""Choices mode for the research experts: one agent, one prompt, a role file per expert."""

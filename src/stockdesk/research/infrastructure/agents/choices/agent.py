@@ -1,0 +1,78 @@
+"""IExpertChoicePort: an expert's evidence cards listed -> one call answering a word and card ids.
+
+One system prompt for every expert (llama.cpp keeps its evaluated prefix across the calls); the
+user message is the expert's role (`prompts/roles/<expert>.md`) and its cards with their code-given
+directions. The parsed model LLMService validated against the answer schema is used as is.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from importlib import resources
+
+from pydantic import BaseModel
+
+from stockdesk.research.domain.dtos.evidence_card import EvidenceCard
+from stockdesk.research.domain.dtos.expert import AgentAnswer
+from stockdesk.research.domain.dtos.expert_choice import expert_choice_model
+from stockdesk.research.domain.ports.choices import IExpertChoicePort
+from stockdesk.research.domain.ports.llm import ILLMPort
+from stockdesk.shared.claims import card_line
+from stockdesk.shared.prompts import load_prompts
+
+FEEDBACK_HEADER = "\n\n## 上一次的选择未被接受，请修正\n"
+NONE = "（无：该专家的数据没有可用的证据卡）"
+
+
+@cache
+def role(expert: str) -> str:
+    path = resources.files(__package__).joinpath("prompts", "roles", f"{expert}.md")
+    return path.read_text(encoding="utf-8").strip()
+
+
+def card_lines(cards: list[EvidenceCard]) -> str:
+    return "\n".join(f"- {card_line(c.id, c.text_zh, c.direction)}" for c in cards) or NONE
+
+
+class ExpertChoiceAgent(IExpertChoicePort):
+    def __init__(self, llm: ILLMPort):
+        self._llm = llm
+        self._prompts = load_prompts(__package__)
+
+    @property
+    def system_prompt(self) -> str:
+        return self._prompts.system
+
+    def user_prompt(
+        self, expert: str, snapshot: BaseModel, cards: list[EvidenceCard], words: tuple[str, ...]
+    ) -> str:
+        return self._prompts.render_user(
+            role=role(expert),
+            stock_name=getattr(snapshot, "stock_name", ""),
+            symbol=getattr(snapshot, "symbol", ""),
+            as_of=getattr(snapshot, "as_of", ""),
+            cards=card_lines(cards),
+            words=" | ".join(f'"{w}"' for w in words),
+        )
+
+    def choose(
+        self,
+        expert: str,
+        snapshot: BaseModel,
+        cards: list[EvidenceCard],
+        words: tuple[str, ...],
+        feedback: str | None = None,
+    ) -> AgentAnswer[BaseModel]:
+        prompt = self.user_prompt(expert, snapshot, cards, words)
+        if feedback:
+            prompt += f"{FEEDBACK_HEADER}{feedback}"
+        reply = self._llm.generate(
+            prompt,
+            self.system_prompt,
+            response_model=expert_choice_model(words, [c.id for c in cards]),
+            caller=f"research.{expert}.choices",
+        )
+        assert reply.parsed is not None  # LLMService validated it against the schema
+        return AgentAnswer[BaseModel](
+            input=prompt, output=reply.text, parsed=reply.parsed, tokens=reply.tokens
+        )
