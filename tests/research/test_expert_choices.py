@@ -77,8 +77,13 @@ def test_the_model_picks_and_code_writes_every_sentence(database: Database) -> N
     assert result.key_evidence == [pe_text, margin_text]
     assert result.reasoning_summary == f"高估。依据：{pe_text}；{margin_text}。"
     assert result.choice is not None and result.choice.cards == [PE, MARGIN] and not result.choice.retried
-    schema = json.dumps(script.requests[0].json_schema)
-    assert PE in schema and "Undervalued" in schema  # the card ids and the verdict words are enums
+    schema = script.requests[0].json_schema or {}
+    shown = {
+        v["properties"]["verdict"]["enum"][0]: v["properties"]["cards"]["items"]["enum"]
+        for v in schema["anyOf"]
+    }
+    assert set(shown) == {"Undervalued", "Fair", "Overvalued"}  # one alternative per verdict word
+    assert PE in shown["Overvalued"] and PE in shown["Fair"] and PE not in shown["Undervalued"]
     assert f"[{PE}]" in script.prompt(0) and "↓利空" in script.prompt(0)
 
 
@@ -103,22 +108,28 @@ def test_a_corrected_pick_is_kept_whole(database: Database) -> None:
     assert result.valuation_verdict == "Overvalued" and not result.guards.flagged
 
 
-def test_a_long_note_is_reasked_then_dropped_never_cut(database: Database) -> None:
+def test_a_long_note_is_dropped_never_cut(database: Database) -> None:
     long_note = "估值处于历史高位并且安全边际为负，" * 4
-    script = Script(choice("Overvalued", [PE], long_note), choice("Overvalued", [PE], long_note))
+    script = Script(choice("Overvalued", [PE], long_note))
     result = container(database, script).valuation_modeler.run(SYMBOL, AS_OF)
-    assert "超过 40 个字" in script.prompt(1)
-    assert result.choice is not None and result.choice.note == ""
-    assert "补充" not in result.reasoning_summary and "估值处于历史高位" not in result.reasoning_summary
+    assert len(script.requests) == 1  # an optional note is not worth a second call
+    assert result.choice is not None and result.choice.note == "" and not result.choice.retried
+    assert result.choice.dropped and "超过 40 个字" in result.choice.dropped[0]
+    assert "模型补充" not in result.reasoning_summary and "估值处于历史高位" not in result.reasoning_summary
 
 
-def test_a_note_with_a_number_not_in_the_input_is_reasked(database: Database) -> None:
-    script = Script(
-        choice("Overvalued", [PE], "市盈率高达 88.8 倍"), choice("Overvalued", [PE], "估值处于历史高位")
-    )
+def test_a_note_with_a_number_not_in_the_input_is_dropped(database: Database) -> None:
+    script = Script(choice("Overvalued", [PE], "市盈率高达 88.8 倍"))
     result = container(database, script).valuation_modeler.run(SYMBOL, AS_OF)
-    assert "88.8" in script.prompt(1)
-    assert result.reasoning_summary.endswith("补充：估值处于历史高位。")
+    assert result.choice is not None and result.choice.note == "" and "88.8" in result.choice.dropped[0]
+    assert "88.8" not in result.reasoning_summary
+
+
+def test_a_checked_note_is_kept_as_the_models_words(database: Database) -> None:
+    result = container(
+        database, Script(choice("Overvalued", [PE], "估值处于历史高位"))
+    ).valuation_modeler.run(SYMBOL, AS_OF)
+    assert result.reasoning_summary.endswith("模型补充：估值处于历史高位。")
 
 
 def test_risks_are_the_strongest_cards_against_the_verdict(database: Database) -> None:
@@ -149,3 +160,13 @@ def test_technical_and_financial_experts_choose_too(database: Database, expert: 
 
 def test_prose_mode_keeps_the_written_answer(database: Database) -> None:
     assert container(database, Script(), style="prose").chooser is None
+
+
+def test_a_bullish_note_resting_on_a_bearish_card_is_dropped(database: Database) -> None:
+    """The recorded bad bull case in small: a bullish call argued from the other side's fact."""
+    pe_text = texts(database, PE)[0]
+    script = Script(choice("Undervalued", [PEG], f"{pe_text}，因此看多"))
+    result = container(database, script).valuation_modeler.run(SYMBOL, AS_OF)
+    assert result.choice is not None and result.choice.note == "" and not result.guards.flagged
+    assert "side_contradiction" in {v.kind for v in result.guards.first_violations}
+    assert pe_text not in result.reasoning_summary

@@ -57,13 +57,14 @@ def sentence(text: str) -> str:
 
 
 def summary(choice: ExpertChoice, cards: list[EvidenceCard]) -> str:
-    """`高估。依据：PE 历史分位 80（偏高）；…。补充：<note>` (the note only when one was kept)."""
+    """`高估。依据：PE 历史分位 80（偏高）；…。模型补充：<note>`: the note, only when one was kept,
+    is said to be the model's own words (checked, not written by code)."""
     head = f"{VERDICT_ZH.get(choice.verdict, choice.verdict)}。"
     chosen = picked(choice, cards)
     basis = (
         f"依据：{'；'.join(c.text_zh for c in chosen)}。" if chosen else "未选出与该判断方向一致的证据卡。"
     )
-    note = f"补充：{sentence(choice.note)}" if choice.note.strip() else ""
+    note = f"模型补充：{sentence(choice.note)}" if choice.note.strip() else ""
     return head + basis + note
 
 

@@ -3,8 +3,11 @@
 A bullish verdict (Undervalued, BULLISH, ...) may rest only on cards code reads bullish or neutral,
 a bearish one only on bearish or neutral cards; a neutral verdict on any. The note, if any, is
 asked to keep within 40 characters and gets the prose checks (numbers found in the input, no
-trade instruction, the shared claim checks). A wrong pick or note is re-asked once with the
-reasons; what is still wrong is dropped and recorded, never replaced by a guess or cut short.
+trade instruction, the shared claim checks). A wrong pick is re-asked once with the reasons; what
+is still wrong is dropped and recorded, never replaced by a guess. A note too long or failing a
+check is dropped and recorded (never cut short) without a re-ask of its own.
+A bullish (bearish) call's note is also read as an advocate's argument: it may not rest on a card
+code reads bearish (bullish).
 """
 
 from __future__ import annotations
@@ -22,11 +25,12 @@ from stockdesk.research.domain.dtos.evidence_card import EvidenceCard
 from stockdesk.research.domain.dtos.expert import AgentAnswer, GuardReport
 from stockdesk.research.domain.dtos.expert_choice import NOTE_CHARS, ExpertChoice
 from stockdesk.research.domain.ports.choices import IExpertChoicePort
-from stockdesk.shared.claims import kept_picks, refused_picks
+from stockdesk.shared.claims import check_claims, kept_picks, refused_picks
 from stockdesk.shared.errors import LLMOutputParseError
 
 logger = logging.getLogger(__name__)
 ALLOWED = {"bullish": {1, 0}, "bearish": {-1, 0}, "neutral": {-1, 0, 1}}
+SIDE_OF = {"bullish": "bull", "bearish": "bear"}
 FEEDBACK_HEADER = "以下选择不符合规则，请重新回答（卡号只用列出的，方向须与判断一致）：\n"
 
 
@@ -59,6 +63,11 @@ def problems(
     if len(note) > NOTE_CHARS:
         wrong.append(f"note：{len(note)} 个字，超过 {NOTE_CHARS} 个字，请缩短或留空")
     report = guard(answer, _note, facts) if note else GuardReport()
+    side = SIDE_OF.get(STANCE_OF.get(verdict, "neutral"))
+    if note and side:  # a bullish call's note may not argue from a card code reads bearish
+        shown = {"cards": [c.model_dump() for c in cards]}
+        found = check_claims({"supporting_arguments": note}, shown, role=side, checks={"side_contradiction"})
+        report = report.model_copy(update={"violations": [*report.violations, *found]})
     if not passed(report):
         wrong.append("note：" + note_feedback(report).replace("\n", " "))
     return wrong, report
@@ -71,6 +80,10 @@ def _kept(parsed: BaseModel, wrong: list[str]) -> dict[str, Any]:
     return picks
 
 
+def _is_pick(problem: str) -> bool:
+    return not problem.startswith("note：")
+
+
 def choose(
     chooser: IExpertChoicePort,
     expert: str,
@@ -79,26 +92,28 @@ def choose(
     words: tuple[str, ...],
     facts: Any,
 ) -> Chosen:
-    """One call, re-asked once when a pick or the note is wrong; then what is still wrong is dropped."""
-    first = chooser.choose(expert, snapshot, cards, words)
+    """One call, re-asked once when a pick is wrong; what is still wrong is then dropped. A bad
+    note alone is dropped without a re-ask (it is optional, and a call costs the small model ~10 s)."""
+    allowed = {w: [c.id for c in cards if c.direction in ALLOWED[STANCE_OF.get(w, "neutral")]] for w in words}
+    first = chooser.choose(expert, snapshot, cards, allowed)
     wrong, report = problems(first, cards, facts)
-    if not wrong:
-        return Chosen(ExpertChoice(**first.parsed.model_dump()), first, report)
-    final, still, final_report = first, wrong, report
-    feedback = FEEDBACK_HEADER + "\n".join(f"- {w}" for w in wrong)
-    try:
-        final = chooser.choose(expert, snapshot, cards, words, feedback)
-    except LLMOutputParseError:
-        logger.warning("%s choices: the re-ask did not parse; dropping from the first answer", expert)
-    else:
-        still, final_report = problems(final, cards, facts)
+    final, still, final_report, retried = first, wrong, report, False
+    if any(_is_pick(w) for w in wrong):
+        retried = True
+        feedback = FEEDBACK_HEADER + "\n".join(f"- {w}" for w in wrong)
+        try:
+            final = chooser.choose(expert, snapshot, cards, allowed, feedback)
+        except LLMOutputParseError:
+            logger.warning("%s choices: the re-ask did not parse; dropping from the first answer", expert)
+        else:
+            still, final_report = problems(final, cards, facts)
     if still:
-        logger.info("%s choices: dropped what was still wrong after the re-ask: %s", expert, still)
-    choice = ExpertChoice(**_kept(final.parsed, still), first_wrong=wrong, retried=True, dropped=still)
+        logger.info("%s choices: dropped what was wrong: %s", expert, still)
+    choice = ExpertChoice(**_kept(final.parsed, still), first_wrong=wrong, retried=retried, dropped=still)
     guards = final_report.model_copy(
         update={
-            "retried": True,
-            "flagged": bool(still),
+            "retried": retried,
+            "flagged": any(_is_pick(w) for w in still),
             "first_violations": report.violations,
             "dropped": still,
         }

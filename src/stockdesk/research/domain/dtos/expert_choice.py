@@ -6,17 +6,17 @@ verdict word, a confidence, up to 3 evidence card ids ranked by weight and at mo
 (asked to keep within 40 characters); code words every field of the expert's result from those
 picks (application/expert_choice_text.py).
 
-The schema a model is given (`expert_choice_model`) enumerates the verdict words and this
-snapshot's card ids, so a grammar-constrained model cannot name a word or a card that does not
-exist. Whether a picked card agrees with the verdict (a bullish call resting on a card code reads
-bearish) is checked in code after the answer (application/expert_choices.py).
+The schema a model is given (`expert_choice_model`) enumerates the verdict words and, for each, the
+card ids that may support it, so a grammar-constrained model cannot name a word or a card that does
+not exist, nor rest a bullish call on a card code reads bearish. Every answer is checked in code as
+well (application/expert_choices.py): a provider without a grammar is held to the same rule.
 """
 
 from __future__ import annotations
 
 from typing import Any, Literal, get_args
 
-from pydantic import BaseModel, Field, create_model
+from pydantic import BaseModel, ConfigDict, Field, create_model
 
 MAX_CARDS = 3
 NOTE_CHARS = 40
@@ -39,17 +39,47 @@ def verdict_words(output_model: type[BaseModel], field: str) -> tuple[str, ...]:
     return tuple(get_args(output_model.model_fields[field].annotation))
 
 
-def expert_choice_model(words: tuple[str, ...], card_ids: list[str]) -> type[BaseModel]:
-    """The answer schema: `verdict` one of `words`, `cards` up to 3 of `card_ids` (an enum, none
-    when the snapshot has no card), `note` free text the prompt asks to keep short."""
-    verdict: Any = Literal[words]  # type: ignore[valid-type]
+def _variant(word: str, ids: list[str]) -> dict[str, Any]:
+    cards: dict[str, Any] = {"type": "array", "maxItems": MAX_CARDS if ids else 0}
+    if ids:
+        cards["items"] = {"type": "string", "enum": ids}
+    return {
+        "type": "object",
+        "properties": {
+            "verdict": {"type": "string", "enum": [word]},
+            "confidence": {"type": "number", "minimum": 0, "maximum": 1},
+            "cards": cards,
+            "note": {"type": "string"},
+        },
+        "required": ["verdict", "confidence", "cards", "note"],
+    }
+
+
+def expert_choice_model(allowed: dict[str, list[str]], card_ids: list[str]) -> type[BaseModel]:
+    """The answer model: `verdict` one of `allowed`'s words, `cards` up to 3 of `card_ids`, `note`
+    free text the prompt asks to keep short.
+
+    The schema a model is given is one alternative per verdict word whose cards enumerate only the
+    ids `allowed[word]` lists (what llama.cpp's grammar enforces): a grammar-constrained model that
+    calls BULLISH cannot then pick a card code reads bearish. Validation accepts any of `card_ids`,
+    so a provider without a grammar is answered by the code's check (re-asked once, then dropped).
+    """
+    verdict: Any = Literal[tuple(allowed)]  # type: ignore[valid-type]
     if card_ids:
         card: Any = Literal[tuple(card_ids)]  # type: ignore[valid-type]
         cards: tuple[Any, Any] = (list[card], Field(default_factory=list, max_length=MAX_CARDS))
     else:
         cards = (list[str], Field(default_factory=list, max_length=0))
+    variants = [_variant(word, ids) for word, ids in allowed.items()]
+
+    def by_verdict(schema: dict[str, Any]) -> None:
+        title = schema.get("title")
+        schema.clear()
+        schema.update({"title": title, "anyOf": variants})
+
     return create_model(
         "ExpertChoiceAnswer",
+        __config__=ConfigDict(json_schema_extra=by_verdict),
         verdict=(verdict, ...),
         confidence=(float, Field(ge=0.0, le=1.0)),
         cards=cards,

@@ -17,7 +17,8 @@ class IExpertChoicePort(ABC):
         expert: str,
         snapshot: BaseModel,
         cards: list[EvidenceCard],
-        words: tuple[str, ...],
+        allowed: dict[str, list[str]],
         feedback: str | None = None,
     ) -> AgentAnswer[BaseModel]:
-        """The parsed answer is an `expert_choice_model(words, card ids)` instance."""
+        """`allowed`: each verdict word -> the card ids that may support it; the parsed answer is an
+        `expert_choice_model(allowed, card ids)` instance."""

@@ -44,7 +44,7 @@ class ExpertChoiceAgent(IExpertChoicePort):
         return self._prompts.system
 
     def user_prompt(
-        self, expert: str, snapshot: BaseModel, cards: list[EvidenceCard], words: tuple[str, ...]
+        self, expert: str, snapshot: BaseModel, cards: list[EvidenceCard], words: list[str]
     ) -> str:
         return self._prompts.render_user(
             role=role(expert),
@@ -60,16 +60,16 @@ class ExpertChoiceAgent(IExpertChoicePort):
         expert: str,
         snapshot: BaseModel,
         cards: list[EvidenceCard],
-        words: tuple[str, ...],
+        allowed: dict[str, list[str]],
         feedback: str | None = None,
     ) -> AgentAnswer[BaseModel]:
-        prompt = self.user_prompt(expert, snapshot, cards, words)
+        prompt = self.user_prompt(expert, snapshot, cards, list(allowed))
         if feedback:
             prompt += f"{FEEDBACK_HEADER}{feedback}"
         reply = self._llm.generate(
             prompt,
             self.system_prompt,
-            response_model=expert_choice_model(words, [c.id for c in cards]),
+            response_model=expert_choice_model(allowed, [c.id for c in cards]),
             caller=f"research.{expert}.choices",
         )
         assert reply.parsed is not None  # LLMService validated it against the schema
