@@ -41,7 +41,9 @@ class Script:
         return self.requests[call].messages[-1].content
 
 
-def container(database: Database, script: Script, style: str = "choices") -> ResearchContainer:
+def container(
+    database: Database, script: Script, style: str = "choices", notes: bool = True
+) -> ResearchContainer:
     populate_store(database)
     data = DataEngineeringContainer(Settings(), database)
     llm = scripted_service(ScriptedProvider([script] * 4))
@@ -53,6 +55,7 @@ def container(database: Database, script: Script, style: str = "choices") -> Res
         llm_service=lambda: llm,
         search=lambda: None,  # type: ignore[arg-type,return-value]
         output_style=lambda: style,
+        expert_notes=notes,
     )
 
 
@@ -170,3 +173,15 @@ def test_a_bullish_note_resting_on_a_bearish_card_is_dropped(database: Database)
     assert result.choice is not None and result.choice.note == "" and not result.guards.flagged
     assert "side_contradiction" in {v.kind for v in result.guards.first_violations}
     assert pe_text not in result.reasoning_summary
+
+
+def test_without_notes_the_answer_has_no_note_field(database: Database) -> None:
+    """The default (STOCKDESK_LLM_EXPERT_NOTES off): no note asked for, none in the schema."""
+    script = Script(choice("Overvalued", [PE]))
+    result = container(database, script, notes=False).valuation_modeler.run(SYMBOL, AS_OF)
+    schema = script.requests[0].json_schema or {}
+    assert all("note" not in v["properties"] for v in schema["anyOf"])
+    assert '"note"' not in script.prompt(0) and '"note"' not in script.requests[0].messages[0].content
+    assert (
+        result.choice is not None and result.choice.note == "" and "模型补充" not in result.reasoning_summary
+    )

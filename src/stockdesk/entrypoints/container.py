@@ -66,6 +66,7 @@ class AppContainer:
             securities=data.securities,
             market_frames=data.market_frames,
             output_style=lambda: self.llm_service.output_style(),
+            expert_notes=self.settings.llm_expert_notes,
         )
 
     @cached_property

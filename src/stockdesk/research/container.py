@@ -92,9 +92,11 @@ class ResearchContainer:
         securities: ListSecuritiesUseCase | None = None,
         market_frames: GetMarketFramesUseCase | None = None,
         output_style: Callable[[], str] = lambda: "prose",
+        expert_notes: bool = False,
     ):
         """`llm_service` and `search` are factories: nothing starts until an expert really asks.
-        `output_style` "choices": the snapshot experts' model picks a verdict and cards, code writes."""
+        `output_style` "choices": the snapshot experts' model picks a verdict and cards, code writes;
+        `expert_notes`: it may also add one short note (checked; dropped when too long or wrong)."""
         self._basic_info = basic_info
         self._valuations = valuations
         self._finance = finance
@@ -104,6 +106,7 @@ class ResearchContainer:
         self._securities = securities
         self._market_frames = market_frames
         self._output_style = output_style
+        self._expert_notes = expert_notes
 
     @cached_property
     def llm(self) -> ILLMPort:
@@ -112,7 +115,9 @@ class ResearchContainer:
     @property
     def chooser(self) -> IExpertChoicePort | None:
         """The choices agent when the LLM's output style is "choices", else None (prose mode)."""
-        return ExpertChoiceAgent(self.llm) if self._output_style() == "choices" else None
+        if self._output_style() != "choices":
+            return None
+        return ExpertChoiceAgent(self.llm, notes=self._expert_notes)
 
     # valuation modeler --------------------------------------------------------------------------
     @cached_property

@@ -119,6 +119,12 @@ class Settings(BaseSettings):
     llm_output_style: Literal["choices", "prose"] | None = Field(
         default=None, description="Overrides every alias's output_style (STOCKDESK_LLM_OUTPUT_STYLE)."
     )
+    llm_expert_notes: bool = Field(
+        default=False,
+        description="Choices mode: let each expert add one short note of its own "
+        "(STOCKDESK_LLM_EXPERT_NOTES). "
+        "Off by default: the embedded model's notes were too long or misread the cards in every demo run.",
+    )
     llm_timeout_seconds: float = 240.0
     llm_max_retries: int = 2
     llm_max_output_tokens: int = 1024

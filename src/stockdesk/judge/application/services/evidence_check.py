@@ -38,7 +38,7 @@ def insufficient_reason(experts: Sequence[str]) -> str:
     named = f"（{', '.join(experts)}）" if experts else ""
     return (
         f"证据不足 (insufficient evidence)：仅 {len(experts)} 位专家有数据{named}，"
-        f"至少需要 {MIN_EXPERTS_WITH_DATA} 位；不给方向、置信度与交易计划"
+        f"至少需要 {MIN_EXPERTS_WITH_DATA} 位；不给方向、置信度与交易计划。"
     )
 
 

@@ -39,7 +39,7 @@ def verdict_words(output_model: type[BaseModel], field: str) -> tuple[str, ...]:
     return tuple(get_args(output_model.model_fields[field].annotation))
 
 
-def _variant(word: str, ids: list[str]) -> dict[str, Any]:
+def _variant(word: str, ids: list[str], notes: bool) -> dict[str, Any]:
     cards: dict[str, Any] = {"type": "array", "maxItems": MAX_CARDS if ids else 0}
     if ids:
         cards["items"] = {"type": "string", "enum": ids}
@@ -49,15 +49,17 @@ def _variant(word: str, ids: list[str]) -> dict[str, Any]:
             "verdict": {"type": "string", "enum": [word]},
             "confidence": {"type": "number", "minimum": 0, "maximum": 1},
             "cards": cards,
-            "note": {"type": "string"},
+            **({"note": {"type": "string"}} if notes else {}),
         },
-        "required": ["verdict", "confidence", "cards", "note"],
+        "required": ["verdict", "confidence", "cards", *(["note"] if notes else [])],
     }
 
 
-def expert_choice_model(allowed: dict[str, list[str]], card_ids: list[str]) -> type[BaseModel]:
+def expert_choice_model(
+    allowed: dict[str, list[str]], card_ids: list[str], *, notes: bool = True
+) -> type[BaseModel]:
     """The answer model: `verdict` one of `allowed`'s words, `cards` up to 3 of `card_ids`, `note`
-    free text the prompt asks to keep short.
+    free text the prompt asks to keep short (not offered when `notes` is False: it stays "").
 
     The schema a model is given is one alternative per verdict word whose cards enumerate only the
     ids `allowed[word]` lists (what llama.cpp's grammar enforces): a grammar-constrained model that
@@ -70,7 +72,7 @@ def expert_choice_model(allowed: dict[str, list[str]], card_ids: list[str]) -> t
         cards: tuple[Any, Any] = (list[card], Field(default_factory=list, max_length=MAX_CARDS))
     else:
         cards = (list[str], Field(default_factory=list, max_length=0))
-    variants = [_variant(word, ids) for word, ids in allowed.items()]
+    variants = [_variant(word, ids, notes) for word, ids in allowed.items()]
 
     def by_verdict(schema: dict[str, Any]) -> None:
         title = schema.get("title")

@@ -22,6 +22,12 @@ from stockdesk.shared.prompts import load_prompts
 
 FEEDBACK_HEADER = "\n\n## 上一次的选择未被接受，请修正\n"
 NONE = "（无：该专家的数据没有可用的证据卡）"
+NOTE_FIELD = ', "note": "一般留空；要写时不超过 40 个字"'
+
+
+def _note_rule() -> str:
+    """The note's rule (prompts/note.md), added to the system prompt when notes are offered."""
+    return resources.files(__package__).joinpath("prompts", "note.md").read_text(encoding="utf-8").strip()
 
 
 @cache
@@ -35,13 +41,17 @@ def card_lines(cards: list[EvidenceCard]) -> str:
 
 
 class ExpertChoiceAgent(IExpertChoicePort):
-    def __init__(self, llm: ILLMPort):
+    def __init__(self, llm: ILLMPort, *, notes: bool = False):
+        """`notes`: the schema and the prompt offer the one short note (else the answer has none,
+        and the model spends no tokens on it)."""
         self._llm = llm
+        self._notes = notes
         self._prompts = load_prompts(__package__)
+        self._system = f"{self._prompts.system}\n{_note_rule()}" if notes else self._prompts.system
 
     @property
     def system_prompt(self) -> str:
-        return self._prompts.system
+        return self._system
 
     def user_prompt(
         self, expert: str, snapshot: BaseModel, cards: list[EvidenceCard], words: list[str]
@@ -53,6 +63,7 @@ class ExpertChoiceAgent(IExpertChoicePort):
             as_of=getattr(snapshot, "as_of", ""),
             cards=card_lines(cards),
             words=" | ".join(f'"{w}"' for w in words),
+            note_field=NOTE_FIELD if self._notes else "",
         )
 
     def choose(
@@ -69,7 +80,7 @@ class ExpertChoiceAgent(IExpertChoicePort):
         reply = self._llm.generate(
             prompt,
             self.system_prompt,
-            response_model=expert_choice_model(allowed, [c.id for c in cards]),
+            response_model=expert_choice_model(allowed, [c.id for c in cards], notes=self._notes),
             caller=f"research.{expert}.choices",
         )
         assert reply.parsed is not None  # LLMService validated it against the schema
