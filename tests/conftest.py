@@ -64,13 +64,17 @@ def database(settings: Settings) -> Iterator[Database]:
 def scripted_service(
     *providers: ScriptedProvider | tuple[str, ScriptedProvider],
     database: Database | None = None,
+    output_style: str = "prose",
     **options: object,
 ) -> LLMService:
-    """An LLMService over scripted providers (aliases p0, p1, ... unless named)."""
+    """An LLMService over scripted providers (aliases p0, p1, ... unless named); `output_style`
+    "choices" makes the agents pick card ids instead of writing."""
     routes = []
     for index, item in enumerate(providers):
         alias, provider = item if isinstance(item, tuple) else (f"p{index}", item)
-        routes.append(ProviderRoute(alias=alias, provider=provider, priority=index))
+        routes.append(
+            ProviderRoute(alias=alias, provider=provider, priority=index, output_style=output_style)
+        )
     opts = LLMServiceOptions(backoff_seconds=0.0, **options)  # type: ignore[arg-type]
     return LLMService(
         routes,

@@ -196,7 +196,9 @@ class ResearchContainer:
 
     @property
     def macro_intelligence(self) -> MacroIntelligenceService:
-        return MacroIntelligenceService(self.macro_data, self.search_snapshot_builder, self.macro_agent)
+        return MacroIntelligenceService(
+            self.macro_data, self.search_snapshot_builder, self.macro_agent, self.chooser
+        )
 
     @cached_property
     def catalyst_data(self) -> ISearchDataPort:
@@ -208,7 +210,9 @@ class ResearchContainer:
 
     @property
     def catalyst_detective(self) -> CatalystDetectiveService:
-        return CatalystDetectiveService(self.catalyst_data, self.search_snapshot_builder, self.catalyst_agent)
+        return CatalystDetectiveService(
+            self.catalyst_data, self.search_snapshot_builder, self.catalyst_agent, self.chooser
+        )
 
     # charts: the same data ports, series computed in code, no LLM ---------------------------------
     @cached_property

@@ -33,6 +33,7 @@ class ExpertTrace(BaseModel):
 # the snapshot's figures worded and signed by code (application/evidence_cards.py), so later steps
 # read a figure's direction from code; the default [] keeps results stored before the cards valid
 CARDS_DESCRIPTION = "the snapshot's figures worded and signed by code; [] in results stored before"
+SEARCH_CARDS_DESCRIPTION = "choices mode: the articles the verdict rests on, quoted by code (direction 0)"
 
 
 class ValuationModelerResultDTO(ExpertTrace):
@@ -77,6 +78,7 @@ class MacroIntelligenceResultDTO(ExpertTrace):
     key_risks: list[str]
     information_sources: list[str]
     macro_indicators: dict[str, Any] = Field(description="the search context actually sent, by dimension")
+    evidence_cards: list[EvidenceCard] = Field(default_factory=list, description=SEARCH_CARDS_DESCRIPTION)
 
 
 class CatalystDetectiveResultDTO(ExpertTrace):
@@ -88,3 +90,4 @@ class CatalystDetectiveResultDTO(ExpertTrace):
     negative_catalysts: list[Catalyst]
     information_sources: list[str]
     catalyst_indicators: dict[str, Any] = Field(description="the search context actually sent, by dimension")
+    evidence_cards: list[EvidenceCard] = Field(default_factory=list, description=SEARCH_CARDS_DESCRIPTION)

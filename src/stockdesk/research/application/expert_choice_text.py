@@ -15,6 +15,8 @@ from stockdesk.research.application.expert_views import STANCE_OF
 from stockdesk.research.domain.dtos.evidence_card import EvidenceCard
 from stockdesk.research.domain.dtos.expert_choice import ExpertChoice
 from stockdesk.research.domain.dtos.financial import Dimension, DimensionAnalysis, FinancialSnapshotDTO
+from stockdesk.research.domain.dtos.search import SearchSnapshotDTO
+from stockdesk.research.domain.dtos.soft_intel import IntelDimensionAnalysis
 from stockdesk.research.domain.dtos.valuation import ValuationSnapshotDTO
 from stockdesk.shared.numbers import finite_number
 
@@ -22,6 +24,8 @@ VERDICT_ZH = {
     "Undervalued": "低估", "Fair": "合理", "Overvalued": "高估",
     "STRONG_BULLISH": "强烈看多", "BULLISH": "看多", "NEUTRAL": "中性",
     "BEARISH": "看空", "STRONG_BEARISH": "强烈看空",
+    "Favorable": "有利", "Neutral": "中性", "Unfavorable": "不利",
+    "Positive": "正面", "Negative": "负面",
 }  # fmt: skip
 AGAINST = {"bullish": -1, "bearish": 1, "neutral": -1}
 MAX_RISKS = 2
@@ -127,4 +131,31 @@ def financial_fields(
         ],
         "key_risks": risk_texts(choice, cards, "未见与该判断相反的财务指标"),
         "summary_reasoning": summary(choice, cards),
+    }
+
+
+def _dimension(snapshot_dimension: Any, chosen: list[EvidenceCard], prefix: str) -> IntelDimensionAnalysis:
+    found = len(snapshot_dimension.items)
+    mine = [c.text_zh for c in chosen if c.id.startswith(f"{prefix}.{snapshot_dimension.name}.")]
+    assessment = f"检索到 {found} 条资料。" if found else f"{INSUFFICIENT}：未检索到资料。"
+    return IntelDimensionAnalysis(dimension=snapshot_dimension.topic, assessment=assessment, key_points=mine)
+
+
+def search_fields(
+    choice: ExpertChoice, cards: list[EvidenceCard], snapshot: SearchSnapshotDTO, urls: dict[str, str]
+) -> dict[str, Any]:
+    """A search expert's fields every search result shares: the summary quotes the articles picked
+    (code cannot sign an article, so it lists none as an opportunity, a risk or a catalyst), each
+    dimension says how much was found and which picked articles came from it, and the sources are
+    the picked articles' URLs (all of them in the context by construction)."""
+    chosen = picked(choice, cards)
+    prefix = cards[0].id.split(".", 1)[0] if cards else ""
+    head = f"{VERDICT_ZH.get(choice.verdict, choice.verdict)}。"
+    basis = f"所选资料：{'；'.join(c.text_zh for c in chosen)}。" if chosen else "未选出资料。"
+    note = f"模型补充：{sentence(choice.note)}" if choice.note.strip() else ""
+    return {
+        "confidence_score": choice.confidence,
+        "dimension_analyses": [_dimension(d, chosen, prefix) for d in snapshot.dimensions],
+        "information_sources": [urls[c.id] for c in chosen if c.id in urls],
+        "summary": head + basis + note,
     }

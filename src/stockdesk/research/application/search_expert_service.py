@@ -5,7 +5,8 @@ run: one guarded LLM round (numbers grounded in the search context, no trade ins
 then two checks made in code: every cited URL must be one that was in the context (others are
 dropped and flagged, never replaced), and with no information at all the answer is held to
 neutral, low confidence and 数据不足 whatever the model wrote. When the search found nothing at
-all, that answer is fixed in code and no LLM call is spent on it.
+all, that answer is fixed in code and no LLM call is spent on it. In choices mode the model only
+reads the articles' titles (as cards) and picks a verdict and the articles it rests on.
 """
 
 from __future__ import annotations
@@ -16,10 +17,15 @@ from typing import Generic, Protocol, TypeVar
 
 from pydantic import BaseModel
 
+from stockdesk.research.application.expert_choice_text import search_fields
+from stockdesk.research.application.expert_choices import choose
 from stockdesk.research.application.expert_runner import run_guarded
 from stockdesk.research.application.inputs import require_found, require_symbol
+from stockdesk.research.application.search_cards import search_cards
 from stockdesk.research.domain.dtos.expert import AgentAnswer, GuardReport
+from stockdesk.research.domain.dtos.expert_choice import verdict_words
 from stockdesk.research.domain.dtos.search import SearchSnapshotDTO
+from stockdesk.research.domain.ports.choices import IExpertChoicePort
 from stockdesk.research.domain.ports.soft_intel import ISearchDataPort, ISearchSnapshotBuilder
 from stockdesk.shared.claims import collect_texts
 
@@ -60,11 +66,17 @@ class SearchExpertService(ABC, Generic[T, R]):
     cleared_when_nothing_found: tuple[str, ...]  # lists that could only have been invented
 
     def __init__(
-        self, data: ISearchDataPort, snapshot_builder: ISearchSnapshotBuilder, agent: SearchAgent[T]
+        self,
+        data: ISearchDataPort,
+        snapshot_builder: ISearchSnapshotBuilder,
+        agent: SearchAgent[T],
+        chooser: IExpertChoicePort | None = None,
     ):
+        """With a `chooser` (choices mode) the model picks a verdict and articles; code writes."""
         self._data = data
         self._builder = snapshot_builder
         self._analyze = agent.analyze
+        self._chooser = chooser
 
     text_fields: tuple[str, ...]  # field paths of the free text the guards read
 
@@ -116,6 +128,29 @@ class SearchExpertService(ABC, Generic[T, R]):
             **{self.indicators_field: snapshot.model_dump(mode="json")},
         )
 
+    def chosen_result(self, snapshot: SearchSnapshotDTO, chooser: IExpertChoicePort) -> R:
+        """Choices mode: the model reads the articles' titles and picks a verdict and up to 3 of
+        them; code writes the fields (see expert_choice_text.search_fields)."""
+        pairs = search_cards(self.expert, snapshot)
+        cards, urls = [c for c, _ in pairs], {c.id: url for c, url in pairs}
+        words = verdict_words(self.output_model, self.verdict_field)
+        chosen = choose(chooser, self.expert, snapshot, cards, words, snapshot.model_dump(mode="json"))
+        fields = search_fields(chosen.choice, cards, snapshot, urls)
+        return self.result_model(
+            **{self.verdict_field: chosen.choice.verdict, self.summary_field: fields.pop("summary")},
+            **fields,
+            **{name: [] for name in self.cleared_when_nothing_found},
+            symbol=snapshot.symbol,
+            as_of=snapshot.as_of,
+            input=chosen.answer.input,
+            output=chosen.answer.output,
+            grounding=chosen.guards.grounding,
+            guards=chosen.guards,
+            choice=chosen.choice,
+            evidence_cards=[c for c in cards if c.id in chosen.choice.cards],
+            **{self.indicators_field: snapshot.model_dump(mode="json")},
+        )
+
     def build_snapshot(self, symbol: str, as_of: date | None = None) -> SearchSnapshotDTO:
         symbol = require_symbol(symbol)
         day = as_of or date.today()
@@ -124,6 +159,8 @@ class SearchExpertService(ABC, Generic[T, R]):
 
     def run(self, symbol: str, as_of: date | None = None) -> R:
         snapshot = self.build_snapshot(symbol, as_of)
+        if snapshot.has_information and self._chooser is not None:
+            return self.chosen_result(snapshot, self._chooser)
         if not snapshot.has_information:
             answer, guards = self.answer_without_llm(snapshot), GuardReport()
         else:
