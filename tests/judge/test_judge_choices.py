@@ -52,7 +52,7 @@ def test_the_judge_picks_cards_and_code_writes_its_reasoning() -> None:
     svc, provider = service(choice())
     result = svc.run_on_outcome("600519.SH", OUTCOME, EVIDENCE)
     assert provider.calls == 1 and result.action == "BUY"
-    assert result.reasoning == "买入：依据扣非净利同比 12.3%（增长）；PE 历史分位 14（偏低）。"
+    assert result.reasoning == "买入。依据：扣非净利同比 12.3%（增长）；PE 历史分位 14（偏低）。"
     assert result.risk_warnings == ["资产负债率 72%。"]
     assert result.choices["english"]["reasoning"].startswith("Buy: on deducted net profit YoY 12.3%")
     assert result.claim_checks == {}  # code wrote the texts: nothing to check
@@ -68,7 +68,7 @@ def test_a_decisive_card_against_the_action_is_re_asked_then_accepted() -> None:
     result = svc.run_on_outcome("600519.SH", OUTCOME, EVIDENCE)
     assert provider.calls == 2 and "financial.debt_to_assets" in provider.requests[1].messages[-1].content
     assert result.choices["retried"] and result.choices["dropped"] == []
-    assert result.reasoning.startswith("买入：依据扣非净利同比")
+    assert result.reasoning.startswith("买入。依据：扣非净利同比")
 
 
 def test_a_pick_still_wrong_after_the_re_ask_is_dropped_and_recorded() -> None:
@@ -78,7 +78,7 @@ def test_a_pick_still_wrong_after_the_re_ask_is_dropped_and_recorded() -> None:
     svc, provider = service(wrong)  # the same answer twice
     result = svc.run_on_outcome("600519.SH", OUTCOME, EVIDENCE)
     assert provider.calls == 2 and len(result.choices["dropped"]) == 2
-    assert result.reasoning == "买入：依据PE 历史分位 14（偏低）。" and result.risk_warnings == []
+    assert result.reasoning == "买入。依据：PE 历史分位 14（偏低）。" and result.risk_warnings == []
 
 
 def test_a_hold_reasoning_names_hold_whatever_the_cards() -> None:
@@ -86,7 +86,7 @@ def test_a_hold_reasoning_names_hold_whatever_the_cards() -> None:
     svc, _ = service(hold)
     result = svc.run_on_outcome("600519.SH", {**OUTCOME, "direction": "NEUTRAL"}, EVIDENCE)
     assert result.action == "HOLD" and result.position_percent == 0.0
-    assert result.reasoning.startswith("观望：") and "买入" not in result.reasoning
+    assert result.reasoning.startswith("观望。") and "买入" not in result.reasoning
 
 
 def test_without_cards_the_choices_judge_answers_in_prose() -> None:

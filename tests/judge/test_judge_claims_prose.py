@@ -40,7 +40,7 @@ def test_a_hold_still_arguing_for_a_buy_after_the_repair_loses_that_sentence_and
     result = svc.run_on_outcome("600519.SH", NEUTRAL, {"technical": TECHNICAL})
     assert provider.calls == 2 and result.action == "HOLD"
     # its one sentence argued for the buy: code writes the HOLD's reasoning instead of a placeholder
-    assert result.reasoning == "观望：依据各研究员立场与辩论结论。" and result.claim_checks["replaced"]
+    assert result.reasoning == "观望。依据：各研究员立场与辩论结论。" and result.claim_checks["replaced"]
     assert [v["kind"] for v in result.claim_checks["violations"]] == ["action_contradiction"]
     assert result.claim_checks["dropped"] == [f"reasoning: {RECORDED_HOLD}"]
     assert any(a.what == "reasoning" for a in result.adjustments)

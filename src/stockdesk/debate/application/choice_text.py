@@ -13,6 +13,7 @@ from pydantic import BaseModel
 
 from stockdesk.debate.domain.dtos.outcome import BearCase, BullCase
 from stockdesk.research.application import EvidenceCard
+from stockdesk.shared.claims import capitalised
 
 DIRECTION_ZH = {"BULLISH": "看多", "BEARISH": "看空", "NEUTRAL": "中性"}
 DIRECTION_EN = {"BULLISH": "bullish", "BEARISH": "bearish", "NEUTRAL": "neutral"}
@@ -38,12 +39,8 @@ def _sentence(head: str, items: list[str], lang: str, empty: str) -> str:
     return f"{head}: {'; '.join(items) if items else empty}."
 
 
-def _capital(text: str) -> str:
-    return f"{text[:1].upper()}{text[1:]}"
-
-
 def _full_stop(text: str, lang: str) -> str:
-    return f"{text}。" if lang == "zh" else f"{_capital(text)}."
+    return f"{text}。" if lang == "zh" else f"{capitalised(text)}."
 
 
 def render_case(
@@ -92,7 +89,7 @@ def disagreement(pair: list[str], cards: Mapping[str, EvidenceCard], lang: str) 
     first, second = sorted((cards[c] for c in pair), key=lambda c: -c.direction)
     if lang == "zh":
         return f"{first.text_zh}，而{second.text_zh}。"
-    return f"{_capital(first.text_en)}, while {second.text_en}."
+    return f"{capitalised(first.text_en)}, while {second.text_en}."
 
 
 def conclusion(direction: str, decisive: list[str], cards: Mapping[str, EvidenceCard], lang: str) -> str:

@@ -26,6 +26,7 @@ from stockdesk.shared.claims.grounding import (
 from stockdesk.shared.claims.picks import card_line, kept_picks, refused_picks
 from stockdesk.shared.claims.repair import PLACEHOLDER, CleanedTexts, drop_violating, repair_feedback
 from stockdesk.shared.claims.scope import Texts
+from stockdesk.shared.claims.text_units import capitalised
 from stockdesk.shared.claims.violation import ALL_KINDS, Violation, ViolationKind, dump_violations
 
 __all__ = [
@@ -37,6 +38,7 @@ __all__ = [
     "Violation",
     "ViolationKind",
     "apply_texts",
+    "capitalised",
     "card_line",
     "check_claims",
     "check_grounding",

@@ -66,3 +66,9 @@ def negated(before: str, window: int = 4) -> bool:
         return True
     words = tail.split()[-3:]
     return bool(words) and bool(_EN_NEGATION.search(" ".join(words)))
+
+
+def capitalised(text: str) -> str:
+    """An English sentence written from a card starts with a capital ("pE ..." stays as written
+    past the first letter: card texts are code's own words)."""
+    return f"{text[:1].upper()}{text[1:]}"

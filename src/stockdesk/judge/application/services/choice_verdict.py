@@ -13,7 +13,7 @@ from typing import Any
 
 from stockdesk.judge.domain.dtos.evidence import CardInput
 from stockdesk.judge.domain.dtos.verdict_result import VerdictResult
-from stockdesk.shared.claims import kept_picks, refused_picks
+from stockdesk.shared.claims import capitalised, kept_picks, refused_picks
 
 DECISIVE = {"BUY": {1, 0}, "SELL": {-1, 0}, "HOLD": {-1, 0, 1}}
 RISKS = {"BUY": {-1, 0}, "SELL": {1, 0}, "HOLD": {-1, 0, 1}}
@@ -36,14 +36,14 @@ def kept(picks: Mapping[str, Any], wrong: list[str]) -> dict[str, Any]:
 def reasoning(action: str, decisive: list[str], cards: Mapping[str, CardInput], lang: str = "zh") -> str:
     texts = [cards[c].text_zh if lang == "zh" else cards[c].text_en for c in decisive if c in cards]
     if lang == "zh":
-        return f"{ACTION_ZH[action]}：依据{'；'.join(texts) if texts else '各研究员立场与辩论结论'}。"
+        return f"{ACTION_ZH[action]}。依据：{'；'.join(texts) if texts else '各研究员立场与辩论结论'}。"
     return f"{ACTION_EN[action]}: on {'; '.join(texts) if texts else 'the experts’ stances and the debate'}."
 
 
 def risk_lines(risks: list[str], cards: Mapping[str, CardInput], lang: str = "zh") -> list[str]:
     if lang == "zh":
         return [f"{cards[c].text_zh}。" for c in risks if c in cards]
-    return [f"{cards[c].text_en}." for c in risks if c in cards]
+    return [f"{capitalised(cards[c].text_en)}." for c in risks if c in cards]
 
 
 def verdict_of(picks: Mapping[str, Any], cards: Mapping[str, CardInput]) -> VerdictResult:
