@@ -18,6 +18,7 @@ from stockdesk.data_engineering.infrastructure.persistence.repository import Sql
 from stockdesk.entrypoints.container import AppContainer
 from stockdesk.llm_platform.domain.dtos import CompletionRequest
 from stockdesk.llm_platform.infrastructure.scripted import ScriptedProvider
+from stockdesk.research.application import ExpertResult, RulesOnlyResultDTO
 from stockdesk.shared.config import Settings
 from tests.conftest import scripted_service
 from tests.research.support import AS_OF, populate_store
@@ -105,10 +106,10 @@ class ChartsGateway(IResearchGateway):
     def require_symbol(self, symbol: str) -> str:
         return symbol
 
-    async def run_expert(self, expert: str, symbol: str, as_of: date | None) -> dict[str, Any]:
+    async def run_expert(self, expert: str, symbol: str, as_of: date | None) -> ExpertResult:
         raise NotImplementedError("only the chart step uses this double")
 
-    async def run_expert_rules(self, expert: str, symbol: str, as_of: date | None) -> dict[str, Any]:
+    async def run_expert_rules(self, expert: str, symbol: str, as_of: date | None) -> RulesOnlyResultDTO:
         raise NotImplementedError("only the chart step uses this double")
 
     async def build_charts(

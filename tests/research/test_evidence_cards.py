@@ -18,7 +18,10 @@ from stockdesk.coordinator.infrastructure.adapters.gateways import ResearchGatew
 from stockdesk.research.application import (
     EvidenceCard,
     cards_for,
+    expert_result,
     financial_cards,
+    snapshot_of,
+    stored,
     technical_cards,
     valuation_cards,
 )
@@ -381,13 +384,13 @@ def test_a_real_expert_run_and_its_rules_only_run_carry_the_cards(settings: Sett
         {name: (lambda s=s: s.build_snapshot) for name, s in services.items()},
     )
     for expert, service in services.items():
-        expected = [
-            c.model_dump(mode="json") for c in cards_for(expert, service.build_snapshot(SYMBOL, AS_OF))
-        ]
+        expected = cards_for(expert, service.build_snapshot(SYMBOL, AS_OF))
         assert expected, expert  # the store's snapshot has figures to card
         result = asyncio.run(gateway.run_expert(expert, SYMBOL, AS_OF))  # the scripted LLM answers
-        assert result["evidence_cards"] == expected
-        assert "code_signal" in result and any(k.endswith("_indicators") for k in result)
+        assert result.evidence_cards == expected
+        assert result.code_signal is not None and snapshot_of(expert, result)
         rules = asyncio.run(gateway.run_expert_rules(expert, SYMBOL, AS_OF))  # no LLM
-        assert rules["evidence_cards"] == expected and rules["rules_only"] is True
+        assert rules.evidence_cards == expected and rules.rules_only is True
+        stored_json = stored(rules)  # what a session keeps, read back as the same type
+        assert stored_json["rules_only"] is True and expert_result(expert, stored_json) == rules
     assert {"ValuationModelOutput", "TechnicalAnalysisOutput", "FinancialAuditOutput"} <= set(router.calls)

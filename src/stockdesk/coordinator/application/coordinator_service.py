@@ -8,6 +8,7 @@ the same transaction (writing each node as it ends would put a commit on the eve
 from __future__ import annotations
 
 import asyncio
+import logging
 import uuid
 from collections.abc import Callable
 from datetime import UTC, date, datetime
@@ -34,10 +35,13 @@ from stockdesk.coordinator.domain.ports.lessons import ILessonSource
 from stockdesk.coordinator.domain.ports.observer import INodeObserver
 from stockdesk.coordinator.domain.ports.run_scope import ILLMRunScope
 from stockdesk.coordinator.domain.ports.session_repository import IResearchSessionRepository
+from stockdesk.research.application import ExpertResult, InvalidExpertResult, expert_result, stored
 from stockdesk.shared.errors import BadRequestException, NotFoundException
 from stockdesk.shared.tasks.cancel import JobCancelled
 
 FINAL = {NodeStatus.DONE, NodeStatus.FAILED, NodeStatus.SKIPPED, NodeStatus.REUSED}
+
+logger = logging.getLogger(__name__)
 
 
 def _now() -> datetime:
@@ -47,6 +51,18 @@ def _now() -> datetime:
 def retryable(session: ResearchSession) -> bool:
     """A failed expert, debate or verdict (or a cancelled run) that a retry could still produce."""
     return bool(session.expert_errors or session.errors)
+
+
+def reused_results(parent: ResearchSession) -> dict[str, ExpertResult]:
+    """The parent session's results as research's types; one research cannot read any more (stored
+    by an older version) is not reused: that expert runs again."""
+    reused: dict[str, ExpertResult] = {}
+    for name, data in parent.expert_results.items():
+        try:
+            reused[name] = expert_result(name, data)
+        except InvalidExpertResult as exc:
+            logger.warning("session %s: %s; the expert runs again", parent.id, exc)
+    return reused
 
 
 def final_status(session: ResearchSession) -> SessionStatus:
@@ -94,7 +110,7 @@ class ResearchCoordinatorService:
         `session_id` names the session up front (a job started from the web knows its id before the
         run); a cancelled job stops between two nodes and its session is saved as `cancelled`.
         """
-        reused = dict(parent.expert_results) if parent else {}
+        reused = reused_results(parent) if parent else {}
         symbol, checked = self._checked(request)
         session = ResearchSession(
             id=session_id or self._new_id(),
@@ -159,7 +175,7 @@ class ResearchCoordinatorService:
         calls, tokens = self._run_scope.usage(session.id)
         session = session.model_copy(
             update={
-                "expert_results": final.get("expert_results", {}),
+                "expert_results": {n: stored(r) for n, r in (final.get("expert_results") or {}).items()},
                 "expert_errors": final.get("expert_errors", {}),
                 "aggregation": {**final.get("aggregation", {}), **checked.note()},
                 "debate_outcome": final.get("debate_outcome", {}),

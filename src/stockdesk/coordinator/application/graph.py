@@ -27,7 +27,7 @@ import operator
 import time
 from collections.abc import Awaitable, Callable
 from datetime import UTC, date, datetime
-from typing import Annotated, Any, TypedDict
+from typing import Annotated, Any, TypedDict, TypeVar
 
 from langgraph.graph import END, START, StateGraph
 from langgraph.types import Send
@@ -37,7 +37,13 @@ from stockdesk.coordinator.domain.dtos.session import NodeExecution
 from stockdesk.coordinator.domain.model.enums import ALL_EXPERTS, NodeStatus
 from stockdesk.coordinator.domain.ports.gateways import IDebateGateway, IJudgeGateway, IResearchGateway
 from stockdesk.coordinator.domain.ports.observer import INodeObserver
-from stockdesk.research.application import ExpertView, InvalidExpertResult, expert_view
+from stockdesk.research.application import (
+    ExpertResult,
+    ExpertView,
+    InvalidExpertResult,
+    expert_view,
+    snapshot_of,
+)
 from stockdesk.shared.errors import one_line
 from stockdesk.shared.tasks.cancel import check_cancelled
 
@@ -47,7 +53,10 @@ ROUTE, AGGREGATOR, DEBATE, JUDGE = "route_to_experts", "aggregator_node", "debat
 TECHNICAL = "technical_analyst"
 
 
-def merge(left: dict[str, Any], right: dict[str, Any]) -> dict[str, Any]:
+V = TypeVar("V")
+
+
+def merge(left: dict[str, V], right: dict[str, V]) -> dict[str, V]:
     return {**left, **right}
 
 
@@ -60,9 +69,9 @@ class ResearchGraphState(TypedDict, total=False):
     judge_samples: int
     verdict_by_rules: bool
     debate_mode: str
-    reused_results: dict[str, dict[str, Any]]
+    reused_results: dict[str, ExpertResult]
     lessons: list[dict[str, Any]]
-    expert_results: Annotated[dict[str, dict[str, Any]], merge]
+    expert_results: Annotated[dict[str, ExpertResult], merge]
     expert_errors: Annotated[dict[str, str], merge]
     views: list[ExpertView]
     aggregation: dict[str, Any]
@@ -197,15 +206,15 @@ class _Nodes:
 
     async def technical_snapshot(self, state: ResearchGraphState) -> dict[str, Any]:
         """The as-of prices for the trade plan: the technical expert's snapshot, else one built now."""
-        results = state.get("expert_results") or {}
-        found = (results.get(TECHNICAL) or {}).get("technical_indicators")
-        if isinstance(found, dict):
+        result = (state.get("expert_results") or {}).get(TECHNICAL)
+        found = snapshot_of(TECHNICAL, result) if result is not None else None
+        if found is not None:
             return found
         try:
             built = await self.research.run_expert_rules(TECHNICAL, state["symbol"], state.get("as_of"))
         except Exception:  # no price history: the verdict says it has no plan
             return {}
-        return built.get("technical_indicators") or {}
+        return snapshot_of(TECHNICAL, built) or {}
 
     async def evidence(self, state: ResearchGraphState) -> dict[str, Any]:
         views = state.get("views") or []

@@ -1,11 +1,19 @@
 """Application layer: services and use cases; depends on domain ports only."""
 
 from stockdesk.research.application.chart_data_service import ChartDataService, ChartSet
+from stockdesk.research.application.dtos import ExpertResult, RulesOnlyResultDTO
 from stockdesk.research.application.evidence_cards import (
     cards_for,
     financial_cards,
     technical_cards,
     valuation_cards,
+)
+from stockdesk.research.application.expert_results import (
+    expert_result,
+    rules_only_result,
+    snapshot_of,
+    stored,
+    with_code_signal,
 )
 from stockdesk.research.application.expert_views import (
     InvalidExpertResult,
@@ -45,6 +53,7 @@ __all__ = [
     "ChartSet",
     "CodeSignal",
     "EvidenceCard",
+    "ExpertResult",
     "ExpertView",
     "Factor",
     "FactorService",
@@ -53,10 +62,12 @@ __all__ = [
     "ModelCalibration",
     "ModelView",
     "RulesEvidence",
+    "RulesOnlyResultDTO",
     "RulesSignalService",
     "SignalModelService",
     "calibrate_walk_forward",
     "cards_for",
+    "expert_result",
     "expert_view",
     "expert_views",
     "factor_report",
@@ -64,10 +75,14 @@ __all__ = [
     "known_dates",
     "model_view",
     "rank_normalise",
+    "rules_only_result",
+    "snapshot_of",
+    "stored",
     "technical_cards",
     "trading_calendar",
     "valuation_cards",
     "view_of_result",
     "view_of_rules",
     "walk_forward",
+    "with_code_signal",
 ]

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from datetime import date
-from typing import Any
+from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
+from stockdesk.research.domain.dtos.code_signal import CodeSignal
 from stockdesk.research.domain.dtos.evidence_card import EvidenceCard
 from stockdesk.research.domain.dtos.expert import GroundingReport, GuardReport
 from stockdesk.research.domain.dtos.expert_choice import ExpertChoice
@@ -27,6 +28,9 @@ class ExpertTrace(BaseModel):
     guards: GuardReport
     choice: ExpertChoice | None = Field(
         default=None, description="choices mode: the model's picks; code wrote the text fields from them"
+    )
+    code_signal: CodeSignal | None = Field(
+        default=None, description="what the rules read in the same snapshot (set when the desk runs it)"
     )
 
 
@@ -91,3 +95,32 @@ class CatalystDetectiveResultDTO(ExpertTrace):
     information_sources: list[str]
     catalyst_indicators: dict[str, Any] = Field(description="the search context actually sent, by dimension")
     evidence_cards: list[EvidenceCard] = Field(default_factory=list, description=SEARCH_CARDS_DESCRIPTION)
+
+
+class RulesOnlyResultDTO(BaseModel):
+    """A rules-only run of one expert: its snapshot (under the expert's own `<x>_indicators` name,
+    as an LLM result carries it) and the code's reading of it; no LLM answer."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    symbol: str
+    as_of: date | None = None
+    rules_only: Literal[True] = True
+    code_signal: CodeSignal
+    evidence_cards: list[EvidenceCard] = Field(default_factory=list, description=CARDS_DESCRIPTION)
+    valuation_indicators: dict[str, Any] | None = None
+    technical_indicators: dict[str, Any] | None = None
+    financial_indicators: dict[str, Any] | None = None
+    macro_indicators: dict[str, Any] | None = None
+    catalyst_indicators: dict[str, Any] | None = None
+
+
+ExpertResult = (
+    ValuationModelerResultDTO
+    | TechnicalAnalystResultDTO
+    | FinancialAuditorResultDTO
+    | MacroIntelligenceResultDTO
+    | CatalystDetectiveResultDTO
+    | RulesOnlyResultDTO
+)
+"""What one research expert's run gives the desk: its typed result, or the rules-only result."""

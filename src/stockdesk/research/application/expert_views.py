@@ -22,6 +22,7 @@ from stockdesk.research.application.dtos import (
     CatalystDetectiveResultDTO,
     FinancialAuditorResultDTO,
     MacroIntelligenceResultDTO,
+    RulesOnlyResultDTO,
     TechnicalAnalystResultDTO,
     ValuationModelerResultDTO,
 )
@@ -171,6 +172,9 @@ def expert_view(expert: str, data: Mapping[str, Any] | BaseModel) -> ExpertView:
     """The view of one expert's result, whichever form it arrives in (see the module docstring)."""
     if isinstance(data, ExpertView):
         return data
+    if isinstance(data, RulesOnlyResultDTO):
+        snapshot = getattr(data, INDICATOR_FIELDS.get(expert, ""), None)
+        return view_of_rules(expert, snapshot or {})
     if isinstance(data, BaseModel):
         return view_of_result(expert, data)
     where = f"expert_results.{expert}"

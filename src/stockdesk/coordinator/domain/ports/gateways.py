@@ -12,7 +12,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from stockdesk.research.application import ExpertView, ModelView
+from stockdesk.research.application import ExpertResult, ExpertView, ModelView, RulesOnlyResultDTO
 
 ModelViewBuilder = Callable[[str, date], ModelView | None]
 """(symbol, as_of) -> the signal model's verdict there (research.SignalModelService.view)"""
@@ -45,11 +45,11 @@ class IResearchGateway(ABC):
         return CheckedDate(as_of=as_of)
 
     @abstractmethod
-    async def run_expert(self, expert: str, symbol: str, as_of: date | None) -> dict[str, Any]:
-        """One research expert's full result, serialised, with its `code_signal`."""
+    async def run_expert(self, expert: str, symbol: str, as_of: date | None) -> ExpertResult:
+        """One research expert's typed result, with its `code_signal`."""
 
     @abstractmethod
-    async def run_expert_rules(self, expert: str, symbol: str, as_of: date | None) -> dict[str, Any]:
+    async def run_expert_rules(self, expert: str, symbol: str, as_of: date | None) -> RulesOnlyResultDTO:
         """The expert's snapshot and code-only signal, no LLM (rules-only mode, plan prices)."""
 
     async def model_view(self, symbol: str, as_of: date | None) -> ModelView | None:

@@ -23,8 +23,16 @@ from stockdesk.coordinator.domain.ports.gateways import (
 from stockdesk.data_engineering.application import CheckAsOfUseCase, GetStockBasicInfoUseCase
 from stockdesk.debate.application import DebateMode, DebateService
 from stockdesk.judge.application import JudgeService, is_sufficient
-from stockdesk.research.application import ChartSet, ExpertView, ModelView, cards_for
-from stockdesk.research.application.code_signals import INDICATOR_FIELDS, code_signal, code_signal_of_result
+from stockdesk.research.application import (
+    ChartSet,
+    ExpertResult,
+    ExpertView,
+    ModelView,
+    RulesOnlyResultDTO,
+    expert_result,
+    rules_only_result,
+    with_code_signal,
+)
 from stockdesk.shared.errors import BadRequestException
 
 ExpertRunner = Callable[[str, date | None], BaseModel]
@@ -68,28 +76,17 @@ class ResearchGatewayAdapter(IResearchGateway):
             as_of=checked.as_of, clamped=checked.clamped, first=checked.first, last=checked.last
         )
 
-    async def run_expert(self, expert: str, symbol: str, as_of: date | None) -> dict[str, Any]:
+    async def run_expert(self, expert: str, symbol: str, as_of: date | None) -> ExpertResult:
         if expert not in self._runners:
             raise BadRequestException(f"unknown expert {expert!r}", code="UNKNOWN_EXPERT")
         result = await asyncio.to_thread(self._runners[expert](), symbol, as_of)
-        dumped = result.model_dump(mode="json")
-        dumped["code_signal"] = code_signal_of_result(expert, dumped).model_dump(mode="json")
-        return dumped
+        return with_code_signal(expert, expert_result(expert, result))
 
-    async def run_expert_rules(self, expert: str, symbol: str, as_of: date | None) -> dict[str, Any]:
+    async def run_expert_rules(self, expert: str, symbol: str, as_of: date | None) -> RulesOnlyResultDTO:
         if expert not in self._snapshots:
             raise BadRequestException(f"unknown expert {expert!r}", code="UNKNOWN_EXPERT")
         snapshot = await asyncio.to_thread(self._snapshots[expert](), symbol, as_of)
-        dumped = snapshot.model_dump(mode="json")
-        return {
-            "symbol": symbol,
-            "as_of": as_of.isoformat() if as_of else None,
-            "rules_only": True,
-            INDICATOR_FIELDS[expert]: dumped,
-            "code_signal": code_signal(expert, dumped).model_dump(mode="json"),
-            # the same cards an LLM expert's result carries (none for the search experts)
-            "evidence_cards": [card.model_dump(mode="json") for card in cards_for(expert, snapshot)],
-        }
+        return rules_only_result(expert, symbol, as_of, snapshot)
 
     async def build_charts(
         self, symbol: str, as_of: date | None
