@@ -13,13 +13,14 @@ code reads bearish (bullish).
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel
 
+from stockdesk.research.application.expert_runner import TextFields, guard, passed, run_guarded
 from stockdesk.research.application.expert_runner import feedback_for as note_feedback
-from stockdesk.research.application.expert_runner import guard, passed
 from stockdesk.research.application.expert_views import STANCE_OF
 from stockdesk.research.domain.dtos.evidence_card import EvidenceCard
 from stockdesk.research.domain.dtos.expert import AgentAnswer, GuardReport
@@ -42,6 +43,38 @@ class Chosen:
     choice: ExpertChoice
     answer: AgentAnswer[BaseModel]
     guards: GuardReport
+
+
+@dataclass
+class Answered:
+    """What one expert round gives its result: the fields, and the trace (the last call, the
+    guards' report and, in choices mode, the picks)."""
+
+    fields: dict[str, Any]
+    answer: AgentAnswer[Any]
+    guards: GuardReport
+    choice: ExpertChoice | None = None
+
+    def trace(self) -> dict[str, Any]:
+        """The result's trace fields (ExpertTrace: input, output, grounding, guards, choice)."""
+        return {
+            "input": self.answer.input,
+            "output": self.answer.output,
+            "grounding": self.guards.grounding,
+            "guards": self.guards,
+            "choice": self.choice,
+        }
+
+
+def guarded(
+    analyze: Callable[[str | None], AgentAnswer[Any]],
+    texts: Callable[[Any], TextFields],
+    facts: Any,
+    expert: str,
+) -> Answered:
+    """Prose mode: the guarded round (expert_runner.run_guarded); the fields are the answer's."""
+    answer, guards = run_guarded(analyze, texts, facts, expert=expert)
+    return Answered(answer.parsed.model_dump(), answer, guards)
 
 
 def _note(parsed: BaseModel) -> dict[str, str | list[str]]:
@@ -119,3 +152,22 @@ def choose(
         }
     )
     return Chosen(choice, final, guards)
+
+
+def answered(
+    chooser: IExpertChoicePort | None,
+    expert: str,
+    snapshot: BaseModel,
+    cards: list[EvidenceCard],
+    words: tuple[str, ...],
+    facts: Any,
+    *,
+    render: Callable[[ExpertChoice], dict[str, Any]],
+    prose: Callable[[], Answered],
+) -> Answered:
+    """One expert round in the LLM's output style: with a `chooser` the model picks and `render`
+    writes the fields from its choice; without one, `prose()` (the model writes, under the guards)."""
+    if chooser is None:
+        return prose()
+    chosen = choose(chooser, expert, snapshot, cards, words, facts)
+    return Answered(render(chosen.choice), chosen.answer, chosen.guards, chosen.choice)

@@ -13,10 +13,8 @@ from stockdesk.research.application.code_signals import (
 from stockdesk.research.application.dtos import FinancialAuditorResultDTO
 from stockdesk.research.application.evidence_cards import cards_for
 from stockdesk.research.application.expert_choice_text import financial_fields
-from stockdesk.research.application.expert_choices import choose
-from stockdesk.research.application.expert_runner import run_guarded
+from stockdesk.research.application.expert_choices import Answered, answered, guarded
 from stockdesk.research.application.inputs import require_financials, require_found, require_symbol
-from stockdesk.research.domain.dtos.expert import AgentAnswer, GuardReport
 from stockdesk.research.domain.dtos.expert_choice import verdict_words
 from stockdesk.research.domain.dtos.financial import (
     DimensionAnalysis,
@@ -66,47 +64,34 @@ class FinancialAuditorService:
         records = require_financials(self._data.get_finance_records(canonical, day), canonical)
         return self._builder.build(canonical, name, industry, records, day)
 
-    def _prose_fields(
-        self, snapshot: FinancialSnapshotDTO, facts: dict[str, Any]
-    ) -> tuple[AgentAnswer[FinancialAuditOutput], GuardReport, dict[str, Any]]:
+    def _prose(self, snapshot: FinancialSnapshotDTO, facts: dict[str, Any]) -> Answered:
         """Prose mode: the guarded answer; each dimension's score from code, its words from the model."""
-        answer, guards = run_guarded(
-            lambda feedback: self._agent.analyze(snapshot, feedback), financial_texts, facts, expert=EXPERT
+        done = guarded(
+            lambda feedback: self._agent.analyze(snapshot, feedback), financial_texts, facts, EXPERT
         )
-        parsed = answer.parsed
+        parsed: FinancialAuditOutput = done.answer.parsed
         scores = financial_dimension_scores(snapshot.model_dump(mode="json"))
-        fields = {
-            **parsed.model_dump(exclude={"dimension_analyses"}),
-            "dimension_analyses": [
-                DimensionAnalysis(
-                    dimension=d.dimension, score=scores.get(d.dimension), assessment=d.assessment
-                )
-                for d in parsed.dimension_analyses
-            ],
-        }
-        return answer, guards, fields
+        done.fields["dimension_analyses"] = [
+            DimensionAnalysis(dimension=d.dimension, score=scores.get(d.dimension), assessment=d.assessment)
+            for d in parsed.dimension_analyses
+        ]
+        return done
 
     def run(self, symbol: str, as_of: date | None = None) -> FinancialAuditorResultDTO:
         snapshot = self.build_snapshot(symbol, as_of)
         cards, facts = cards_for(EXPERT, snapshot), snapshot.model_dump(mode="json", exclude={"table"})
-        choice = None
-        if self._chooser is not None:
-            chosen = choose(self._chooser, EXPERT, snapshot, cards, WORDS, facts)
-            answer, guards, choice = chosen.answer, chosen.guards, chosen.choice
-            fields = financial_fields(choice, cards, snapshot)
-        else:
-            answer, guards, fields = self._prose_fields(snapshot, facts)
+        done = answered(
+            self._chooser, EXPERT, snapshot, cards, WORDS, facts,
+            render=lambda choice: financial_fields(choice, cards, snapshot),
+            prose=lambda: self._prose(snapshot, facts),
+        )  # fmt: skip
         indicators = snapshot.model_dump(mode="json")
         return FinancialAuditorResultDTO(
-            **fields,
+            **done.fields,
+            **done.trace(),
             financial_score=financial_score(financial_signal(indicators)),
             symbol=snapshot.symbol,
             as_of=snapshot.as_of,
-            input=answer.input,
-            output=answer.output,
             financial_indicators=indicators,
             evidence_cards=cards,
-            grounding=guards.grounding,
-            guards=guards,
-            choice=choice,
         )

@@ -7,8 +7,7 @@ from datetime import date
 from stockdesk.research.application.dtos import TechnicalAnalystResultDTO
 from stockdesk.research.application.evidence_cards import cards_for
 from stockdesk.research.application.expert_choice_text import technical_fields
-from stockdesk.research.application.expert_choices import choose
-from stockdesk.research.application.expert_runner import run_guarded
+from stockdesk.research.application.expert_choices import answered, guarded
 from stockdesk.research.application.inputs import require_found, require_symbol
 from stockdesk.research.domain.dtos.expert_choice import verdict_words
 from stockdesk.research.domain.dtos.technical import (
@@ -66,31 +65,22 @@ class TechnicalAnalystService:
     def run(self, symbol: str, as_of: date | None = None) -> TechnicalAnalystResultDTO:
         snapshot = self.build_snapshot(symbol, as_of)
         cards, facts = cards_for(EXPERT, snapshot), snapshot.model_dump(mode="json")
-        if self._chooser is not None:
-            chosen = choose(self._chooser, EXPERT, snapshot, cards, WORDS, facts)
-            answer, guards, choice = chosen.answer, chosen.guards, chosen.choice
-            fields = technical_fields(choice, cards)
-        else:
-            answer, guards = run_guarded(
-                lambda feedback: self._agent.analyze(snapshot, feedback),
-                technical_texts,
-                facts,
-                expert=EXPERT,
-            )
-            fields, choice = answer.parsed.model_dump(), None
+        done = answered(
+            self._chooser, EXPERT, snapshot, cards, WORDS, facts,
+            render=lambda choice: technical_fields(choice, cards),
+            prose=lambda: guarded(
+                lambda feedback: self._agent.analyze(snapshot, feedback), technical_texts, facts, EXPERT
+            ),
+        )  # fmt: skip
         levels = KeyTechnicalLevels(
             support=snapshot.support_levels[:3], resistance=snapshot.resistance_levels[:3]
         )  # code's swing levels: the model no longer writes prices
         return TechnicalAnalystResultDTO(
-            **fields,
+            **done.fields,
+            **done.trace(),
             key_technical_levels=levels,
             symbol=snapshot.symbol,
             as_of=snapshot.as_of,
-            input=answer.input,
-            output=answer.output,
-            technical_indicators=snapshot.model_dump(mode="json"),
+            technical_indicators=facts,
             evidence_cards=cards,
-            grounding=guards.grounding,
-            guards=guards,
-            choice=choice,
         )

@@ -7,8 +7,7 @@ from datetime import date
 from stockdesk.research.application.dtos import ValuationModelerResultDTO
 from stockdesk.research.application.evidence_cards import cards_for
 from stockdesk.research.application.expert_choice_text import valuation_fields
-from stockdesk.research.application.expert_choices import choose
-from stockdesk.research.application.expert_runner import run_guarded
+from stockdesk.research.application.expert_choices import answered, guarded
 from stockdesk.research.application.inputs import require_financials, require_found, require_symbol
 from stockdesk.research.domain.dtos.expert_choice import verdict_words
 from stockdesk.research.domain.dtos.valuation import ValuationModelOutput, ValuationSnapshotDTO
@@ -56,27 +55,18 @@ class ValuationModelerService:
     def run(self, symbol: str, as_of: date | None = None) -> ValuationModelerResultDTO:
         snapshot = self.build_snapshot(symbol, as_of)
         cards, facts = cards_for(EXPERT, snapshot), snapshot.model_dump(mode="json")
-        if self._chooser is not None:
-            chosen = choose(self._chooser, EXPERT, snapshot, cards, WORDS, facts)
-            answer, guards, choice = chosen.answer, chosen.guards, chosen.choice
-            fields = valuation_fields(choice, cards, snapshot)
-        else:
-            answer, guards = run_guarded(
-                lambda feedback: self._agent.analyze(snapshot, feedback),
-                valuation_texts,
-                facts,
-                expert=EXPERT,
-            )
-            fields, choice = answer.parsed.model_dump(), None
+        done = answered(
+            self._chooser, EXPERT, snapshot, cards, WORDS, facts,
+            render=lambda choice: valuation_fields(choice, cards, snapshot),
+            prose=lambda: guarded(
+                lambda feedback: self._agent.analyze(snapshot, feedback), valuation_texts, facts, EXPERT
+            ),
+        )  # fmt: skip
         return ValuationModelerResultDTO(
-            **fields,
+            **done.fields,
+            **done.trace(),
             symbol=snapshot.symbol,
             as_of=snapshot.as_of,
-            input=answer.input,
-            output=answer.output,
-            valuation_indicators=snapshot.model_dump(mode="json"),
+            valuation_indicators=facts,
             evidence_cards=cards,
-            grounding=guards.grounding,
-            guards=guards,
-            choice=choice,
         )
