@@ -11,6 +11,7 @@ import json
 from collections.abc import Callable
 
 from stockdesk.debate.application import DebateService
+from stockdesk.debate.application.choice_text import disagreement
 from stockdesk.debate.domain.dtos.choices import choice_model
 from stockdesk.debate.infrastructure.adapters.llm_adapter import LLMAdapter
 from stockdesk.debate.infrastructure.agents.bear_advocate.agent import BearAdvocateAgent
@@ -189,3 +190,10 @@ def test_the_embedded_model_gets_choices_and_remote_aliases_prose() -> None:
     local = build_llm_service(Settings(), None)  # no alias configured: the embedded model (not started here)
     assert local.output_style() == "choices"
     assert build_llm_service(Settings(llm_output_style="prose"), None).output_style() == "prose"
+
+
+def test_a_disagreement_spaces_a_latin_word_after_the_chinese_conjunction() -> None:
+    cards = {c.id: c for v in views() for c in v.cards}
+    bullish = next(c for c in cards.values() if c.direction > 0)
+    bearish = next(c for c in cards.values() if c.direction < 0 and c.text_zh[:1].isascii())
+    assert disagreement([bearish.id, bullish.id], cards, "zh") == f"{bullish.text_zh}，而 {bearish.text_zh}。"

@@ -88,7 +88,8 @@ def disagreement(pair: list[str], cards: Mapping[str, EvidenceCard], lang: str) 
     """A bullish and a bearish card side by side, the bullish one first."""
     first, second = sorted((cards[c] for c in pair), key=lambda c: -c.direction)
     if lang == "zh":
-        return f"{first.text_zh}，而{second.text_zh}。"
+        gap = " " if second.text_zh[:1].isascii() else ""  # "而 MACD 柱为负", "而营收同比"
+        return f"{first.text_zh}，而{gap}{second.text_zh}。"
     return f"{capitalised(first.text_en)}, while {second.text_en}."
 
 
