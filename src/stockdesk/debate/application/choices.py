@@ -9,7 +9,6 @@ the reasons; what is still wrong after that is dropped and recorded, never repla
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -20,10 +19,8 @@ from stockdesk.debate.domain.dtos.choices import SIDES, ChoiceRole
 from stockdesk.debate.domain.ports.agents import AgentAnswer
 from stockdesk.research.application import EvidenceCard
 from stockdesk.shared.claims import kept_picks as kept
-from stockdesk.shared.claims import refused_picks
-from stockdesk.shared.errors import LLMOutputParseError
+from stockdesk.shared.claims import pick_round, refused_picks
 
-logger = logging.getLogger(__name__)
 DECISIVE = {"BULLISH": {1, 0}, "BEARISH": {-1, 0}, "NEUTRAL": {-1, 0, 1}}
 Picks = dict[str, Any]
 
@@ -65,32 +62,15 @@ def kept_picks(role: ChoiceRole, picks: Picks, wrong: list[str]) -> Picks:
     return out
 
 
-def feedback_for(wrong: list[str]) -> str:
-    return "以下选择不符合规则，请重新选择（只用列出的卡号，方向须一致）：\n" + "\n".join(
-        f"- {w}" for w in wrong
-    )
+FEEDBACK_HEADER = "以下选择不符合规则，请重新选择（只用列出的卡号，方向须一致）："
 
 
 def checked_choice(
     ask: Callable[[str | None], AgentAnswer[BaseModel]], role: ChoiceRole, cards: Mapping[str, EvidenceCard]
 ) -> ChoiceRound:
-    """`ask(feedback)` is one call; see the module docstring for the round."""
-    first = ask(None)
-    picks = first.parsed.model_dump(mode="json")
-    wrong = wrong_picks(role, picks, cards)
-    answers = [first]
-    if not wrong:
-        return ChoiceRound(
-            answers, kept_picks(role, picks, []), {"first_wrong": [], "retried": False, "dropped": []}
-        )
-    try:
-        second = ask(feedback_for(wrong))
-    except LLMOutputParseError:
-        logger.warning("debate choices %s: the re-ask did not parse; dropping from the first picks", role)
-        still = wrong
-    else:
-        answers.append(second)
-        picks = second.parsed.model_dump(mode="json")
-        still = wrong_picks(role, picks, cards)
-    record = {"first_wrong": wrong, "retried": True, "dropped": still}
-    return ChoiceRound(answers, kept_picks(role, picks, still), record)
+    """`ask(feedback)` is one call; see the module docstring for the round (shared.claims.pick_round)."""
+    done = pick_round(
+        ask, lambda a: wrong_picks(role, a.parsed.model_dump(mode="json"), cards), FEEDBACK_HEADER
+    )
+    picks = kept_picks(role, done.final.parsed.model_dump(mode="json"), done.still)
+    return ChoiceRound(done.answers, picks, done.record())

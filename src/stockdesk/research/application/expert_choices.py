@@ -26,13 +26,12 @@ from stockdesk.research.domain.dtos.evidence_card import EvidenceCard
 from stockdesk.research.domain.dtos.expert import AgentAnswer, GuardReport
 from stockdesk.research.domain.dtos.expert_choice import NOTE_CHARS, ExpertChoice
 from stockdesk.research.domain.ports.choices import IExpertChoicePort
-from stockdesk.shared.claims import check_claims, kept_picks, refused_picks
-from stockdesk.shared.errors import LLMOutputParseError
+from stockdesk.shared.claims import check_claims, kept_picks, pick_round, refused_picks
 
 logger = logging.getLogger(__name__)
 ALLOWED = {"bullish": {1, 0}, "bearish": {-1, 0}, "neutral": {-1, 0, 1}}
 SIDE_OF = {"bullish": "bull", "bearish": "bear"}
-FEEDBACK_HEADER = "以下选择不符合规则，请重新回答（卡号只用列出的，方向须与判断一致）：\n"
+FEEDBACK_HEADER = "以下选择不符合规则，请重新回答（卡号只用列出的，方向须与判断一致）："
 
 
 @dataclass
@@ -125,33 +124,32 @@ def choose(
     words: tuple[str, ...],
     facts: Any,
 ) -> Chosen:
-    """One call, re-asked once when a pick is wrong; what is still wrong is then dropped. A bad
-    note alone is dropped without a re-ask (it is optional, and a call costs the small model ~10 s)."""
+    """One call, re-asked once when a pick is wrong (shared.claims.pick_round); what is still wrong
+    is then dropped. A bad note alone is dropped without a re-ask (it is optional, and a call costs
+    the small model ~10 s)."""
     allowed = {w: [c.id for c in cards if c.direction in ALLOWED[STANCE_OF.get(w, "neutral")]] for w in words}
-    first = chooser.choose(expert, snapshot, cards, allowed)
-    wrong, report = problems(first, cards, facts)
-    final, still, final_report, retried = first, wrong, report, False
-    if any(_is_pick(w) for w in wrong):
-        retried = True
-        feedback = FEEDBACK_HEADER + "\n".join(f"- {w}" for w in wrong)
-        try:
-            final = chooser.choose(expert, snapshot, cards, allowed, feedback)
-        except LLMOutputParseError:
-            logger.warning("%s choices: the re-ask did not parse; dropping from the first answer", expert)
-        else:
-            still, final_report = problems(final, cards, facts)
+    done = pick_round(
+        lambda feedback: chooser.choose(expert, snapshot, cards, allowed, feedback),
+        lambda answer: problems(answer, cards, facts)[0],
+        FEEDBACK_HEADER,
+        reask=lambda wrong: any(_is_pick(w) for w in wrong),
+    )
+    first_report = problems(done.answers[0], cards, facts)[1]
+    still, final_report = problems(done.final, cards, facts)
     if still:
         logger.info("%s choices: dropped what was wrong: %s", expert, still)
-    choice = ExpertChoice(**_kept(final.parsed, still), first_wrong=wrong, retried=retried, dropped=still)
+    choice = ExpertChoice(
+        **_kept(done.final.parsed, still), first_wrong=done.first_wrong, retried=done.retried, dropped=still
+    )
     guards = final_report.model_copy(
         update={
-            "retried": retried,
+            "retried": done.retried,
             "flagged": any(_is_pick(w) for w in still),
-            "first_violations": report.violations,
+            "first_violations": first_report.violations,
             "dropped": still,
         }
     )
-    return Chosen(choice, final, guards)
+    return Chosen(choice, done.final, guards)
 
 
 def answered(

@@ -23,7 +23,7 @@ from stockdesk.shared.claims.grounding import (
     numbers_in_text,
     snapshot_numbers,
 )
-from stockdesk.shared.claims.picks import card_line, kept_picks, refused_picks
+from stockdesk.shared.claims.picks import PickRound, card_line, kept_picks, pick_round, refused_picks
 from stockdesk.shared.claims.repair import PLACEHOLDER, CleanedTexts, drop_violating, repair_feedback
 from stockdesk.shared.claims.scope import Texts
 from stockdesk.shared.claims.text_units import capitalised
@@ -34,6 +34,7 @@ __all__ = [
     "PLACEHOLDER",
     "CleanedTexts",
     "Grounding",
+    "PickRound",
     "Texts",
     "Violation",
     "ViolationKind",
@@ -48,6 +49,7 @@ __all__ = [
     "is_grounded",
     "kept_picks",
     "numbers_in_text",
+    "pick_round",
     "refused_picks",
     "repair_feedback",
     "required_fields",

@@ -44,7 +44,7 @@ from stockdesk.judge.domain.dtos.trade_plan import PlanVariant, TradePlan
 from stockdesk.judge.domain.dtos.verdict_result import VerdictResult
 from stockdesk.judge.domain.model.enums import ActionDirection
 from stockdesk.judge.domain.ports.judge_verdict_agent import IJudgeVerdictAgentPort, VerdictAnswer
-from stockdesk.shared.claims import PLACEHOLDER
+from stockdesk.shared.claims import PLACEHOLDER, pick_round
 from stockdesk.shared.errors import LLMOutputParseError
 
 logger = logging.getLogger(__name__)
@@ -94,9 +94,7 @@ def _rendered_if_dropped(
     return result.model_copy(update={"reasoning": reasoning}), {**claims, "replaced": ["reasoning"]}
 
 
-def choice_feedback(wrong: list[str]) -> str:
-    lines = "\n".join(f"- {w}" for w in wrong)
-    return f"以下卡号与所选操作的方向不符，请保持操作不变并重新选择：\n{lines}"
+CHOICE_FEEDBACK = "以下卡号与所选操作的方向不符，请保持操作不变并重新选择："
 
 
 @dataclass(frozen=True)
@@ -315,18 +313,21 @@ class JudgeService:
         """Choices mode: picks against the cards' directions; one re-ask keeping the action, then
         what is still wrong is dropped; the texts are written again from what is kept."""
         cards = {c.id: c for c in judge_input.evidence.cards}
+
+        def ask(feedback: str | None) -> VerdictAnswer:
+            return answer if feedback is None else self._agent.decide(judge_input, feedback=feedback)
+
+        def same_action(first: VerdictAnswer, retry: VerdictAnswer) -> bool:
+            return retry.choice is not None and retry.result.action is first.result.action
+
+        done = pick_round(
+            ask,
+            lambda a: choice_verdict.wrong_picks(dict(a.choice or {}), cards),
+            CHOICE_FEEDBACK,
+            accept=same_action,
+        )
+        answer, wrong, record = done.final, done.still, done.record()
         picks = dict(answer.choice or {})
-        wrong = choice_verdict.wrong_picks(picks, cards)
-        record: dict[str, Any] = {"first_wrong": wrong, "retried": bool(wrong), "dropped": []}
-        if wrong:
-            try:
-                retry = self._agent.decide(judge_input, feedback=choice_feedback(wrong))
-            except LLMOutputParseError:
-                retry = None
-            if retry is not None and retry.choice is not None and retry.result.action is answer.result.action:
-                answer, picks = retry, dict(retry.choice)
-            wrong = choice_verdict.wrong_picks(picks, cards)
-            record["dropped"] = wrong
         picks = choice_verdict.kept(picks, wrong)
         record.update(picks=picks, english=choice_verdict.english(picks, cards))
         return choice_verdict.verdict_of(picks, cards), answer, record
