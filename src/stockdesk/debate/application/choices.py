@@ -20,6 +20,7 @@ from stockdesk.debate.domain.ports.agents import AgentAnswer
 from stockdesk.research.application import EvidenceCard
 from stockdesk.shared.claims import kept_picks as kept
 from stockdesk.shared.claims import pick_round, refused_picks
+from stockdesk.shared.errors import LLMOutputParseError
 
 DECISIVE = {"BULLISH": {1, 0}, "BEARISH": {-1, 0}, "NEUTRAL": {-1, 0, 1}}
 Picks = dict[str, Any]
@@ -70,7 +71,10 @@ def checked_choice(
 ) -> ChoiceRound:
     """`ask(feedback)` is one call; see the module docstring for the round (shared.claims.pick_round)."""
     done = pick_round(
-        ask, lambda a: wrong_picks(role, a.parsed.model_dump(mode="json"), cards), FEEDBACK_HEADER
+        ask,
+        lambda a: wrong_picks(role, a.parsed.model_dump(mode="json"), cards),
+        FEEDBACK_HEADER,
+        unparsed=(LLMOutputParseError,),
     )
     picks = kept_picks(role, done.final.parsed.model_dump(mode="json"), done.still)
     return ChoiceRound(done.answers, picks, done.record())

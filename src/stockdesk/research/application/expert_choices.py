@@ -27,6 +27,7 @@ from stockdesk.research.domain.dtos.expert import AgentAnswer, GuardReport
 from stockdesk.research.domain.dtos.expert_choice import NOTE_CHARS, ExpertChoice
 from stockdesk.research.domain.ports.choices import IExpertChoicePort
 from stockdesk.shared.claims import check_claims, kept_picks, pick_round, refused_picks
+from stockdesk.shared.errors import LLMOutputParseError
 
 logger = logging.getLogger(__name__)
 ALLOWED = {"bullish": {1, 0}, "bearish": {-1, 0}, "neutral": {-1, 0, 1}}
@@ -132,6 +133,7 @@ def choose(
         lambda feedback: chooser.choose(expert, snapshot, cards, allowed, feedback),
         lambda answer: problems(answer, cards, facts)[0],
         FEEDBACK_HEADER,
+        unparsed=(LLMOutputParseError,),
         reask=lambda wrong: any(_is_pick(w) for w in wrong),
     )
     first_report = problems(done.answers[0], cards, facts)[1]

@@ -12,8 +12,6 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
-from stockdesk.shared.errors import LLMOutputParseError
-
 logger = logging.getLogger(__name__)
 A = TypeVar("A")
 
@@ -73,12 +71,14 @@ def pick_round(
     wrong: Callable[[A], list[str]],
     header: str,
     *,
+    unparsed: tuple[type[Exception], ...],
     reask: Callable[[list[str]], bool] = bool,
     accept: Callable[[A, A], bool] = lambda first, retry: True,
 ) -> PickRound[A]:
     """Choices mode's one round for every agent that picks cards: `ask(None)`, its `wrong` picks;
     when `reask(wrong)` (default: any), one `ask(header + the reasons)`, kept when `accept(first,
-    retry)` (the judge keeps its first action); an answer that does not parse keeps the first.
+    retry)` (the judge keeps its first action); a re-ask that raises one of `unparsed` (the caller's
+    parse error: this kernel imports nothing of the desk's) keeps the first.
     What the kept answer still gets wrong is `still`: the caller drops it, never guesses."""
     first = ask(None)
     first_wrong = wrong(first)
@@ -88,7 +88,7 @@ def pick_round(
     done.retried = True
     try:
         retry = ask(header + "\n" + "\n".join(f"- {w}" for w in first_wrong))
-    except LLMOutputParseError:
+    except unparsed:
         logger.warning("a re-ask for wrong picks did not parse; the first answer is kept")
         return done
     done.answers.append(retry)

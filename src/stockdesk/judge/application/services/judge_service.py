@@ -324,6 +324,7 @@ class JudgeService:
             ask,
             lambda a: choice_verdict.wrong_picks(dict(a.choice or {}), cards),
             CHOICE_FEEDBACK,
+            unparsed=(LLMOutputParseError,),
             accept=same_action,
         )
         answer, wrong, record = done.final, done.still, done.record()
