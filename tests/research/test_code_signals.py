@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from stockdesk.research.application.code_signals import code_signal, code_signal_of_result
+from stockdesk.research.application import RulesOnlyResultDTO, with_code_signal
+from stockdesk.research.application.code_signals import code_signal
 
 
 def test_cheap_valuation_is_bullish() -> None:
@@ -54,5 +55,8 @@ def test_no_headlines_is_neutral_with_no_confidence() -> None:
 
 
 def test_signal_read_from_a_full_result() -> None:
-    result = code_signal_of_result("valuation_modeler", {"valuation_indicators": {"pe_percentile": 50}})
-    assert result.stance == "neutral" and result.score == 0.0 and result.confidence == 0.1
+    stale = code_signal("valuation_modeler", {"pe_percentile": 5})  # what the result carried before
+    result = RulesOnlyResultDTO(symbol="X", code_signal=stale, valuation_indicators={"pe_percentile": 50})
+    signal = with_code_signal("valuation_modeler", result).code_signal
+    assert signal is not None
+    assert signal.stance == "neutral" and signal.score == 0.0 and signal.confidence == 0.1

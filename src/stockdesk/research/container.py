@@ -112,12 +112,14 @@ class ResearchContainer:
     def llm(self) -> ILLMPort:
         return LLMAdapter(self._llm_service())
 
+    @cached_property
+    def choice_agent(self) -> IExpertChoicePort:
+        return ExpertChoiceAgent(self.llm, notes=self._expert_notes)
+
     @property
     def chooser(self) -> IExpertChoicePort | None:
         """The choices agent when the LLM's output style is "choices", else None (prose mode)."""
-        if self._output_style() != "choices":
-            return None
-        return ExpertChoiceAgent(self.llm, notes=self._expert_notes)
+        return self.choice_agent if self._output_style() == "choices" else None
 
     # valuation modeler --------------------------------------------------------------------------
     @cached_property

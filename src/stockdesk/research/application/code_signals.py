@@ -244,9 +244,3 @@ def code_signal(expert: str, snapshot: Mapping[str, Any]) -> CodeSignal:
     if expert == "financial_auditor":
         return financial_signal(snapshot)
     return search_signal(expert, snapshot)
-
-
-def code_signal_of_result(expert: str, result: Mapping[str, Any]) -> CodeSignal:
-    """The same, reading the snapshot out of a full expert result dict."""
-    snapshot = result.get(INDICATOR_FIELDS.get(expert, ""), {})
-    return code_signal(expert, snapshot if isinstance(snapshot, Mapping) else {})

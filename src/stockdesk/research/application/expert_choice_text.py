@@ -12,16 +12,17 @@ from typing import Any, get_args
 
 from stockdesk.research.application.code_signals import financial_dimension_scores
 from stockdesk.research.application.expert_views import STANCE_OF
+from stockdesk.research.application.search_cards import SHORT
 from stockdesk.research.domain.dtos.evidence_card import EvidenceCard
 from stockdesk.research.domain.dtos.expert_choice import ExpertChoice
 from stockdesk.research.domain.dtos.financial import Dimension, DimensionAnalysis, FinancialSnapshotDTO
 from stockdesk.research.domain.dtos.search import SearchSnapshotDTO
 from stockdesk.research.domain.dtos.soft_intel import IntelDimensionAnalysis
-from stockdesk.research.domain.dtos.valuation import ValuationSnapshotDTO
+from stockdesk.research.domain.dtos.valuation import VERDICT_DISPLAY_LABELS, ValuationSnapshotDTO
 from stockdesk.shared.numbers import finite_number
 
 VERDICT_ZH = {
-    "Undervalued": "低估", "Fair": "合理", "Overvalued": "高估",
+    **VERDICT_DISPLAY_LABELS,  # the valuation modeler's Undervalued / Fair / Overvalued
     "STRONG_BULLISH": "强烈看多", "BULLISH": "看多", "NEUTRAL": "中性",
     "BEARISH": "看空", "STRONG_BEARISH": "强烈看空",
     "Favorable": "有利", "Neutral": "中性", "Unfavorable": "不利",
@@ -134,9 +135,9 @@ def financial_fields(
     }
 
 
-def _dimension(snapshot_dimension: Any, chosen: list[EvidenceCard], prefix: str) -> IntelDimensionAnalysis:
+def _dimension(snapshot_dimension: Any, chosen: list[EvidenceCard]) -> IntelDimensionAnalysis:
     found = len(snapshot_dimension.items)
-    mine = [c.text_zh for c in chosen if c.id.startswith(f"{prefix}.{snapshot_dimension.name}.")]
+    mine = [c.text_zh for c in chosen if c.id.startswith(f"{SHORT[c.expert]}.{snapshot_dimension.name}.")]
     assessment = f"检索到 {found} 条资料。" if found else f"{INSUFFICIENT}：未检索到资料。"
     return IntelDimensionAnalysis(dimension=snapshot_dimension.topic, assessment=assessment, key_points=mine)
 
@@ -149,13 +150,12 @@ def search_fields(
     dimension says how much was found and which picked articles came from it, and the sources are
     the picked articles' URLs (all of them in the context by construction)."""
     chosen = picked(choice, cards)
-    prefix = cards[0].id.split(".", 1)[0] if cards else ""
     head = f"{VERDICT_ZH.get(choice.verdict, choice.verdict)}。"
     basis = f"所选资料：{'；'.join(c.text_zh for c in chosen)}。" if chosen else "未选出资料。"
     note = f"模型补充：{sentence(choice.note)}" if choice.note.strip() else ""
     return {
         "confidence_score": choice.confidence,
-        "dimension_analyses": [_dimension(d, chosen, prefix) for d in snapshot.dimensions],
+        "dimension_analyses": [_dimension(d, chosen) for d in snapshot.dimensions],
         "information_sources": [urls[c.id] for c in chosen if c.id in urls],
         "summary": head + basis + note,
     }

@@ -36,16 +36,6 @@ FEEDBACK_HEADER = "以下选择不符合规则，请重新回答（卡号只用�
 
 
 @dataclass
-class Chosen:
-    """The picks kept, the last call (its prompt and raw answer go in the result) and the note's
-    guard report (with what the first answer got wrong and what was dropped)."""
-
-    choice: ExpertChoice
-    answer: AgentAnswer[BaseModel]
-    guards: GuardReport
-
-
-@dataclass
 class Answered:
     """What one expert round gives its result: the fields, and the trace (the last call, the
     guards' report and, in choices mode, the picks)."""
@@ -124,10 +114,11 @@ def choose(
     cards: list[EvidenceCard],
     words: tuple[str, ...],
     facts: Any,
-) -> Chosen:
+    render: Callable[[ExpertChoice], dict[str, Any]],
+) -> Answered:
     """One call, re-asked once when a pick is wrong (shared.claims.pick_round); what is still wrong
     is then dropped. A bad note alone is dropped without a re-ask (it is optional, and a call costs
-    the small model ~10 s)."""
+    the small model ~10 s). `render` writes the result's fields from the picks kept."""
     allowed = {w: [c.id for c in cards if c.direction in ALLOWED[STANCE_OF.get(w, "neutral")]] for w in words}
     done = pick_round(
         lambda feedback: chooser.choose(expert, snapshot, cards, allowed, feedback),
@@ -151,7 +142,7 @@ def choose(
             "dropped": still,
         }
     )
-    return Chosen(choice, done.final, guards)
+    return Answered(render(choice), done.final, guards, choice)
 
 
 def answered(
@@ -169,5 +160,4 @@ def answered(
     writes the fields from its choice; without one, `prose()` (the model writes, under the guards)."""
     if chooser is None:
         return prose()
-    chosen = choose(chooser, expert, snapshot, cards, words, facts)
-    return Answered(render(chosen.choice), chosen.answer, chosen.guards, chosen.choice)
+    return choose(chooser, expert, snapshot, cards, words, facts, render)

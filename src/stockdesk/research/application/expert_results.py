@@ -17,7 +17,7 @@ from pydantic import BaseModel, ValidationError
 from stockdesk.research.application.code_signals import INDICATOR_FIELDS, code_signal
 from stockdesk.research.application.dtos import ExpertResult, RulesOnlyResultDTO
 from stockdesk.research.application.evidence_cards import cards_for
-from stockdesk.research.application.expert_views import RESULT_TYPES, InvalidExpertResult
+from stockdesk.research.application.expert_views import RESULT_TYPES, InvalidExpertResult, first_error
 
 
 def snapshot_of(expert: str, result: ExpertResult) -> dict[str, Any] | None:
@@ -58,9 +58,7 @@ def expert_result(expert: str, data: Mapping[str, Any] | BaseModel) -> ExpertRes
     try:
         return kind.model_validate(data)  # type: ignore[return-value]
     except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"])
-        raise InvalidExpertResult(f"expert_results.{expert}: {where}: {first['msg']}") from exc
+        raise InvalidExpertResult(f"expert_results.{expert}: {first_error(exc)}") from exc
 
 
 def stored(result: ExpertResult) -> dict[str, Any]:

@@ -188,16 +188,17 @@ def expert_view(expert: str, data: Mapping[str, Any] | BaseModel) -> ExpertView:
         try:
             return view_of_result(expert, kind.model_validate(data))
         except ValidationError as exc:
-            raise InvalidExpertResult(f"{where}: {_first_error(exc)}") from exc
+            raise InvalidExpertResult(f"{where}: {first_error(exc)}") from exc
     try:
         return ExpertView.model_validate({**data, "expert": expert})
     except ValidationError as exc:
         raise InvalidExpertResult(
-            f"{where}: neither a {expert} result nor an expert view ({_first_error(exc)})"
+            f"{where}: neither a {expert} result nor an expert view ({first_error(exc)})"
         ) from exc
 
 
-def _first_error(exc: ValidationError) -> str:
+def first_error(exc: ValidationError) -> str:
+    """A validation error's first problem as `<field path>: <message>`, for a one-line 400."""
     first = exc.errors()[0]
     return f"{'.'.join(str(p) for p in first['loc'])}: {first['msg']}"
 

@@ -134,21 +134,22 @@ class SearchExpertService(ABC, Generic[T, R]):
         pairs = search_cards(self.expert, snapshot)
         cards, urls = [c for c, _ in pairs], {c.id: url for c, url in pairs}
         words = verdict_words(self.output_model, self.verdict_field)
-        chosen = choose(chooser, self.expert, snapshot, cards, words, snapshot.model_dump(mode="json"))
-        fields = search_fields(chosen.choice, cards, snapshot, urls)
+        facts = snapshot.model_dump(mode="json")
+        done = choose(
+            chooser, self.expert, snapshot, cards, words, facts,
+            lambda choice: search_fields(choice, cards, snapshot, urls),
+        )  # fmt: skip
+        assert done.choice is not None  # choices mode always records its picks
+        summary = done.fields.pop("summary")
         return self.result_model(
-            **{self.verdict_field: chosen.choice.verdict, self.summary_field: fields.pop("summary")},
-            **fields,
+            **{self.verdict_field: done.choice.verdict, self.summary_field: summary},
+            **done.fields,
+            **done.trace(),
             **{name: [] for name in self.cleared_when_nothing_found},
             symbol=snapshot.symbol,
             as_of=snapshot.as_of,
-            input=chosen.answer.input,
-            output=chosen.answer.output,
-            grounding=chosen.guards.grounding,
-            guards=chosen.guards,
-            choice=chosen.choice,
-            evidence_cards=[c for c in cards if c.id in chosen.choice.cards],
-            **{self.indicators_field: snapshot.model_dump(mode="json")},
+            evidence_cards=[c for c in cards if c.id in done.choice.cards],
+            **{self.indicators_field: facts},
         )
 
     def build_snapshot(self, symbol: str, as_of: date | None = None) -> SearchSnapshotDTO:

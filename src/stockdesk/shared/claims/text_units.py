@@ -69,6 +69,6 @@ def negated(before: str, window: int = 4) -> bool:
 
 
 def capitalised(text: str) -> str:
-    """An English sentence written from a card starts with a capital ("pE ..." stays as written
-    past the first letter: card texts are code's own words)."""
+    """An English sentence written from a card starts with a capital; the rest of the card's words
+    stay as code wrote them (a name like "MACD" or "PE" keeps its case)."""
     return f"{text[:1].upper()}{text[1:]}"
