@@ -18,8 +18,8 @@ from pydantic import BaseModel
 from stockdesk.debate.domain.dtos.choices import SIDES, ChoiceRole
 from stockdesk.debate.domain.ports.agents import AgentAnswer
 from stockdesk.research.application import EvidenceCard
+from stockdesk.shared.claims import checked_round, listed, refused_picks
 from stockdesk.shared.claims import kept_picks as kept
-from stockdesk.shared.claims import pick_round, refused_picks
 from stockdesk.shared.errors import LLMOutputParseError
 
 DECISIVE = {"BULLISH": {1, 0}, "BEARISH": {-1, 0}, "NEUTRAL": {-1, 0, 1}}
@@ -69,11 +69,11 @@ FEEDBACK_HEADER = "以下选择不符合规则，请重新选择（只用列出�
 def checked_choice(
     ask: Callable[[str | None], AgentAnswer[BaseModel]], role: ChoiceRole, cards: Mapping[str, EvidenceCard]
 ) -> ChoiceRound:
-    """`ask(feedback)` is one call; see the module docstring for the round (shared.claims.pick_round)."""
-    done = pick_round(
+    """`ask(feedback)` is one call; see the module docstring for the round (shared.claims.checked_round)."""
+    done = checked_round(
         ask,
         lambda a: wrong_picks(role, a.parsed.model_dump(mode="json"), cards),
-        FEEDBACK_HEADER,
+        listed(FEEDBACK_HEADER),
         unparsed=(LLMOutputParseError,),
     )
     picks = kept_picks(role, done.final.parsed.model_dump(mode="json"), done.still)

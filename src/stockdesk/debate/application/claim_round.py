@@ -20,6 +20,7 @@ from stockdesk.shared.claims import (
     Violation,
     apply_texts,
     check_claims,
+    checked_round,
     collect_texts,
     drop_violating,
     dump_violations,
@@ -63,7 +64,7 @@ class ClaimRound(Generic[T]):
         }
 
 
-def checked_round(
+def claim_round(
     ask: Callable[[str | None], AgentAnswer[T]],
     paths: tuple[str, ...],
     facts: Any,
@@ -71,32 +72,27 @@ def checked_round(
     role: str | None = None,
     required: Collection[str] | None = None,
 ) -> ClaimRound[T]:
-    """`ask(feedback)` is one call of the agent; `required` defaults to the model's non-empty fields."""
-    first = ask(None)
-    texts = collect_texts(first.parsed, paths)
-    found = check_claims(texts, facts, role=role)
-    if not found:
-        return ClaimRound([first], first.parsed.model_dump())
-    logger.info("debate.%s: %d claim violation(s); one repair round", first.agent, len(found))
-    answers, final, still = [first], first, found
-    try:
-        second = ask(repair_feedback(found))
-    except LLMOutputParseError:
-        logger.warning("debate.%s: the repair did not parse; dropping from the first answer", first.agent)
-    else:
-        answers, final = [first, second], second
-        texts = collect_texts(second.parsed, paths)
-        still = check_claims(texts, facts, role=role)
+    """`ask(feedback)` is one call of the agent, through shared.claims.checked_round; `required`
+    defaults to the model's non-empty fields."""
+
+    def wrong(answer: AgentAnswer[T]) -> list[Violation]:
+        return check_claims(collect_texts(answer.parsed, paths), facts, role=role)
+
+    done = checked_round(ask, wrong, repair_feedback, unparsed=(LLMOutputParseError,))
+    final, still = done.final, done.still
+    if done.first_wrong:
+        logger.info("debate.%s: %d claim violation(s); one repair round", final.agent, len(done.first_wrong))
     if not still:
-        return ClaimRound(answers, final.parsed.model_dump(), retried=True, first_violations=found)
+        return ClaimRound(done.answers, final.parsed.model_dump(), done.retried, done.first_wrong)
+    texts = collect_texts(final.parsed, paths)
     keep = required_fields(final.parsed, texts) if required is None else {p for p in texts if p in required}
     cleaned = drop_violating(texts, still, required=keep)
-    logger.info("debate.%s: dropped after the repair: %s", first.agent, cleaned.dropped)
+    logger.info("debate.%s: dropped after the repair: %s", final.agent, cleaned.dropped)
     return ClaimRound(
-        answers,
+        done.answers,
         apply_texts(final.parsed, cleaned),
-        retried=True,
-        first_violations=found,
+        retried=done.retried,
+        first_violations=done.first_wrong,
         violations=still,
         dropped=cleaned.dropped,
     )

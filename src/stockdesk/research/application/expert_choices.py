@@ -26,7 +26,7 @@ from stockdesk.research.domain.dtos.evidence_card import EvidenceCard
 from stockdesk.research.domain.dtos.expert import AgentAnswer, GuardReport
 from stockdesk.research.domain.dtos.expert_choice import NOTE_CHARS, ExpertChoice
 from stockdesk.research.domain.ports.choices import IExpertChoicePort
-from stockdesk.shared.claims import check_claims, kept_picks, pick_round, refused_picks
+from stockdesk.shared.claims import check_claims, checked_round, kept_picks, listed, refused_picks
 from stockdesk.shared.errors import LLMOutputParseError
 
 logger = logging.getLogger(__name__)
@@ -92,7 +92,7 @@ def problems(
         found = check_claims({"supporting_arguments": note}, shown, role=side, checks={"side_contradiction"})
         report = report.model_copy(update={"violations": [*report.violations, *found]})
     if not passed(report):
-        wrong.append("note：" + note_feedback(report).replace("\n", " "))
+        wrong.append("note：" + note_feedback(report.violations).replace("\n", " "))
     return wrong, report
 
 
@@ -116,14 +116,14 @@ def choose(
     facts: Any,
     render: Callable[[ExpertChoice], dict[str, Any]],
 ) -> Answered:
-    """One call, re-asked once when a pick is wrong (shared.claims.pick_round); what is still wrong
+    """One call, re-asked once when a pick is wrong (shared.claims.checked_round); what is still wrong
     is then dropped. A bad note alone is dropped without a re-ask (it is optional, and a call costs
     the small model ~10 s). `render` writes the result's fields from the picks kept."""
     allowed = {w: [c.id for c in cards if c.direction in ALLOWED[STANCE_OF.get(w, "neutral")]] for w in words}
-    done = pick_round(
+    done = checked_round(
         lambda feedback: chooser.choose(expert, snapshot, cards, allowed, feedback),
         lambda answer: problems(answer, cards, facts)[0],
-        FEEDBACK_HEADER,
+        listed(FEEDBACK_HEADER),
         unparsed=(LLMOutputParseError,),
         reask=lambda wrong: any(_is_pick(w) for w in wrong),
     )

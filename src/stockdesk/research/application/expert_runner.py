@@ -22,6 +22,7 @@ from stockdesk.shared.claims import (
     Violation,
     apply_texts,
     check_claims,
+    checked_round,
     drop_violating,
     repair_feedback,
     required_fields,
@@ -52,19 +53,23 @@ def passed(report: GuardReport) -> bool:
     return report.grounding.passed and not report.trade_instructions and not report.violations
 
 
-def feedback_for(report: GuardReport) -> str:
+def feedback_for(violations: list[Violation]) -> str:
+    """The repair request for one guarded round: the numbers not in the input, the trade
+    instructions given, then the shared claim checks' lines for the rest."""
     lines = []
-    if report.grounding.ungrounded:
+    ungrounded = list(dict.fromkeys(v.term for v in violations if v.kind == "ungrounded_number"))
+    if ungrounded:
         lines.append(
-            "这些数字不在输入数据中，不得使用：" + ", ".join(report.grounding.ungrounded)
+            "这些数字不在输入数据中，不得使用：" + ", ".join(ungrounded)
             + "。只引用输入数据里给出的数值，缺失的写“数据不足”。"
         )  # fmt: skip
-    if report.trade_instructions:
+    trades = sorted({v.term for v in violations if v.kind == "trade_instruction"})
+    if trades:
         lines.append(
-            "研究员不得给出交易指令（出现了：" + "、".join(report.trade_instructions)
+            "研究员不得给出交易指令（出现了：" + "、".join(trades)
             + "）。只做分析判断，操作建议由 Judge 负责。"
         )  # fmt: skip
-    claims = repair_feedback(v for v in report.violations if v.kind not in _OWN_LINES)
+    claims = repair_feedback(v for v in violations if v.kind not in _OWN_LINES)
     if claims:
         lines.append(claims)
     return "\n".join(lines)
@@ -94,25 +99,22 @@ def run_guarded(
     expert: str,
 ) -> tuple[AgentAnswer[T], GuardReport]:
     """`analyze(feedback)` is one LLM round; `texts` the fields the guards read (by field path);
-    `facts` the input the expert was shown."""
-    answer = analyze(None)
-    report = guard(answer, texts, facts)
+    `facts` the input the expert was shown. The round is shared.claims.checked_round."""
+    done = checked_round(
+        analyze,
+        lambda answer: guard(answer, texts, facts).violations,
+        feedback_for,
+        unparsed=(LLMOutputParseError,),
+    )
+    if not done.retried:
+        return done.final, guard(done.final, texts, facts)
+    logger.info("%s: guards failed (%s); retried once with feedback", expert, done.first_wrong)
+    report = guard(done.final, texts, facts).model_copy(
+        update={"retried": True, "first_violations": done.first_wrong}
+    )
     if passed(report):
-        return answer, report
-    logger.info("%s: guards failed (%s); retrying once with feedback", expert, report.model_dump())
-    try:
-        retry = analyze(feedback_for(report))
-    except LLMOutputParseError:
-        logger.warning(
-            "%s: retry after guard feedback did not parse; keeping the first answer, flagged", expert
-        )
-        final, final_report = answer, report
-    else:
-        final, final_report = retry, guard(retry, texts, facts)
-    final_report = final_report.model_copy(update={"retried": True, "first_violations": report.violations})
-    if passed(final_report):
-        return final, final_report
-    kept, dropped = drop_violations(final, texts, final_report.violations, expert=expert)
+        return done.final, report
+    kept, dropped = drop_violations(done.final, texts, report.violations, expert=expert)
     if dropped:
         logger.info("%s: dropped what still violated after the repair: %s", expert, dropped)
-    return kept, final_report.model_copy(update={"flagged": True, "dropped": dropped})
+    return kept, report.model_copy(update={"flagged": True, "dropped": dropped})

@@ -2,12 +2,14 @@
 
 Pure functions over plain data; nothing here imports a bounded context. The usual round:
 
-    texts = collect_texts(answer, PATHS)                  # {field: prose or bullets}
-    violations = check_claims(texts, facts, role=...)     # facts: the input the model was shown
-                                                          # (the judge passes action=... instead)
-    if violations: ask again with repair_feedback(violations), check the new answer the same way
-    cleaned = drop_violating(texts, still, required=required_fields(answer, texts))
-    answer = Model.model_validate(apply_texts(answer, cleaned))
+    def wrong(answer):                                    # facts: the input the model was shown
+        return check_claims(collect_texts(answer, PATHS), facts, role=...)  # judge: action=...
+    done = checked_round(ask, wrong, repair_feedback, unparsed=(LLMOutputParseError,))
+    texts = collect_texts(done.final, PATHS)
+    cleaned = drop_violating(texts, done.still, required=required_fields(done.final, texts))
+    answer = Model.model_validate(apply_texts(done.final, cleaned))
+
+Choices mode uses the same round with `wrong` = the refused picks and `feedback=listed(header)`.
 
 Besides the numbers, what prose argues is checked: an advocate arguing from the other side's
 facts or evidence cards (side_contradiction), a judge's text arguing for another action than the
@@ -23,8 +25,9 @@ from stockdesk.shared.claims.grounding import (
     numbers_in_text,
     snapshot_numbers,
 )
-from stockdesk.shared.claims.picks import PickRound, card_line, kept_picks, pick_round, refused_picks
+from stockdesk.shared.claims.picks import card_line, kept_picks, refused_picks
 from stockdesk.shared.claims.repair import PLACEHOLDER, CleanedTexts, drop_violating, repair_feedback
+from stockdesk.shared.claims.round import CheckedRound, checked_round, listed
 from stockdesk.shared.claims.scope import Texts
 from stockdesk.shared.claims.text_units import capitalised
 from stockdesk.shared.claims.violation import ALL_KINDS, Violation, ViolationKind, dump_violations
@@ -32,9 +35,9 @@ from stockdesk.shared.claims.violation import ALL_KINDS, Violation, ViolationKin
 __all__ = [
     "ALL_KINDS",
     "PLACEHOLDER",
+    "CheckedRound",
     "CleanedTexts",
     "Grounding",
-    "PickRound",
     "Texts",
     "Violation",
     "ViolationKind",
@@ -43,13 +46,14 @@ __all__ = [
     "card_line",
     "check_claims",
     "check_grounding",
+    "checked_round",
     "collect_texts",
     "drop_violating",
     "dump_violations",
     "is_grounded",
     "kept_picks",
+    "listed",
     "numbers_in_text",
-    "pick_round",
     "refused_picks",
     "repair_feedback",
     "required_fields",

@@ -7,13 +7,8 @@ not bearish, ...). This is the one place a pick is refused, worded for the re-as
 
 from __future__ import annotations
 
-import logging
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
-from typing import Any, Generic, TypeVar
-
-logger = logging.getLogger(__name__)
-A = TypeVar("A")
+from collections.abc import Mapping
+from typing import Any
 
 SIDE_ZH = {1: "利多", 0: "中性", -1: "利空"}
 ARROW = {1: "↑利多", 0: "·中性", -1: "↓利空"}
@@ -49,50 +44,3 @@ def kept_picks(picks: Mapping[str, Any], fields: list[str], refused: list[str]) 
         ids = [c for c in picks.get(name) or [] if f"{name}:{c}" not in gone]
         out[name] = list(dict.fromkeys(ids))
     return out
-
-
-@dataclass
-class PickRound(Generic[A]):
-    """One choices round: every answer parsed (for the audit), the one kept, what its first answer
-    got wrong and what was still wrong in the kept one (to be dropped by the caller)."""
-
-    answers: list[A]
-    final: A
-    first_wrong: list[str] = field(default_factory=list)
-    still: list[str] = field(default_factory=list)
-    retried: bool = False
-
-    def record(self) -> dict[str, Any]:
-        return {"first_wrong": self.first_wrong, "retried": self.retried, "dropped": self.still}
-
-
-def pick_round(
-    ask: Callable[[str | None], A],
-    wrong: Callable[[A], list[str]],
-    header: str,
-    *,
-    unparsed: tuple[type[Exception], ...],
-    reask: Callable[[list[str]], bool] = bool,
-    accept: Callable[[A, A], bool] = lambda first, retry: True,
-) -> PickRound[A]:
-    """Choices mode's one round for every agent that picks cards: `ask(None)`, its `wrong` picks;
-    when `reask(wrong)` (default: any), one `ask(header + the reasons)`, kept when `accept(first,
-    retry)` (the judge keeps its first action); a re-ask that raises one of `unparsed` (the caller's
-    parse error: this kernel imports nothing of the desk's) keeps the first.
-    What the kept answer still gets wrong is `still`: the caller drops it, never guesses."""
-    first = ask(None)
-    first_wrong = wrong(first)
-    done = PickRound([first], first, first_wrong, first_wrong)
-    if not reask(first_wrong):
-        return done
-    done.retried = True
-    try:
-        retry = ask(header + "\n" + "\n".join(f"- {w}" for w in first_wrong))
-    except unparsed:
-        logger.warning("a re-ask for wrong picks did not parse; the first answer is kept")
-        return done
-    done.answers.append(retry)
-    if accept(first, retry):
-        done.final = retry
-        done.still = wrong(retry)
-    return done

@@ -22,7 +22,7 @@ from stockdesk.debate.application.claim_round import (
     RESOLUTION_REQUIRED,
     RESOLUTION_TEXTS,
     ClaimRound,
-    checked_round,
+    claim_round,
 )
 from stockdesk.debate.application.dtos.outcome_dto import DebateOutcomeDTO
 from stockdesk.debate.application.parallel import run_in_parallel
@@ -118,13 +118,13 @@ class DebateService:
         shown = {"symbol": symbol, "digests": [_shown(d) for d in digests]}
         bull, bear = run_in_parallel(
             [
-                lambda: checked_round(
+                lambda: claim_round(
                     lambda feedback: self._bull.argue(symbol, digests, feedback),
                     BULL_TEXTS,
                     shown,
                     role="bull",
                 ),
-                lambda: checked_round(
+                lambda: claim_round(
                     lambda feedback: self._bear.argue(symbol, digests, feedback),
                     BEAR_TEXTS,
                     shown,
@@ -137,7 +137,7 @@ class DebateService:
         bull_case = BullArgument.model_validate(_rendered_if_dropped(bull.data, "bull", cards))
         bear_case = BearArgument.model_validate(_rendered_if_dropped(bear.data, "bear", cards))
         weighed = {**shown, "bull": bull.data, "bear": bear.data}
-        resolution = checked_round(
+        resolution = claim_round(
             lambda feedback: self._resolution.resolve(symbol, digests, bull_case, bear_case, feedback),
             RESOLUTION_TEXTS,
             weighed,

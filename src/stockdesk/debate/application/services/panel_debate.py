@@ -28,7 +28,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from stockdesk.debate.application.claim_round import ClaimRound, checked_round
+from stockdesk.debate.application.claim_round import ClaimRound, claim_round
 from stockdesk.debate.application.consensus import DEFAULT_CONSENSUS_CONFIDENCE, is_consensus
 from stockdesk.debate.application.panel_context import load_context
 from stockdesk.debate.application.parallel import run_in_parallel
@@ -217,7 +217,7 @@ class PanelDebateService:
         digests: list[ExpertView],
         previous: list[PanelRound],
     ) -> tuple[ClaimRound[ExpertReply], list[ExpertAnswer]]:
-        """One expert's turn through `checked_round`; also returns every call made (for the audit
+        """One expert's turn through `claim_round`; also returns every call made (for the audit
         and the sources its tool calls returned). A repair call's tool results join the facts
         before its answer is checked: the expert may quote what it fetched in that call."""
         seen = seen_by(role, context, digests, previous)
@@ -237,7 +237,7 @@ class PanelDebateService:
                 tokens=answer.tokens,
             )
 
-        return checked_round(ask, PANEL_TEXTS, seen, role=None), answers
+        return claim_round(ask, PANEL_TEXTS, seen, role=None), answers
 
     def _speak(
         self,

@@ -16,8 +16,10 @@ from typing import Any
 from stockdesk.judge.domain.dtos.verdict_result import VerdictResult
 from stockdesk.judge.domain.ports.judge_verdict_agent import VerdictAnswer
 from stockdesk.shared.claims import (
+    Violation,
     apply_texts,
     check_claims,
+    checked_round,
     collect_texts,
     drop_violating,
     dump_violations,
@@ -36,28 +38,37 @@ def checked_texts(
     facts: dict[str, Any],
     ask: Callable[[str], VerdictAnswer],
 ) -> tuple[VerdictResult, dict[str, Any]]:
-    """`result` with its texts checked; `ask(feedback)` is one repair call. Returns the record too."""
+    """`result` with its texts checked through shared.claims.checked_round; `ask(feedback)` is one
+    repair call, whose texts are taken only when it keeps the action. Returns the record too."""
     facts = {**facts, "prompt": answer.input}
-    texts = collect_texts(result, JUDGE_TEXTS)
-    found = check_claims(texts, facts, action=result.action.value)
-    if not found:
+
+    def asked(feedback: str | None) -> VerdictResult:
+        if feedback is None:
+            return result
+        repaired = ask(feedback).result
+        if repaired.action is not result.action:
+            return repaired
+        return result.model_copy(
+            update={"reasoning": repaired.reasoning, "risk_warnings": repaired.risk_warnings}
+        )
+
+    def wrong(verdict: VerdictResult) -> list[Violation]:
+        return check_claims(collect_texts(verdict, JUDGE_TEXTS), facts, action=verdict.action.value)
+
+    done = checked_round(
+        asked,
+        wrong,
+        repair_feedback,
+        unparsed=(LLMOutputParseError,),
+        accept=lambda first, repaired: repaired.action is first.action,
+    )
+    if not done.first_wrong:
         return result, {}
-    record: dict[str, Any] = {"first_violations": dump_violations(found), "retried": True}
-    still, final = found, result
-    try:
-        repaired = ask(repair_feedback(found)).result
-    except LLMOutputParseError:
-        logger.warning("judge: the repair did not parse; dropping from the first answer")
-    else:
-        if repaired.action is result.action:
-            final = result.model_copy(
-                update={"reasoning": repaired.reasoning, "risk_warnings": repaired.risk_warnings}
-            )
-            texts = collect_texts(final, JUDGE_TEXTS)
-            still = check_claims(texts, facts, action=final.action.value)
+    record: dict[str, Any] = {"first_violations": dump_violations(done.first_wrong), "retried": True}
+    final, still = done.final, done.still
     if not still:
         return final, {**record, "violations": [], "dropped": []}
-    cleaned = drop_violating(texts, still, required=REQUIRED)
+    cleaned = drop_violating(collect_texts(final, JUDGE_TEXTS), still, required=REQUIRED)
     logger.info("judge: dropped after the repair: %s", cleaned.dropped)
     final = VerdictResult.model_validate(apply_texts(final, cleaned))
     return final, {**record, "violations": dump_violations(still), "dropped": cleaned.dropped}

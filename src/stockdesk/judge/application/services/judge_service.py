@@ -44,7 +44,7 @@ from stockdesk.judge.domain.dtos.trade_plan import PlanVariant, TradePlan
 from stockdesk.judge.domain.dtos.verdict_result import VerdictResult
 from stockdesk.judge.domain.model.enums import ActionDirection
 from stockdesk.judge.domain.ports.judge_verdict_agent import IJudgeVerdictAgentPort, VerdictAnswer
-from stockdesk.shared.claims import PLACEHOLDER, pick_round
+from stockdesk.shared.claims import PLACEHOLDER, checked_round, listed
 from stockdesk.shared.errors import LLMOutputParseError
 
 logger = logging.getLogger(__name__)
@@ -320,10 +320,10 @@ class JudgeService:
         def same_action(first: VerdictAnswer, retry: VerdictAnswer) -> bool:
             return retry.choice is not None and retry.result.action is first.result.action
 
-        done = pick_round(
+        done = checked_round(
             ask,
             lambda a: choice_verdict.wrong_picks(dict(a.choice or {}), cards),
-            CHOICE_FEEDBACK,
+            listed(CHOICE_FEEDBACK),
             unparsed=(LLMOutputParseError,),
             accept=same_action,
         )
