@@ -56,3 +56,31 @@ def test_a_violation_breaks_the_build(kind: str, tmp_path: Path) -> None:
     assert result.returncode != 0
     assert "1 broken" in result.stdout
     assert contract in result.stdout.split("Broken contracts")[-1]
+
+
+def import_cycles(package: str) -> list[tuple[str, str]]:
+    """Each pair of modules that import each other, directly or through others (late imports and
+    TYPE_CHECKING imports count: a cycle hidden inside a function is still a cycle)."""
+    import grimp
+
+    graph = grimp.build_graph(package)
+    found = set()
+    for module in graph.modules:
+        for imported in graph.find_modules_directly_imported_by(module):
+            if graph.chain_exists(importer=imported, imported=module):
+                found.add(tuple(sorted((module, imported))))
+    return sorted(found)
+
+
+def test_no_module_imports_itself_back_through_another() -> None:
+    assert import_cycles("stockdesk") == []
+
+
+def test_the_cycle_check_finds_a_late_import_cycle(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    package = tmp_path / "cyclic"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "config.py").write_text("from cyclic.redact import mask\n")
+    (package / "redact.py").write_text("def mask():\n    from cyclic.config import x  # late\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert import_cycles("cyclic") == [("cyclic.config", "cyclic.redact")]

@@ -19,20 +19,11 @@ from pydantic_settings import (
     TomlConfigSettingsSource,
 )
 
-from stockdesk.shared.redact import redact_data, settings_secrets
+from stockdesk.shared.redact import SECRET_ENV_VARS, redact_data, secret_env_values, strings_in, url_secrets
 
 EMBEDDED_ALIAS = "local"
 
-# Environment variables that hold secrets; `config show` reports only whether each is set.
-SECRET_ENV_VARS = (
-    "OPENAI_API_KEY",
-    "DEEPSEEK_API_KEY",
-    "DASHSCOPE_API_KEY",
-    "MOONSHOT_API_KEY",
-    "TUSHARE_TOKEN",
-    "BOCHA_API_KEY",
-    "TAVILY_API_KEY",
-)
+__all__ = ["EMBEDDED_ALIAS", "SECRET_ENV_VARS", "LLMAliasConfig", "Settings", "get_settings"]
 
 
 class LLMAliasConfig(BaseModel):
@@ -317,7 +308,16 @@ class Settings(BaseSettings):
         data["secrets"] = {
             name: ("<set>" if os.environ.get(name) else "<not set>") for name in SECRET_ENV_VARS
         }
-        return redact_data(data, settings_secrets(self))
+        return redact_data(data, self.secret_values())
+
+    def secret_values(self) -> list[str]:
+        """What is secret in these settings, for redaction: credentials in every URL-valued setting
+        (wherever it is, e.g. an alias's base_url) and the keys in every environment variable an
+        alias names."""
+        urls = [s for s in strings_in(self.model_dump(mode="json")) if "://" in s]
+        values = [v for url in [*urls, self.effective_database_url] for v in url_secrets(url)]
+        key_envs = {a.api_key_env for a in self.resolved_aliases() if a.api_key_env}
+        return values + secret_env_values(sorted(key_envs))
 
 
 @lru_cache(maxsize=1)

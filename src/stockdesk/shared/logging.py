@@ -12,7 +12,7 @@ import logging.handlers
 from pathlib import Path
 
 from stockdesk.shared.config import Settings, get_settings
-from stockdesk.shared.redact import redact_text, register_secrets, settings_secrets
+from stockdesk.shared.redact import redact_text, register_secrets
 
 _CONFIGURED = False
 
@@ -62,7 +62,7 @@ def configure_logging(
     log_file = log_dir / "stockdesk.log"
     if _CONFIGURED:
         return log_file
-    register_secrets(*settings_secrets(settings or get_settings()))
+    register_secrets(*(settings or get_settings()).secret_values())
     log_dir.mkdir(parents=True, exist_ok=True)
     root = logging.getLogger()
     root.setLevel(level.upper())

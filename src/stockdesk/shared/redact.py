@@ -13,13 +13,21 @@ import os
 import re
 import threading
 from collections.abc import Iterable, Iterator
-from typing import TYPE_CHECKING, Any, overload
+from typing import Any, overload
 from urllib.parse import SplitResult, unquote, urlsplit, urlunsplit
 
-if TYPE_CHECKING:
-    from stockdesk.shared.config import Settings
-
 MASK = "***"
+# Environment variables that hold secrets: masked wherever their values appear; `config show`
+# reports only whether each is set.
+SECRET_ENV_VARS = (
+    "OPENAI_API_KEY",
+    "DEEPSEEK_API_KEY",
+    "DASHSCOPE_API_KEY",
+    "MOONSHOT_API_KEY",
+    "TUSHARE_TOKEN",
+    "BOCHA_API_KEY",
+    "TAVILY_API_KEY",
+)
 # Shorter known values would mask ordinary words; URL passwords are masked by position anyway.
 MIN_SECRET_CHARS = 6
 
@@ -124,19 +132,8 @@ def register_secrets(*values: str | None) -> None:
 def secret_env_values(names: Iterable[str] | None = None) -> list[str]:
     """The values of the secret environment variables (SECRET_ENV_VARS unless `names` is given)."""
     if names is None:
-        from stockdesk.shared.config import SECRET_ENV_VARS  # late: config imports this module
-
         names = SECRET_ENV_VARS
     return [v for v in (os.environ.get(n, "").strip() for n in names) if len(v) >= MIN_SECRET_CHARS]
-
-
-def settings_secrets(settings: Settings) -> list[str]:
-    """What is secret in effective settings: credentials in every URL-valued setting (wherever it is,
-    e.g. an alias's base_url) and the keys in every environment variable an alias names."""
-    urls = [s for s in strings_in(settings.model_dump(mode="json")) if "://" in s]
-    values = [v for url in [*urls, settings.effective_database_url] for v in url_secrets(url)]
-    key_envs = {a.api_key_env for a in settings.resolved_aliases() if a.api_key_env}
-    return values + secret_env_values(sorted(key_envs))
 
 
 def known_secrets() -> list[str]:
