@@ -16,6 +16,7 @@ from rich.table import Table
 from stockdesk.data_engineering.application.import_service import ImportResult
 from stockdesk.data_engineering.application.sync_service import SyncSummary
 from stockdesk.data_engineering.container import DataEngineeringContainer
+from stockdesk.data_engineering.domain.dtos import StockDataSummaryDTO
 from stockdesk.data_engineering.domain.exceptions import ImportValidationError
 from stockdesk.data_engineering.infrastructure.exporters.parquet import TABLES as PARQUET_TABLES
 from stockdesk.data_engineering.infrastructure.exporters.parquet import export_table, file_name
@@ -36,6 +37,7 @@ from stockdesk.data_engineering.presentation.file_import import refresh_derived 
 from stockdesk.shared.dates import parse_day
 from stockdesk.shared.errors import BadRequestException, StockdeskError
 
+ContainerFactory = Callable[[], DataEngineeringContainer]
 console = Console()
 err = Console(stderr=True)
 
@@ -175,12 +177,21 @@ def report_sync(summary: SyncSummary, as_json: bool) -> None:
         raise typer.Exit(1)
 
 
-def build_data_cli(get_container: Callable[[], DataEngineeringContainer]) -> typer.Typer:
+def build_data_cli(get_container: ContainerFactory) -> typer.Typer:
     app = typer.Typer(help="Market data: import, sync, inspect.", no_args_is_help=True)
     import_app = typer.Typer(
         help="Import files (all-or-nothing per file, reruns change nothing).", no_args_is_help=True
     )
     app.add_typer(import_app, name="import")
+    _add_file_imports(import_app, get_container)
+    _add_store_imports(import_app, get_container)
+    _add_transfers(app, get_container)
+    _add_inspection(app, get_container)
+    return app
+
+
+def _add_file_imports(import_app: typer.Typer, get_container: ContainerFactory) -> None:
+    """`data import tushare-csv | yfinance-csv | intraday-csv`: market files of third parties."""
 
     @import_app.command("tushare-csv")
     def import_tushare(
@@ -232,6 +243,10 @@ def build_data_cli(get_container: Callable[[], DataEngineeringContainer]) -> typ
             raise typer.Exit(2 if 400 <= exc.http_status < 500 else 1) from exc
         report_facts(report.title, report.facts, as_json)
 
+
+def _add_store_imports(import_app: typer.Typer, get_container: ContainerFactory) -> None:
+    """`data import sec | news-csv | filing-doc | parquet`: reports, news, filings, our own export."""
+
     @import_app.command("sec")
     def import_sec(
         folder: Path = typer.Argument(..., help="SEC companyfacts/ + submissions/ JSON (or the files)."),
@@ -280,6 +295,10 @@ def build_data_cli(get_container: Callable[[], DataEngineeringContainer]) -> typ
         container = get_container()
         results, rejected = run_import(container, read_parquet_folder(folder), "importing Parquet")
         report_import(container, results, rejected, as_json)
+
+
+def _add_transfers(app: typer.Typer, get_container: ContainerFactory) -> None:
+    """`data export | sync | fetch-news | load-sample`: the store in and out as a whole."""
 
     @app.command("export")
     def export(
@@ -367,6 +386,10 @@ def build_data_cli(get_container: Callable[[], DataEngineeringContainer]) -> typ
             refresh_derived(container, groups, results)
         report_import(container, results, rejected, as_json)
 
+
+def _add_inspection(app: typer.Typer, get_container: ContainerFactory) -> None:
+    """`data show`: one symbol's coverage and latest values, as of a date."""
+
     @app.command("show")
     def show(
         symbol: str = typer.Argument(..., help="e.g. 600519.SH, 000338.SZ, AAPL"),
@@ -378,39 +401,41 @@ def build_data_cli(get_container: Callable[[], DataEngineeringContainer]) -> typ
         if as_json:
             typer.echo(summary.model_dump_json(indent=2))
             return
-        s = summary.security
-        console.print(
-            f"[bold]{s.symbol}[/] {s.name or ''} · {s.industry or '-'} · "
-            f"{s.market}/{s.exchange} · {s.currency}"
-        )
-        console.print(f"as of {summary.as_of}")
-        table = Table("dataset", "count", "from", "to")
-        table.add_row("daily bars", str(summary.bars.count), str(summary.bars.first), str(summary.bars.last))
-        table.add_row(
-            "valuations",
-            f"{summary.valuations.count} ({summary.derived_valuations} derived)",
-            str(summary.valuations.first),
-            str(summary.valuations.last),
-        )
-        periods = summary.financial_periods
-        table.add_row(
-            "financial periods",
-            str(len(periods)),
-            periods[-1] if periods else "-",
-            periods[0] if periods else "-",
-        )
-        console.print(table)
-        if summary.latest_valuation:
-            v = summary.latest_valuation
-            console.print(
-                f"latest valuation {v.trade_date}: close={v.close} pe_ttm={v.pe_ttm} pb={v.pb} "
-                f"ps_ttm={v.ps_ttm} total_mv={v.total_mv}"
-            )
-        if summary.latest_financial:
-            f = summary.latest_financial
-            console.print(
-                f"latest report {f.end_date} ({f.report_type}, announced {f.ann_date}): "
-                f"eps={f.eps} bps={f.bps} roe={f.roe} gross margin={f.grossprofit_margin}%"
-            )
+        print_summary(summary)
 
-    return app
+
+def print_summary(summary: StockDataSummaryDTO) -> None:
+    """`data show`'s table: what the store holds of one symbol as of a date."""
+    s = summary.security
+    console.print(
+        f"[bold]{s.symbol}[/] {s.name or ''} · {s.industry or '-'} · {s.market}/{s.exchange} · {s.currency}"
+    )
+    console.print(f"as of {summary.as_of}")
+    table = Table("dataset", "count", "from", "to")
+    table.add_row("daily bars", str(summary.bars.count), str(summary.bars.first), str(summary.bars.last))
+    table.add_row(
+        "valuations",
+        f"{summary.valuations.count} ({summary.derived_valuations} derived)",
+        str(summary.valuations.first),
+        str(summary.valuations.last),
+    )
+    periods = summary.financial_periods
+    table.add_row(
+        "financial periods",
+        str(len(periods)),
+        periods[-1] if periods else "-",
+        periods[0] if periods else "-",
+    )
+    console.print(table)
+    if summary.latest_valuation:
+        v = summary.latest_valuation
+        console.print(
+            f"latest valuation {v.trade_date}: close={v.close} pe_ttm={v.pe_ttm} pb={v.pb} "
+            f"ps_ttm={v.ps_ttm} total_mv={v.total_mv}"
+        )
+    if summary.latest_financial:
+        f = summary.latest_financial
+        console.print(
+            f"latest report {f.end_date} ({f.report_type}, announced {f.ann_date}): "
+            f"eps={f.eps} bps={f.bps} roe={f.roe} gross margin={f.grossprofit_margin}%"
+        )

@@ -88,6 +88,28 @@ def _margin_change(periods: list[Any]) -> float | None:
     return None
 
 
+def _read_string(out: Facts, value: str, key: str | None) -> None:
+    """A string: a word of the input, a missing mark, a number written as text, or a named string."""
+    if not key:
+        out.words.append(value)
+    elif value.strip() in MISSING:
+        out.missing.add(key)
+    elif (number := _number(value.strip())) is not None:
+        out.numbers[key].append(number)
+    else:
+        out.strings[key].append(value)
+        out.words.append(value)
+
+
+def _newest_periods(out: Facts, periods: list[Any]) -> list[Any]:
+    """Financial periods (newest first): the newest is read as facts; the gross-margin trend too."""
+    out.newest_period = str(periods[0].get("period") or "") or None
+    change = _margin_change(periods)
+    if change is not None:
+        out.numbers["gross_margin_trend"].append(change)
+    return periods[:1]
+
+
 def read_facts(facts: Any) -> Facts:
     """Flatten `facts` (dicts, lists, pydantic dumps) into field -> values."""
     out = Facts()
@@ -101,26 +123,14 @@ def read_facts(facts: Any) -> Facts:
             if key:
                 out.numbers[key].append(float(value))
         elif isinstance(value, str):
-            if not key:
-                out.words.append(value)
-            elif value.strip() in MISSING:
-                out.missing.add(key)
-            elif (number := _number(value.strip())) is not None:
-                out.numbers[key].append(number)
-            else:
-                out.strings[key].append(value)
-                out.words.append(value)
+            _read_string(out, value, key)
         elif isinstance(value, Mapping):
             for name, item in value.items():
                 out.words.append(str(name))
                 visit(item, str(name))
         elif isinstance(value, (list, tuple)):
             if key == "periods" and value and all(isinstance(p, Mapping) for p in value):
-                out.newest_period = str(value[0].get("period") or "") or None
-                change = _margin_change(list(value))
-                if change is not None:
-                    out.numbers["gross_margin_trend"].append(change)
-                value = value[:1]
+                value = _newest_periods(out, list(value))
             for item in value:
                 visit(item, key)
 

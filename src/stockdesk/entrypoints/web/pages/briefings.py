@@ -43,26 +43,36 @@ def _rounds(text: str) -> int | None:
 
 def build_briefings_router(deps: WebDeps) -> APIRouter:
     router = APIRouter(include_in_schema=False)
+    _list_routes(router, deps)
+    _briefing_routes(router, deps)
+    return router
 
-    def service() -> BriefingJobs:
-        found = deps.container.debate.briefing_jobs
-        if found is None:
-            raise BadRequestException(
-                "briefings need the panel debate and the task store, not configured in this process",
-                code="BRIEFING_NOT_CONFIGURED",
-            )
-        return found
 
-    def folder() -> Path:
-        return deps.container.settings.home / "briefings"
+def _service(deps: WebDeps) -> BriefingJobs:
+    found = deps.container.debate.briefing_jobs
+    if found is None:
+        raise BadRequestException(
+            "briefings need the panel debate and the task store, not configured in this process",
+            code="BRIEFING_NOT_CONFIGURED",
+        )
+    return found
 
-    def view(job_id: str) -> BriefingView:
-        job = service().status(job_id)
-        return briefing_view(job, deps.jobs().state_of(job_id), audio_status(folder(), job.job_id))
+
+def _folder(deps: WebDeps) -> Path:
+    return deps.container.settings.home / "briefings"
+
+
+def _view(deps: WebDeps, job_id: str) -> BriefingView:
+    job = _service(deps).status(job_id)
+    return briefing_view(job, deps.jobs().state_of(job_id), audio_status(_folder(deps), job.job_id))
+
+
+def _list_routes(router: APIRouter, deps: WebDeps) -> None:
+    """The briefings list and its form."""
 
     def index(request: Request, form: BriefingForm, error: StockdeskError | None = None) -> Response:
         jobs = deps.container.debate.briefing_jobs
-        listed = [view(job.job_id) for job in jobs.recent(LIST_SIZE)] if jobs is not None else []
+        listed = [_view(deps, job.job_id) for job in jobs.recent(LIST_SIZE)] if jobs is not None else []
         context = {"form": form, "error": error, "jobs": listed, "configured": jobs is not None}
         return deps.pages.render(request, INDEX, context, status_code=error.http_status if error else 200)
 
@@ -82,16 +92,26 @@ def build_briefings_router(deps: WebDeps) -> APIRouter:
         form = BriefingForm(date, tickers, max_rounds, audio == "on")
         try:
             job = launch_briefing(
-                service(),
+                _service(deps),
                 deps.jobs(),
                 parse_day(date.strip() or None) or _missing_date(),
                 split_list(tickers),
                 max_rounds=_rounds(max_rounds),
-                audio_folder=folder() if form.audio else None,
+                audio_folder=_folder(deps) if form.audio else None,
             )
         except StockdeskError as exc:
             return index(request, form, exc)
         return RedirectResponse(f"/briefings/{job.job_id}", status_code=303)
+
+
+def _briefing_routes(router: APIRouter, deps: WebDeps) -> None:
+    """One briefing: its page, live events, cancel and audio."""
+
+    def service() -> BriefingJobs:
+        return _service(deps)
+
+    def view(job_id: str) -> BriefingView:
+        return _view(deps, job_id)
 
     def detail_context(briefing: BriefingView) -> dict[str, Any]:
         return {"job": briefing}
@@ -129,12 +149,10 @@ def build_briefings_router(deps: WebDeps) -> APIRouter:
     def audio(job_id: str) -> Response:
         """This briefing's spoken script (404 when it has none)."""
         job = service().status(job_id)
-        path = audio_file(folder(), job.job_id)
+        path = audio_file(_folder(deps), job.job_id)
         if not path.is_file():
             raise NotFoundException(f"briefing {job_id} has no audio", code="AUDIO_NOT_FOUND")
         return FileResponse(path, media_type="audio/wav", filename=f"briefing-{job.date}.wav")
-
-    return router
 
 
 def _missing_date() -> Any:

@@ -69,22 +69,30 @@ def saved_upload(home: Path, upload: UploadFile) -> Iterator[Path]:
 
 def build_data_router(deps: WebDeps) -> APIRouter:
     router = APIRouter(include_in_schema=False)
+    _coverage_routes(router, deps)
+    _import_routes(router, deps)
+    _sync_routes(router, deps)
+    _symbol_routes(router, deps)  # last: /data/import and /data/sync are not symbols
+    return router
 
-    def runs() -> SyncRuns:
-        return deps.container.sync_runs
 
+def _recent_runs(deps: WebDeps) -> list[Any]:
+    return [sync_view(run) for run in deps.container.sync_runs.recent(RECENT_RUNS)]
+
+
+def _coverage_routes(router: APIRouter, deps: WebDeps) -> None:
     @router.get("/data")
     def coverage(request: Request, q: str = "", market: str = "") -> Response:
         """Every stored symbol with its date ranges; the filter answers htmx with the table only."""
         market = market.lower() if market.lower() in MARKETS else ""
         rows = [coverage_row(r) for r in deps.container.data.coverage.execute(q, market or None)]
-        context = {"rows": rows, "q": q, "market": market, "markets": MARKETS, "runs": recent_runs()}
+        context = {"rows": rows, "q": q, "market": market, "markets": MARKETS, "runs": _recent_runs(deps)}
         return deps.pages.fragment_or_page(request, INDEX, "coverage", context)
 
-    def recent_runs() -> list[Any]:
-        return [sync_view(run) for run in runs().recent(RECENT_RUNS)]
 
-    # ---- upload ------------------------------------------------------------------------------
+def _import_routes(router: APIRouter, deps: WebDeps) -> None:
+    """The upload form: a file imported as the CLI does."""
+
     def import_page(request: Request, fields: ImportForm, status: int = 200, **extra: Any) -> Response:
         context = {"fields": fields, "kinds": KINDS, "outcome": None, "rejected": [], "error": None, **extra}
         return deps.pages.render(request, IMPORT, context, status_code=status)
@@ -126,9 +134,15 @@ def build_data_router(deps: WebDeps) -> APIRouter:
             return import_page(request, fields, 400, rejected=shown, outcome=_partial(report))
         return import_page(request, fields, outcome=import_outcome(report))
 
-    # ---- sync --------------------------------------------------------------------------------
+
+def _sync_routes(router: APIRouter, deps: WebDeps) -> None:
+    """The sync form, a sync run's live page and its cancel."""
+
+    def runs() -> SyncRuns:
+        return deps.container.sync_runs
+
     def sync_page(request: Request, fields: SyncForm, error: StockdeskError | None = None) -> Response:
-        context = {"fields": fields, "markets": MARKETS, "error": error, "runs": recent_runs()}
+        context = {"fields": fields, "markets": MARKETS, "error": error, "runs": _recent_runs(deps)}
         return deps.pages.render(request, SYNC, context, status_code=error.http_status if error else 200)
 
     @router.get("/data/sync")
@@ -180,7 +194,8 @@ def build_data_router(deps: WebDeps) -> APIRouter:
             return deps.pages.render(request, RUN, run_context(run_id), block="progress")
         return RedirectResponse(f"/data/sync/{run_id}", status_code=303)
 
-    # ---- one symbol (last: /data/import and /data/sync are not symbols) ----------------------
+
+def _symbol_routes(router: APIRouter, deps: WebDeps) -> None:
     @router.get("/data/{symbol}")
     def symbol_detail(request: Request, symbol: str) -> Response:
         """`data show` of one symbol, its other datasets, last sync and the trading days it misses."""
@@ -202,8 +217,6 @@ def build_data_router(deps: WebDeps) -> APIRouter:
             "symbol": symbol.upper(),
         }
         return deps.pages.render(request, DETAIL, context)
-
-    return router
 
 
 def _request(fields: ImportForm, path: Path) -> FileImport:

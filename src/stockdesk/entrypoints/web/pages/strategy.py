@@ -82,27 +82,7 @@ def build_strategy_router(deps: WebDeps) -> APIRouter:
     @router.get("/strategy/runs/{run_id}")
     def run_page(request: Request, run_id: str) -> Response:
         """Iterations (live over SSE while the run is going), then the best strategy and its curve."""
-        stored = service().get(run_id)
-        run = run_view(stored, deps.jobs().state_of(run_id))
-        context: dict[str, Any] = {
-            "run": run,
-            "best": None,
-            "metrics": [],
-            "equity": None,
-            "chart_error": None,
-        }
-        record = best_record(stored)
-        if record is not None:
-            context.update(best=record, metrics=metrics_rows(record))
-            if not run.live:
-                try:
-                    replayed = service().replay(run_id)
-                    title = f"Iteration {record.number}: strategy against the equal-weight universe"
-                    plan = stored.summary.plan if stored.summary else None  # shades the split periods
-                    context["equity"] = equity_chart(replayed, title, plan).model_dump(mode="json")
-                except StockdeskError as exc:  # the page still shows the stored figures and code
-                    context["chart_error"] = exc.message
-        return deps.pages.render(request, RUN, context)
+        return deps.pages.render(request, RUN, _run_context(deps, run_id))
 
     @router.get("/strategy/runs/{run_id}/events")
     def events(request: Request, run_id: str) -> StreamingResponse:
@@ -134,3 +114,30 @@ def build_strategy_router(deps: WebDeps) -> APIRouter:
         return back(request, run_id)
 
     return router
+
+
+def _run_context(deps: WebDeps, run_id: str) -> dict[str, Any]:
+    """The run page: the run, its best iteration's figures and, once it stopped, its equity chart
+    re-scored from the stored parameters (the stored figures stay when the chart cannot be made)."""
+    service = deps.container.strategy_lab.service
+    stored = service.get(run_id)
+    run = run_view(stored, deps.jobs().state_of(run_id))
+    context: dict[str, Any] = {
+        "run": run,
+        "best": None,
+        "metrics": [],
+        "equity": None,
+        "chart_error": None,
+    }
+    record = best_record(stored)
+    if record is not None:
+        context.update(best=record, metrics=metrics_rows(record))
+        if not run.live:
+            try:
+                replayed = service.replay(run_id)
+                title = f"Iteration {record.number}: strategy against the equal-weight universe"
+                plan = stored.summary.plan if stored.summary else None  # shades the split periods
+                context["equity"] = equity_chart(replayed, title, plan).model_dump(mode="json")
+            except StockdeskError as exc:  # the page still shows the stored figures and code
+                context["chart_error"] = exc.message
+    return context

@@ -76,8 +76,18 @@ def build_strategy_cli(
     )
     if sweep is not None:
         app.command("sweep")(sweep)
-    out = Console()
-    err = Console(stderr=True)
+    out, err = Console(), Console(stderr=True)
+    _add_backtest(app, get_service, out, err)
+    _add_run(app, get_service, out, err)
+    _add_show(app, get_service, out, err)
+    _add_list(app, get_service, out, err)
+    return app
+
+
+def _add_backtest(
+    app: typer.Typer, get_service: Callable[[], StrategyLabService], out: Console, err: Console
+) -> None:
+    """`strategy backtest`: one parameter set, no LLM."""
 
     @app.command("backtest")
     def backtest(
@@ -117,6 +127,12 @@ def build_strategy_cli(
         out.print(f"The strategy {verdict} the equal-weight universe on Sharpe.", highlight=False)
         for note in result.notes:
             out.print(f"[yellow]note:[/] {note}", highlight=False)
+
+
+def _add_run(
+    app: typer.Typer, get_service: Callable[[], StrategyLabService], out: Console, err: Console
+) -> None:
+    """`strategy run`: the autonomous loop, resumable."""
 
     @app.command("run")
     def run(
@@ -183,6 +199,12 @@ def build_strategy_cli(
             err.print(f"run failed; resume with `stockdesk strategy run --resume {finished.id}`")
             raise typer.Exit(1)
 
+
+def _add_show(
+    app: typer.Typer, get_service: Callable[[], StrategyLabService], out: Console, err: Console
+) -> None:
+    """`strategy show`: a run, its champion's equity curve (PNG) or the whole run as HTML."""
+
     @app.command("show")
     def show(
         run_id: str = typer.Argument(..., help="A strategy run id (see `stockdesk strategy list`)."),
@@ -223,6 +245,12 @@ def build_strategy_cli(
         write_equity_png(result, path, title)
         out.print(f"equity curve written to {path.resolve()}", highlight=False)
 
+
+def _add_list(
+    app: typer.Typer, get_service: Callable[[], StrategyLabService], out: Console, err: Console
+) -> None:
+    """`strategy list`: recent runs, newest first."""
+
     @app.command("list")
     def list_runs(limit: int = typer.Option(20, "--limit", min=1, max=500)) -> None:
         """Recent strategy runs, newest first."""
@@ -237,8 +265,6 @@ def build_strategy_cli(
                 f"{len(r.iterations)}/{r.config.iterations} iterations  {best}",
                 highlight=False,
             )
-
-    return app
 
 
 def print_run(console: Console, run: StrategyRunDTO) -> None:
