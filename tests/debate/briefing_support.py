@@ -27,10 +27,11 @@ from stockdesk.data_engineering.infrastructure.importers.intraday_csv import rea
 from stockdesk.data_engineering.infrastructure.persistence.intraday_bars import SqlIntradayBarRepository
 from stockdesk.data_engineering.infrastructure.persistence.repository import SqlMarketDataRepository
 from stockdesk.debate.application.briefing import BriefingService
-from stockdesk.debate.infrastructure.adapters.llm_adapter import LLMAdapter
+from stockdesk.debate.infrastructure.agents.structured_agent import SAMPLING
 from stockdesk.debate.infrastructure.briefing_factory import build_briefing_service
 from stockdesk.debate.infrastructure.panel_factory import build_panel_service, build_panel_tools
 from stockdesk.debate.infrastructure.tools.store_tools import PanelData
+from stockdesk.llm_platform.application.llm_handle import LLMHandle
 from stockdesk.llm_platform.application.llm_service import LLMService
 from stockdesk.llm_platform.domain.dtos import CompletionRequest
 from stockdesk.llm_platform.infrastructure.scripted import ScriptedProvider, ScriptedReply
@@ -207,7 +208,7 @@ def briefing_service(
 ) -> BriefingService:
     """The real panel (no expert tools), its store tools and the briefing agents, all over `model`
     (through `llm` when given, e.g. to read its run's token count)."""
-    port = LLMAdapter(llm or llm_over(model, database))
+    port = LLMHandle(llm or llm_over(model, database), SAMPLING)
     tools = build_panel_tools(port, briefing_panel_data(repository, database), settings.cache_dir)
     return build_briefing_service(
         build_panel_service(port, tools),

@@ -26,9 +26,10 @@ from stockdesk.data_engineering.application.import_service import MarketDataImpo
 from stockdesk.data_engineering.infrastructure.importers.filing_document import read_filing_document
 from stockdesk.data_engineering.infrastructure.persistence.repository import SqlMarketDataRepository
 from stockdesk.debate.application.services.panel_debate import PanelDebateService
-from stockdesk.debate.infrastructure.adapters.llm_adapter import LLMAdapter
+from stockdesk.debate.infrastructure.agents.structured_agent import SAMPLING
 from stockdesk.debate.infrastructure.panel_factory import build_panel_service, build_panel_tools
 from stockdesk.debate.infrastructure.tools.store_tools import PanelData
+from stockdesk.llm_platform.application.llm_handle import LLMHandle
 from stockdesk.llm_platform.application.llm_service import LLMService
 from stockdesk.llm_platform.domain.dtos import CompletionRequest, ToolCall
 from stockdesk.llm_platform.infrastructure.scripted import ScriptedProvider, ScriptedReply
@@ -145,7 +146,7 @@ def scripted_panel(
     to build_panel_service (rounds, consensus, tool_limits)."""
     provider = ScriptedProvider([script])
     llm = scripted_service(provider, database=database)
-    port = LLMAdapter(llm)
+    port = LLMHandle(llm, SAMPLING)
     tools = build_panel_tools(port, panel_data(repository), cache_dir)
     return build_panel_service(port, tools, **options), llm, provider
 

@@ -12,11 +12,12 @@ from fastapi.testclient import TestClient
 
 from stockdesk.debate.application import DebateOutcomeDTO, DebateService
 from stockdesk.debate.domain.dtos.outcome import DebateOutcome
-from stockdesk.debate.infrastructure.adapters.llm_adapter import LLMAdapter
 from stockdesk.debate.infrastructure.agents.bear_advocate.agent import BearAdvocateAgent
 from stockdesk.debate.infrastructure.agents.bull_advocate.agent import BullAdvocateAgent
 from stockdesk.debate.infrastructure.agents.resolution.agent import ResolutionAgent
+from stockdesk.debate.infrastructure.agents.structured_agent import SAMPLING
 from stockdesk.entrypoints.container import AppContainer
+from stockdesk.llm_platform.application.llm_handle import LLMHandle
 from stockdesk.llm_platform.application.llm_service import LLMService
 from stockdesk.llm_platform.domain.dtos import CompletionRequest
 from stockdesk.llm_platform.infrastructure.persistence.repositories import SqlLLMCallAuditRepository
@@ -84,7 +85,7 @@ def routed(answers: dict[str, str] = ANSWERS, seen: list[str] | None = None) -> 
 
 
 def debate_service(llm: LLMService, panel: Any = None) -> DebateService:
-    adapter = LLMAdapter(llm)
+    adapter = LLMHandle(llm, SAMPLING)
     return DebateService(
         BullAdvocateAgent(adapter), BearAdvocateAgent(adapter), ResolutionAgent(adapter), panel=panel
     )

@@ -13,11 +13,12 @@ from collections.abc import Callable
 from stockdesk.debate.application import DebateService
 from stockdesk.debate.application.choice_text import disagreement
 from stockdesk.debate.domain.dtos.choices import choice_model
-from stockdesk.debate.infrastructure.adapters.llm_adapter import LLMAdapter
 from stockdesk.debate.infrastructure.agents.bear_advocate.agent import BearAdvocateAgent
 from stockdesk.debate.infrastructure.agents.bull_advocate.agent import BullAdvocateAgent
 from stockdesk.debate.infrastructure.agents.choices.agent import ChoiceAgent
 from stockdesk.debate.infrastructure.agents.resolution.agent import ResolutionAgent
+from stockdesk.debate.infrastructure.agents.structured_agent import SAMPLING
+from stockdesk.llm_platform.application.llm_handle import LLMHandle
 from stockdesk.llm_platform.container import build_llm_service
 from stockdesk.llm_platform.domain.dtos import CompletionRequest
 from stockdesk.llm_platform.infrastructure.scripted import ScriptedProvider
@@ -55,7 +56,7 @@ def routed(answers: dict[str, list[dict]]) -> tuple[ScriptedProvider, list[Compl
 
 
 def service(provider: ScriptedProvider) -> DebateService:
-    adapter = LLMAdapter(scripted_service(provider))
+    adapter = LLMHandle(scripted_service(provider), SAMPLING)
     return DebateService(
         BullAdvocateAgent(adapter),
         BearAdvocateAgent(adapter),

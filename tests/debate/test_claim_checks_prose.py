@@ -15,10 +15,11 @@ from collections import defaultdict
 from typing import Any
 
 from stockdesk.debate.application import DebateOutcomeDTO, DebateService
-from stockdesk.debate.infrastructure.adapters.llm_adapter import LLMAdapter
 from stockdesk.debate.infrastructure.agents.bear_advocate.agent import BearAdvocateAgent
 from stockdesk.debate.infrastructure.agents.bull_advocate.agent import BullAdvocateAgent
 from stockdesk.debate.infrastructure.agents.resolution.agent import ResolutionAgent
+from stockdesk.debate.infrastructure.agents.structured_agent import SAMPLING
+from stockdesk.llm_platform.application.llm_handle import LLMHandle
 from stockdesk.llm_platform.domain.dtos import CompletionRequest
 from stockdesk.llm_platform.infrastructure.scripted import ScriptedProvider
 from stockdesk.research.application import ExpertView
@@ -133,7 +134,7 @@ class BySchema:
 
 def debate(**answers: list[str]) -> tuple[DebateOutcomeDTO, BySchema]:
     script = BySchema(**answers)
-    adapter = LLMAdapter(scripted_service(ScriptedProvider([script])))
+    adapter = LLMHandle(scripted_service(ScriptedProvider([script])), SAMPLING)
     service = DebateService(BullAdvocateAgent(adapter), BearAdvocateAgent(adapter), ResolutionAgent(adapter))
     return service.run(SYMBOL, views()), script
 

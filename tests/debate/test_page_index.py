@@ -14,7 +14,7 @@ from pathlib import Path
 from hypothesis import given
 from hypothesis import strategies as st
 
-from stockdesk.debate.infrastructure.adapters.llm_adapter import LLMAdapter
+from stockdesk.debate.infrastructure.agents.structured_agent import SAMPLING
 from stockdesk.debate.infrastructure.tools import page_index
 from stockdesk.debate.infrastructure.tools.page_index import (
     SUMMARY_MAX_CHARS,
@@ -24,6 +24,7 @@ from stockdesk.debate.infrastructure.tools.page_index import (
     index_path,
 )
 from stockdesk.debate.infrastructure.tools.page_parts import CJK_STOPS, split_page
+from stockdesk.llm_platform.application.llm_handle import LLMHandle
 from stockdesk.llm_platform.domain.dtos import CompletionRequest
 from stockdesk.llm_platform.infrastructure.scripted import ScriptedProvider
 from tests.conftest import scripted_service
@@ -84,7 +85,7 @@ class SummaryModel:
 
 def page_index_over(model: SummaryModel, cache_dir: Path) -> FilingPageIndex:
     return FilingPageIndex(
-        LLMAdapter(scripted_service(ScriptedProvider([model]))), cache_dir, summary_input_chars=LIMIT
+        LLMHandle(scripted_service(ScriptedProvider([model])), SAMPLING), cache_dir, summary_input_chars=LIMIT
     )
 
 

@@ -26,13 +26,14 @@ from stockdesk.debate.domain.dtos.panel import (
     SecFilingSource,
 )
 from stockdesk.debate.domain.model.enums import DebateDirection, PanelAction
-from stockdesk.debate.infrastructure.adapters.llm_adapter import LLMAdapter
 from stockdesk.debate.infrastructure.agents.moderator.output_parser import parse_moderator_decision
 from stockdesk.debate.infrastructure.agents.panel_expert.output_parser import parse_expert_reply
+from stockdesk.debate.infrastructure.agents.structured_agent import SAMPLING
 from stockdesk.debate.infrastructure.tools.page_index import SUMMARY_INPUT_CHARS, FilingPageIndex, index_path
 from stockdesk.debate.infrastructure.tools.page_parts import split_page
 from stockdesk.debate.infrastructure.tools.store_tools import StorePanelTools, news_pk
 from stockdesk.judge.application.services.debate_outcome import judge_input_from_outcome
+from stockdesk.llm_platform.application.llm_handle import LLMHandle
 from stockdesk.llm_platform.application.llm_service import LLMService
 from stockdesk.llm_platform.domain.dtos import ToolCall
 from stockdesk.llm_platform.infrastructure.scripted import ScriptedProvider
@@ -91,7 +92,7 @@ def panel(
 def tools_over(
     script: PanelScript, repository: SqlMarketDataRepository, settings: Settings, database: Database
 ) -> StorePanelTools:
-    index = FilingPageIndex(LLMAdapter(llm_over(script, database)), settings.cache_dir)
+    index = FilingPageIndex(LLMHandle(llm_over(script, database), SAMPLING), settings.cache_dir)
     return StorePanelTools(panel_data(repository), index)
 
 

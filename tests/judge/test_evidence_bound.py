@@ -11,8 +11,11 @@ from stockdesk.judge.application import JudgeService
 from stockdesk.judge.application.services.evidence_bound import against_evidence, support_for
 from stockdesk.judge.domain.model.enums import ActionDirection as A
 from stockdesk.judge.domain.model.enums import DebateDirection as D
-from stockdesk.judge.infrastructure.adapters.judge_verdict_agent_adapter import JudgeVerdictAgentAdapter
-from stockdesk.judge.infrastructure.adapters.llm_adapter import LLMAdapter
+from stockdesk.judge.infrastructure.adapters.judge_verdict_agent_adapter import (
+    SAMPLING,
+    JudgeVerdictAgentAdapter,
+)
+from stockdesk.llm_platform.application.llm_handle import LLMHandle
 from stockdesk.llm_platform.infrastructure.scripted import ScriptedProvider
 from tests.conftest import scripted_service
 from tests.judge.test_judge import OUTCOME, TECHNICAL
@@ -56,7 +59,9 @@ def test_final_confidence_never_exceeds_the_evidence_bound(
          "risk_warnings": [], "reasoning": "依据证据。"},
         ensure_ascii=False,
     )  # fmt: skip
-    service = JudgeService(JudgeVerdictAgentAdapter(LLMAdapter(scripted_service(ScriptedProvider([answer])))))
+    service = JudgeService(
+        JudgeVerdictAgentAdapter(LLMHandle(scripted_service(ScriptedProvider([answer])), SAMPLING))
+    )
     evidence = {"stances": dict(zip(EXPERTS, stances, strict=False)), "technical": TECHNICAL}
     result = service.run_on_outcome("600519.SH", {**OUTCOME, "direction": direction.value}, evidence)
     if len(stances) == 1:  # one expert with data: insufficient evidence, no confidence at all

@@ -10,8 +10,11 @@ from fastapi.testclient import TestClient
 from stockdesk.entrypoints.container import AppContainer
 from stockdesk.judge.application import JudgeService, judge_input_from_outcome
 from stockdesk.judge.domain.exceptions import InvalidDebateOutcomeError
-from stockdesk.judge.infrastructure.adapters.judge_verdict_agent_adapter import JudgeVerdictAgentAdapter
-from stockdesk.judge.infrastructure.adapters.llm_adapter import LLMAdapter
+from stockdesk.judge.infrastructure.adapters.judge_verdict_agent_adapter import (
+    SAMPLING,
+    JudgeVerdictAgentAdapter,
+)
+from stockdesk.llm_platform.application.llm_handle import LLMHandle
 from stockdesk.llm_platform.infrastructure.scripted import ScriptedProvider
 from stockdesk.shared.config import Settings
 from stockdesk.shared.errors import LLMOutputParseError
@@ -68,7 +71,7 @@ def verdict(**changes: object) -> str:
 
 def service(*answers: str) -> tuple[JudgeService, ScriptedProvider]:
     provider = ScriptedProvider(list(answers))
-    return JudgeService(JudgeVerdictAgentAdapter(LLMAdapter(scripted_service(provider)))), provider
+    return JudgeService(JudgeVerdictAgentAdapter(LLMHandle(scripted_service(provider), SAMPLING))), provider
 
 
 def test_outcome_becomes_judge_input_with_conclusions_only() -> None:

@@ -7,8 +7,11 @@ from __future__ import annotations
 import json
 
 from stockdesk.judge.application import JudgeService
-from stockdesk.judge.infrastructure.adapters.judge_verdict_agent_adapter import JudgeVerdictAgentAdapter
-from stockdesk.judge.infrastructure.adapters.llm_adapter import LLMAdapter
+from stockdesk.judge.infrastructure.adapters.judge_verdict_agent_adapter import (
+    SAMPLING,
+    JudgeVerdictAgentAdapter,
+)
+from stockdesk.llm_platform.application.llm_handle import LLMHandle
 from stockdesk.llm_platform.infrastructure.scripted import ScriptedProvider
 from tests.conftest import scripted_service
 from tests.judge.test_judge import OUTCOME, TECHNICAL
@@ -44,7 +47,9 @@ def choice(**changes: object) -> str:
 
 def service(*answers: str) -> tuple[JudgeService, ScriptedProvider]:
     provider = ScriptedProvider(list(answers))
-    adapter = JudgeVerdictAgentAdapter(LLMAdapter(scripted_service(provider)), output_style="choices")
+    adapter = JudgeVerdictAgentAdapter(
+        LLMHandle(scripted_service(provider), SAMPLING), output_style="choices"
+    )
     return JudgeService(adapter), provider
 
 

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 from stockdesk.judge.application import JudgeService
-from stockdesk.judge.infrastructure.adapters.judge_verdict_agent_adapter import JudgeVerdictAgentAdapter
-from stockdesk.judge.infrastructure.adapters.llm_adapter import LLMAdapter
+from stockdesk.judge.infrastructure.adapters.judge_verdict_agent_adapter import (
+    SAMPLING,
+    JudgeVerdictAgentAdapter,
+)
+from stockdesk.llm_platform.application.llm_handle import LLMHandle
 from stockdesk.llm_platform.infrastructure.scripted import ScriptedProvider
 from tests.conftest import scripted_service
 from tests.judge.test_judge import OUTCOME, TECHNICAL, verdict
@@ -17,7 +20,7 @@ INVENTED_LEVELS = "空头占优，止损设在 100 元，止盈设在 150 元。
 
 def service(*answers: str) -> tuple[JudgeService, ScriptedProvider]:
     provider = ScriptedProvider(list(answers))
-    return JudgeService(JudgeVerdictAgentAdapter(LLMAdapter(scripted_service(provider)))), provider
+    return JudgeService(JudgeVerdictAgentAdapter(LLMHandle(scripted_service(provider), SAMPLING))), provider
 
 
 def test_a_repetition_loop_is_repaired_once_then_cut_to_one_saying() -> None:

@@ -5,8 +5,11 @@ from __future__ import annotations
 from stockdesk.judge.application import JudgeService
 from stockdesk.judge.application.services.rules_verdict import rules_decision
 from stockdesk.judge.domain.dtos.evidence import CodeSignalInput
-from stockdesk.judge.infrastructure.adapters.judge_verdict_agent_adapter import JudgeVerdictAgentAdapter
-from stockdesk.judge.infrastructure.adapters.llm_adapter import LLMAdapter
+from stockdesk.judge.infrastructure.adapters.judge_verdict_agent_adapter import (
+    SAMPLING,
+    JudgeVerdictAgentAdapter,
+)
+from stockdesk.llm_platform.application.llm_handle import LLMHandle
 from stockdesk.llm_platform.infrastructure.scripted import ScriptedProvider
 from tests.conftest import scripted_service
 from tests.judge.test_judge import TECHNICAL
@@ -59,7 +62,7 @@ def test_no_signal_at_all_is_a_low_confidence_hold() -> None:
 
 def test_rules_only_makes_no_llm_call_and_carries_a_plan_and_the_signals() -> None:
     provider = ScriptedProvider(["never used"])
-    service = JudgeService(JudgeVerdictAgentAdapter(LLMAdapter(scripted_service(provider))))
+    service = JudgeService(JudgeVerdictAgentAdapter(LLMHandle(scripted_service(provider), SAMPLING)))
     evidence = {
         "code_signals": {
             "technical_analyst": {"stance": "bullish", "score": 0.6, "confidence": 0.66},

@@ -11,6 +11,7 @@ import json
 from datetime import date
 from typing import Any
 
+from stockdesk.llm_platform.application.llm_handle import LLMHandle
 from stockdesk.llm_platform.infrastructure.scripted import ScriptedProvider
 from stockdesk.research.application.financial_auditor_service import FinancialAuditorService
 from stockdesk.research.application.valuation_modeler_service import ValuationModelerService
@@ -25,8 +26,8 @@ from stockdesk.research.domain.dtos.valuation import (
 )
 from stockdesk.research.domain.ports.financial import IFinancialDataPort, IFinancialSnapshotBuilder
 from stockdesk.research.domain.ports.valuation import IValuationDataPort, IValuationSnapshotBuilder
-from stockdesk.research.infrastructure.adapters.llm_adapter import LLMAdapter
 from stockdesk.research.infrastructure.agents.financial_auditor.agent import FinancialAuditorAgent
+from stockdesk.research.infrastructure.agents.structured_agent import SAMPLING
 from stockdesk.research.infrastructure.agents.valuation_modeler.agent import ValuationModelerAgent
 from stockdesk.shared.claims import PLACEHOLDER
 from tests.conftest import scripted_service
@@ -153,7 +154,7 @@ class Recorded(IFinancialDataPort, IFinancialSnapshotBuilder, IValuationDataPort
 def auditor(*answers: str) -> tuple[FinancialAuditorService, ScriptedProvider]:
     provider = ScriptedProvider(list(answers))
     recorded = Recorded(FALLING_SNAPSHOT)
-    agent = FinancialAuditorAgent(LLMAdapter(scripted_service(provider)))
+    agent = FinancialAuditorAgent(LLMHandle(scripted_service(provider), SAMPLING))
     return FinancialAuditorService(recorded, recorded, agent), provider
 
 
@@ -229,7 +230,7 @@ RECORDED_VALUATION = valuation(
 def modeler(*answers: str) -> tuple[ValuationModelerService, ScriptedProvider]:
     provider = ScriptedProvider(list(answers))
     recorded = Recorded(CHEAP_SNAPSHOT)
-    agent = ValuationModelerAgent(LLMAdapter(scripted_service(provider)))
+    agent = ValuationModelerAgent(LLMHandle(scripted_service(provider), SAMPLING))
     return ValuationModelerService(recorded, recorded, agent), provider
 
 

@@ -14,13 +14,13 @@ from typing import Any
 import pytest
 from pydantic import BaseModel, create_model
 
+from stockdesk.llm_platform.application.llm_handle import LLMHandle
 from stockdesk.llm_platform.domain.dtos import CompletionRequest
 from stockdesk.llm_platform.infrastructure.scripted import ScriptedProvider
-from stockdesk.research.infrastructure.adapters.llm_adapter import LLMAdapter
 from stockdesk.research.infrastructure.agents.catalyst_detective.agent import CatalystDetectiveAgent
 from stockdesk.research.infrastructure.agents.financial_auditor.agent import FinancialAuditorAgent
 from stockdesk.research.infrastructure.agents.macro_intelligence.agent import MacroIntelligenceAgent
-from stockdesk.research.infrastructure.agents.structured_agent import shared_system_prompt
+from stockdesk.research.infrastructure.agents.structured_agent import SAMPLING, shared_system_prompt
 from stockdesk.research.infrastructure.agents.technical_analyst.agent import TechnicalAnalystAgent
 from stockdesk.research.infrastructure.agents.valuation_modeler.agent import ValuationModelerAgent
 from tests.conftest import scripted_service
@@ -61,7 +61,7 @@ def filled_snapshot(agent: Any) -> BaseModel:
 def requests() -> dict[str, CompletionRequest]:
     """What each expert's call sent, by its output schema."""
     provider = ScriptedProvider([lambda r: json.dumps(ANSWERS[r.schema_name], ensure_ascii=False)] * 5)
-    llm = LLMAdapter(scripted_service(provider))
+    llm = LLMHandle(scripted_service(provider), SAMPLING)
     for agent_class in AGENTS:
         agent = agent_class(llm)
         agent.analyze(filled_snapshot(agent))  # type: ignore[arg-type]
@@ -88,7 +88,7 @@ def test_the_shared_text_holds_the_common_rules() -> None:
 def test_each_expert_keeps_its_own_instructions_and_fields(requests: dict[str, CompletionRequest]) -> None:
     """Its role, rules and fields now open the user message, before its data; none went missing."""
     for agent_class in AGENTS:
-        agent = agent_class(LLMAdapter(scripted_service(ScriptedProvider(["{}"]))))
+        agent = agent_class(LLMHandle(scripted_service(ScriptedProvider(["{}"])), SAMPLING))
         request = requests[agent._agent._model.__name__]
         user = request.messages[-1].content
         assert user.startswith(agent._agent.instructions + "\n\n")

@@ -13,12 +13,13 @@ import talib
 from stockdesk.data_engineering.application import GetDailyBarsUseCase, GetStockBasicInfoUseCase
 from stockdesk.data_engineering.application.import_service import MarketDataImportService
 from stockdesk.data_engineering.infrastructure.persistence.repository import SqlMarketDataRepository
+from stockdesk.llm_platform.application.llm_handle import LLMHandle
 from stockdesk.llm_platform.infrastructure.scripted import ScriptedProvider
 from stockdesk.research.application.technical_analyst_service import TechnicalAnalystService
 from stockdesk.research.domain.dtos.technical import PriceBarInput
 from stockdesk.research.domain.dtos.valuation import NA
-from stockdesk.research.infrastructure.adapters.llm_adapter import LLMAdapter
 from stockdesk.research.infrastructure.adapters.technical_data_adapter import TechnicalDataAdapter
+from stockdesk.research.infrastructure.agents.structured_agent import SAMPLING
 from stockdesk.research.infrastructure.agents.technical_analyst.agent import TechnicalAnalystAgent
 from stockdesk.research.infrastructure.snapshot.technical_snapshot_builder import TechnicalSnapshotBuilder
 from stockdesk.shared.db import Database
@@ -132,7 +133,7 @@ def service(
     database: Database, bars: list[PriceBarInput] | None, *answers: str
 ) -> tuple[TechnicalAnalystService, ScriptedProvider]:
     provider = ScriptedProvider(list(answers) or [ANSWER])
-    agent = TechnicalAnalystAgent(LLMAdapter(scripted_service(provider)))
+    agent = TechnicalAnalystAgent(LLMHandle(scripted_service(provider), SAMPLING))
     return TechnicalAnalystService(stored(database, bars), TechnicalSnapshotBuilder(), agent), provider
 
 

@@ -9,11 +9,12 @@ from importlib import resources
 from pathlib import Path
 
 import stockdesk.research.application.valuation_modeler_service as service_module
+from stockdesk.llm_platform.application.llm_handle import LLMHandle
 from stockdesk.llm_platform.infrastructure.scripted import ScriptedProvider
 from stockdesk.research.application.valuation_modeler_service import ValuationModelerService
 from stockdesk.research.domain.dtos.valuation import ValuationSnapshotDTO
 from stockdesk.research.domain.ports.valuation import IValuationSnapshotBuilder
-from stockdesk.research.infrastructure.adapters.llm_adapter import LLMAdapter
+from stockdesk.research.infrastructure.agents.structured_agent import SAMPLING
 from stockdesk.research.infrastructure.agents.valuation_modeler.agent import ValuationModelerAgent
 from stockdesk.research.infrastructure.snapshot.valuation_snapshot_builder import ValuationSnapshotBuilder
 from stockdesk.shared.db import Database
@@ -46,7 +47,9 @@ def test_snapshot_comes_through_the_port(database: Database) -> None:
             return ValuationSnapshotBuilder().build(overview_, dailies, finance, as_of)
 
     populate_store(database)
-    agent = ValuationModelerAgent(LLMAdapter(scripted_service(ScriptedProvider([valuation_answer()]))))
+    agent = ValuationModelerAgent(
+        LLMHandle(scripted_service(ScriptedProvider([valuation_answer()])), SAMPLING)
+    )
     service = ValuationModelerService(StoreValuationData(database), CountingBuilder(), agent)
     service.run("600001.SH", AS_OF)
     assert CountingBuilder.calls == 1
@@ -54,19 +57,23 @@ def test_snapshot_comes_through_the_port(database: Database) -> None:
 
 
 def test_llm_is_called_through_the_agent_port():
-    """调用 LLM: the application layer never imports llm_platform's router, registry or adapters."""
+    """调用 LLM: the application layer never imports llm_platform; the agent port's implementation
+    calls llm_platform's application interface (the one LLM handle), never its router or adapters."""
     modules = imported_modules(service_module)
     assert not any(name.startswith("stockdesk.llm_platform") for name in modules)
     agent_modules = imported_modules(inspect.getmodule(ValuationModelerAgent))
-    assert "stockdesk.research.domain.ports.llm" in agent_modules
-    assert not any(name.startswith("stockdesk.llm_platform") for name in agent_modules)
+    assert "stockdesk.research.domain.ports.valuation" in agent_modules  # it is the agent port
+    llm = {name for name in agent_modules if name.startswith("stockdesk.llm_platform")}
+    assert llm == {"stockdesk.llm_platform.application.llm_handle"}  # llm_platform's application API
 
 
 def test_prompts_are_loaded_from_resources():
     """Prompt 从资源加载: system.md and user.md beside the agent, not strings in code."""
     base = resources.files(PROMPTS).joinpath("prompts")
     system, user = base.joinpath("system.md").read_text("utf-8"), base.joinpath("user.md").read_text("utf-8")
-    agent = ValuationModelerAgent(LLMAdapter(scripted_service(ScriptedProvider([valuation_answer()]))))
+    agent = ValuationModelerAgent(
+        LLMHandle(scripted_service(ScriptedProvider([valuation_answer()])), SAMPLING)
+    )
     assert agent._agent.instructions == system.strip()  # the system turn itself is shared by all experts
     for placeholder in ("{stock_name}", "{pe_percentile}", "{peg_ratio}", "{graham_intrinsic_val}"):
         assert placeholder in user
@@ -91,7 +98,9 @@ def test_as_of_bounds_every_window(database: Database) -> None:
     """Three months before the store's last day: neither later prices nor a later report are seen."""
     populate_store(database)  # prices to AS_OF; the 2024-03-31 quarter is announced on 2024-04-30
     earlier = date(2024, 3, 29)
-    agent = ValuationModelerAgent(LLMAdapter(scripted_service(ScriptedProvider([valuation_answer()]))))
+    agent = ValuationModelerAgent(
+        LLMHandle(scripted_service(ScriptedProvider([valuation_answer()])), SAMPLING)
+    )
     service = ValuationModelerService(StoreValuationData(database), ValuationSnapshotBuilder(), agent)
     snapshot = service.build_snapshot("600001.SH", earlier)
     assert snapshot.as_of == earlier and snapshot.trade_date == "2024-03-29"

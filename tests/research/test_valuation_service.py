@@ -10,6 +10,7 @@ from datetime import date
 import pytest
 
 from stockdesk.data_engineering.container import DataEngineeringContainer
+from stockdesk.llm_platform.application.llm_handle import LLMHandle
 from stockdesk.llm_platform.infrastructure.scripted import ScriptedProvider
 from stockdesk.research.application.dtos import ValuationModelerResultDTO
 from stockdesk.research.application.valuation_modeler_service import ValuationModelerService
@@ -18,8 +19,8 @@ from stockdesk.research.domain.dtos.valuation import (
     StockOverviewInput,
     ValuationDailyInput,
 )
-from stockdesk.research.infrastructure.adapters.llm_adapter import LLMAdapter
 from stockdesk.research.infrastructure.adapters.valuation_data_adapter import ValuationDataAdapter
+from stockdesk.research.infrastructure.agents.structured_agent import SAMPLING
 from stockdesk.research.infrastructure.agents.valuation_modeler.agent import ValuationModelerAgent
 from stockdesk.research.infrastructure.agents.valuation_modeler.output_parser import parse_valuation_output
 from stockdesk.research.infrastructure.snapshot.valuation_snapshot_builder import ValuationSnapshotBuilder
@@ -58,7 +59,7 @@ def service_with(
     if stored:
         populate_store(database)
     provider = ScriptedProvider(list(answers))
-    agent = ValuationModelerAgent(LLMAdapter(scripted_service(provider)))
+    agent = ValuationModelerAgent(LLMHandle(scripted_service(provider), SAMPLING))
     data = StoreValuationData(database)
     return ValuationModelerService(data, ValuationSnapshotBuilder(), agent), provider, data
 

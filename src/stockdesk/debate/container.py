@@ -18,11 +18,11 @@ from stockdesk.debate.domain.ports.agents import (
     IResolutionAgentPort,
 )
 from stockdesk.debate.domain.ports.panel import IPanelToolsPort
-from stockdesk.debate.infrastructure.adapters.llm_adapter import LLMAdapter
 from stockdesk.debate.infrastructure.agents.bear_advocate.agent import BearAdvocateAgent
 from stockdesk.debate.infrastructure.agents.bull_advocate.agent import BullAdvocateAgent
 from stockdesk.debate.infrastructure.agents.choices.agent import ChoiceAgent
 from stockdesk.debate.infrastructure.agents.resolution.agent import ResolutionAgent
+from stockdesk.debate.infrastructure.agents.structured_agent import SAMPLING
 from stockdesk.debate.infrastructure.briefing_factory import (
     BRIEFING_MAX_TOKENS,
     build_briefing_jobs,
@@ -30,6 +30,7 @@ from stockdesk.debate.infrastructure.briefing_factory import (
 )
 from stockdesk.debate.infrastructure.panel_factory import PanelOptions, build_panel_service, build_panel_tools
 from stockdesk.debate.infrastructure.tools.store_tools import PanelData
+from stockdesk.llm_platform.application.llm_handle import LLMHandle
 from stockdesk.llm_platform.application.llm_service import LLMService
 from stockdesk.shared.errors import BadRequestException
 from stockdesk.shared.tasks import ITaskStore
@@ -58,8 +59,8 @@ class DebateContainer:
         self.output_style = output_style
 
     @cached_property
-    def llm(self) -> LLMAdapter:
-        return LLMAdapter(self._llm_service())
+    def llm(self) -> LLMHandle:
+        return LLMHandle(self._llm_service(), SAMPLING)
 
     @cached_property
     def bull_agent(self) -> IBullAdvocateAgentPort:
@@ -118,7 +119,7 @@ class DebateContainer:
         return build_briefing_service(
             panel,
             tools,
-            LLMAdapter(self._llm_service(), max_tokens=BRIEFING_MAX_TOKENS),
+            LLMHandle(self._llm_service(), SAMPLING).with_budget(BRIEFING_MAX_TOKENS),
             panel_with_rounds=lambda rounds: self.panel_with(max_rounds=rounds),
         )
 

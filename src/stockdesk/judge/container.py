@@ -7,8 +7,11 @@ from functools import cached_property
 
 from stockdesk.judge.application import JudgeService
 from stockdesk.judge.domain.ports.judge_verdict_agent import IJudgeVerdictAgentPort
-from stockdesk.judge.infrastructure.adapters.judge_verdict_agent_adapter import JudgeVerdictAgentAdapter
-from stockdesk.judge.infrastructure.adapters.llm_adapter import LLMAdapter
+from stockdesk.judge.infrastructure.adapters.judge_verdict_agent_adapter import (
+    SAMPLING,
+    JudgeVerdictAgentAdapter,
+)
+from stockdesk.llm_platform.application.llm_handle import LLMHandle
 from stockdesk.llm_platform.application.llm_service import LLMService
 
 
@@ -23,7 +26,7 @@ class JudgeContainer:
 
     @cached_property
     def agent(self) -> IJudgeVerdictAgentPort:
-        return JudgeVerdictAgentAdapter(LLMAdapter(self._llm_service()), self._output_style())
+        return JudgeVerdictAgentAdapter(LLMHandle(self._llm_service(), SAMPLING), self._output_style())
 
     @property
     def service(self) -> JudgeService:

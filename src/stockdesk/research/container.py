@@ -14,6 +14,7 @@ from stockdesk.data_engineering.application import (
     GetValuationDailiesForTickerUseCase,
     ListSecuritiesUseCase,
 )
+from stockdesk.llm_platform.application.llm_handle import LLMHandle
 from stockdesk.llm_platform.application.llm_service import LLMService
 from stockdesk.llm_platform.application.search_service import WebSearchService
 from stockdesk.research.application.catalyst_detective_service import CatalystDetectiveService
@@ -33,7 +34,6 @@ from stockdesk.research.domain.ports.financial import (
     IFinancialDataPort,
     IFinancialSnapshotBuilder,
 )
-from stockdesk.research.domain.ports.llm import ILLMPort
 from stockdesk.research.domain.ports.soft_intel import (
     ICatalystDetectiveAgentPort,
     IMacroIntelligenceAgentPort,
@@ -52,7 +52,6 @@ from stockdesk.research.domain.ports.valuation import (
 )
 from stockdesk.research.infrastructure.adapters.catalyst_data_adapter import CatalystDataAdapter
 from stockdesk.research.infrastructure.adapters.financial_data_adapter import FinancialDataAdapter
-from stockdesk.research.infrastructure.adapters.llm_adapter import LLMAdapter
 from stockdesk.research.infrastructure.adapters.macro_data_adapter import MacroDataAdapter
 from stockdesk.research.infrastructure.adapters.model_market_adapter import ModelMarketAdapter
 from stockdesk.research.infrastructure.adapters.rules_history_adapter import RulesHistoryAdapter
@@ -62,6 +61,7 @@ from stockdesk.research.infrastructure.agents.catalyst_detective.agent import Ca
 from stockdesk.research.infrastructure.agents.choices.agent import ExpertChoiceAgent
 from stockdesk.research.infrastructure.agents.financial_auditor.agent import FinancialAuditorAgent
 from stockdesk.research.infrastructure.agents.macro_intelligence.agent import MacroIntelligenceAgent
+from stockdesk.research.infrastructure.agents.structured_agent import SAMPLING
 from stockdesk.research.infrastructure.agents.technical_analyst.agent import TechnicalAnalystAgent
 from stockdesk.research.infrastructure.agents.valuation_modeler.agent import ValuationModelerAgent
 from stockdesk.research.infrastructure.chart_series import ChartSeriesBuilder
@@ -109,8 +109,8 @@ class ResearchContainer:
         self._expert_notes = expert_notes
 
     @cached_property
-    def llm(self) -> ILLMPort:
-        return LLMAdapter(self._llm_service())
+    def llm(self) -> LLMHandle:
+        return LLMHandle(self._llm_service(), SAMPLING)
 
     @cached_property
     def choice_agent(self) -> IExpertChoicePort:

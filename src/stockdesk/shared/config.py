@@ -198,7 +198,8 @@ class Settings(BaseSettings):
         default=366 * 15, ge=30, description="Calendar days one backtest or evaluation window may span."
     )
 
-    # Panel debate (spec debate-panel): rounds, consensus, and each expert's tool calls per turn.
+    # Panel debate (debate-panel-and-ticker-scripts.md): rounds, consensus, and each expert's tool
+    # calls per turn.
     panel_min_rounds: int = Field(default=2, ge=1, le=10, description="Rounds before the moderator may end.")
     panel_max_rounds: int = Field(default=4, ge=1, le=10, description="The debate ends here whatever.")
     panel_consensus_confidence: float = Field(

@@ -6,7 +6,8 @@
 - A failing expert never aborts the run: its error is recorded and the others go on.
 - skip_debate (or no expert result at all) ends the run after the aggregator.
 - debate/judge failures degrade to empty results with the error recorded; an empty debate
-  outcome skips the judge (judge spec, Decision 7). Without a judge gateway the graph ends
+  outcome skips the judge: with no debate conclusion there is nothing to rule on
+  (judge-design.md in ../shared/specs, Decision 7). Without a judge gateway the graph ends
   after the debate, as before the judge existed.
 - rules_only: each expert gives its snapshot and code-only signal (no LLM), the debate is
   skipped and the judge gives the rules verdict.
@@ -251,7 +252,7 @@ class _Nodes:
         rules_only = bool(state.get("rules_only") or state.get("verdict_by_rules")) or self.insufficient(
             state
         )
-        if not outcome and not rules_only:  # Decision 7: no debate conclusion, no verdict
+        if not outcome and not rules_only:  # no debate conclusion, no verdict
             self.emit(JUDGE, NodeStatus.SKIPPED)
             return {"verdict": {}}
 

@@ -1,5 +1,5 @@
 """Composition of the ticker briefing script (spec 7): the panel, its tools, the tool-less worker and
-refiner agents over one ILLMPort, and the durable jobs over the task store."""
+refiner agents over one LLMHandle, and the durable jobs over the task store."""
 
 from __future__ import annotations
 
@@ -7,10 +7,10 @@ from collections.abc import Callable
 
 from stockdesk.debate.application.briefing import BriefingJobs, BriefingService
 from stockdesk.debate.application.briefing.service import PanelRunner
-from stockdesk.debate.domain.ports.llm_port import ILLMPort
 from stockdesk.debate.domain.ports.panel import IPanelToolsPort
 from stockdesk.debate.infrastructure.agents.script_refiner.agent import ScriptRefinerAgent
 from stockdesk.debate.infrastructure.agents.script_worker.agent import ScriptWorkerAgent
+from stockdesk.llm_platform.application.llm_handle import LLMHandle
 from stockdesk.shared.tasks import ITaskStore
 
 BRIEFING_MAX_TOKENS = 1600  # up to 10 turns of 1-3 sentences as JSON; the debate's 600 cut them off
@@ -20,7 +20,7 @@ DEFAULT_SLOTS = 2  # tickers debated at once (each debate already runs four expe
 def build_briefing_service(
     panel: PanelRunner,
     tools: IPanelToolsPort,
-    llm: ILLMPort,
+    llm: LLMHandle,
     *,
     panel_with_rounds: Callable[[int], PanelRunner],
     slots: int = DEFAULT_SLOTS,

@@ -1,4 +1,4 @@
-"""Composition of the panel debate: store tools + page index cache + the two agents over one ILLMPort."""
+"""Composition of the panel debate: store tools + page index cache + the two agents over one LLMHandle."""
 
 from __future__ import annotations
 
@@ -7,13 +7,12 @@ from pathlib import Path
 from typing import Any
 
 from stockdesk.debate.application.services.panel_debate import PanelDebateService
-from stockdesk.debate.domain.ports.llm_port import ILLMPort
 from stockdesk.debate.domain.ports.panel import IPanelToolsPort
-from stockdesk.debate.infrastructure.adapters.llm_adapter import LLMAdapter
 from stockdesk.debate.infrastructure.agents.moderator.agent import ModeratorAgent
 from stockdesk.debate.infrastructure.agents.panel_expert.agent import PanelExpertAgent
 from stockdesk.debate.infrastructure.tools.page_index import FilingPageIndex
 from stockdesk.debate.infrastructure.tools.store_tools import PanelData, StorePanelTools
+from stockdesk.llm_platform.application.llm_handle import LLMHandle
 from stockdesk.llm_platform.application.tool_loop import ToolLimits
 
 
@@ -36,13 +35,13 @@ class PanelOptions:
         }
 
 
-def build_panel_tools(llm: ILLMPort, data: PanelData, cache_dir: Path) -> StorePanelTools:
+def build_panel_tools(llm: LLMHandle, data: PanelData, cache_dir: Path) -> StorePanelTools:
     """The five spec tools over the store; `cache_dir` holds the filing page indexes."""
     return StorePanelTools(data, FilingPageIndex(llm, cache_dir))
 
 
 def build_panel_service(
-    llm: LLMAdapter,
+    llm: LLMHandle,
     tools: IPanelToolsPort,
     *,
     min_rounds: int = 2,

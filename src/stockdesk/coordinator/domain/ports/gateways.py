@@ -1,4 +1,5 @@
-"""How the coordinator reaches other contexts (judge spec, Decision 5): ports here, adapters convert.
+"""How the coordinator reaches other contexts: ports here, adapters convert, so the pipeline is
+tested with fakes and never imports another context's internals (judge-design.md, Decision 5).
 
 Async so that LangGraph runs the fan-out concurrently; adapters move blocking work to threads.
 """

@@ -8,12 +8,15 @@ from typing import Any, Generic, TypeVar
 from pydantic import BaseModel
 
 from stockdesk.debate.domain.ports.agents import AgentAnswer
-from stockdesk.debate.domain.ports.llm_port import ILLMPort, LLMReply
+from stockdesk.llm_platform.application.llm_handle import LLMHandle, LLMReply, Sampling
 from stockdesk.llm_platform.application.structured_output import parse_or_log
 from stockdesk.shared.prompts import load_prompts
 
 T = TypeVar("T", bound=BaseModel)
 FEEDBACK_HEADER = "\n\n## 上一次回答未通过校验，请修正\n"
+# The debate's answers are capped short (the embedded 1.5B model writes about 20 tokens a second)
+# and its temperature is a little above the judge's: advocates should argue, not copy each other.
+SAMPLING = Sampling(temperature=0.3, max_tokens=600)
 
 
 def parse_answer(raw: str, model: type[T], agent: str) -> T:
@@ -30,7 +33,7 @@ class StructuredAgent(Generic[T]):
     """
 
     def __init__(
-        self, llm: ILLMPort, *, package: str, agent: str, output_model: type[T], parse: Callable[[str], T]
+        self, llm: LLMHandle, *, package: str, agent: str, output_model: type[T], parse: Callable[[str], T]
     ):
         self._llm = llm
         self._prompts = load_prompts(package)

@@ -21,8 +21,8 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from stockdesk.debate.domain.ports.llm_port import ILLMPort
 from stockdesk.debate.infrastructure.tools.page_parts import split_page
+from stockdesk.llm_platform.application.llm_handle import LLMHandle
 from stockdesk.llm_platform.application.structured_output import parse_structured
 from stockdesk.shared.errors import LLMOutputParseError
 from stockdesk.shared.files import write_atomic
@@ -69,7 +69,7 @@ def index_path(cache_dir: Path, ticker: str, accession_number: str) -> Path:
 
 
 class FilingPageIndex:
-    def __init__(self, llm: ILLMPort, cache_dir: Path, *, summary_input_chars: int = SUMMARY_INPUT_CHARS):
+    def __init__(self, llm: LLMHandle, cache_dir: Path, *, summary_input_chars: int = SUMMARY_INPUT_CHARS):
         self._llm = llm
         self._cache_dir = cache_dir
         self._input_chars = summary_input_chars

@@ -1,4 +1,5 @@
-"""VerdictDTO (Decision 4) plus the computed trade plan, what code changed, and the audit trail.
+"""VerdictDTO (the verdict of judge-design.md, Decision 4) plus the computed trade plan, what code
+changed, and the audit trail.
 
 entry_strategy / stop_loss / take_profit keep the spec's text fields, now written by code from
 `trade_plan`; `adjustments` lists every change code made to the model's answer.

@@ -1,6 +1,7 @@
 """DebateOutcome (a plain dict, as Debate and the Coordinator hand it over) -> JudgeInput.
 
-Judge imports no Debate type (Decision 3); this is the one place the outcome's shape is read.
+Judge imports no Debate type, so either side can change its models without breaking the other
+(judge-design.md, Decision 3); this is the one place the outcome's shape is read.
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""The verdict's text fields (spec Decision 4) written by code from the trade plan."""
+"""The verdict's text fields (entry, stop, target of judge-design.md, Decision 4) written by code
+from the trade plan."""
 
 from __future__ import annotations
 

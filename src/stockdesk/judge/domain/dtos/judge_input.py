@@ -1,4 +1,4 @@
-"""JudgeInput (judge spec, Decision 3): the debate's conclusions, no Debate types imported,
+"""JudgeInput (judge-design.md, Decision 3): the debate's conclusions, no Debate types imported,
 plus the evidence the coordinator hands over and the code-given plan options."""
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""IJudgeVerdictAgentPort (Decision 1): one agent, one LLM call per verdict (plus one re-ask)."""
+"""IJudgeVerdictAgentPort: one agent, one LLM call per verdict (plus one re-ask): a single call
+keeps the verdict cheap and its reasoning in one place (judge-design.md, Decision 1)."""
 
 from __future__ import annotations
 

@@ -10,14 +10,15 @@ from stockdesk.judge.domain.dtos.trade_plan import PlanOption
 from stockdesk.judge.domain.dtos.verdict_choice import verdict_choice_model
 from stockdesk.judge.domain.dtos.verdict_result import VerdictResult
 from stockdesk.judge.domain.ports.judge_verdict_agent import IJudgeVerdictAgentPort, VerdictAnswer
-from stockdesk.judge.domain.ports.llm_port import ILLMPort
 from stockdesk.judge.infrastructure.agents.verdict import output_parser
+from stockdesk.llm_platform.application.llm_handle import LLMHandle, Sampling
 from stockdesk.shared.claims import card_line
 from stockdesk.shared.errors import LLMOutputParseError
 from stockdesk.shared.prompts import load_prompts
 
 NONE = "（无）"
 FEEDBACK_HEADER = "\n## 上一次回答未被接受，请修正\n"
+SAMPLING = Sampling(temperature=0.1, max_tokens=400)  # low temperature: verdicts should not wander
 
 
 def bullets(items: list[str]) -> str:
@@ -87,7 +88,7 @@ def render_prompt(prompts: object, judge_input: JudgeInput, feedback: str | None
 
 
 class JudgeVerdictAgentAdapter(IJudgeVerdictAgentPort):
-    def __init__(self, llm: ILLMPort, output_style: str = "prose"):
+    def __init__(self, llm: LLMHandle, output_style: str = "prose"):
         """`output_style` "choices": the model picks card ids (when the evidence has cards) and code
         writes the reasoning and risk warnings; "prose": it writes them (claim-checked)."""
         self._llm = llm

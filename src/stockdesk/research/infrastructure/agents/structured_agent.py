@@ -16,13 +16,14 @@ from typing import Generic, TypeVar
 
 from pydantic import BaseModel
 
+from stockdesk.llm_platform.application.llm_handle import LLMHandle, Sampling
 from stockdesk.llm_platform.application.structured_output import parse_or_log
 from stockdesk.research.domain.dtos.expert import AgentAnswer
-from stockdesk.research.domain.ports.llm import ILLMPort
 from stockdesk.shared.prompts import load_prompts
 
 T = TypeVar("T", bound=BaseModel)
 FEEDBACK_HEADER = "\n\n## 上一次回答未通过校验，请修正\n"
+SAMPLING = Sampling(temperature=0.2, max_tokens=900)  # the experts' sampling (a longer answer asks more)
 
 
 @cache
@@ -45,7 +46,7 @@ class StructuredAgent(Generic[T]):
 
     def __init__(
         self,
-        llm: ILLMPort,
+        llm: LLMHandle,
         *,
         package: str,
         output_model: type[T],

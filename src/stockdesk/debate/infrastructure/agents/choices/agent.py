@@ -14,8 +14,8 @@ from pydantic import BaseModel
 
 from stockdesk.debate.domain.dtos.choices import ChoiceRole, choice_model
 from stockdesk.debate.domain.ports.agents import AgentAnswer, IChoiceAgentPort
-from stockdesk.debate.domain.ports.llm_port import ILLMPort
 from stockdesk.debate.infrastructure.agents.digest_text import render_card
+from stockdesk.llm_platform.application.llm_handle import LLMHandle
 from stockdesk.research.application import ExpertView
 from stockdesk.shared.prompts import PromptTemplates
 
@@ -32,7 +32,7 @@ def card_lines(views: Sequence[ExpertView]) -> str:
 
 
 class ChoiceAgent(IChoiceAgentPort):
-    def __init__(self, llm: ILLMPort):
+    def __init__(self, llm: LLMHandle):
         self._llm = llm
         system = _template("system.md")
         self._prompts = {

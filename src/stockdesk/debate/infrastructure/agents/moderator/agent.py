@@ -7,10 +7,10 @@ Consensus is computed in code and only reported to the moderator; when the debat
 from __future__ import annotations
 
 from stockdesk.debate.domain.dtos.panel import ModeratorDecision, PanelContext, PanelRound
-from stockdesk.debate.domain.ports.llm_port import ILLMPort
 from stockdesk.debate.domain.ports.panel import IModeratorAgentPort, ModeratorAnswer
 from stockdesk.debate.infrastructure.agents.moderator.output_parser import parse_moderator_decision
 from stockdesk.debate.infrastructure.agents.panel_text import render_rounds
+from stockdesk.llm_platform.application.llm_handle import LLMHandle
 from stockdesk.shared.prompts import load_prompts
 
 CALLER = "debate.panel.moderator"
@@ -28,7 +28,7 @@ def status_text(rounds: list[PanelRound], *, consensus: bool, must_end: bool) ->
 
 
 class ModeratorAgent(IModeratorAgentPort):
-    def __init__(self, llm: ILLMPort):
+    def __init__(self, llm: LLMHandle):
         self._llm = llm
         self._prompts = load_prompts(__package__ or "")
 

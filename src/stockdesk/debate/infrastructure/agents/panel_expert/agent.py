@@ -12,7 +12,6 @@ from importlib import resources
 
 from stockdesk.debate.domain.dtos.panel import PANEL_ROLES, ExpertReply, PanelContext, PanelRole, PanelRound
 from stockdesk.debate.domain.ports.panel import ExpertAnswer, IPanelExpertAgentPort, IPanelToolsPort, ToolUse
-from stockdesk.debate.infrastructure.adapters.llm_adapter import LLMAdapter
 from stockdesk.debate.infrastructure.agents.panel_expert.output_parser import parse_expert_reply
 from stockdesk.debate.infrastructure.agents.panel_text import (
     NONE,
@@ -24,6 +23,7 @@ from stockdesk.debate.infrastructure.agents.panel_text import (
 )
 from stockdesk.debate.infrastructure.agents.structured_agent import FEEDBACK_HEADER
 from stockdesk.debate.infrastructure.tools.panel_tool_defs import panel_tools
+from stockdesk.llm_platform.application.llm_handle import LLMHandle
 from stockdesk.llm_platform.application.tool_loop import ToolLimits
 from stockdesk.research.application import ExpertView
 from stockdesk.shared.prompts import load_prompts
@@ -47,7 +47,7 @@ def load_roles() -> dict[PanelRole, RoleText]:
 
 class PanelExpertAgent(IPanelExpertAgentPort):
     def __init__(
-        self, llm: LLMAdapter, tools: IPanelToolsPort | None = None, limits: ToolLimits | None = None
+        self, llm: LLMHandle, tools: IPanelToolsPort | None = None, limits: ToolLimits | None = None
     ):
         """Without `tools` (or with `limits.max_calls` 0) the expert gets no tools."""
         self._llm = llm

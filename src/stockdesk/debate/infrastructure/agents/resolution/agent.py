@@ -6,15 +6,15 @@ from collections.abc import Sequence
 
 from stockdesk.debate.domain.dtos.bull_bear import BearArgument, BullArgument, ResolutionResult
 from stockdesk.debate.domain.ports.agents import AgentAnswer, IResolutionAgentPort
-from stockdesk.debate.domain.ports.llm_port import ILLMPort
 from stockdesk.debate.infrastructure.agents.digest_text import render_bear, render_bull, render_digests
 from stockdesk.debate.infrastructure.agents.resolution.output_parser import parse_resolution
 from stockdesk.debate.infrastructure.agents.structured_agent import StructuredAgent
+from stockdesk.llm_platform.application.llm_handle import LLMHandle
 from stockdesk.research.application import ExpertView
 
 
 class ResolutionAgent(IResolutionAgentPort):
-    def __init__(self, llm: ILLMPort):
+    def __init__(self, llm: LLMHandle):
         self._agent = StructuredAgent(
             llm,
             package=__package__,

@@ -10,13 +10,13 @@ import json
 
 from stockdesk.debate.domain.dtos.briefing import RefinerReply
 from stockdesk.debate.domain.ports.briefing import IScriptRefinerPort, RefinerAnswer, RefinerInput
-from stockdesk.debate.domain.ports.llm_port import ILLMPort
 from stockdesk.debate.infrastructure.agents.script_refiner.output_parser import CALLER, parse_refiner_reply
+from stockdesk.llm_platform.application.llm_handle import LLMHandle
 from stockdesk.shared.prompts import load_prompts
 
 
 class ScriptRefinerAgent(IScriptRefinerPort):
-    def __init__(self, llm: ILLMPort):
+    def __init__(self, llm: LLMHandle):
         self._llm = llm
         self._prompts = load_prompts(__package__ or "")
 

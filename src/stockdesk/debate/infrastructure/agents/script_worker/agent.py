@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from stockdesk.debate.domain.dtos.briefing import WorkerReply
 from stockdesk.debate.domain.ports.briefing import IScriptWorkerPort, WorkerAnswer, WorkerInput
-from stockdesk.debate.domain.ports.llm_port import ILLMPort
 from stockdesk.debate.infrastructure.agents.panel_text import render_sources
 from stockdesk.debate.infrastructure.agents.script_worker.output_parser import CALLER, parse_worker_reply
 from stockdesk.debate.infrastructure.agents.script_worker.render import (
@@ -12,13 +11,14 @@ from stockdesk.debate.infrastructure.agents.script_worker.render import (
     render_debate,
     render_intraday,
 )
+from stockdesk.llm_platform.application.llm_handle import LLMHandle
 from stockdesk.shared.prompts import load_prompts
 
 FEEDBACK_HEADER = "\n\n## Your last answer did not pass the checks; fix it\n"
 
 
 class ScriptWorkerAgent(IScriptWorkerPort):
-    def __init__(self, llm: ILLMPort):
+    def __init__(self, llm: LLMHandle):
         self._llm = llm
         self._prompts = load_prompts(__package__ or "")
 

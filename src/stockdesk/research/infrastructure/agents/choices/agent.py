@@ -12,11 +12,11 @@ from importlib import resources
 
 from pydantic import BaseModel
 
+from stockdesk.llm_platform.application.llm_handle import LLMHandle
 from stockdesk.research.domain.dtos.evidence_card import EvidenceCard
 from stockdesk.research.domain.dtos.expert import AgentAnswer
 from stockdesk.research.domain.dtos.expert_choice import expert_choice_model
 from stockdesk.research.domain.ports.choices import IExpertChoicePort
-from stockdesk.research.domain.ports.llm import ILLMPort
 from stockdesk.shared.claims import card_line
 from stockdesk.shared.prompts import load_prompts
 
@@ -41,7 +41,7 @@ def card_lines(cards: list[EvidenceCard]) -> str:
 
 
 class ExpertChoiceAgent(IExpertChoicePort):
-    def __init__(self, llm: ILLMPort, *, notes: bool = False):
+    def __init__(self, llm: LLMHandle, *, notes: bool = False):
         """`notes`: the schema and the prompt offer the one short note (else the answer has none,
         and the model spends no tokens on it)."""
         self._llm = llm

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+from stockdesk.llm_platform.application.llm_handle import LLMHandle
 from stockdesk.research.domain.dtos.expert import AgentAnswer
 from stockdesk.research.domain.dtos.financial import FinancialAuditOutput, FinancialSnapshotDTO
 from stockdesk.research.domain.ports.financial import IFinancialAuditorAgentPort
-from stockdesk.research.domain.ports.llm import ILLMPort
 from stockdesk.research.infrastructure.agents.structured_agent import StructuredAgent
 
 # Five short dimension notes in Chinese fit well within 700 tokens (scores come from code);
@@ -14,7 +14,7 @@ OUTPUT_TOKENS = 700
 
 
 class FinancialAuditorAgent(IFinancialAuditorAgentPort):
-    def __init__(self, llm: ILLMPort):
+    def __init__(self, llm: LLMHandle):
         self._agent = StructuredAgent(
             llm,
             package=__package__,

@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
+from stockdesk.llm_platform.application.llm_handle import LLMHandle
 from stockdesk.research.domain.dtos.expert import AgentAnswer
 from stockdesk.research.domain.dtos.search import SearchSnapshotDTO
 from stockdesk.research.domain.dtos.soft_intel import MacroIntelligenceOutput
-from stockdesk.research.domain.ports.llm import ILLMPort
 from stockdesk.research.domain.ports.soft_intel import IMacroIntelligenceAgentPort
 from stockdesk.research.infrastructure.agents.structured_agent import StructuredAgent
 
 
 class MacroIntelligenceAgent(IMacroIntelligenceAgentPort):
-    def __init__(self, llm: ILLMPort):
+    def __init__(self, llm: LLMHandle):
         self._agent = StructuredAgent(
             llm, package=__package__, output_model=MacroIntelligenceOutput, expert="macro_intelligence"
         )

@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
+from stockdesk.llm_platform.application.llm_handle import LLMHandle
 from stockdesk.research.domain.dtos.expert import AgentAnswer
 from stockdesk.research.domain.dtos.valuation import ValuationModelOutput, ValuationSnapshotDTO
-from stockdesk.research.domain.ports.llm import ILLMPort
 from stockdesk.research.domain.ports.valuation import IValuationModelerAgentPort
 from stockdesk.research.infrastructure.agents.structured_agent import StructuredAgent
 from stockdesk.research.infrastructure.agents.valuation_modeler.output_parser import parse_valuation_output
 
 
 class ValuationModelerAgent(IValuationModelerAgentPort):
-    def __init__(self, llm: ILLMPort):
+    def __init__(self, llm: LLMHandle):
         self._agent = StructuredAgent(
             llm,
             package=__package__,
