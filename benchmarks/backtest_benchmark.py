@@ -19,7 +19,7 @@ import tracemalloc
 import numpy as np
 import pandas as pd
 
-from stockdesk.shared.execution import (
+from stockdesk.backtest.application import (
     ExecutionRules,
     TradingPanel,
     cost_frames,

@@ -38,6 +38,11 @@ VIOLATIONS = {
         "from stockdesk.llm_platform.infrastructure import scripted\n",
         "Other contexts reach llm_platform only through its application package",
     ),
+    "contexts": (
+        "research/application/leak.py",
+        "from stockdesk.debate import application\n",
+        "Contexts in layers",
+    ),
     "pure-core": (
         "judge/domain/leak.py",
         "import sqlalchemy\n",

@@ -13,7 +13,7 @@ from datetime import UTC, date, datetime
 import numpy as np
 import pandas as pd
 
-from stockdesk.shared.execution import CostModel, PerformanceMetrics, StrategyMetrics
+from stockdesk.backtest.application import CostModel, PerformanceMetrics, StrategyMetrics
 from stockdesk.strategy_lab.domain.dtos import (
     BacktestResult,
     BacktestWindow,

@@ -7,12 +7,12 @@ from datetime import date
 import pandas as pd
 import pytest
 
+from stockdesk.backtest.application import CostModel
 from stockdesk.data_engineering.application.import_service import MarketDataImportService
 from stockdesk.data_engineering.infrastructure.persistence.repository import SqlMarketDataRepository
 from stockdesk.entrypoints.container import AppContainer
 from stockdesk.llm_platform.infrastructure.scripted import ScriptedProvider
 from stockdesk.shared.config import Settings
-from stockdesk.shared.execution import CostModel
 from stockdesk.strategy_lab.domain.dtos import BacktestWindow, RunConfig
 from stockdesk.strategy_lab.domain.errors import InvalidBacktestWindowError, InvalidUniverseError
 from stockdesk.strategy_lab.domain.params import MomentumStrategyParams

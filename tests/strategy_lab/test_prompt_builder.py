@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
+from stockdesk.backtest.application import PerformanceMetrics, StrategyMetrics
 from stockdesk.llm_platform.infrastructure.scripted import ScriptedProvider
-from stockdesk.shared.execution import PerformanceMetrics, StrategyMetrics
 from stockdesk.strategy_lab.application.code_generator import TemplateCodeGenerator
 from stockdesk.strategy_lab.application.prompt_builder import PromptBuilder, RunHistory, performance_text
 from stockdesk.strategy_lab.domain.dtos import IterationRecord, IterationStatus

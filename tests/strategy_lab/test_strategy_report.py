@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
+from stockdesk.backtest.application import CostModel
 from stockdesk.shared.charts import ChartPanel, ChartSeries, ChartSpec, Region, render_svg
-from stockdesk.shared.execution import CostModel
 from stockdesk.strategy_lab.application.charts import (
     equity_chart,
     monthly_returns,

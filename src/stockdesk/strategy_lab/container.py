@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import cached_property
 
+from stockdesk.backtest.application import CostModel
 from stockdesk.data_engineering.application import (
     GetFinanceForTickerUseCase,
     GetMarketFramesUseCase,
@@ -14,7 +15,6 @@ from stockdesk.llm_platform.application.llm_service import LLMService
 from stockdesk.shared.config import Settings
 from stockdesk.shared.db import Database
 from stockdesk.shared.db.task_store import SqlTaskStore
-from stockdesk.shared.execution import CostModel
 from stockdesk.strategy_lab.application.autonomous_loop import AutonomousLoop
 from stockdesk.strategy_lab.application.backtest_service import BacktestService
 from stockdesk.strategy_lab.application.code_generator import TemplateCodeGenerator

@@ -15,7 +15,7 @@ from datetime import date
 import numpy as np
 import pandas as pd
 
-from stockdesk.shared.execution import trading_bars
+from stockdesk.backtest.application import trading_bars
 
 STALE_DAYS = 10
 

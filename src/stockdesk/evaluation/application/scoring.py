@@ -20,19 +20,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from stockdesk.evaluation.application.scores import (
-    HitRate,
-    MeanExcess,
-    MeanRankIC,
-    bootstrap_difference,
-    bootstrap_interval,
-    expert_attribution,
-    summarise,
-)
-from stockdesk.evaluation.domain.dtos import CalibrationInfo, EvaluationConfig, EvaluationPoint, ExpertVoice
-from stockdesk.evaluation.domain.metrics import HorizonMetrics
-from stockdesk.evaluation.domain.ports import SecurityInfo
-from stockdesk.shared.execution import (
+from stockdesk.backtest.application import (
     ExecutionRules,
     cost_frames,
     excess_outcomes,
@@ -45,6 +33,18 @@ from stockdesk.shared.execution import (
     verdict_weights,
     zero_costs,
 )
+from stockdesk.evaluation.application.scores import (
+    HitRate,
+    MeanExcess,
+    MeanRankIC,
+    bootstrap_difference,
+    bootstrap_interval,
+    expert_attribution,
+    summarise,
+)
+from stockdesk.evaluation.domain.dtos import CalibrationInfo, EvaluationConfig, EvaluationPoint, ExpertVoice
+from stockdesk.evaluation.domain.metrics import HorizonMetrics
+from stockdesk.evaluation.domain.ports import SecurityInfo
 
 RULES_BASELINE, ALWAYS_HOLD, BUY_AND_HOLD = "rules_baseline", "always_hold", "buy_and_hold"
 SUBSETS = ("after_cutoff", "benchmark_up", "benchmark_down")

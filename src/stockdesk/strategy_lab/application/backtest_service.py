@@ -17,7 +17,7 @@ from datetime import date
 import numpy as np
 import pandas as pd
 
-from stockdesk.shared.execution import (
+from stockdesk.backtest.application import (
     CostModel,
     ExecutionRules,
     PerformanceMetrics,

@@ -15,7 +15,7 @@ from functools import cached_property
 
 import pandas as pd
 
-from stockdesk.shared.execution import TradingPanel, limit_lookup, trading_panel
+from stockdesk.backtest.application import TradingPanel, limit_lookup, trading_panel
 from stockdesk.strategy_lab.application.fundamentals import CATALYST_FIGURES, single_quarter
 from stockdesk.strategy_lab.application.splits import plan_splits
 from stockdesk.strategy_lab.domain.dtos import BacktestWindow, SplitConfig, SplitPlan

@@ -12,7 +12,7 @@ import json
 from collections import Counter
 from dataclasses import dataclass, field
 
-from stockdesk.shared.execution import PerformanceMetrics
+from stockdesk.backtest.application import PerformanceMetrics
 from stockdesk.strategy_lab.application.family_rules import FAMILY_RULES
 from stockdesk.strategy_lab.application.feedback import LAYOUT
 from stockdesk.strategy_lab.domain.dtos import DEFAULT_MAX_DRAWDOWN, IterationRecord, IterationStatus

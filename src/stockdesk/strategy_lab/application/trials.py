@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from stockdesk.shared.execution import PerformanceMetrics, StrategyMetrics
+from stockdesk.backtest.application import PerformanceMetrics, StrategyMetrics
 from stockdesk.strategy_lab.application.backtest_service import BacktestSession, PeriodScore
 from stockdesk.strategy_lab.application.market_panel import MarketPanel
 from stockdesk.strategy_lab.domain.dtos import (

@@ -8,7 +8,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, Field, model_validator
 
-from stockdesk.shared.execution import CostModel, PerformanceMetrics, StrategyMetrics
+from stockdesk.backtest.application import CostModel, PerformanceMetrics, StrategyMetrics
 from stockdesk.strategy_lab.domain.params import StrategyParams, with_family
 
 # Stored iterations from before the families have no strategy_type: they are momentum sets.

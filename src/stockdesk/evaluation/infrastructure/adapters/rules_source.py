@@ -19,6 +19,7 @@ from typing import Any
 
 import pandas as pd
 
+from stockdesk.backtest.application import index_levels, limit_lookup
 from stockdesk.evaluation.application.schedule import evaluation_dates
 from stockdesk.evaluation.domain.dtos import (
     EvaluationConfig,
@@ -30,7 +31,6 @@ from stockdesk.evaluation.domain.ports import IEvaluationMarket, IVerdictSource
 from stockdesk.judge.application import JudgeService, is_sufficient, signals_with_data
 from stockdesk.research.application import RulesEvidence, RulesSignalService, model_view
 from stockdesk.research.application.signal_model.run import ModelInputs, run_model_with_report
-from stockdesk.shared.execution import index_levels, limit_lookup
 from stockdesk.shared.tasks import config_hash
 
 Rows = dict[tuple[str, pd.Timestamp], dict[str, Any]]

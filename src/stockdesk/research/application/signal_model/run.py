@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from stockdesk.backtest.application import cost_model, excess_outcomes, stamp_duty, trading_bars
 from stockdesk.research.application.factors import FACTOR_BY_NAME, FACTOR_NAMES, FactorService
 from stockdesk.research.application.signal_model.calibration import (
     CalibrationSettings,
@@ -40,7 +41,6 @@ from stockdesk.research.application.signal_model.walk_forward import (
     known_dates,
     walk_forward,
 )
-from stockdesk.shared.execution import cost_model, excess_outcomes, stamp_duty, trading_bars
 
 MODEL_VERSION = 12  # bump when the model or its calibration changes: stored evaluations then recompute
 GRID_STEP = 5

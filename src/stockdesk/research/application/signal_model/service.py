@@ -16,6 +16,7 @@ from typing import Any
 
 import pandas as pd
 
+from stockdesk.backtest.application import index_levels, limit_lookup
 from stockdesk.research.application.factors import FactorService
 from stockdesk.research.application.signal_model.run import (
     LOOKBACK_YEARS,
@@ -26,7 +27,6 @@ from stockdesk.research.application.signal_model.run import (
 )
 from stockdesk.research.domain.dtos.model_view import ModelCalibration, ModelView
 from stockdesk.research.domain.ports.model_market import IModelMarketPort, Peer
-from stockdesk.shared.execution import index_levels, limit_lookup
 
 HORIZONS = (5, 20, 60)
 HISTORY_DAYS = (LOOKBACK_YEARS + 2) * 366  # the grid's years plus a year of factor warm-up

@@ -13,14 +13,14 @@ from typing import Any
 
 from markupsafe import Markup, escape
 
-from stockdesk.shared.charts import ChartSpec, render_inline_svg
-from stockdesk.shared.execution.costs import (
+from stockdesk.backtest.application.costs import (
     CN_COMMISSION,
     DEFAULT_COSTS,
     STAMP_DUTY_BEFORE,
     STAMP_DUTY_FROM,
     STAMP_DUTY_HALVED,
 )
+from stockdesk.shared.charts import ChartSpec, render_inline_svg
 from stockdesk.strategy_lab.application.charts import equity_chart, monthly_returns, turnover_chart
 from stockdesk.strategy_lab.domain.dtos import (
     BacktestResult,

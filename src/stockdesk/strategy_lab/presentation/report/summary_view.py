@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from stockdesk.shared.execution import PerformanceMetrics
+from stockdesk.backtest.application import PerformanceMetrics
 from stockdesk.strategy_lab.domain.dtos import Period, SplitFigures, SplitPlan, StrategyRunDTO
 
 SPLIT_KEYS = ("in_sample", "validation", "holdout")

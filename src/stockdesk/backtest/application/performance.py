@@ -20,8 +20,8 @@ import numpy as np
 import pandas as pd
 from pydantic import BaseModel, Field
 
+from stockdesk.backtest.application.engine import Simulation
 from stockdesk.shared.errors import BadRequestException
-from stockdesk.shared.execution.engine import Simulation
 
 NOISE = 1e-12
 

@@ -9,9 +9,9 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
+from stockdesk.backtest.application import simulate
 from stockdesk.shared.errors import BadRequestException
-from stockdesk.shared.execution import simulate
-from tests.shared.execution_support import DAYS, NAN, frame, rates, targets
+from tests.backtest.execution_support import DAYS, NAN, frame, rates, targets
 
 # --- close execution: exactly the numbers the strategy lab's engine produced before the move -------
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from stockdesk.shared.execution import ExecutionRules, cost_frames, zero_costs
-from tests.shared.execution_support import (
+from stockdesk.backtest.application import ExecutionRules, cost_frames, zero_costs
+from tests.backtest.execution_support import (
     DAYS,
     ENTRY_POINTS,
     NAN,

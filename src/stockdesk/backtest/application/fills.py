@@ -37,8 +37,8 @@ from datetime import date
 import numpy as np
 import pandas as pd
 
+from stockdesk.backtest.application.limits import limit_price_arrays
 from stockdesk.shared.errors import BadRequestException
-from stockdesk.shared.execution.limits import limit_price_arrays
 
 BAR_COLUMNS = ("symbol", "trade_date", "open", "close", "volume")
 OPTIONAL_BAR_COLUMNS = ("pre_close", "adj_factor")

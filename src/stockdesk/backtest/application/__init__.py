@@ -1,4 +1,5 @@
-"""One execution module for fills and costs, shared by the strategy lab's backtests and evaluation.
+"""One execution module for fills and costs: the backtest context's application, used by the strategy
+lab, evaluation and research.
 
 - `trading_panel`: the dates x symbols prices a simulation trades on (adjusted and raw prices,
   limit prices, markets), from daily bars.
@@ -18,7 +19,7 @@
   with its trading statistics.
 """
 
-from stockdesk.shared.execution.costs import (
+from stockdesk.backtest.application.costs import (
     DEFAULT_COSTS,
     CostModel,
     cost_frames,
@@ -28,8 +29,8 @@ from stockdesk.shared.execution.costs import (
     with_slippage,
     zero_costs,
 )
-from stockdesk.shared.execution.engine import Simulation, equal_weight_benchmark, simulate
-from stockdesk.shared.execution.fills import (
+from stockdesk.backtest.application.engine import Simulation, equal_weight_benchmark, simulate
+from stockdesk.backtest.application.fills import (
     adjusted_prices,
     excess_outcomes,
     fills_and_returns,
@@ -37,24 +38,24 @@ from stockdesk.shared.execution.fills import (
     trading_bars,
     window_returns,
 )
-from stockdesk.shared.execution.limits import (
+from stockdesk.backtest.application.limits import (
     is_st,
     limit_fraction,
     limit_lookup,
     limit_price_arrays,
     limit_prices,
 )
-from stockdesk.shared.execution.orders import execute
-from stockdesk.shared.execution.performance import (
+from stockdesk.backtest.application.orders import execute
+from stockdesk.backtest.application.performance import (
     PerformanceMetrics,
     StrategyMetrics,
     performance,
     strategy_metrics,
 )
-from stockdesk.shared.execution.portfolio import follow_portfolio, verdict_weights
-from stockdesk.shared.execution.rules import ExecutionRules
-from stockdesk.shared.execution.trades import TRADE_COLUMNS
-from stockdesk.shared.execution.trading_panel import TradingPanel, trading_panel
+from stockdesk.backtest.application.portfolio import follow_portfolio, verdict_weights
+from stockdesk.backtest.application.rules import ExecutionRules
+from stockdesk.backtest.application.trades import TRADE_COLUMNS
+from stockdesk.backtest.application.trading_panel import TradingPanel, trading_panel
 
 __all__ = [
     "DEFAULT_COSTS",

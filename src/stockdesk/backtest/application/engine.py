@@ -59,8 +59,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from stockdesk.backtest.application.trades import combine_trades, empty_trades, trades_from_grid
 from stockdesk.shared.errors import BadRequestException
-from stockdesk.shared.execution.trades import combine_trades, empty_trades, trades_from_grid
 
 WEIGHT_TOLERANCE = 1e-9
 """Row sums up to 1 + this pass; weight changes up to this are not orders."""

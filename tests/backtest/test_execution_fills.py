@@ -8,8 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from stockdesk.shared.errors import BadRequestException
-from stockdesk.shared.execution import (
+from stockdesk.backtest.application import (
     adjusted_prices,
     fills_and_returns,
     index_levels,
@@ -17,6 +16,7 @@ from stockdesk.shared.execution import (
     limit_lookup,
     window_returns,
 )
+from stockdesk.shared.errors import BadRequestException
 
 NAN = float("nan")
 T = pd.Timestamp

@@ -6,9 +6,9 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
+from stockdesk.backtest.application import ExecutionRules, execute, follow_portfolio, verdict_weights
 from stockdesk.shared.errors import BadRequestException
-from stockdesk.shared.execution import ExecutionRules, execute, follow_portfolio, verdict_weights
-from tests.shared.execution_support import no_lots, panel
+from tests.backtest.execution_support import no_lots, panel
 
 DAYS = pd.bdate_range("2024-01-01", periods=5)  # Monday .. Friday
 CLOSE = pd.DataFrame(

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from stockdesk.shared.execution import (
+from stockdesk.backtest.application import (
     ExecutionRules,
     Simulation,
     TradingPanel,

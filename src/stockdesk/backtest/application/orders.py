@@ -51,8 +51,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from stockdesk.shared.errors import BadRequestException
-from stockdesk.shared.execution.engine import (
+from stockdesk.backtest.application.engine import (
     STOP_TOLERANCE,
     WEIGHT_TOLERANCE,
     Simulation,
@@ -60,10 +59,11 @@ from stockdesk.shared.execution.engine import (
     check_execution_price,
     check_targets,
 )
-from stockdesk.shared.execution.fills import PRICE_TOLERANCE
-from stockdesk.shared.execution.rules import ExecutionRules
-from stockdesk.shared.execution.trades import combine_trades, trades_from_grid
-from stockdesk.shared.execution.trading_panel import TradingPanel
+from stockdesk.backtest.application.fills import PRICE_TOLERANCE
+from stockdesk.backtest.application.rules import ExecutionRules
+from stockdesk.backtest.application.trades import combine_trades, trades_from_grid
+from stockdesk.backtest.application.trading_panel import TradingPanel
+from stockdesk.shared.errors import BadRequestException
 
 LOT_EPSILON = 1e-9
 """A holding within this many lots below a whole number of lots counts as that number (float noise)."""

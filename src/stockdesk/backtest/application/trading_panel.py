@@ -16,9 +16,9 @@ from datetime import date
 import numpy as np
 import pandas as pd
 
+from stockdesk.backtest.application.fills import LimitSource, limit_fractions, trading_bars
+from stockdesk.backtest.application.limits import limit_price_arrays
 from stockdesk.shared.errors import BadRequestException
-from stockdesk.shared.execution.fills import LimitSource, limit_fractions, trading_bars
-from stockdesk.shared.execution.limits import limit_price_arrays
 
 Day = date | pd.Timestamp | str
 

@@ -38,7 +38,7 @@ from pydantic import BaseModel, Field
 from stockdesk.shared.errors import BadRequestException
 
 if TYPE_CHECKING:
-    from stockdesk.shared.execution.trading_panel import TradingPanel
+    from stockdesk.backtest.application.trading_panel import TradingPanel
 
 DEFAULT_MARKET = "US"
 MAX_COST = 0.05

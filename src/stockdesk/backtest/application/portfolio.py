@@ -17,11 +17,11 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from stockdesk.backtest.application.engine import Simulation
+from stockdesk.backtest.application.orders import execute
+from stockdesk.backtest.application.rules import ExecutionRules
+from stockdesk.backtest.application.trading_panel import TradingPanel
 from stockdesk.shared.errors import BadRequestException
-from stockdesk.shared.execution.engine import Simulation
-from stockdesk.shared.execution.orders import execute
-from stockdesk.shared.execution.rules import ExecutionRules
-from stockdesk.shared.execution.trading_panel import TradingPanel
 
 VERDICT_COLUMNS = ("as_of", "symbol", "action", "position_percent", "filled")
 

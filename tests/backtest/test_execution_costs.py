@@ -6,9 +6,9 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
+from stockdesk.backtest.application import CostModel, cost_frames, stamp_duty, zero_costs
 from stockdesk.shared.errors import BadRequestException
-from stockdesk.shared.execution import CostModel, cost_frames, stamp_duty, zero_costs
-from tests.shared.execution_support import frame, panel
+from tests.backtest.execution_support import frame, panel
 
 DAYS = pd.to_datetime(["2023-08-24", "2023-08-25", "2023-08-28"])
 MARKETS = {"600000.SH": "CN", "AAPL": "US", "0700.HK": "HK"}

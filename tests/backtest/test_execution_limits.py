@@ -6,8 +6,7 @@ from datetime import date
 
 import pytest
 
-from stockdesk.shared.errors import BadRequestException
-from stockdesk.shared.execution import (
+from stockdesk.backtest.application import (
     DEFAULT_COSTS,
     CostModel,
     cost_model,
@@ -17,6 +16,7 @@ from stockdesk.shared.execution import (
     limit_prices,
     with_slippage,
 )
+from stockdesk.shared.errors import BadRequestException
 
 DAY = date(2024, 3, 1)
 

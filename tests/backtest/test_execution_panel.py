@@ -7,9 +7,9 @@ import math
 import pandas as pd
 import pytest
 
+from stockdesk.backtest.application import ExecutionRules, execute, limit_lookup, trading_panel
 from stockdesk.shared.errors import BadRequestException
-from stockdesk.shared.execution import ExecutionRules, execute, limit_lookup, trading_panel
-from tests.shared.execution_support import rates
+from tests.backtest.execution_support import rates
 
 NAN = float("nan")
 T = pd.Timestamp

@@ -8,10 +8,10 @@ from datetime import date
 import pandas as pd
 import pytest
 
+from stockdesk.backtest.application import index_levels
 from stockdesk.evaluation.application.scoring import portfolio
 from stockdesk.evaluation.domain.dtos import EvaluationConfig
 from stockdesk.evaluation.domain.ports import SecurityInfo
-from stockdesk.shared.execution import index_levels
 
 DAYS = ["2024-03-01", "2024-03-04", "2024-03-05", "2024-03-06"]
 BARS = pd.DataFrame(

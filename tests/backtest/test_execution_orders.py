@@ -9,14 +9,14 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from stockdesk.shared.errors import BadRequestException
-from stockdesk.shared.execution import (
+from stockdesk.backtest.application import (
     ExecutionRules,
     TradingPanel,
     execute,
     simulate,
 )
-from tests.shared.execution_support import DAYS, frame, panel, rates, targets
+from stockdesk.shared.errors import BadRequestException
+from tests.backtest.execution_support import DAYS, frame, panel, rates, targets
 
 Case = tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]
 

@@ -8,9 +8,15 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
+from stockdesk.backtest.application import (
+    DEFAULT_COSTS,
+    CostModel,
+    cost_rates,
+    equal_weight_benchmark,
+    simulate,
+)
 from stockdesk.shared.errors import BadRequestException
-from stockdesk.shared.execution import DEFAULT_COSTS, CostModel, cost_rates, equal_weight_benchmark, simulate
-from tests.shared.execution_support import DAYS, NAN, frame, rates, targets
+from tests.backtest.execution_support import DAYS, NAN, frame, rates, targets
 
 
 def zero(*symbols: str) -> pd.Series:
