@@ -4,12 +4,12 @@ refuses an over-long String(n) value (and the audit would be lost), so it is cut
 from __future__ import annotations
 
 from stockdesk.llm_platform.domain.dtos import LLMCallRecord, ToolCallRecord
-from stockdesk.llm_platform.domain.search import SearchCallRecord
 from stockdesk.llm_platform.infrastructure.persistence.repositories import (
     SqlLLMCallAuditRepository,
-    SqlSearchAuditRepository,
 )
 from stockdesk.shared.db import Database
+from stockdesk.web_search.domain.search import SearchCallRecord
+from stockdesk.web_search.infrastructure.persistence.repositories import SqlSearchAuditRepository
 from tests.postgres.both import sqlite_and_postgres  # noqa: F401
 
 

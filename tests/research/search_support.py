@@ -10,10 +10,10 @@ import pandas as pd
 from stockdesk.data_engineering.application import GetStockBasicInfoUseCase
 from stockdesk.data_engineering.application.import_service import MarketDataImportService
 from stockdesk.data_engineering.infrastructure.persistence.repository import SqlMarketDataRepository
-from stockdesk.llm_platform.application.search_service import WebSearchService
-from stockdesk.llm_platform.domain.ports import IWebSearchProvider
-from stockdesk.llm_platform.domain.search import WebSearchItem, WebSearchRequest, WebSearchResponse
 from stockdesk.shared.db import Database
+from stockdesk.web_search.application.search_service import WebSearchService
+from stockdesk.web_search.domain.ports import IWebSearchProvider
+from stockdesk.web_search.domain.search import WebSearchItem, WebSearchRequest, WebSearchResponse
 
 AS_OF = date(2024, 3, 1)
 

@@ -8,7 +8,6 @@ from itertools import combinations
 
 import pytest
 
-from stockdesk.llm_platform.application.search_service import WebSearchItem
 from stockdesk.research.domain.dtos.search import (
     CONTEXT_PLACEHOLDERS,
     FRESHNESS_ORDER,
@@ -26,6 +25,7 @@ from stockdesk.research.infrastructure.search_utils.result_filter import (
     RuleBasedResultFilter,
 )
 from stockdesk.shared.db import Database
+from stockdesk.web_search.application.search_service import WebSearchItem
 from tests.research.search_support import (
     AS_OF,
     RecordingProvider,

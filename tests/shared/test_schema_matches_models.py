@@ -5,13 +5,6 @@ from __future__ import annotations
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 
-import stockdesk.coordinator.infrastructure.persistence.models
-import stockdesk.data_engineering.infrastructure.persistence.models
-import stockdesk.ledger.infrastructure.persistence.models
-import stockdesk.llm_platform.infrastructure.persistence.models
-import stockdesk.shared.db.api_key_store
-import stockdesk.shared.db.task_store
-import stockdesk.strategy_lab.infrastructure.persistence.models  # noqa: F401
 from stockdesk.shared.db import Base, Database
 
 FTS_PREFIXES = ("news_fts", "filing_fts")  # FTS5 virtual tables and their shadow tables: SQL-only

@@ -12,19 +12,20 @@ import pytest
 
 import stockdesk.shared.logging as desk_logging
 from stockdesk.llm_platform.domain.dtos import ChatMessage, CompletionRequest, LLMCallRecord, ToolCallRecord
-from stockdesk.llm_platform.domain.exceptions import LLMTransientError, SearchProviderError
-from stockdesk.llm_platform.domain.search import SearchCallRecord, WebSearchRequest
+from stockdesk.llm_platform.domain.exceptions import LLMTransientError
 from stockdesk.llm_platform.infrastructure.openai_compatible import OpenAICompatibleProvider
 from stockdesk.llm_platform.infrastructure.persistence.repositories import (
     SqlLLMCallAuditRepository,
-    SqlSearchAuditRepository,
 )
-from stockdesk.llm_platform.infrastructure.search.http import RetryPolicy
-from stockdesk.llm_platform.infrastructure.search.searxng import SearxngSearchProvider
 from stockdesk.shared.config import Settings
 from stockdesk.shared.db import Database
 from stockdesk.shared.errors import StockdeskError, one_line
 from stockdesk.shared.redact import redact_text, redact_url, url_secrets
+from stockdesk.web_search.domain.exceptions import SearchProviderError
+from stockdesk.web_search.domain.search import SearchCallRecord, WebSearchRequest
+from stockdesk.web_search.infrastructure.persistence.repositories import SqlSearchAuditRepository
+from stockdesk.web_search.infrastructure.providers.http import RetryPolicy
+from stockdesk.web_search.infrastructure.providers.searxng import SearxngSearchProvider
 
 KEY = "sk-live-0123456789abcdef"
 

@@ -34,7 +34,6 @@ from stockdesk.entrypoints.keys_cli import build_keys_cli
 from stockdesk.evaluation.presentation.cli import build_evaluate_command
 from stockdesk.evaluation.presentation.track_cli import build_track_cli
 from stockdesk.llm_platform.presentation.cli import build_llm_cli, model_assembly_progress
-from stockdesk.llm_platform.presentation.search_cli import build_search_command
 from stockdesk.research.presentation.cli import build_research_cli
 from stockdesk.research.presentation.screen_cli import build_screen_command
 from stockdesk.shared.config import get_settings
@@ -46,6 +45,7 @@ from stockdesk.strategy_lab.application.sweep_service import JOB_KIND as SWEEP_K
 from stockdesk.strategy_lab.domain.sweep import SweepSpec
 from stockdesk.strategy_lab.presentation.cli.commands import build_strategy_cli
 from stockdesk.strategy_lab.presentation.cli.sweep import build_sweep_command, print_results, run_sweep
+from stockdesk.web_search.presentation.cli import build_search_command
 
 logger = logging.getLogger("stockdesk.cli")
 err_console = Console(stderr=True)

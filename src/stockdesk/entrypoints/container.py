@@ -16,8 +16,7 @@ from stockdesk.evaluation.container import EvaluationContainer
 from stockdesk.judge.container import JudgeContainer
 from stockdesk.ledger.container import LedgerContainer
 from stockdesk.llm_platform.application.llm_service import LLMService
-from stockdesk.llm_platform.application.search_service import WebSearchService
-from stockdesk.llm_platform.container import build_llm_service, build_search_service
+from stockdesk.llm_platform.container import build_llm_service
 from stockdesk.research.container import ResearchContainer
 from stockdesk.shared.config import Settings, get_settings
 from stockdesk.shared.db import Database
@@ -25,6 +24,8 @@ from stockdesk.shared.db.api_key_store import SqlApiKeyStore
 from stockdesk.shared.db.task_store import SqlTaskStore
 from stockdesk.shared.tasks.executor import JobExecutor
 from stockdesk.strategy_lab.container import StrategyLabContainer
+from stockdesk.web_search.application.search_service import WebSearchService
+from stockdesk.web_search.container import build_search_service
 
 
 class AppContainer:

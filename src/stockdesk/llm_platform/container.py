@@ -6,10 +6,8 @@ import functools
 import os
 from collections.abc import Callable, Sequence
 
-from stockdesk.data_engineering.application import SearchStoredTextUseCase
 from stockdesk.llm_platform.application.budget import TokenBudget
 from stockdesk.llm_platform.application.llm_service import LLMService, LLMServiceOptions, ProviderRoute
-from stockdesk.llm_platform.application.search_service import ProviderFactory, WebSearchService
 from stockdesk.llm_platform.domain.ports import ILLMProvider, IRateLimiter
 from stockdesk.llm_platform.domain.rate_limits import ProviderLimits
 from stockdesk.llm_platform.infrastructure.embedded.model_files import ProgressCallback, ensure_model_file
@@ -20,11 +18,7 @@ from stockdesk.llm_platform.infrastructure.openai_compatible import OpenAICompat
 from stockdesk.llm_platform.infrastructure.persistence.repositories import (
     SqlLLMCallAuditRepository,
     SqlResponseCache,
-    SqlSearchAuditRepository,
-    SqlSearchCache,
 )
-from stockdesk.llm_platform.infrastructure.search.factory import WEB_PROVIDERS, build_web_search_provider
-from stockdesk.llm_platform.infrastructure.search.local_index import LocalIndexSearchProvider
 from stockdesk.shared.config import LLMAliasConfig, Settings
 from stockdesk.shared.db import Database
 from stockdesk.shared.errors import ConfigurationError
@@ -151,21 +145,3 @@ def build_llm_service(
 
 
 ServiceFactory = Callable[[], LLMService]
-
-
-def build_search_service(
-    settings: Settings, database: Database | None, local_index: SearchStoredTextUseCase | None
-) -> WebSearchService:
-    """Web providers are built on first use, so a missing key only matters when that one is asked."""
-    factories: dict[str, ProviderFactory] = {
-        name: (lambda name=name: build_web_search_provider(name, settings)) for name in WEB_PROVIDERS
-    }
-    if local_index is not None:
-        factories["local"] = lambda: LocalIndexSearchProvider(local_index)
-    return WebSearchService(
-        factories,
-        [name for name in settings.search_providers if name in factories],
-        cache=SqlSearchCache(database) if database else None,
-        audit=SqlSearchAuditRepository(database) if database else None,
-        cache_enabled=settings.search_cache,
-    )

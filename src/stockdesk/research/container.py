@@ -16,7 +16,6 @@ from stockdesk.data_engineering.application import (
 )
 from stockdesk.llm_platform.application.llm_handle import LLMHandle
 from stockdesk.llm_platform.application.llm_service import LLMService
-from stockdesk.llm_platform.application.search_service import WebSearchService
 from stockdesk.research.application.catalyst_detective_service import CatalystDetectiveService
 from stockdesk.research.application.chart_data_service import ChartDataService
 from stockdesk.research.application.factors import FactorService
@@ -77,6 +76,7 @@ from stockdesk.research.infrastructure.snapshot.rules_fields import RulesFieldsB
 from stockdesk.research.infrastructure.snapshot.search_snapshot_builder import SearchSnapshotBuilder
 from stockdesk.research.infrastructure.snapshot.technical_snapshot_builder import TechnicalSnapshotBuilder
 from stockdesk.research.infrastructure.snapshot.valuation_snapshot_builder import ValuationSnapshotBuilder
+from stockdesk.web_search.application.search_service import WebSearchService
 
 
 class ResearchContainer:

@@ -64,13 +64,14 @@ from stockdesk.llm_platform.domain.ports import (
 )
 from stockdesk.llm_platform.domain.rate_limits import LimitGrant, estimate_tokens
 from stockdesk.shared.errors import ConfigurationError
+from stockdesk.shared.run_scope import active_run_id as shared_run_id
+from stockdesk.shared.run_scope import run_scope as shared_run_scope
 
 logger = logging.getLogger(__name__)
 
 # A limiter grant outlives the call's own timeout by this much before it frees itself.
 LEASE_MARGIN_SECONDS = 60.0
 
-_run_id: contextvars.ContextVar[str | None] = contextvars.ContextVar("stockdesk_llm_run_id", default=None)
 _force_cache: contextvars.ContextVar[bool] = contextvars.ContextVar(
     "stockdesk_llm_force_cache", default=False
 )
@@ -89,8 +90,8 @@ __all__ = [
 
 
 def active_run_id() -> str | None:
-    """The run set by `LLMService.run_scope`, for other audits of the same run (web searches)."""
-    return _run_id.get()
+    """The run set by `LLMService.run_scope` (shared.run_scope), for other audits of the same run."""
+    return shared_run_id()
 
 
 def _log_invalid(caller: str | None, what: str, exc: LLMOutputParseError) -> None:
@@ -165,11 +166,8 @@ class LLMService:
     @contextmanager
     def run_scope(self, run_id: str) -> Iterator[str]:
         """Attribute every call inside the block to `run_id` (audit rows, token budget)."""
-        token = _run_id.set(run_id)
-        try:
+        with shared_run_scope(run_id):
             yield run_id
-        finally:
-            _run_id.reset(token)
 
     @contextmanager
     def cache_scope(self) -> Iterator[None]:
@@ -233,7 +231,7 @@ class LLMService:
 
     @property
     def current_run_id(self) -> str:
-        return _run_id.get() or self._process_run_id
+        return shared_run_id() or self._process_run_id
 
     def tokens_used(self, run_id: str | None = None) -> int:
         return self._budget.used(run_id or self.current_run_id)

@@ -17,7 +17,6 @@ __all__ = [
     "LLMTransientError",
     "LocalModelError",
     "ProviderLimitWaitError",
-    "SearchProviderError",
     "TokenBudgetExceededError",
     "UnknownAliasError",
 ]
@@ -68,9 +67,3 @@ class LocalModelError(ConfigurationError):
 class TokenBudgetExceededError(StockdeskError):
     code = "LLM_TOKEN_BUDGET_EXCEEDED"
     http_status = 429
-
-
-class SearchProviderError(ServiceUnavailableError):
-    """A search provider failed (network, 4xx/5xx, unreadable answer): try the next provider."""
-
-    code = "SEARCH_PROVIDER_ERROR"

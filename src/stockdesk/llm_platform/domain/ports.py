@@ -15,7 +15,6 @@ from stockdesk.llm_platform.domain.dtos import (
     ToolCallRecord,
 )
 from stockdesk.llm_platform.domain.rate_limits import LimitGrant
-from stockdesk.llm_platform.domain.search import SearchCallRecord, WebSearchRequest, WebSearchResponse
 
 
 class ILLMProvider(ABC):
@@ -88,26 +87,3 @@ class IResponseCache(ABC):
     @abstractmethod
     def clear(self) -> int:
         """Delete every entry; return how many were deleted."""
-
-
-class IWebSearchProvider(ABC):
-    """One search backend. Raise SearchProviderError (or ConfigurationError for a missing key)."""
-
-    name: str
-    cacheable: bool = True  # the local index is not: its answer changes with every import
-
-    @abstractmethod
-    def search(self, request: WebSearchRequest) -> WebSearchResponse: ...
-
-
-class ISearchCache(ABC):
-    @abstractmethod
-    def get(self, key: str, max_age_seconds: float) -> WebSearchResponse | None: ...
-
-    @abstractmethod
-    def put(self, key: str, response: WebSearchResponse) -> None: ...
-
-
-class ISearchAuditRepository(ABC):
-    @abstractmethod
-    def record(self, record: SearchCallRecord) -> None: ...

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 
 from sqlalchemy import LargeBinary, Text, cast, delete, func, select
 from sqlalchemy.exc import IntegrityError
@@ -19,16 +18,11 @@ from stockdesk.llm_platform.domain.ports import (
     CacheStats,
     ILLMCallAuditRepository,
     IResponseCache,
-    ISearchAuditRepository,
-    ISearchCache,
 )
-from stockdesk.llm_platform.domain.search import SearchCallRecord, WebSearchResponse
 from stockdesk.llm_platform.infrastructure.persistence.models import (
     LLMCallRow,
     LLMResponseCacheRow,
     LLMToolCallRow,
-    SearchCacheRow,
-    SearchCallRow,
 )
 from stockdesk.shared.db import Database
 from stockdesk.shared.db.lengths import fit_lengths
@@ -154,44 +148,3 @@ def _utc(moment: datetime | None) -> datetime | None:
     if moment is None or moment.tzinfo is not None:
         return moment
     return moment.replace(tzinfo=UTC)
-
-
-class SqlSearchAuditRepository(ISearchAuditRepository):
-    def __init__(self, database: Database):
-        self._db = database
-
-    def record(self, record: SearchCallRecord) -> None:
-        row = record.model_dump()
-        row["error"] = redact_text(row["error"])  # a provider's answer may echo its key or URL
-        with self._db.session() as session:
-            session.add(SearchCallRow(**fit_lengths(SearchCallRow, row)))
-
-    def recent(self, limit: int = 100) -> list[SearchCallRecord]:
-        with self._db.session() as session:
-            rows = session.scalars(select(SearchCallRow).order_by(SearchCallRow.id.desc()).limit(limit))
-            return [
-                SearchCallRecord.model_validate({f: getattr(r, f) for f in SearchCallRecord.model_fields})
-                for r in rows
-            ]
-
-
-class SqlSearchCache(ISearchCache):
-    def __init__(self, database: Database, *, now: Callable[[], datetime] = lambda: datetime.now(UTC)):
-        self._db = database
-        self._now = now
-
-    def get(self, key: str, max_age_seconds: float) -> WebSearchResponse | None:
-        with self._db.session() as session:
-            row = session.get(SearchCacheRow, key)
-            if row is None:
-                return None
-            created = row.created_at if row.created_at.tzinfo else row.created_at.replace(tzinfo=UTC)
-            if self._now() - created > timedelta(seconds=max_age_seconds):
-                return None
-            return WebSearchResponse.model_validate(row.response)
-
-    def put(self, key: str, response: WebSearchResponse) -> None:
-        with self._db.session() as session:
-            session.merge(
-                SearchCacheRow(key=key, created_at=self._now(), response=response.model_dump(mode="json"))
-            )

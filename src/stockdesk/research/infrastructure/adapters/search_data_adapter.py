@@ -12,12 +12,6 @@ from collections.abc import Sequence
 from datetime import date
 
 from stockdesk.data_engineering.application import GetStockBasicInfoUseCase
-from stockdesk.llm_platform.application.search_service import (
-    WebSearchItem,
-    WebSearchRequest,
-    WebSearchService,
-    newest_first,
-)
 from stockdesk.research.domain.dtos.search import (
     DimensionSearchResult,
     SearchDimensionConfig,
@@ -26,6 +20,12 @@ from stockdesk.research.domain.dtos.search import (
 )
 from stockdesk.research.domain.ports.soft_intel import ISearchDataPort
 from stockdesk.research.infrastructure.search_utils.result_filter import ISearchResultFilter
+from stockdesk.web_search.application.search_service import (
+    WebSearchItem,
+    WebSearchRequest,
+    WebSearchService,
+    newest_first,
+)
 
 logger = logging.getLogger(__name__)
 LANGUAGE_OF_MARKET = {"CN": "zh", "US": "en"}

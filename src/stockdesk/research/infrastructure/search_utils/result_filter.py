@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 
-from stockdesk.llm_platform.application.search_service import WebSearchItem
+from stockdesk.web_search.application.search_service import WebSearchItem
 
 
 def _blank(text: str | None) -> bool:

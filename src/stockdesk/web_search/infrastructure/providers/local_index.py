@@ -10,9 +10,9 @@ from collections.abc import Callable
 from datetime import date
 
 from stockdesk.data_engineering.application import SearchStoredTextUseCase, TextHitDTO
-from stockdesk.llm_platform.application.search_service import newest_first
-from stockdesk.llm_platform.domain.ports import IWebSearchProvider
-from stockdesk.llm_platform.domain.search import (
+from stockdesk.web_search.application.search_service import newest_first
+from stockdesk.web_search.domain.ports import IWebSearchProvider
+from stockdesk.web_search.domain.search import (
     WebSearchItem,
     WebSearchRequest,
     WebSearchResponse,

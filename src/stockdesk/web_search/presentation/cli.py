@@ -9,10 +9,10 @@ from pydantic import ValidationError
 from rich.console import Console
 from rich.table import Table
 
-from stockdesk.llm_platform.application.search_service import WebSearchService, newest_first
-from stockdesk.llm_platform.domain.search import FRESHNESS_VALUES, MAX_COUNT, WebSearchRequest
 from stockdesk.shared.dates import parse_day
 from stockdesk.shared.errors import BadRequestException
+from stockdesk.web_search.application.search_service import WebSearchService, newest_first
+from stockdesk.web_search.domain.search import FRESHNESS_VALUES, MAX_COUNT, WebSearchRequest
 
 console = Console()
 

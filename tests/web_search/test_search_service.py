@@ -6,17 +6,17 @@ from datetime import UTC, date, datetime, timedelta
 
 import pytest
 
-from stockdesk.llm_platform.application.search_service import WebSearchService, newest_first, point_in_time
-from stockdesk.llm_platform.domain.exceptions import SearchProviderError
-from stockdesk.llm_platform.domain.ports import IWebSearchProvider
-from stockdesk.llm_platform.domain.search import WebSearchItem, WebSearchRequest, WebSearchResponse
-from stockdesk.llm_platform.infrastructure.persistence.repositories import (
-    SqlSearchAuditRepository,
-    SqlSearchCache,
-)
 from stockdesk.llm_platform.infrastructure.scripted import ScriptedProvider
 from stockdesk.shared.db import Database
 from stockdesk.shared.errors import BadRequestException, ConfigurationError
+from stockdesk.web_search.application.search_service import WebSearchService, newest_first, point_in_time
+from stockdesk.web_search.domain.exceptions import SearchProviderError
+from stockdesk.web_search.domain.ports import IWebSearchProvider
+from stockdesk.web_search.domain.search import WebSearchItem, WebSearchRequest, WebSearchResponse
+from stockdesk.web_search.infrastructure.persistence.repositories import (
+    SqlSearchAuditRepository,
+    SqlSearchCache,
+)
 from tests.conftest import scripted_service
 
 TODAY = date(2024, 3, 1)

@@ -20,16 +20,16 @@ from typing import Any
 import httpx
 import pytest
 
-from stockdesk.llm_platform.domain.exceptions import SearchProviderError
-from stockdesk.llm_platform.domain.search import WebSearchRequest
-from stockdesk.llm_platform.infrastructure.search.bocha import BochaSearchProvider
-from stockdesk.llm_platform.infrastructure.search.factory import WEB_PROVIDERS, build_web_search_provider
-from stockdesk.llm_platform.infrastructure.search.http import RetryPolicy
-from stockdesk.llm_platform.infrastructure.search.mapping import parse_published_date
-from stockdesk.llm_platform.infrastructure.search.searxng import SearxngSearchProvider
-from stockdesk.llm_platform.infrastructure.search.tavily import TavilySearchProvider
 from stockdesk.shared.config import Settings
 from stockdesk.shared.errors import ConfigurationError
+from stockdesk.web_search.domain.exceptions import SearchProviderError
+from stockdesk.web_search.domain.search import WebSearchRequest
+from stockdesk.web_search.infrastructure.providers.bocha import BochaSearchProvider
+from stockdesk.web_search.infrastructure.providers.factory import WEB_PROVIDERS, build_web_search_provider
+from stockdesk.web_search.infrastructure.providers.http import RetryPolicy
+from stockdesk.web_search.infrastructure.providers.mapping import parse_published_date
+from stockdesk.web_search.infrastructure.providers.searxng import SearxngSearchProvider
+from stockdesk.web_search.infrastructure.providers.tavily import TavilySearchProvider
 
 FIXTURES = Path(__file__).parent / "fixtures" / "search"
 BOCHA_KEY = "sk-bocha-test-7f3a9c1e"

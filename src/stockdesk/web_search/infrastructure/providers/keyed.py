@@ -8,9 +8,9 @@ from typing import Any
 
 import httpx
 
-from stockdesk.llm_platform.domain.ports import IWebSearchProvider
-from stockdesk.llm_platform.infrastructure.search.http import ProviderHttp, RetryPolicy
 from stockdesk.shared.errors import ConfigurationError
+from stockdesk.web_search.domain.ports import IWebSearchProvider
+from stockdesk.web_search.infrastructure.providers.http import ProviderHttp, RetryPolicy
 
 
 class BearerKeyProvider(IWebSearchProvider):

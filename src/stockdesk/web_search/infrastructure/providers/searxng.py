@@ -22,16 +22,16 @@ from typing import Any
 
 import httpx
 
-from stockdesk.llm_platform.domain.ports import IWebSearchProvider
-from stockdesk.llm_platform.domain.search import WebSearchItem, WebSearchRequest, WebSearchResponse
-from stockdesk.llm_platform.infrastructure.search.http import ProviderHttp, RetryPolicy, one_line
-from stockdesk.llm_platform.infrastructure.search.mapping import (
+from stockdesk.shared.errors import ConfigurationError
+from stockdesk.shared.redact import url_secrets
+from stockdesk.web_search.domain.ports import IWebSearchProvider
+from stockdesk.web_search.domain.search import WebSearchItem, WebSearchRequest, WebSearchResponse
+from stockdesk.web_search.infrastructure.providers.http import ProviderHttp, RetryPolicy, one_line
+from stockdesk.web_search.infrastructure.providers.mapping import (
     host_of,
     parse_published_date,
     text,
 )
-from stockdesk.shared.errors import ConfigurationError
-from stockdesk.shared.redact import url_secrets
 
 TIME_RANGES: dict[str, str | None] = {
     "oneDay": "day",

@@ -10,13 +10,13 @@ import os
 
 import httpx
 
-from stockdesk.llm_platform.domain.ports import IWebSearchProvider
-from stockdesk.llm_platform.infrastructure.search.bocha import BochaSearchProvider
-from stockdesk.llm_platform.infrastructure.search.keyed import BearerKeyProvider
-from stockdesk.llm_platform.infrastructure.search.searxng import SearxngSearchProvider
-from stockdesk.llm_platform.infrastructure.search.tavily import TavilySearchProvider
 from stockdesk.shared.config import Settings
 from stockdesk.shared.errors import ConfigurationError
+from stockdesk.web_search.domain.ports import IWebSearchProvider
+from stockdesk.web_search.infrastructure.providers.bocha import BochaSearchProvider
+from stockdesk.web_search.infrastructure.providers.keyed import BearerKeyProvider
+from stockdesk.web_search.infrastructure.providers.searxng import SearxngSearchProvider
+from stockdesk.web_search.infrastructure.providers.tavily import TavilySearchProvider
 
 WEB_PROVIDERS: tuple[str, ...] = ("bocha", "tavily", "searxng")
 SEARXNG_URL_ENVS = ("SEARXNG_URL", "STOCKDESK_SEARXNG_URL")

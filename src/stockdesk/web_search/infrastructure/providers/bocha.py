@@ -19,10 +19,10 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from stockdesk.llm_platform.domain.search import WebSearchItem, WebSearchRequest, WebSearchResponse
-from stockdesk.llm_platform.infrastructure.search.http import one_line
-from stockdesk.llm_platform.infrastructure.search.keyed import BearerKeyProvider
-from stockdesk.llm_platform.infrastructure.search.mapping import parse_published_date, text
+from stockdesk.web_search.domain.search import WebSearchItem, WebSearchRequest, WebSearchResponse
+from stockdesk.web_search.infrastructure.providers.http import one_line
+from stockdesk.web_search.infrastructure.providers.keyed import BearerKeyProvider
+from stockdesk.web_search.infrastructure.providers.mapping import parse_published_date, text
 
 API_KEY_ENV = "BOCHA_API_KEY"
 DEFAULT_BASE_URL = "https://api.bochaai.com"

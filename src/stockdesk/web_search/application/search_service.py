@@ -16,16 +16,16 @@ import time
 from collections.abc import Callable, Mapping
 from datetime import date, datetime
 
-from stockdesk.llm_platform.application.llm_service import active_run_id
-from stockdesk.llm_platform.domain.exceptions import SearchProviderError
-from stockdesk.llm_platform.domain.ports import ISearchAuditRepository, ISearchCache, IWebSearchProvider
-from stockdesk.llm_platform.domain.search import (
+from stockdesk.shared.errors import BadRequestException, ConfigurationError
+from stockdesk.shared.run_scope import active_run_id
+from stockdesk.web_search.domain.exceptions import SearchProviderError
+from stockdesk.web_search.domain.ports import ISearchAuditRepository, ISearchCache, IWebSearchProvider
+from stockdesk.web_search.domain.search import (
     SearchCallRecord,
     WebSearchItem,
     WebSearchRequest,
     WebSearchResponse,
 )
-from stockdesk.shared.errors import BadRequestException, ConfigurationError
 
 __all__ = [
     "WebSearchItem",

@@ -18,9 +18,9 @@ from typing import Any
 import httpx
 from tenacity import RetryCallState, Retrying, retry_if_exception, stop_after_attempt, wait_exponential
 
-from stockdesk.llm_platform.domain.exceptions import SearchProviderError
-from stockdesk.llm_platform.infrastructure.search.mapping import results_list
 from stockdesk.shared.redact import redact_text, register_secrets
+from stockdesk.web_search.domain.exceptions import SearchProviderError
+from stockdesk.web_search.infrastructure.providers.mapping import results_list
 
 logger = logging.getLogger(__name__)
 

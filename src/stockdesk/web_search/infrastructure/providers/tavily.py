@@ -18,15 +18,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from stockdesk.llm_platform.domain.search import (
+from stockdesk.web_search.domain.search import (
     FRESHNESS_DAYS,
     WebSearchItem,
     WebSearchRequest,
     WebSearchResponse,
 )
-from stockdesk.llm_platform.infrastructure.search.http import one_line
-from stockdesk.llm_platform.infrastructure.search.keyed import BearerKeyProvider
-from stockdesk.llm_platform.infrastructure.search.mapping import (
+from stockdesk.web_search.infrastructure.providers.http import one_line
+from stockdesk.web_search.infrastructure.providers.keyed import BearerKeyProvider
+from stockdesk.web_search.infrastructure.providers.mapping import (
     host_of,
     parse_published_date,
     text,

@@ -1,0 +1,30 @@
+"""What web search needs from the outside: providers, a cache of answers, an audit of calls."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+
+from stockdesk.web_search.domain.search import SearchCallRecord, WebSearchRequest, WebSearchResponse
+
+
+class IWebSearchProvider(ABC):
+    """One search backend. Raise SearchProviderError (or ConfigurationError for a missing key)."""
+
+    name: str
+    cacheable: bool = True  # the local index is not: its answer changes with every import
+
+    @abstractmethod
+    def search(self, request: WebSearchRequest) -> WebSearchResponse: ...
+
+
+class ISearchCache(ABC):
+    @abstractmethod
+    def get(self, key: str, max_age_seconds: float) -> WebSearchResponse | None: ...
+
+    @abstractmethod
+    def put(self, key: str, response: WebSearchResponse) -> None: ...
+
+
+class ISearchAuditRepository(ABC):
+    @abstractmethod
+    def record(self, record: SearchCallRecord) -> None: ...

@@ -1,0 +1,1 @@
+"""Web search: infrastructure/persistence."""
