@@ -21,9 +21,9 @@ from stockdesk.entrypoints.api import create_app, default_policy
 from stockdesk.entrypoints.container import AppContainer
 from stockdesk.llm_platform.infrastructure.scripted import ScriptedProvider
 from stockdesk.shared.config import Settings
+from tests.briefing.briefing_support import BriefingModel, seed_briefing_store
 from tests.browser.conftest import WebServer
 from tests.conftest import scripted_service
-from tests.debate.briefing_support import BriefingModel, seed_briefing_store
 from tests.entrypoints.server_process import free_port, running
 
 if TYPE_CHECKING:

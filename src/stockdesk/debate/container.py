@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Any
 
 from stockdesk.debate.application import DebateService
-from stockdesk.debate.application.briefing import BriefingJobs, BriefingService
 from stockdesk.debate.application.services.panel_debate import PanelDebateService
 from stockdesk.debate.domain.ports.agents import (
     IBearAdvocateAgentPort,
@@ -23,17 +22,11 @@ from stockdesk.debate.infrastructure.agents.bull_advocate.agent import BullAdvoc
 from stockdesk.debate.infrastructure.agents.choices.agent import ChoiceAgent
 from stockdesk.debate.infrastructure.agents.resolution.agent import ResolutionAgent
 from stockdesk.debate.infrastructure.agents.structured_agent import SAMPLING
-from stockdesk.debate.infrastructure.briefing_factory import (
-    BRIEFING_MAX_TOKENS,
-    build_briefing_jobs,
-    build_briefing_service,
-)
 from stockdesk.debate.infrastructure.panel_factory import PanelOptions, build_panel_service, build_panel_tools
 from stockdesk.debate.infrastructure.tools.store_tools import PanelData
 from stockdesk.llm_platform.application.llm_handle import LLMHandle
 from stockdesk.llm_platform.application.llm_service import LLMService
 from stockdesk.shared.errors import BadRequestException
-from stockdesk.shared.tasks import ITaskStore
 
 
 class DebateContainer:
@@ -43,19 +36,16 @@ class DebateContainer:
         panel_data: Callable[[], PanelData] | None = None,
         cache_dir: Path | None = None,
         panel_options: PanelOptions | None = None,
-        tasks: Callable[[], ITaskStore] | None = None,
         output_style: Callable[[], str] = lambda: "prose",
     ):
         """Factories: the model starts, and the panel's tools are built, only when a debate asks.
 
-        Without `panel_data` the panel mode answers 400 PANEL_NOT_CONFIGURED; without `tasks`
-        briefings run only in the foreground (`briefing_jobs` is None).
+        Without `panel_data` the panel mode answers 400 PANEL_NOT_CONFIGURED.
         """
         self._llm_service = llm_service
         self._panel_data = panel_data
         self._cache_dir = cache_dir
         self.panel_options = panel_options or PanelOptions()
-        self._tasks = tasks
         self.output_style = output_style
 
     @cached_property
@@ -109,22 +99,3 @@ class DebateContainer:
             chooser=self.choice_agent,
             output_style=self.output_style(),
         )
-
-    @cached_property
-    def briefing(self) -> BriefingService | None:
-        """Ticker briefing scripts (spec 7) over the panel; None without it."""
-        panel, tools = self.panel, self.panel_tools
-        if panel is None or tools is None:
-            return None
-        return build_briefing_service(
-            panel,
-            tools,
-            LLMHandle(self._llm_service(), SAMPLING).with_budget(BRIEFING_MAX_TOKENS),
-            panel_with_rounds=lambda rounds: self.panel_with(max_rounds=rounds),
-        )
-
-    @cached_property
-    def briefing_jobs(self) -> BriefingJobs | None:
-        """Briefings as durable background jobs (REST); None without the panel or a task store."""
-        service = self.briefing
-        return None if service is None or self._tasks is None else build_briefing_jobs(service, self._tasks())

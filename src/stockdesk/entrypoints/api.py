@@ -20,11 +20,11 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match
 
 from stockdesk import __version__
+from stockdesk.briefing.presentation.rest import build_briefing_router
 from stockdesk.coordinator.presentation.rest.batch_router import build_batch_router
 from stockdesk.coordinator.presentation.rest.coordinator_router import build_coordinator_router
 from stockdesk.data_engineering.presentation.rest import build_data_router
 from stockdesk.data_engineering.presentation.sync_rest import build_sync_router
-from stockdesk.debate.presentation.rest.briefing_router import build_briefing_router
 from stockdesk.debate.presentation.rest.debate_router import build_debate_router
 from stockdesk.entrypoints.batch.analyze_work import AnalyzeSymbolsWork
 from stockdesk.entrypoints.batch.workers import batch_engine
@@ -249,7 +249,7 @@ def create_app(container: AppContainer | None = None, policy: AccessPolicy | Non
         prefix=API_PREFIX,
     )
     app.include_router(build_debate_router(lambda: container.debate.service), prefix=API_PREFIX)
-    app.include_router(build_briefing_router(lambda: container.debate.briefing_jobs, jobs), prefix=API_PREFIX)
+    app.include_router(build_briefing_router(lambda: container.briefing.jobs, jobs), prefix=API_PREFIX)
     app.include_router(build_judge_router(lambda: container.judge.service), prefix=API_PREFIX)
     app.include_router(
         build_coordinator_router(lambda: container.coordinator.service, lambda: container.analyses),

@@ -16,13 +16,13 @@ from rich.console import Console
 from rich.table import Table
 
 from stockdesk import __version__
+from stockdesk.briefing.presentation.cli import build_briefing_command
 from stockdesk.coordinator.application.batch_analysis import JOB_KIND as BATCH_KIND
 from stockdesk.coordinator.application.batch_analysis import BatchAnalysisConfig
 from stockdesk.coordinator.presentation.cli.analyze import build_analyze_command
 from stockdesk.coordinator.presentation.cli.batch import build_batch_cli, run_batch
 from stockdesk.coordinator.presentation.cli.sessions import build_report_command, build_sessions_command
 from stockdesk.data_engineering.presentation.cli import build_data_cli
-from stockdesk.debate.presentation.cli.briefing import build_briefing_command
 from stockdesk.debate.presentation.cli.panel import build_debate_cli
 from stockdesk.entrypoints.batch.analyze_work import AnalyzeSymbolsWork
 from stockdesk.entrypoints.batch.evaluate_work import EvaluatePointsWork
@@ -103,7 +103,7 @@ app.command("evaluate")(
     )
 )
 app.add_typer(build_track_cli(lambda: container().evaluation.track), name="track")
-app.command("briefing")(build_briefing_command(lambda: container().debate.briefing))
+app.command("briefing")(build_briefing_command(lambda: container().briefing.service))
 app.add_typer(
     build_debate_cli(
         lambda **changes: container().debate.panel_with(**changes),

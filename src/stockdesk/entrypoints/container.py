@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from functools import cached_property
 
+from stockdesk.briefing.container import BriefingContainer
 from stockdesk.coordinator.application import AnalysisRuns
 from stockdesk.coordinator.application.batch_analysis import BatchAnalysisService
 from stockdesk.coordinator.container import CoordinatorContainer
@@ -91,8 +92,17 @@ class AppContainer:
                 max_tool_calls=self.settings.panel_max_tool_calls,
                 tool_token_budget=self.settings.panel_tool_token_budget,
             ),
-            tasks=lambda: SqlTaskStore(self.database),
             output_style=lambda: self.llm_service.output_style(),
+        )
+
+    @cached_property
+    def briefing(self) -> BriefingContainer:
+        return BriefingContainer(
+            lambda: self.llm_service,
+            panel=lambda: self.debate.panel,
+            tools=lambda: self.debate.panel_tools,
+            panel_with_rounds=lambda rounds: self.debate.panel_with(max_rounds=rounds),
+            tasks=lambda: SqlTaskStore(self.database),
         )
 
     @cached_property

@@ -17,12 +17,12 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from stockdesk.debate.domain.dtos.briefing import BriefingScript
+from stockdesk.briefing.domain.dtos import BriefingScript
 from stockdesk.entrypoints.container import AppContainer
 from stockdesk.entrypoints.web.pages.briefings_view import chapters
 from stockdesk.shared.config import Settings
 from tests.api_support import api_client
-from tests.debate.briefing_support import BriefingModel, llm_over, seed_briefing_store
+from tests.briefing.briefing_support import BriefingModel, llm_over, seed_briefing_store
 from tests.entrypoints.web.lab_support import slot_taken
 
 FORM = {"date": "2024-03-01", "tickers": "zmpl, XMPL", "max_rounds": ""}
@@ -156,7 +156,7 @@ def test_a_refused_form_comes_back_with_the_reason_and_starts_nothing(
     answer = client.post("/briefings", data={**FORM, **changes}, follow_redirects=False)
     assert answer.status_code == status and f'data-code="{code}"' in answer.text
     assert container.jobs.active() == []
-    assert container.debate.briefing_jobs is not None and container.debate.briefing_jobs.recent() == []
+    assert container.briefing.jobs is not None and container.briefing.jobs.recent() == []
 
 
 def test_unknown_briefings_are_404_pages_and_the_pages_speak_chinese(client: TestClient) -> None:

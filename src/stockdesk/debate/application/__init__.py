@@ -1,12 +1,38 @@
-"""Application interface of debate: DebateService and its outcome DTO (it reads research's ExpertView)."""
+"""Application interface of debate: DebateService and its outcome DTO (it reads research's ExpertView),
+and what the briefing context reads of a panel debate: its sources, artifact, price summary and
+tools port."""
 
 from stockdesk.debate.application.dtos.outcome_dto import DebateOutcomeDTO
 from stockdesk.debate.application.services.debate_service import DebateService, PanelDebateRunner
+from stockdesk.debate.domain.dtos.panel import (
+    PANEL_ROLES,
+    ArticleSource,
+    ChartSource,
+    CitableSource,
+    Conclusion,
+    EventSource,
+    PanelArtifact,
+    PriceSummary,
+    SecFilingSource,
+    Source,
+)
 from stockdesk.debate.domain.model.enums import DebateMode
+from stockdesk.debate.domain.ports.panel import IPanelToolsPort
 
 __all__ = [
+    "PANEL_ROLES",
+    "ArticleSource",
+    "ChartSource",
+    "CitableSource",
+    "Conclusion",
     "DebateMode",
     "DebateOutcomeDTO",
     "DebateService",
+    "EventSource",
+    "IPanelToolsPort",
+    "PanelArtifact",
     "PanelDebateRunner",
+    "PriceSummary",
+    "SecFilingSource",
+    "Source",
 ]

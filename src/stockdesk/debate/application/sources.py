@@ -98,3 +98,25 @@ def resolve_citations(
             dropped += 1
     kept, unmatched = validate_sources(candidates, [c.source for c in allowed])
     return kept, dropped + unmatched
+
+
+def clip(text: str, limit: int) -> str:
+    """A title on one line, shortened with an ellipsis for a prompt's list of sources."""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[:limit].rstrip() + "…"
+
+
+def render_sources(allowed: Sequence[CitableSource]) -> str:
+    """The sources an agent may cite, one line each under its short id (N1, C1, F1, E1)."""
+    lines = []
+    for c in allowed:
+        s = c.source
+        if s.type == "article":
+            lines.append(f"{c.id} 新闻《{clip(s.title, 60)}》")
+        elif s.type == "chart":
+            lines.append(f"{c.id} 日线图 {s.ticker} {s.start_date}~{s.end_date}")
+        elif s.type == "sec_filing":
+            lines.append(f"{c.id} 公告 {s.form} {s.filed_date}")
+        else:
+            lines.append(f"{c.id} 事件 {s.date} {clip(s.title, 60)}")
+    return "\n".join(lines) or "（无，sources 填 []）"

@@ -10,9 +10,9 @@ import json
 from collections.abc import Sequence
 from datetime import timedelta
 
+from stockdesk.debate.application.sources import clip
 from stockdesk.debate.domain.dtos.panel import (
     ROLE_SOURCE_KINDS,
-    CitableSource,
     PanelContext,
     PanelRole,
     PanelRound,
@@ -21,11 +21,6 @@ from stockdesk.research.application import ExpertView
 
 NONE = "（无）"
 TURN_CHARS = 200
-
-
-def clip(text: str, limit: int) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[:limit].rstrip() + "…"
 
 
 def render_digests(digests: Sequence[ExpertView]) -> str:
@@ -88,21 +83,6 @@ def render_context(context: PanelContext, role: PanelRole) -> str:
     if "sec_filing" in kinds:
         parts.append(_filings(context, ids))
     return "\n\n".join(parts)
-
-
-def render_sources(allowed: Sequence[CitableSource]) -> str:
-    lines = []
-    for c in allowed:
-        s = c.source
-        if s.type == "article":
-            lines.append(f"{c.id} 新闻《{clip(s.title, 60)}》")
-        elif s.type == "chart":
-            lines.append(f"{c.id} 日线图 {s.ticker} {s.start_date}~{s.end_date}")
-        elif s.type == "sec_filing":
-            lines.append(f"{c.id} 公告 {s.form} {s.filed_date}")
-        else:
-            lines.append(f"{c.id} 事件 {s.date} {clip(s.title, 60)}")
-    return "\n".join(lines) or "（无，sources 填 []）"
 
 
 def render_rounds(rounds: Sequence[PanelRound], *, limit: int = TURN_CHARS) -> str:

@@ -1,6 +1,6 @@
 """The briefing pages: start one and list the past ones; a briefing's live progress, then its script.
 
-Starting and cancelling go through `debate.presentation.briefing_jobs` (what the REST routes call);
+Starting and cancelling go through `briefing.presentation.jobs` (what the REST routes call);
 progress is the durable job's plus whether the executor runs it now, so a reload or a second tab
 sees the same. The audio route serves only the WAV of the job named in its path.
 """
@@ -14,9 +14,9 @@ from fastapi import APIRouter, Form, Request
 from fastapi.responses import FileResponse, RedirectResponse, StreamingResponse
 from starlette.responses import Response
 
-from stockdesk.debate.application.briefing import BriefingJobs
-from stockdesk.debate.presentation.briefing_audio import audio_file, audio_status
-from stockdesk.debate.presentation.briefing_jobs import cancel_briefing, launch_briefing
+from stockdesk.briefing.application import BriefingJobs
+from stockdesk.briefing.presentation.audio import audio_file, audio_status
+from stockdesk.briefing.presentation.jobs import cancel_briefing, launch_briefing
 from stockdesk.entrypoints.web.deps import WebDeps
 from stockdesk.entrypoints.web.pages.briefings_view import BriefingForm, BriefingView, briefing_view, chapters
 from stockdesk.entrypoints.web.pages.form_text import split_list
@@ -49,7 +49,7 @@ def build_briefings_router(deps: WebDeps) -> APIRouter:
 
 
 def _service(deps: WebDeps) -> BriefingJobs:
-    found = deps.container.debate.briefing_jobs
+    found = deps.container.briefing.jobs
     if found is None:
         raise BadRequestException(
             "briefings need the panel debate and the task store, not configured in this process",
@@ -71,7 +71,7 @@ def _list_routes(router: APIRouter, deps: WebDeps) -> None:
     """The briefings list and its form."""
 
     def index(request: Request, form: BriefingForm, error: StockdeskError | None = None) -> Response:
-        jobs = deps.container.debate.briefing_jobs
+        jobs = deps.container.briefing.jobs
         listed = [_view(deps, job.job_id) for job in jobs.recent(LIST_SIZE)] if jobs is not None else []
         context = {"form": form, "error": error, "jobs": listed, "configured": jobs is not None}
         return deps.pages.render(request, INDEX, context, status_code=error.http_status if error else 200)

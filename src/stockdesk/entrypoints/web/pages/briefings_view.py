@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from stockdesk.debate.application.briefing import BriefingJob
-from stockdesk.debate.domain.dtos.briefing import TICKER_CHAPTER_PREFIX, BriefingScript
-from stockdesk.debate.domain.dtos.panel import ArticleSource, ChartSource, EventSource, SecFilingSource
-from stockdesk.debate.presentation.briefing_audio import AudioStatus
+from stockdesk.briefing.application import BriefingJob
+from stockdesk.briefing.domain.dtos import TICKER_CHAPTER_PREFIX, BriefingScript
+from stockdesk.briefing.presentation.audio import AudioStatus
+from stockdesk.debate.application import ArticleSource, ChartSource, EventSource, SecFilingSource
 
 FINISHED = {"done": "completed", "failed": "failed", "cancelled": "cancelled", "interrupted": "interrupted"}
 BASE_CHAPTERS = ("opening", "theme", "closing")

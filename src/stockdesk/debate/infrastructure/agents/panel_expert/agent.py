@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from importlib import resources
 
+from stockdesk.debate.application.sources import render_sources
 from stockdesk.debate.domain.dtos.panel import PANEL_ROLES, ExpertReply, PanelContext, PanelRole, PanelRound
 from stockdesk.debate.domain.ports.panel import ExpertAnswer, IPanelExpertAgentPort, IPanelToolsPort, ToolUse
 from stockdesk.debate.infrastructure.agents.panel_expert.output_parser import parse_expert_reply
@@ -19,7 +20,6 @@ from stockdesk.debate.infrastructure.agents.panel_text import (
     render_context,
     render_digests,
     render_rounds,
-    render_sources,
 )
 from stockdesk.debate.infrastructure.agents.structured_agent import FEEDBACK_HEADER
 from stockdesk.debate.infrastructure.tools.panel_tool_defs import panel_tools
