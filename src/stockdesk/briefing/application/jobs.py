@@ -81,9 +81,8 @@ class BriefingJobs:
         if live is not None:
             return self.status(live)
         self._service.preflight(request)
-        job, _ = self._tasks.open_job(JOB_KIND, digest, config)
         keys = [ticker_key(i, t) for i, t in enumerate(request.tickers, 1)]
-        self._tasks.add_tasks(job.id, [*keys, REFINE_KEY])
+        job, _ = self._tasks.open_with_tasks(JOB_KIND, config, [*keys, REFINE_KEY], digest=digest)
         return self.status(job.id)
 
     def status(self, job_id: str) -> BriefingJob:

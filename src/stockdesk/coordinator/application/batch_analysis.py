@@ -25,7 +25,6 @@ from stockdesk.shared.tasks import (
     RunBudget,
     TaskCounts,
     TaskStatus,
-    config_hash,
     run_tasks,
 )
 
@@ -116,9 +115,7 @@ class BatchAnalysisService:
         if self._check_as_of is not None:
             self._check_as_of(config.symbols, config.as_of)
         stored = config.model_dump(mode="json")
-        job, _ = self._tasks.open_job(JOB_KIND, config_hash(stored), stored)
-        added = self._tasks.add_tasks(job.id, config.symbols)
-        return job, added
+        return self._tasks.open_with_tasks(JOB_KIND, stored, config.symbols)
 
     def run(
         self,

@@ -24,7 +24,7 @@ from stockdesk.data_engineering.application.sync_service import (
     SyncService,
 )
 from stockdesk.shared.errors import NotFoundException
-from stockdesk.shared.tasks import ITaskStore, JobStatus, TaskRecord, TaskStatus, config_hash, run_tasks
+from stockdesk.shared.tasks import ITaskStore, JobStatus, TaskRecord, TaskStatus, run_tasks
 from stockdesk.shared.tasks.dtos import FINISHED_RUN_STATES, RunState
 from stockdesk.shared.tasks.executor import JobExecutor
 
@@ -109,8 +109,7 @@ class SyncRuns:
             "end": end.isoformat(),
             "nonce": self._new_nonce(),  # every start is a new run (a rerun resumes from the sync state)
         }
-        job, _ = self._tasks.open_job(KIND, config_hash(config), config)
-        self._tasks.add_tasks(job.id, [_key(i, s) for i, s in enumerate(wanted, 1)])
+        job, _ = self._tasks.open_with_tasks(KIND, config, [_key(i, s) for i, s in enumerate(wanted, 1)])
         live = _Live()
         with self._lock:
             self._live[job.id] = live

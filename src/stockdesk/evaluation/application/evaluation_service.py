@@ -65,7 +65,6 @@ from stockdesk.shared.tasks import (
     JobRecord,
     RunBudget,
     TaskStatus,
-    config_hash,
     run_tasks,
 )
 
@@ -124,8 +123,8 @@ class EvaluationService:
         """Check the config, plan the points and open (or reopen) the durable job: no verdict yet."""
         plan = self.plan(config)
         stored = {"schema": SCHEMA_VERSION, "model": MODEL_VERSION, **config.stored()}
-        job, _ = self._tasks.open_job(JOB_KIND, config_hash(stored), stored)
-        self._tasks.add_tasks(job.id, [task_key(s, d) for s, days in plan.items() for d in days])
+        keys = [task_key(s, d) for s, days in plan.items() for d in days]
+        job, _ = self._tasks.open_with_tasks(JOB_KIND, stored, keys)
         return self.status(job.id)
 
     def status(self, job_id: str) -> EvaluationJob:

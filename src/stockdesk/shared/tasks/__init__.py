@@ -7,8 +7,7 @@ JSON result. Pure: DTOs, the storage port and the runner; `stockdesk.shared.db.t
 SQL implementation of the port. The usual round:
 
     store = SqlTaskStore(database)
-    job, created = store.open_job("evaluate", config_hash(config), config)
-    store.add_tasks(job.id, keys)                     # only missing keys are inserted
+    job, added = store.open_with_tasks("evaluate", config, keys)  # only missing keys are inserted
     counts = run_tasks(store, job.id, work, batch_size=50, max_attempts=3)
     # counts.failed > 0: those tasks exhausted their attempts; store.tasks(job.id, FAILED) lists them
 

@@ -7,6 +7,7 @@ from collections.abc import Iterable, Mapping
 from datetime import datetime
 from typing import Any
 
+from stockdesk.shared.tasks.canonical import config_hash
 from stockdesk.shared.tasks.dtos import JobRecord, JobStatus, TaskCounts, TaskRecord, TaskStatus
 
 
@@ -28,6 +29,15 @@ class ITaskStore(ABC):
         `liveness`) is returned untouched with `live` set. The stored config is the one the job
         was created with.
         """
+
+    def open_with_tasks(
+        self, kind: str, config: Mapping[str, Any], keys: Iterable[str], *, digest: str | None = None
+    ) -> tuple[JobRecord, int]:
+        """Every kind's start: the job of (kind, the config's hash) opened or reopened, and its
+        task keys added; returns the job and how many keys were new. `digest` is the config's
+        hash when the caller has it already."""
+        job, _ = self.open_job(kind, digest or config_hash(config), config)
+        return job, self.add_tasks(job.id, keys)
 
     @abstractmethod
     def add_tasks(self, job_id: str, keys: Iterable[str]) -> int:

@@ -73,8 +73,7 @@ class SweepService:
         plan = plan_sweep(spec)
         resolved = self._resolved(spec)
         stored = resolved.model_dump(mode="json")
-        job, _ = self._tasks.open_job(JOB_KIND, config_hash(stored), stored)
-        added = self._tasks.add_tasks(job.id, [s.key for s in plan.sets])
+        job, added = self._tasks.open_with_tasks(JOB_KIND, stored, [s.key for s in plan.sets])
         return SweepJob(job, resolved, plan, added)
 
     def run(
