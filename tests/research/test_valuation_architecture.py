@@ -74,7 +74,7 @@ def test_prompts_are_loaded_from_resources():
     agent = ValuationModelerAgent(
         LLMHandle(scripted_service(ScriptedProvider([valuation_answer()])), SAMPLING)
     )
-    assert agent._agent.instructions == system.strip()  # the system turn itself is shared by all experts
+    assert agent.instructions == system.strip()  # the system turn itself is shared by all experts
     for placeholder in ("{stock_name}", "{pe_percentile}", "{peg_ratio}", "{graham_intrinsic_val}"):
         assert placeholder in user
     source = Path(inspect.getfile(ValuationModelerAgent)).read_text("utf-8")

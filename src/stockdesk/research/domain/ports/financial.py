@@ -5,12 +5,12 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from datetime import date
 
-from stockdesk.research.domain.dtos.expert import AgentAnswer
 from stockdesk.research.domain.dtos.financial import (
     AuditFinanceRecordInput,
     FinancialAuditOutput,
     FinancialSnapshotDTO,
 )
+from stockdesk.research.domain.ports.expert_agent import IExpertAgentPort
 
 
 class IFinancialDataPort(ABC):
@@ -29,8 +29,4 @@ class IFinancialSnapshotBuilder(ABC):
     ) -> FinancialSnapshotDTO: ...
 
 
-class IFinancialAuditorAgentPort(ABC):
-    @abstractmethod
-    def analyze(
-        self, snapshot: FinancialSnapshotDTO, feedback: str | None = None
-    ) -> AgentAnswer[FinancialAuditOutput]: ...
+IFinancialAuditorAgentPort = IExpertAgentPort[FinancialSnapshotDTO, FinancialAuditOutput]

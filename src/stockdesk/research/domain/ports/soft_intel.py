@@ -5,13 +5,13 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from datetime import date
 
-from stockdesk.research.domain.dtos.expert import AgentAnswer
 from stockdesk.research.domain.dtos.search import (
     DimensionSearchResult,
     SearchSnapshotDTO,
     StockSearchContext,
 )
 from stockdesk.research.domain.dtos.soft_intel import CatalystDetectiveOutput, MacroIntelligenceOutput
+from stockdesk.research.domain.ports.expert_agent import IExpertAgentPort
 
 
 class ISearchDataPort(ABC):
@@ -32,15 +32,7 @@ class ISearchSnapshotBuilder(ABC):
     ) -> SearchSnapshotDTO: ...
 
 
-class IMacroIntelligenceAgentPort(ABC):
-    @abstractmethod
-    def analyze(
-        self, snapshot: SearchSnapshotDTO, feedback: str | None = None
-    ) -> AgentAnswer[MacroIntelligenceOutput]: ...
+IMacroIntelligenceAgentPort = IExpertAgentPort[SearchSnapshotDTO, MacroIntelligenceOutput]
 
 
-class ICatalystDetectiveAgentPort(ABC):
-    @abstractmethod
-    def analyze(
-        self, snapshot: SearchSnapshotDTO, feedback: str | None = None
-    ) -> AgentAnswer[CatalystDetectiveOutput]: ...
+ICatalystDetectiveAgentPort = IExpertAgentPort[SearchSnapshotDTO, CatalystDetectiveOutput]

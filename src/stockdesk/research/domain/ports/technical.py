@@ -5,12 +5,12 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from datetime import date
 
-from stockdesk.research.domain.dtos.expert import AgentAnswer
 from stockdesk.research.domain.dtos.technical import (
     PriceBarInput,
     TechnicalAnalysisOutput,
     TechnicalSnapshotDTO,
 )
+from stockdesk.research.domain.ports.expert_agent import IExpertAgentPort
 
 
 class ITechnicalDataPort(ABC):
@@ -29,8 +29,4 @@ class ITechnicalSnapshotBuilder(ABC):
     ) -> TechnicalSnapshotDTO: ...
 
 
-class ITechnicalAnalystAgentPort(ABC):
-    @abstractmethod
-    def analyze(
-        self, snapshot: TechnicalSnapshotDTO, feedback: str | None = None
-    ) -> AgentAnswer[TechnicalAnalysisOutput]: ...
+ITechnicalAnalystAgentPort = IExpertAgentPort[TechnicalSnapshotDTO, TechnicalAnalysisOutput]

@@ -5,7 +5,6 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from datetime import date
 
-from stockdesk.research.domain.dtos.expert import AgentAnswer
 from stockdesk.research.domain.dtos.valuation import (
     FinanceRecordInput,
     StockOverviewInput,
@@ -13,6 +12,7 @@ from stockdesk.research.domain.dtos.valuation import (
     ValuationModelOutput,
     ValuationSnapshotDTO,
 )
+from stockdesk.research.domain.ports.expert_agent import IExpertAgentPort
 
 
 class IValuationDataPort(ABC):
@@ -40,8 +40,4 @@ class IValuationSnapshotBuilder(ABC):
     ) -> ValuationSnapshotDTO: ...
 
 
-class IValuationModelerAgentPort(ABC):
-    @abstractmethod
-    def analyze(
-        self, snapshot: ValuationSnapshotDTO, feedback: str | None = None
-    ) -> AgentAnswer[ValuationModelOutput]: ...
+IValuationModelerAgentPort = IExpertAgentPort[ValuationSnapshotDTO, ValuationModelOutput]

@@ -12,15 +12,17 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import cache
 from importlib import resources
-from typing import Generic, TypeVar
+from typing import TypeVar
 
 from pydantic import BaseModel
 
 from stockdesk.llm_platform.application.llm_handle import LLMHandle, Sampling
 from stockdesk.llm_platform.application.structured_output import parse_or_log
 from stockdesk.research.domain.dtos.expert import AgentAnswer
+from stockdesk.research.domain.ports.expert_agent import IExpertAgentPort
 from stockdesk.shared.prompts import load_prompts
 
+S = TypeVar("S", bound=BaseModel)
 T = TypeVar("T", bound=BaseModel)
 FEEDBACK_HEADER = "\n\n## 上一次回答未通过校验，请修正\n"
 SAMPLING = Sampling(temperature=0.2, max_tokens=900)  # the experts' sampling (a longer answer asks more)
@@ -37,8 +39,9 @@ def parse_expert_output(raw: str, model: type[T], expert: str) -> T:
     return parse_or_log(raw, model, expert)
 
 
-class StructuredAgent(Generic[T]):
-    """Fills `<package>/prompts/user.md` from a snapshot with str.format() and asks for `output_model`.
+class StructuredAgent(IExpertAgentPort[S, T]):
+    """Every expert's agent: fills `<package>/prompts/user.md` from a snapshot with str.format() and
+    asks for `output_model`; an expert's agent is this class with its package, model and name.
 
     The expert's instructions are not formatted (they hold JSON examples with braces): they are
     put in front of the filled template as they are.
@@ -76,7 +79,7 @@ class StructuredAgent(Generic[T]):
         """The user message: the expert's instructions, then its template filled from the snapshot."""
         return f"{self._prompts.system}\n\n{self._prompts.render_user(**snapshot.model_dump(mode='json'))}"
 
-    def ask(self, snapshot: BaseModel, feedback: str | None = None) -> AgentAnswer[T]:
+    def analyze(self, snapshot: S, feedback: str | None = None) -> AgentAnswer[T]:
         prompt = self.user_prompt(snapshot)
         if feedback:
             prompt += f"{FEEDBACK_HEADER}{feedback}"

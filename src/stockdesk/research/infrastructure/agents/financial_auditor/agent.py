@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from stockdesk.llm_platform.application.llm_handle import LLMHandle
-from stockdesk.research.domain.dtos.expert import AgentAnswer
 from stockdesk.research.domain.dtos.financial import FinancialAuditOutput, FinancialSnapshotDTO
 from stockdesk.research.domain.ports.financial import IFinancialAuditorAgentPort
 from stockdesk.research.infrastructure.agents.structured_agent import StructuredAgent
@@ -13,17 +12,14 @@ from stockdesk.research.infrastructure.agents.structured_agent import Structured
 OUTPUT_TOKENS = 700
 
 
-class FinancialAuditorAgent(IFinancialAuditorAgentPort):
+class FinancialAuditorAgent(
+    StructuredAgent[FinancialSnapshotDTO, FinancialAuditOutput], IFinancialAuditorAgentPort
+):
     def __init__(self, llm: LLMHandle):
-        self._agent = StructuredAgent(
+        super().__init__(
             llm,
             package=__package__,
             output_model=FinancialAuditOutput,
             expert="financial_auditor",
             max_tokens=OUTPUT_TOKENS,
         )
-
-    def analyze(
-        self, snapshot: FinancialSnapshotDTO, feedback: str | None = None
-    ) -> AgentAnswer[FinancialAuditOutput]:
-        return self._agent.ask(snapshot, feedback)

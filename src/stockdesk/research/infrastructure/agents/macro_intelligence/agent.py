@@ -3,20 +3,16 @@
 from __future__ import annotations
 
 from stockdesk.llm_platform.application.llm_handle import LLMHandle
-from stockdesk.research.domain.dtos.expert import AgentAnswer
 from stockdesk.research.domain.dtos.search import SearchSnapshotDTO
 from stockdesk.research.domain.dtos.soft_intel import MacroIntelligenceOutput
 from stockdesk.research.domain.ports.soft_intel import IMacroIntelligenceAgentPort
 from stockdesk.research.infrastructure.agents.structured_agent import StructuredAgent
 
 
-class MacroIntelligenceAgent(IMacroIntelligenceAgentPort):
+class MacroIntelligenceAgent(
+    StructuredAgent[SearchSnapshotDTO, MacroIntelligenceOutput], IMacroIntelligenceAgentPort
+):
     def __init__(self, llm: LLMHandle):
-        self._agent = StructuredAgent(
+        super().__init__(
             llm, package=__package__, output_model=MacroIntelligenceOutput, expert="macro_intelligence"
         )
-
-    def analyze(
-        self, snapshot: SearchSnapshotDTO, feedback: str | None = None
-    ) -> AgentAnswer[MacroIntelligenceOutput]:
-        return self._agent.ask(snapshot, feedback)

@@ -3,24 +3,20 @@
 from __future__ import annotations
 
 from stockdesk.llm_platform.application.llm_handle import LLMHandle
-from stockdesk.research.domain.dtos.expert import AgentAnswer
 from stockdesk.research.domain.dtos.valuation import ValuationModelOutput, ValuationSnapshotDTO
 from stockdesk.research.domain.ports.valuation import IValuationModelerAgentPort
 from stockdesk.research.infrastructure.agents.structured_agent import StructuredAgent
 from stockdesk.research.infrastructure.agents.valuation_modeler.output_parser import parse_valuation_output
 
 
-class ValuationModelerAgent(IValuationModelerAgentPort):
+class ValuationModelerAgent(
+    StructuredAgent[ValuationSnapshotDTO, ValuationModelOutput], IValuationModelerAgentPort
+):
     def __init__(self, llm: LLMHandle):
-        self._agent = StructuredAgent(
+        super().__init__(
             llm,
             package=__package__,
             output_model=ValuationModelOutput,
             expert="valuation_modeler",
             parse=parse_valuation_output,
         )
-
-    def analyze(
-        self, snapshot: ValuationSnapshotDTO, feedback: str | None = None
-    ) -> AgentAnswer[ValuationModelOutput]:
-        return self._agent.ask(snapshot, feedback)
