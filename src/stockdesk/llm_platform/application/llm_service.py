@@ -1,8 +1,10 @@
 """LLMService: the one way any context talks to a language model.
 
-Routing (aliases, priorities, tags), retries with backoff, fail-over, structured output with one
-repair attempt, response cache, token budget, usage metering and the audit trail all live here, so
-that a caller only says what it wants: `generate(prompt, system_message, response_model=Verdict)`.
+Routing (aliases, priorities, tags), retries with backoff, fail-over, rate limits, structured
+output with one repair attempt and the response cache live here; what a call leaves behind (the
+audit trail, the token budget, usage meters) is kept by `CallRecords` (call_records.py) behind the
+same facade, so that a caller only says what it wants:
+`generate(prompt, system_message, response_model=Verdict)`.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from tenacity import (
 )
 
 from stockdesk.llm_platform.application.budget import TokenBudget
+from stockdesk.llm_platform.application.call_records import CallRecords
 from stockdesk.llm_platform.application.structured_output import (
     RAW_LOG_LIMIT,
     bounded_schema,
@@ -42,7 +45,6 @@ from stockdesk.llm_platform.domain.dtos import (
     ChatMessage,
     CompletionRequest,
     CompletionResponse,
-    LLMCallRecord,
     LLMResult,
     TokenUsage,
     ToolCallRecord,
@@ -75,9 +77,6 @@ LEASE_MARGIN_SECONDS = 60.0
 _force_cache: contextvars.ContextVar[bool] = contextvars.ContextVar(
     "stockdesk_llm_force_cache", default=False
 )
-_meters: contextvars.ContextVar[tuple[UsageMeter, ...]] = contextvars.ContextVar(
-    "stockdesk_llm_usage_meters", default=()
-)
 
 __all__ = [
     "CacheStats",
@@ -98,6 +97,11 @@ def _log_invalid(caller: str | None, what: str, exc: LLMOutputParseError) -> Non
     """Log a structured-output failure with the raw output, truncated."""
     errors = "; ".join(exc.errors)[:300]
     logger.warning("%s: %s (%s); raw=%r", caller or "llm", what, errors, exc.raw_output[:RAW_LOG_LIMIT])
+
+
+def _where(route: ProviderRoute) -> tuple[str, str, str]:
+    """(alias, provider, model) of a route, for an audit row of a failed call."""
+    return route.alias, route.provider.name, route.provider.model
 
 
 def _prompt_hash(request: CompletionRequest) -> str:
@@ -155,12 +159,10 @@ class LLMService:
         if not routes:
             raise LLMProviderError("no LLM provider is configured")
         self._routes = sorted(routes, key=lambda r: r.priority)
-        self._audit = audit
+        self._records = CallRecords(audit, budget)
         self._cache = cache
-        self._budget = budget or TokenBudget(None)
         self._options = options or LLMServiceOptions()
         self._limiter = limiter
-        self._process_run_id = uuid.uuid4().hex[:12]
 
     # ---- runs -------------------------------------------------------------------------------
     @contextmanager
@@ -199,12 +201,8 @@ class LLMService:
         Scopes nest: each meter counts what happens inside its own block. Context-variable based,
         so it follows the same threads and tasks as `cache_scope`.
         """
-        meter = UsageMeter(max_tokens, max_cost_usd)
-        token = _meters.set((*_meters.get(), meter))
-        try:
+        with self._records.usage_scope(max_tokens, max_cost_usd=max_cost_usd) as meter:
             yield meter
-        finally:
-            _meters.reset(token)
 
     @property
     def cache_enabled(self) -> bool:
@@ -220,9 +218,7 @@ class LLMService:
 
     def recent_calls(self, limit: int = 20) -> list[AuditedCall]:
         """The newest audited calls, newest first, with the tool calls each asked for."""
-        if self._audit is None:
-            raise ConfigurationError("the LLM call audit needs a database, and none is configured")
-        return self._audit.recent(limit)
+        return self._records.recent(limit)
 
     def _require_cache(self) -> IResponseCache:
         if self._cache is None:
@@ -231,19 +227,19 @@ class LLMService:
 
     @property
     def current_run_id(self) -> str:
-        return shared_run_id() or self._process_run_id
+        return self._records.current_run_id
 
     def tokens_used(self, run_id: str | None = None) -> int:
-        return self._budget.used(run_id or self.current_run_id)
+        return self._records.tokens_used(run_id)
 
     def calls_made(self, run_id: str | None = None) -> int:
-        return self._budget.calls(run_id or self.current_run_id)
+        return self._records.calls_made(run_id)
 
     def cost_of(self, run_id: str) -> float | None:
         """USD the run's calls cost by the aliases' prices; None when no alias is priced (unknown,
         not free)."""
         priced = any(r.input_price_per_million or r.output_price_per_million for r in self._routes)
-        return self._budget.cost(run_id) if priced else None
+        return self._records.cost(run_id) if priced else None
 
     @property
     def seed(self) -> int | None:
@@ -373,12 +369,7 @@ class LLMService:
 
     def record_tool_calls(self, records: Sequence[ToolCallRecord]) -> None:
         """Audit the tool calls a caller ran for a model (see `LLMResult.call_id`)."""
-        if self._audit is None or not records:
-            return
-        try:
-            self._audit.record_tools(list(records))
-        except Exception:  # the audit must never break a call
-            logger.exception("could not persist the tool call audit records")
+        self._records.tool_calls(records)
 
     # ---- internals ----------------------------------------------------------------------------
     def _select(self, alias: str | None, tags: Sequence[str]) -> list[ProviderRoute]:
@@ -489,20 +480,17 @@ class LLMService:
     def _call_once(
         self, route: ProviderRoute, request: CompletionRequest, caller: str | None, tags: Sequence[str]
     ) -> tuple[CompletionResponse, bool, str]:
-        run_id = self.current_run_id
         call_id = uuid.uuid4().hex
-        self._budget.check(run_id)
-        meters = _meters.get()
-        for meter in meters:
-            meter.check()
+        run_id, meters = self._records.admit()
         prompt_hash = _prompt_hash(request)
         key = self._cache_key(route, request) if self.cache_enabled else None
         if key is not None and self._cache is not None:
             hit = self._cache.get(key)
             if hit is not None:
-                for meter in meters:
-                    meter.add_cache_hit()
-                self._record(route, run_id, caller, tags, prompt_hash, hit, 0.0, "cached", call_id)
+                self._records.cache_hit(meters)
+                self._records.answered(
+                    route.alias, run_id, caller, tags, prompt_hash, hit, 0.0, "cached", call_id
+                )
                 return hit, True, call_id
         started = time.perf_counter()
         try:
@@ -510,16 +498,16 @@ class LLMService:
             started = time.perf_counter()  # the call's latency, not the wait for its grant
             response = self._complete_granted(route, request, grant)
         except (LLMProviderError, LLMTransientError) as exc:
-            for meter in meters:
-                meter.add_error()
-            self._record_error(route, run_id, caller, tags, prompt_hash, exc, time.perf_counter() - started)
+            self._records.failed(meters)
+            self._records.errored(
+                _where(route), run_id, caller, tags, prompt_hash, exc, time.perf_counter() - started
+            )
             raise
         latency = time.perf_counter() - started
-        cost = route.cost(response.usage)
-        self._budget.add(run_id, response.usage.total_tokens, cost)
-        for meter in meters:
-            meter.add_call(response.usage, cost)
-        self._record(route, run_id, caller, tags, prompt_hash, response, latency, "ok", call_id)
+        self._records.spent(run_id, meters, response.usage, route.cost(response.usage))
+        self._records.answered(
+            route.alias, run_id, caller, tags, prompt_hash, response, latency, "ok", call_id
+        )
         if key is not None and self._cache is not None and response.finish_reason != "length":
             try:
                 self._cache.put(key, response)
@@ -554,66 +542,6 @@ class LLMService:
         self._limiter.release(grant, response.usage.total_tokens)
         return response
 
-    def _record(
-        self,
-        route: ProviderRoute,
-        run_id: str,
-        caller: str | None,
-        tags: Sequence[str],
-        prompt_hash: str,
-        response: CompletionResponse,
-        latency: float,
-        status: str,
-        call_id: str,
-    ) -> None:
-        self._write_audit(
-            LLMCallRecord(
-                run_id=run_id,
-                caller=caller,
-                alias=route.alias,
-                provider=response.provider,
-                model=response.model,
-                prompt_hash=prompt_hash,
-                prompt_tokens=response.usage.prompt_tokens if status == "ok" else 0,
-                completion_tokens=response.usage.completion_tokens if status == "ok" else 0,
-                # a replayed answer evaluated nothing now; its stored counts are of the first call
-                prompt_tokens_evaluated=response.usage.prompt_tokens_evaluated if status == "ok" else None,
-                prompt_tokens_cached=response.usage.prompt_tokens_cached if status == "ok" else None,
-                latency_seconds=round(latency, 3),
-                status=status,  # type: ignore[arg-type]
-                tags=list(tags),
-                call_id=call_id,
-                tool_calls=[c.model_dump(include={"id", "name", "arguments"}) for c in response.tool_calls],
-            )
-        )
-
-    def _record_error(
-        self,
-        route: ProviderRoute,
-        run_id: str,
-        caller: str | None,
-        tags: Sequence[str],
-        prompt_hash: str,
-        exc: Exception,
-        latency: float,
-        status: str = "error",
-    ) -> None:
-        self._write_audit(
-            LLMCallRecord(
-                run_id=run_id,
-                caller=caller,
-                alias=route.alias,
-                provider=route.provider.name,
-                model=route.provider.model,
-                prompt_hash=prompt_hash,
-                latency_seconds=round(latency, 3),
-                status=status,  # type: ignore[arg-type]
-                error_class=type(exc).__name__,
-                error_message=str(exc)[:500],
-                tags=list(tags),
-            )
-        )
-
     def _audit_parse_failure(
         self,
         route: ProviderRoute,
@@ -622,14 +550,13 @@ class LLMService:
         tags: Sequence[str],
         exc: LLMOutputParseError,
     ) -> None:
-        self._record_error(
-            route, self.current_run_id, caller, tags, _prompt_hash(request), exc, 0.0, status="parse_error"
+        self._records.errored(
+            _where(route),
+            self.current_run_id,
+            caller,
+            tags,
+            _prompt_hash(request),
+            exc,
+            0.0,
+            status="parse_error",
         )
-
-    def _write_audit(self, record: LLMCallRecord) -> None:
-        if self._audit is None:
-            return
-        try:
-            self._audit.record(record)
-        except Exception:  # the audit must never break a call
-            logger.exception("could not persist the LLM call audit record")
