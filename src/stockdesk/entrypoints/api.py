@@ -262,7 +262,9 @@ def create_app(container: AppContainer | None = None, policy: AccessPolicy | Non
         build_evaluation_router(lambda: container.evaluation.service, jobs, bounds), prefix=API_PREFIX
     )
     app.include_router(build_track_router(lambda: container.evaluation.track), prefix=API_PREFIX)
-    app.include_router(build_jobs_api(jobs, lambda: SqlTaskStore(container.database)), prefix=API_PREFIX)
+    app.include_router(
+        build_jobs_api(jobs, lambda: SqlTaskStore(container.database), container.job_kinds), prefix=API_PREFIX
+    )
     app.include_router(
         build_batch_router(
             lambda: container.batch_analysis,

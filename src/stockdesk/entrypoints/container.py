@@ -6,8 +6,10 @@ from functools import cached_property
 
 from stockdesk.briefing.container import BriefingContainer
 from stockdesk.coordinator.application import AnalysisRuns
+from stockdesk.coordinator.application.analysis_runs import KIND as ANALYSIS_KIND
 from stockdesk.coordinator.application.batch_analysis import BatchAnalysisService
 from stockdesk.coordinator.container import CoordinatorContainer
+from stockdesk.data_engineering.application.sync_runs import KIND as SYNC_KIND
 from stockdesk.data_engineering.application.sync_runs import SyncRuns
 from stockdesk.data_engineering.container import DataEngineeringContainer
 from stockdesk.debate.container import DebateContainer
@@ -24,6 +26,7 @@ from stockdesk.shared.db import Database
 from stockdesk.shared.db.api_key_store import SqlApiKeyStore
 from stockdesk.shared.db.task_store import SqlTaskStore
 from stockdesk.shared.tasks.executor import JobExecutor
+from stockdesk.shared.tasks.kinds import JobKind, JobKinds
 from stockdesk.strategy_lab.container import StrategyLabContainer
 from stockdesk.web_search.application.search_service import WebSearchService
 from stockdesk.web_search.container import build_search_service
@@ -196,6 +199,16 @@ class AppContainer:
             SqlTaskStore(self.database),
             lambda: {s.symbol for s in self.data.securities.execute()},
             self.data.as_of_check.execute,
+        )
+
+    @cached_property
+    def job_kinds(self) -> JobKinds:
+        """How each kind of job stops: analyses and syncs through their own services (they mark
+        their live state), every other kind through the executor."""
+        return JobKinds(
+            lambda: self.jobs,
+            lambda: SqlTaskStore(self.database),
+            [JobKind(ANALYSIS_KIND, self.analyses.cancel), JobKind(SYNC_KIND, self.sync_runs.cancel)],
         )
 
     @cached_property

@@ -17,6 +17,7 @@ from stockdesk.shared.errors import NotFoundException
 from stockdesk.shared.sse import HEADERS, progress_events
 from stockdesk.shared.tasks import ENDED_JOB_STATUSES, ITaskStore, JobStatus, TaskCounts
 from stockdesk.shared.tasks.executor import JobExecutor
+from stockdesk.shared.tasks.kinds import JobKinds
 
 
 class ActiveJobDTO(BaseModel):
@@ -35,7 +36,12 @@ class StoredJobDTO(BaseModel):
     tasks: TaskCounts
 
 
-def build_jobs_router(get_jobs: Callable[[], JobExecutor], get_store: Callable[[], ITaskStore]) -> APIRouter:
+def build_jobs_router(
+    get_jobs: Callable[[], JobExecutor], get_store: Callable[[], ITaskStore], kinds: JobKinds | None = None
+) -> APIRouter:
+    """`kinds` says how each kind stops (shared.tasks.kinds); by default every kind stops through
+    the executor."""
+    kinds = kinds or JobKinds(get_jobs, get_store)
     router = APIRouter(prefix="/jobs", tags=["jobs"])
 
     def stored(job_id: str) -> StoredJobDTO:
@@ -79,14 +85,7 @@ def build_jobs_router(get_jobs: Callable[[], JobExecutor], get_store: Callable[[
     @router.post("/{job_id}/cancel", response_model=ActiveJobDTO, status_code=202)
     def cancel(job_id: str) -> ActiveJobDTO:
         """Stop a job at its next step, here or in the process running it (404 unknown or ended)."""
-        executor, store = get_jobs(), get_store()
-        found = executor.find(job_id)
-        if found is not None and executor.cancel(job_id):
-            return ActiveJobDTO(kind=found.kind, job_id=job_id, state="cancelling")
-        job = store.get_job(job_id)
-        if job is None or job.status is not JobStatus.RUNNING:
-            raise NotFoundException(f"no active job {job_id}", code="JOB_NOT_FOUND")
-        store.request_cancel(job_id, "cancelled over the API")
-        return ActiveJobDTO(kind=job.kind, job_id=job_id, state="cancelling")
+        done = kinds.cancel(job_id, "cancelled", remote_reason="cancelled over the API")
+        return ActiveJobDTO(kind=done.kind, job_id=job_id, state=done.state)
 
     return router
