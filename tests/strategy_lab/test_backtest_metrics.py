@@ -7,9 +7,8 @@ import math
 import pandas as pd
 import pytest
 
-from stockdesk.backtest.application import Simulation, simulate
+from stockdesk.backtest.application import Simulation, performance, simulate, strategy_metrics
 from stockdesk.shared.errors import BadRequestException
-from stockdesk.strategy_lab.application.backtest import performance, strategy_metrics
 
 DAYS = pd.bdate_range("2024-01-01", periods=8)
 
