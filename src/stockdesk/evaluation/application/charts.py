@@ -19,17 +19,17 @@ def _label(name: str) -> str:
     return SET_LABELS.get(name, f"{name} mode")
 
 
-def equity_chart(report: EvaluationReport) -> ChartSpec | None:
-    book = report.portfolio
+def nav_chart(book: dict[str, Any], labels: dict[str, str], title: str, caption: str) -> ChartSpec | None:
+    """Follow-the-verdict books (`book["curves"]`, named through `labels`) against the benchmark,
+    as NAV from 1.0; None without dates. The evaluation report and the track record both draw it."""
     if not book or not book.get("dates"):
         return None
-    series = [ChartSeries(name=_label(n), values=v) for n, v in book["curves"].items()]
+    series = [ChartSeries(name=labels.get(n, n), values=v) for n, v in book["curves"].items()]
     series.append(ChartSeries(name="benchmark", values=book["benchmark"]))
     return ChartSpec(
         id="equity",
-        title="Follow-the-verdict portfolios",
-        caption="Net asset value (1.0 at the first evaluation date) of holding each set's filled BUYs "
-        "at their position size, traded at the next open with costs, against the benchmark.",
+        title=title,
+        caption=caption,
         x=book["dates"],
         panels=[
             ChartPanel(
@@ -39,30 +39,55 @@ def equity_chart(report: EvaluationReport) -> ChartSpec | None:
     )
 
 
-def reliability_chart(report: EvaluationReport, mode: str, horizon: str) -> ChartSpec | None:
-    detail = (report.metrics.get(mode) or {}).get(horizon, {}).get("detail")
-    if not detail:
-        return None
-    table = detail["calibration"]["table"]
-    labels = [f"{row['low']:.1f}-{row['high']:.1f}" for row in table]
+def bucket_chart(
+    table: list[dict[str, Any]], *, chart_id: str, title: str, caption: str, y_label: str, stated: str
+) -> ChartSpec:
+    """A reliability diagram: per probability bucket, the mean stated probability (`stated`) beside
+    the observed rate; the evaluation report and the track record both draw it."""
     return ChartSpec(
-        id="reliability",
-        title=f"Reliability, {horizon}-day horizon",
-        caption="Per confidence bucket: the verdicts' mean probability of beating the benchmark "
-        "against how often they did; a calibrated desk has the bars at the same height.",
-        x=labels,
+        id=chart_id,
+        title=title,
+        caption=caption,
+        x=[f"{row['low']:.1f}-{row['high']:.1f}" for row in table],
         x_kind="category",
         panels=[
             ChartPanel(
-                y_label="share",
+                y_label=y_label,
                 y_min=0.0,
                 y_max=1.0,
                 series=[
-                    ChartSeries(name="forecast", values=[row["mean_prob"] for row in table], kind="bar"),
+                    ChartSeries(name=stated, values=[row["mean_prob"] for row in table], kind="bar"),
                     ChartSeries(name="observed", values=[row["observed_rate"] for row in table], kind="bar"),
                 ],
             )
         ],
+    )
+
+
+def equity_chart(report: EvaluationReport) -> ChartSpec | None:
+    book = report.portfolio or {}
+    labels = {name: _label(name) for name in book.get("curves", {})}
+    return nav_chart(
+        book,
+        labels,
+        "Follow-the-verdict portfolios",
+        "Net asset value (1.0 at the first evaluation date) of holding each set's filled BUYs "
+        "at their position size, traded at the next open with costs, against the benchmark.",
+    )
+
+
+def reliability_chart(report: EvaluationReport, mode: str, horizon: str) -> ChartSpec | None:
+    detail = (report.metrics.get(mode) or {}).get(horizon, {}).get("detail")
+    if not detail:
+        return None
+    return bucket_chart(
+        detail["calibration"]["table"],
+        chart_id="reliability",
+        title=f"Reliability, {horizon}-day horizon",
+        caption="Per confidence bucket: the verdicts' mean probability of beating the benchmark "
+        "against how often they did; a calibrated desk has the bars at the same height.",
+        y_label="share",
+        stated="forecast",
     )
 
 
