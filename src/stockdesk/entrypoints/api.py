@@ -49,10 +49,10 @@ from stockdesk.shared.access.bounds import RequestBounds
 from stockdesk.shared.config import Settings
 from stockdesk.shared.db.task_store import SqlTaskStore
 from stockdesk.shared.errors import StockdeskError, TooManyRequestsError
+from stockdesk.shared.routes import API_PREFIX
 from stockdesk.strategy_lab.presentation.rest.strategy_router import build_strategy_router
 
 logger = logging.getLogger(__name__)
-API_PREFIX = "/api/v1"
 _MISSING = ("missing", "string_too_short")
 
 

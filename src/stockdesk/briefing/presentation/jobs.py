@@ -43,10 +43,3 @@ def _run(service: BriefingJobs, job_id: str, audio_folder: Path | None) -> None:
     job = service.execute(job_id)
     if audio_folder is not None and job.status == "done":
         speak(service.result(job_id).script.scripts, audio_folder, job_id)
-
-
-def cancel_briefing(service: BriefingJobs, executor: JobExecutor, job_id: str) -> BriefingJob:
-    """Ask the job to stop after the step in hand (404 when unknown); finished steps are kept."""
-    job = service.status(job_id)
-    executor.cancel(job_id, "cancelled by the user")
-    return job

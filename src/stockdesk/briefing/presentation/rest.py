@@ -15,12 +15,14 @@ from typing import Any
 
 from fastapi import APIRouter, Depends
 from pydantic import BaseModel, Field
+from starlette.responses import Response
 
 from stockdesk.briefing.application import BriefingJob, BriefingJobs
 from stockdesk.briefing.domain.dtos import MAX_TICKERS, BriefingScript
-from stockdesk.briefing.presentation.jobs import cancel_briefing, launch_briefing
+from stockdesk.briefing.presentation.jobs import launch_briefing
 from stockdesk.shared.dates import parse_day
 from stockdesk.shared.errors import BadRequestException
+from stockdesk.shared.routes import cancel_moved
 from stockdesk.shared.tasks.executor import JobExecutor
 
 
@@ -54,10 +56,10 @@ def build_briefing_router(
             service, get_executor(), parse_day(body.date), body.tickers, body.base_script, body.max_rounds
         )
 
-    @router.post("/{job_id}/cancel", response_model=BriefingJob, status_code=202)
-    def cancel(job_id: str, service: BriefingJobs = Depends(jobs)) -> BriefingJob:
-        """Stop after the step in hand; finished steps are kept and POSTing the request resumes it."""
-        return cancel_briefing(service, get_executor(), job_id)
+    @router.post("/{job_id}/cancel", include_in_schema=False)
+    def cancel(job_id: str) -> Response:
+        """Moved to `POST /api/v1/jobs/{id}/cancel` (307); POSTing the request again resumes."""
+        return cancel_moved(job_id)
 
     @router.get("/{job_id}", response_model=BriefingJob)
     def status(job_id: str, service: BriefingJobs = Depends(jobs)) -> BriefingJob:

@@ -25,10 +25,3 @@ def launch_evaluation(
     if job.pending:
         jobs.submit(KIND, job.job_id, lambda: service.execute(job.job_id))
     return job
-
-
-def cancel_evaluation(service: EvaluationService, jobs: JobExecutor, job_id: str) -> EvaluationJob:
-    """Ask the job to stop after its batch in hand (404 when unknown); finished points are kept."""
-    job = service.status(job_id)
-    jobs.cancel(job_id)
-    return job

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from typing import Annotated, Literal
 
 from fastapi import APIRouter, Depends, Query
-from fastapi.responses import HTMLResponse
+from fastapi.responses import HTMLResponse, Response
 from pydantic import BaseModel, Field
 
 from stockdesk.evaluation.application.evaluation_service import EvaluationService
@@ -22,10 +22,11 @@ from stockdesk.evaluation.domain.dtos import (
     EvaluationReport,
     evaluation_config,
 )
-from stockdesk.evaluation.presentation.jobs import cancel_evaluation, launch_evaluation
+from stockdesk.evaluation.presentation.jobs import launch_evaluation
 from stockdesk.evaluation.presentation.report import render_html
 from stockdesk.shared.access.bounds import RequestBounds
 from stockdesk.shared.dates import IsoDay
+from stockdesk.shared.routes import cancel_moved
 from stockdesk.shared.symbol_text import SymbolText
 from stockdesk.shared.tasks.executor import JobExecutor
 
@@ -67,10 +68,10 @@ def build_evaluation_router(
         """Check bounds, symbols and window now (422, 404 UNKNOWN_SYMBOL, 400 EMPTY_WINDOW); run as a job."""
         return launch_evaluation(service, get_jobs(), limits, body.config())
 
-    @router.post("/{job_id}/cancel", response_model=EvaluationJob, status_code=202)
-    def cancel(job_id: str, service: EvaluationService = Depends(get_service)) -> EvaluationJob:
-        """Stop after the batch in hand; finished points are kept and POSTing the config resumes it."""
-        return cancel_evaluation(service, get_jobs(), job_id)
+    @router.post("/{job_id}/cancel", include_in_schema=False)
+    def cancel(job_id: str) -> Response:
+        """Moved to `POST /api/v1/jobs/{id}/cancel` (307); POSTing the config again resumes."""
+        return cancel_moved(job_id)
 
     @router.get("", response_model=list[EvaluationJob])
     def evaluations(

@@ -51,11 +51,17 @@ class JobKinds:
         self._kinds[kind.name] = kind
 
     def cancel(
-        self, job_id: str, reason: str = CANCEL_REASON, *, remote_reason: str | None = None
-    ) -> Cancelled:
+        self,
+        job_id: str,
+        reason: str = CANCEL_REASON,
+        *,
+        remote_reason: str | None = None,
+        missing_ok: bool = False,
+    ) -> Cancelled | None:
         """Stop the job at its next step: here through its kind's own stop or the executor, in
-        another process through a stop request in the store, worded `remote_reason` (404
-        JOB_NOT_FOUND when it is not active anywhere)."""
+        another process through a stop request in the store, worded `remote_reason`. A job not
+        active anywhere is 404 JOB_NOT_FOUND, or None with `missing_ok` (a page whose job has just
+        ended shows it ended)."""
         executor = self._executor()
         found = executor.find(job_id)
         if found is not None:
@@ -68,6 +74,8 @@ class JobKinds:
         store = self._store()
         job = store.get_job(job_id)
         if job is None or job.status is not JobStatus.RUNNING:
+            if missing_ok:
+                return None
             raise NotFoundException(f"no active job {job_id}", code="JOB_NOT_FOUND")
         store.request_cancel(job_id, remote_reason or reason)
         return Cancelled(job.kind, job_id)

@@ -39,10 +39,3 @@ def resume_strategy_run(service: StrategyLabService, jobs: JobExecutor, run_id: 
         raise ConflictException(f"strategy run {run_id} is already completed", code="RUN_COMPLETED")
     _submit(service, jobs, run_id)
     return run
-
-
-def cancel_strategy_run(service: StrategyLabService, jobs: JobExecutor, run_id: str) -> StrategyRunDTO:
-    """Ask the run to stop before its next iteration (404 when unknown); it ends `interrupted`."""
-    run = service.get(run_id)
-    jobs.cancel(run_id)
-    return run

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from fastapi import APIRouter, Depends, Query
-from fastapi.responses import StreamingResponse
+from fastapi.responses import Response, StreamingResponse
 
 from stockdesk.coordinator.application import (
     AnalysisProgress,
@@ -17,6 +17,7 @@ from stockdesk.coordinator.application import (
 )
 from stockdesk.coordinator.presentation.rest.coordinator_schemas import ResearchBody
 from stockdesk.shared.dates import IsoDay
+from stockdesk.shared.routes import cancel_moved
 from stockdesk.shared.sse import HEADERS, progress_events
 
 
@@ -84,10 +85,10 @@ def _job_routes(router: APIRouter, get_runs: Callable[[], AnalysisRuns]) -> None
         """Each node's state, LLM calls, tokens and elapsed time; the stored session once it ended."""
         return runs.progress(session_id)
 
-    @router.post("/jobs/{session_id}/cancel", response_model=AnalysisProgress, status_code=202)
-    def cancel(session_id: str, runs: AnalysisRuns = Depends(get_runs)) -> AnalysisProgress:
-        """Stop before the next node; the session is kept as `cancelled` with what it finished."""
-        return runs.cancel(session_id)
+    @router.post("/jobs/{session_id}/cancel", include_in_schema=False)
+    def cancel(session_id: str) -> Response:
+        """Moved to `POST /api/v1/jobs/{id}/cancel` (307); the session is kept as `cancelled`."""
+        return cancel_moved(session_id)
 
     @router.post("/jobs/{session_id}/retry", response_model=AnalysisProgress, status_code=202)
     def retry_job(session_id: str, runs: AnalysisRuns = Depends(get_runs)) -> AnalysisProgress:

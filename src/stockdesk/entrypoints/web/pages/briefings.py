@@ -16,7 +16,7 @@ from starlette.responses import Response
 
 from stockdesk.briefing.application import BriefingJobs
 from stockdesk.briefing.presentation.audio import audio_file, audio_status
-from stockdesk.briefing.presentation.jobs import cancel_briefing, launch_briefing
+from stockdesk.briefing.presentation.jobs import launch_briefing
 from stockdesk.entrypoints.web.deps import WebDeps
 from stockdesk.entrypoints.web.pages.briefings_view import BriefingForm, BriefingView, briefing_view, chapters
 from stockdesk.entrypoints.web.pages.form_text import split_list
@@ -140,7 +140,8 @@ def _briefing_routes(router: APIRouter, deps: WebDeps) -> None:
     @router.post("/briefings/{job_id}/cancel")
     def cancel(request: Request, job_id: str) -> Response:
         """Stop after the step in hand; htmx gets the progress panel, a plain form the page again."""
-        cancel_briefing(service(), deps.jobs(), job_id)
+        service().status(job_id)  # 404 for an unknown briefing
+        deps.container.job_kinds.cancel(job_id, missing_ok=True)
         if is_htmx(request):
             return deps.pages.render(request, DETAIL, detail_context(view(job_id)), block="progress")
         return RedirectResponse(f"/briefings/{job_id}", status_code=303)

@@ -24,7 +24,7 @@ from stockdesk.entrypoints.web.pages.evaluations_view import (
 )
 from stockdesk.entrypoints.web.templating import is_htmx
 from stockdesk.evaluation.application.evaluation_service import EvaluationService
-from stockdesk.evaluation.presentation.jobs import cancel_evaluation, launch_evaluation
+from stockdesk.evaluation.presentation.jobs import launch_evaluation
 from stockdesk.shared.errors import StockdeskError
 from stockdesk.shared.sse import HEADERS, progress_events
 
@@ -100,7 +100,8 @@ def build_evaluations_router(deps: WebDeps) -> APIRouter:
     @router.post("/evaluations/{job_id}/cancel")
     def cancel(request: Request, job_id: str) -> Response:
         """Stop after the batch in hand; htmx gets the progress panel, a plain form the page again."""
-        cancel_evaluation(service(), deps.jobs(), job_id)
+        service().status(job_id)  # 404 for an unknown evaluation
+        deps.container.job_kinds.cancel(job_id, missing_ok=True)
         if is_htmx(request):
             return deps.pages.render(request, DETAIL, {"job": view(job_id)}, block="progress")
         return RedirectResponse(f"/evaluations/{job_id}", status_code=303)

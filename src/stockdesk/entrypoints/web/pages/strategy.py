@@ -28,7 +28,6 @@ from stockdesk.shared.sse import HEADERS, progress_events
 from stockdesk.strategy_lab.application.charts import equity_chart
 from stockdesk.strategy_lab.application.service import StrategyLabService
 from stockdesk.strategy_lab.presentation.jobs import (
-    cancel_strategy_run,
     launch_strategy_run,
     resume_strategy_run,
 )
@@ -104,7 +103,8 @@ def build_strategy_router(deps: WebDeps) -> APIRouter:
     @router.post("/strategy/runs/{run_id}/cancel")
     def cancel(request: Request, run_id: str) -> Response:
         """Stop before the next iteration; the run ends `interrupted` and can be resumed."""
-        cancel_strategy_run(service(), deps.jobs(), run_id)
+        service().get(run_id)  # 404 for an unknown run
+        deps.container.job_kinds.cancel(run_id, missing_ok=True)
         return back(request, run_id)
 
     @router.post("/strategy/runs/{run_id}/resume")

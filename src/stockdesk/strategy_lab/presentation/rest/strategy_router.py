@@ -9,13 +9,14 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from fastapi import APIRouter, Depends, Query
+from starlette.responses import Response
 
 from stockdesk.shared.access.bounds import RequestBounds
+from stockdesk.shared.routes import cancel_moved
 from stockdesk.shared.tasks.executor import JobExecutor
 from stockdesk.strategy_lab.application.service import StrategyLabService, parse_params
 from stockdesk.strategy_lab.domain.dtos import BacktestResult, StrategyRunDTO
 from stockdesk.strategy_lab.presentation.jobs import (
-    cancel_strategy_run,
     launch_strategy_run,
     resume_strategy_run,
 )
@@ -47,10 +48,10 @@ def build_strategy_router(
         """Continue an interrupted or failed run from its last stored iteration (409 when completed)."""
         return resume_strategy_run(service, get_jobs(), run_id)
 
-    @router.post("/runs/{run_id}/cancel", response_model=StrategyRunDTO, status_code=202)
-    def cancel(run_id: str, service: StrategyLabService = Depends(get_service)) -> StrategyRunDTO:
-        """Stop the run before its next iteration; it ends `interrupted` and can be resumed."""
-        return cancel_strategy_run(service, get_jobs(), run_id)
+    @router.post("/runs/{run_id}/cancel", include_in_schema=False)
+    def cancel(run_id: str) -> Response:
+        """Moved to `POST /api/v1/jobs/{id}/cancel` (307); the run ends `interrupted`, resumable."""
+        return cancel_moved(run_id)
 
     @router.get("/runs", response_model=list[StrategyRunDTO])
     def runs(
