@@ -27,3 +27,11 @@ def test_docs():
             assert name in functions, f"{node} does not exist"
             text = f"{name} {ast.get_docstring(functions[name]) or ''}"
             assert title in text, f"{node} does not quote '{title}'"
+
+
+def test_every_test_file_the_table_names_exists():
+    text = (ROOT / "docs" / "spec-coverage.md").read_text("utf-8")
+    named = set(re.findall(r"`(tests/[\w/]+\.py)(?:::\w+)?`", text))
+    assert len(named) >= 40
+    missing = sorted(path for path in named if not (ROOT / path).is_file())
+    assert missing == [], f"docs/spec-coverage.md names test files that are not there: {missing}"

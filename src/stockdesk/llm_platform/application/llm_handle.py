@@ -8,14 +8,20 @@ there is one handle class and each context builds it with its `Sampling`; what c
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Generic, TypeVar
 
 from pydantic import BaseModel
 
 from stockdesk.llm_platform.application.llm_service import LLMService
+from stockdesk.llm_platform.application.structured_output import parse_structured
 from stockdesk.llm_platform.application.tool_loop import Tool, ToolLimits, ToolLoopResult, run_tool_loop
 from stockdesk.llm_platform.domain.dtos import ChatMessage
+
+T = TypeVar("T", bound=BaseModel)
+# How a re-ask tells the model its first answer was refused (research's experts, the debate).
+FEEDBACK_HEADER = "\n\n## 上一次回答未通过校验，请修正\n"
 
 
 @dataclass(frozen=True)
@@ -32,6 +38,16 @@ class LLMReply(BaseModel):
     text: str
     parsed: BaseModel | None = None
     tokens: int = 0
+
+
+@dataclass(frozen=True)
+class Asked(Generic[T]):
+    """One structured call: the prompt as sent (feedback included), the raw text, the answer."""
+
+    prompt: str
+    text: str
+    parsed: T
+    tokens: int
 
 
 class LLMHandle:
@@ -67,6 +83,31 @@ class LLMHandle:
             seed=seed,
         )
         return LLMReply(text=result.text, parsed=result.parsed, tokens=result.usage.total_tokens)
+
+    def ask(
+        self,
+        prompt: str,
+        system_message: str,
+        *,
+        response_model: type[T],
+        caller: str,
+        feedback: str | None = None,
+        parse: Callable[[str], T] | None = None,
+        max_tokens: int | None = None,
+    ) -> Asked[T]:
+        """Every structured agent's call: `feedback` (what the checks found in a first answer) ends
+        the prompt under FEEDBACK_HEADER; the answer is the model LLMService validated, or, for a
+        reply without one, the agent's own `parse` of the text."""
+        if feedback:
+            prompt += f"{FEEDBACK_HEADER}{feedback}"
+        reply = self.generate(
+            prompt, system_message, response_model=response_model, caller=caller, max_tokens=max_tokens
+        )
+        if isinstance(reply.parsed, response_model):
+            parsed = reply.parsed
+        else:
+            parsed = parse(reply.text) if parse else parse_structured(reply.text, response_model)
+        return Asked(prompt, reply.text, parsed, reply.tokens)
 
     def with_tools(
         self,

@@ -1,4 +1,5 @@
-"""The three bull-bear agent ports: one LLM round each, answered with the prompt, raw text and parse.
+"""The bull-bear agent ports (the two advocates share one): one LLM round each, answered with the
+prompt, raw text and parse.
 
 `feedback` is set on the one repair round after the claim checks: what the first answer got
 wrong, to be added to the prompt.
@@ -29,20 +30,21 @@ class AgentAnswer(BaseModel, Generic[T]):
     tokens: int = 0
 
 
-class IBullAdvocateAgentPort(ABC):
+C = TypeVar("C", bound=BaseModel)
+
+
+class IAdvocateAgentPort(ABC, Generic[C]):
+    """Both advocates: the bull argues for the stock, the bear against it, with the same call."""
+
     @abstractmethod
     def argue(
         self, symbol: str, digests: Sequence[ExpertView], feedback: str | None = None
-    ) -> AgentAnswer[BullArgument]:
-        """The strongest case for the stock, from the digests only."""
+    ) -> AgentAnswer[C]:
+        """The strongest case for (bull) or against (bear) the stock, from the digests only."""
 
 
-class IBearAdvocateAgentPort(ABC):
-    @abstractmethod
-    def argue(
-        self, symbol: str, digests: Sequence[ExpertView], feedback: str | None = None
-    ) -> AgentAnswer[BearArgument]:
-        """The strongest case against the stock, from the digests only."""
+IBullAdvocateAgentPort = IAdvocateAgentPort[BullArgument]
+IBearAdvocateAgentPort = IAdvocateAgentPort[BearArgument]
 
 
 class IResolutionAgentPort(ABC):

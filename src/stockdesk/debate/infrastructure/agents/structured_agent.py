@@ -8,12 +8,11 @@ from typing import Any, Generic, TypeVar
 from pydantic import BaseModel
 
 from stockdesk.debate.domain.ports.agents import AgentAnswer
-from stockdesk.llm_platform.application.llm_handle import LLMHandle, LLMReply, Sampling
+from stockdesk.llm_platform.application.llm_handle import LLMHandle, Sampling
 from stockdesk.llm_platform.application.structured_output import parse_or_log
 from stockdesk.shared.prompts import load_prompts
 
 T = TypeVar("T", bound=BaseModel)
-FEEDBACK_HEADER = "\n\n## 上一次回答未通过校验，请修正\n"
 # The debate's answers are capped short (the embedded 1.5B model writes about 20 tokens a second)
 # and its temperature is a little above the judge's: advocates should argue, not copy each other.
 SAMPLING = Sampling(temperature=0.3, max_tokens=600)
@@ -43,21 +42,14 @@ class StructuredAgent(Generic[T]):
 
     def ask(self, feedback: str | None = None, **values: Any) -> AgentAnswer[T]:
         """One call; `feedback` (the claim checks' findings on a first answer) ends the prompt."""
-        prompt = self._prompts.render_user(**values)
-        if feedback:
-            prompt += f"{FEEDBACK_HEADER}{feedback}"
-        reply = self._llm.generate(
-            prompt, self._prompts.system, response_model=self._model, caller=f"debate.{self._agent}"
+        asked = self._llm.ask(
+            self._prompts.render_user(**values),
+            self._prompts.system,
+            response_model=self._model,
+            caller=f"debate.{self._agent}",
+            feedback=feedback,
+            parse=self._parse,
         )
         return AgentAnswer[T](
-            agent=self._agent,
-            input=prompt,
-            output=reply.text,
-            parsed=self._parsed(reply),
-            tokens=reply.tokens,
+            agent=self._agent, input=asked.prompt, output=asked.text, parsed=asked.parsed, tokens=asked.tokens
         )
-
-    def _parsed(self, reply: LLMReply) -> T:
-        if isinstance(reply.parsed, self._model):
-            return reply.parsed
-        return self._parse(reply.text)

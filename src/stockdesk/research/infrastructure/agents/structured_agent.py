@@ -24,7 +24,6 @@ from stockdesk.shared.prompts import load_prompts
 
 S = TypeVar("S", bound=BaseModel)
 T = TypeVar("T", bound=BaseModel)
-FEEDBACK_HEADER = "\n\n## 上一次回答未通过校验，请修正\n"
 SAMPLING = Sampling(temperature=0.2, max_tokens=900)  # the experts' sampling (a longer answer asks more)
 
 
@@ -80,17 +79,13 @@ class StructuredAgent(IExpertAgentPort[S, T]):
         return f"{self._prompts.system}\n\n{self._prompts.render_user(**snapshot.model_dump(mode='json'))}"
 
     def analyze(self, snapshot: S, feedback: str | None = None) -> AgentAnswer[T]:
-        prompt = self.user_prompt(snapshot)
-        if feedback:
-            prompt += f"{FEEDBACK_HEADER}{feedback}"
-        reply = self._llm.generate(
-            prompt,
+        asked = self._llm.ask(
+            self.user_prompt(snapshot),
             self.system_prompt,
             response_model=self._model,
             caller=f"research.{self._expert}",
+            feedback=feedback,
+            parse=self._parse,
             max_tokens=self._max_tokens,
         )
-        # LLMService validated the answer against the model: use that (one parse); the agent's own
-        # parser reads the text only when a port returns no parsed model (a test double's reply)
-        parsed = reply.parsed if isinstance(reply.parsed, self._model) else self._parse(reply.text)
-        return AgentAnswer[T](input=prompt, output=reply.text, parsed=parsed, tokens=reply.tokens)
+        return AgentAnswer[T](input=asked.prompt, output=asked.text, parsed=asked.parsed, tokens=asked.tokens)

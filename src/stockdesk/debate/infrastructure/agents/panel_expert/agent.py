@@ -21,9 +21,8 @@ from stockdesk.debate.infrastructure.agents.panel_text import (
     render_digests,
     render_rounds,
 )
-from stockdesk.debate.infrastructure.agents.structured_agent import FEEDBACK_HEADER
 from stockdesk.debate.infrastructure.tools.panel_tool_defs import panel_tools
-from stockdesk.llm_platform.application.llm_handle import LLMHandle
+from stockdesk.llm_platform.application.llm_handle import FEEDBACK_HEADER, LLMHandle
 from stockdesk.llm_platform.application.tool_loop import ToolLimits
 from stockdesk.research.application import ExpertView
 from stockdesk.shared.prompts import load_prompts
