@@ -208,7 +208,10 @@ class AppContainer:
         return JobKinds(
             lambda: self.jobs,
             lambda: SqlTaskStore(self.database),
-            [JobKind(ANALYSIS_KIND, self.analyses.cancel), JobKind(SYNC_KIND, self.sync_runs.cancel)],
+            [  # lazily: building the app must not build the services (tests set their providers first)
+                JobKind(ANALYSIS_KIND, lambda job_id: self.analyses.cancel(job_id)),
+                JobKind(SYNC_KIND, lambda job_id: self.sync_runs.cancel(job_id)),
+            ],
         )
 
     @cached_property
