@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from stockdesk.llm_platform.application.llm_handle import LLMHandle
 from stockdesk.llm_platform.infrastructure.scripted import ScriptedProvider
 from stockdesk.strategy_lab.application.code_generator import TemplateCodeGenerator
 from stockdesk.strategy_lab.application.generation_loop import MAX_RETRIES, generate_with_feedback
@@ -11,14 +12,14 @@ from stockdesk.strategy_lab.application.novelty import duplicate_check
 from stockdesk.strategy_lab.application.prompt_builder import PromptBuilder
 from stockdesk.strategy_lab.domain.errors import GenerationFailedError
 from stockdesk.strategy_lab.domain.params import MomentumStrategyParams, validate_params
-from stockdesk.strategy_lab.infrastructure.agents.strategist.agent import StrategistAgent
+from stockdesk.strategy_lab.infrastructure.agents.strategist.agent import SAMPLING, StrategistAgent
 from stockdesk.strategy_lab.infrastructure.templates.family_templates import FamilyTemplates
 from tests.conftest import scripted_service
 from tests.strategy_lab.support import MEAN_REVERSION, PARAMS, REASONING, VOLATILITY, answer
 
 
 def run(provider: ScriptedProvider, **kwargs: object):
-    agent = StrategistAgent(scripted_service(provider))
+    agent = StrategistAgent(LLMHandle(scripted_service(provider), SAMPLING))
     generator = TemplateCodeGenerator(FamilyTemplates())
     return generate_with_feedback(agent, generator, PromptBuilder().build(), **kwargs)  # type: ignore[arg-type]
 
@@ -70,7 +71,7 @@ def test_each_attempt_is_reported_and_linked_to_the_run_id() -> None:
     seen: list[int] = []
     service = scripted_service(ScriptedProvider([answer(ma_periods=20, momentum_period=30), answer()]))
     outcome = generate_with_feedback(
-        StrategistAgent(service),
+        StrategistAgent(LLMHandle(service, SAMPLING)),
         TemplateCodeGenerator(FamilyTemplates()),
         PromptBuilder().build(),
         on_attempt=seen.append,

@@ -10,19 +10,20 @@ from typing import Any
 import pytest
 
 from stockdesk.backtest.application import PerformanceMetrics, StrategyMetrics
+from stockdesk.llm_platform.application.llm_handle import LLMHandle
 from stockdesk.llm_platform.infrastructure.scripted import ScriptedProvider
 from stockdesk.strategy_lab.application.code_generator import TemplateCodeGenerator
 from stockdesk.strategy_lab.application.prompt_builder import PromptBuilder, RunHistory, performance_text
 from stockdesk.strategy_lab.domain.dtos import IterationRecord, IterationStatus
 from stockdesk.strategy_lab.domain.params import FAMILIES, FAMILY_ALLOWED, validate_params
-from stockdesk.strategy_lab.infrastructure.agents.strategist.agent import StrategistAgent
+from stockdesk.strategy_lab.infrastructure.agents.strategist.agent import SAMPLING, StrategistAgent
 from stockdesk.strategy_lab.infrastructure.templates.family_templates import FamilyTemplates
 from tests.conftest import scripted_service
 from tests.strategy_lab.support import MEAN_REVERSION, PARAMS, VOLATILITY
 
 
 def prompt(history: RunHistory | None = None) -> str:
-    agent = StrategistAgent(scripted_service(ScriptedProvider(["unused"])))
+    agent = StrategistAgent(LLMHandle(scripted_service(ScriptedProvider(["unused"])), SAMPLING))
     return agent.render(PromptBuilder().build(history))
 
 

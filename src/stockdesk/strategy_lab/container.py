@@ -11,6 +11,7 @@ from stockdesk.data_engineering.application import (
     GetMarketFramesUseCase,
     ListSecuritiesUseCase,
 )
+from stockdesk.llm_platform.application.llm_handle import LLMHandle, Sampling
 from stockdesk.llm_platform.application.llm_service import LLMService
 from stockdesk.shared.config import Settings
 from stockdesk.shared.db import Database
@@ -22,6 +23,7 @@ from stockdesk.strategy_lab.application.service import StrategyLabService
 from stockdesk.strategy_lab.application.sweep_service import SweepService
 from stockdesk.strategy_lab.application.sweep_trials import SweepTrials
 from stockdesk.strategy_lab.infrastructure.adapters.market_data import StoreMarketData
+from stockdesk.strategy_lab.infrastructure.agents.strategist.agent import SAMPLING as STRATEGIST_SAMPLING
 from stockdesk.strategy_lab.infrastructure.agents.strategist.agent import StrategistAgent
 from stockdesk.strategy_lab.infrastructure.persistence.run_repository import SqlStrategyRunRepository
 from stockdesk.strategy_lab.infrastructure.sandbox.process_sandbox import ProcessSandbox, SandboxLimits
@@ -72,7 +74,7 @@ class StrategyLabContainer:
         return SqlStrategyRunRepository(self._database)
 
     def loop(self) -> AutonomousLoop:
-        strategist = StrategistAgent(self._llm_service(), temperature=self._settings.strategy_temperature)
+        strategist = StrategistAgent(self._strategist_llm())
         return AutonomousLoop(strategist, self.generator, self.backtests, self.runs)
 
     @cached_property
@@ -88,7 +90,10 @@ class StrategyLabContainer:
         """A worker's side of a sweep (its panel cached here); a proposal's strategist per seed."""
         return SweepTrials(self.backtests, self.generator, self._strategist)
 
+    def _strategist_llm(self) -> LLMHandle:
+        """The strategist's handle: its sampling, at the configured temperature."""
+        sampling = Sampling(self._settings.strategy_temperature, STRATEGIST_SAMPLING.max_tokens)
+        return LLMHandle(self._llm_service(), sampling)
+
     def _strategist(self, seed: int) -> StrategistAgent:
-        return StrategistAgent(
-            self._llm_service(), temperature=self._settings.strategy_temperature, seed=seed
-        )
+        return StrategistAgent(self._strategist_llm(), seed=seed)

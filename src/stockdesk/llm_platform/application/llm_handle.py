@@ -8,7 +8,8 @@ there is one handle class and each context builds it with its `Sampling`; what c
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
@@ -83,6 +84,25 @@ class LLMHandle:
             seed=seed,
         )
         return LLMReply(text=result.text, parsed=result.parsed, tokens=result.usage.total_tokens)
+
+    def text(self, prompt: str, system_message: str, *, caller: str, seed: int | None = None) -> LLMReply:
+        """One call answered in plain text (the strategist's REASONING-then-JSON layout, which its
+        generator splits and validates itself); `seed` samples with that seed."""
+        result = self._service.generate(
+            prompt,
+            system_message,
+            temperature=self.sampling.temperature,
+            caller=caller,
+            max_tokens=self.sampling.max_tokens,
+            seed=seed,
+        )
+        return LLMReply(text=result.text, tokens=result.usage.total_tokens)
+
+    @contextmanager
+    def run_scope(self, run_id: str) -> Iterator[str]:
+        """Attribute every call inside the block to `run_id` (see `LLMService.run_scope`)."""
+        with self._service.run_scope(run_id):
+            yield run_id
 
     def ask(
         self,
