@@ -57,3 +57,6 @@ def test_a_job_run_by_another_process_gets_a_stop_request_and_an_unknown_one_is_
     assert (done.kind, store.cancel_requested(job.id)) == ("evaluate", "cancelled over the API")
     with pytest.raises(NotFoundException):
         kinds.cancel("no-such-job")
+    kinds.stop_if_active("no-such-job")  # a page's late Cancel: nothing to stop, no error
+    kinds.stop_if_active(job.id)  # still running elsewhere: asked again through the store
+    assert store.cancel_requested(job.id) == "cancelled by the user"

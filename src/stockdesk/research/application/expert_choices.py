@@ -120,15 +120,21 @@ def choose(
     is then dropped. A bad note alone is dropped without a re-ask (it is optional, and a call costs
     the small model ~10 s). `render` writes the result's fields from the picks kept."""
     allowed = {w: [c.id for c in cards if c.direction in ALLOWED[STANCE_OF.get(w, "neutral")]] for w in words}
+    reports: dict[int, GuardReport] = {}  # each answer's note report, checked once (by the round)
+
+    def wrong(answer: AgentAnswer[BaseModel]) -> list[str]:
+        found, reports[id(answer)] = problems(answer, cards, facts)
+        return found
+
     done = checked_round(
         lambda feedback: chooser.choose(expert, snapshot, cards, allowed, feedback),
-        lambda answer: problems(answer, cards, facts)[0],
+        wrong,
         listed(FEEDBACK_HEADER),
         unparsed=(LLMOutputParseError,),
         reask=lambda wrong: any(_is_pick(w) for w in wrong),
     )
-    first_report = problems(done.answers[0], cards, facts)[1]
-    still, final_report = problems(done.final, cards, facts)
+    first_report, final_report = reports[id(done.answers[0])], reports[id(done.final)]
+    still = done.still
     if still:
         logger.info("%s choices: dropped what was wrong: %s", expert, still)
     choice = ExpertChoice(

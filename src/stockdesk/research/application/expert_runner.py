@@ -100,18 +100,18 @@ def run_guarded(
 ) -> tuple[AgentAnswer[T], GuardReport]:
     """`analyze(feedback)` is one LLM round; `texts` the fields the guards read (by field path);
     `facts` the input the expert was shown. The round is shared.claims.checked_round."""
-    done = checked_round(
-        analyze,
-        lambda answer: guard(answer, texts, facts).violations,
-        feedback_for,
-        unparsed=(LLMOutputParseError,),
-    )
+    reports: dict[int, GuardReport] = {}  # each answer's guards, run once (by the round)
+
+    def wrong(answer: AgentAnswer[T]) -> list[Violation]:
+        reports[id(answer)] = guard(answer, texts, facts)
+        return reports[id(answer)].violations
+
+    done = checked_round(analyze, wrong, feedback_for, unparsed=(LLMOutputParseError,))
+    report = reports[id(done.final)]
     if not done.retried:
-        return done.final, guard(done.final, texts, facts)
+        return done.final, report
     logger.info("%s: guards failed (%s); retried once with feedback", expert, done.first_wrong)
-    report = guard(done.final, texts, facts).model_copy(
-        update={"retried": True, "first_violations": done.first_wrong}
-    )
+    report = report.model_copy(update={"retried": True, "first_violations": done.first_wrong})
     if passed(report):
         return done.final, report
     kept, dropped = drop_violations(done.final, texts, report.violations, expert=expert)

@@ -10,6 +10,7 @@ its runner reads before the next batch.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from contextlib import suppress
 from dataclasses import dataclass
 
 from stockdesk.shared.errors import NotFoundException
@@ -47,21 +48,16 @@ class JobKinds:
         self._store = store
         self._kinds = {kind.name: kind for kind in kinds}
 
-    def register(self, kind: JobKind) -> None:
-        self._kinds[kind.name] = kind
-
     def cancel(
         self,
         job_id: str,
         reason: str = CANCEL_REASON,
         *,
         remote_reason: str | None = None,
-        missing_ok: bool = False,
-    ) -> Cancelled | None:
+    ) -> Cancelled:
         """Stop the job at its next step: here through its kind's own stop or the executor, in
         another process through a stop request in the store, worded `remote_reason`. A job not
-        active anywhere is 404 JOB_NOT_FOUND, or None with `missing_ok` (a page whose job has just
-        ended shows it ended)."""
+        active anywhere is 404 JOB_NOT_FOUND."""
         executor = self._executor()
         found = executor.find(job_id)
         if found is not None:
@@ -74,8 +70,12 @@ class JobKinds:
         store = self._store()
         job = store.get_job(job_id)
         if job is None or job.status is not JobStatus.RUNNING:
-            if missing_ok:
-                return None
             raise NotFoundException(f"no active job {job_id}", code="JOB_NOT_FOUND")
         store.request_cancel(job_id, remote_reason or reason)
         return Cancelled(job.kind, job_id)
+
+    def stop_if_active(self, job_id: str) -> None:
+        """`cancel`, for a page whose Cancel button may come just after its job ended: a job active
+        nowhere is left as it is (the page then shows it ended)."""
+        with suppress(NotFoundException):
+            self.cancel(job_id)

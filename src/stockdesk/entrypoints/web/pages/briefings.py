@@ -141,7 +141,7 @@ def _briefing_routes(router: APIRouter, deps: WebDeps) -> None:
     def cancel(request: Request, job_id: str) -> Response:
         """Stop after the step in hand; htmx gets the progress panel, a plain form the page again."""
         service().status(job_id)  # 404 for an unknown briefing
-        deps.container.job_kinds.cancel(job_id, missing_ok=True)
+        deps.container.job_kinds.stop_if_active(job_id)
         if is_htmx(request):
             return deps.pages.render(request, DETAIL, detail_context(view(job_id)), block="progress")
         return RedirectResponse(f"/briefings/{job_id}", status_code=303)

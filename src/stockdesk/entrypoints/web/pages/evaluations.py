@@ -101,7 +101,7 @@ def build_evaluations_router(deps: WebDeps) -> APIRouter:
     def cancel(request: Request, job_id: str) -> Response:
         """Stop after the batch in hand; htmx gets the progress panel, a plain form the page again."""
         service().status(job_id)  # 404 for an unknown evaluation
-        deps.container.job_kinds.cancel(job_id, missing_ok=True)
+        deps.container.job_kinds.stop_if_active(job_id)
         if is_htmx(request):
             return deps.pages.render(request, DETAIL, {"job": view(job_id)}, block="progress")
         return RedirectResponse(f"/evaluations/{job_id}", status_code=303)

@@ -104,7 +104,7 @@ def build_strategy_router(deps: WebDeps) -> APIRouter:
     def cancel(request: Request, run_id: str) -> Response:
         """Stop before the next iteration; the run ends `interrupted` and can be resumed."""
         service().get(run_id)  # 404 for an unknown run
-        deps.container.job_kinds.cancel(run_id, missing_ok=True)
+        deps.container.job_kinds.stop_if_active(run_id)
         return back(request, run_id)
 
     @router.post("/strategy/runs/{run_id}/resume")
