@@ -28,7 +28,7 @@ from stockdesk.data_engineering.application.intraday_import import IntradayImpor
 from stockdesk.data_engineering.infrastructure.importers.intraday_csv import read_intraday_csv
 from stockdesk.data_engineering.infrastructure.persistence.intraday_bars import SqlIntradayBarRepository
 from stockdesk.data_engineering.infrastructure.persistence.repository import SqlMarketDataRepository
-from stockdesk.debate.infrastructure.agents.structured_agent import SAMPLING
+from stockdesk.debate.infrastructure.agents.sampling import SAMPLING
 from stockdesk.debate.infrastructure.panel_factory import build_panel_service, build_panel_tools
 from stockdesk.debate.infrastructure.tools.store_tools import PanelData
 from stockdesk.llm_platform.application.llm_handle import LLMHandle

@@ -26,7 +26,7 @@ from stockdesk.data_engineering.application.import_service import MarketDataImpo
 from stockdesk.data_engineering.infrastructure.importers.filing_document import read_filing_document
 from stockdesk.data_engineering.infrastructure.persistence.repository import SqlMarketDataRepository
 from stockdesk.debate.application.services.panel_debate import PanelDebateService
-from stockdesk.debate.infrastructure.agents.structured_agent import SAMPLING
+from stockdesk.debate.infrastructure.agents.sampling import SAMPLING
 from stockdesk.debate.infrastructure.panel_factory import build_panel_service, build_panel_tools
 from stockdesk.debate.infrastructure.tools.store_tools import PanelData
 from stockdesk.llm_platform.application.llm_handle import LLMHandle

@@ -18,7 +18,7 @@ from stockdesk.debate.application import DebateOutcomeDTO, DebateService
 from stockdesk.debate.infrastructure.agents.bear_advocate.agent import BearAdvocateAgent
 from stockdesk.debate.infrastructure.agents.bull_advocate.agent import BullAdvocateAgent
 from stockdesk.debate.infrastructure.agents.resolution.agent import ResolutionAgent
-from stockdesk.debate.infrastructure.agents.structured_agent import SAMPLING
+from stockdesk.debate.infrastructure.agents.sampling import SAMPLING
 from stockdesk.llm_platform.application.llm_handle import LLMHandle
 from stockdesk.llm_platform.domain.dtos import CompletionRequest
 from stockdesk.llm_platform.infrastructure.scripted import ScriptedProvider

@@ -14,7 +14,7 @@ from pathlib import Path
 from hypothesis import given
 from hypothesis import strategies as st
 
-from stockdesk.debate.infrastructure.agents.structured_agent import SAMPLING
+from stockdesk.debate.infrastructure.agents.sampling import SAMPLING
 from stockdesk.debate.infrastructure.tools import page_index
 from stockdesk.debate.infrastructure.tools.page_index import (
     SUMMARY_MAX_CHARS,

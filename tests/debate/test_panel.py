@@ -28,7 +28,7 @@ from stockdesk.debate.domain.dtos.panel import (
 from stockdesk.debate.domain.model.enums import DebateDirection, PanelAction
 from stockdesk.debate.infrastructure.agents.moderator.output_parser import parse_moderator_decision
 from stockdesk.debate.infrastructure.agents.panel_expert.output_parser import parse_expert_reply
-from stockdesk.debate.infrastructure.agents.structured_agent import SAMPLING
+from stockdesk.debate.infrastructure.agents.sampling import SAMPLING
 from stockdesk.debate.infrastructure.tools.page_index import SUMMARY_INPUT_CHARS, FilingPageIndex, index_path
 from stockdesk.debate.infrastructure.tools.page_parts import split_page
 from stockdesk.debate.infrastructure.tools.store_tools import StorePanelTools, news_pk

@@ -64,7 +64,7 @@ def requests() -> dict[str, CompletionRequest]:
     llm = LLMHandle(scripted_service(provider), SAMPLING)
     for agent_class in AGENTS:
         agent = agent_class(llm)
-        agent.analyze(filled_snapshot(agent))  # type: ignore[arg-type]
+        agent.answer(filled_snapshot(agent))  # type: ignore[arg-type]
     return {r.schema_name: r for r in provider.requests}
 
 

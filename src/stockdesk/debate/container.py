@@ -21,7 +21,7 @@ from stockdesk.debate.infrastructure.agents.bear_advocate.agent import BearAdvoc
 from stockdesk.debate.infrastructure.agents.bull_advocate.agent import BullAdvocateAgent
 from stockdesk.debate.infrastructure.agents.choices.agent import ChoiceAgent
 from stockdesk.debate.infrastructure.agents.resolution.agent import ResolutionAgent
-from stockdesk.debate.infrastructure.agents.structured_agent import SAMPLING
+from stockdesk.debate.infrastructure.agents.sampling import SAMPLING
 from stockdesk.debate.infrastructure.panel_factory import PanelOptions, build_panel_service, build_panel_tools
 from stockdesk.debate.infrastructure.tools.store_tools import PanelData
 from stockdesk.llm_platform.application.llm_handle import LLMHandle

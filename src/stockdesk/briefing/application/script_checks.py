@@ -12,7 +12,7 @@ debate's stance, and no names the writer's sources never give.
 - names (names.py): people and firms no input of the worker names are recorded, never re-asked
   or dropped (the detector is a pattern, not a proof).
 
-The re-ask is one more worker call with the findings as feedback (`WorkerInput.feedback`): the same
+The re-ask is one more worker call with the findings as feedback (the agent's `feedback`): the same
 mechanism as the debate's repair round, with the briefing's own checks.
 """
 
@@ -85,7 +85,7 @@ def reasked_findings(ticker: str, turns: Sequence[DraftTurn], expected: str) -> 
 
 def name_findings(ticker: str, turns: Sequence[DraftTurn], job: WorkerInput) -> list[ScriptFinding]:
     """One finding per name (person or firm) the part gives and none of the worker's inputs does."""
-    sources = job.model_copy(update={"feedback": ""}).model_dump_json()  # the input, not the feedback
+    sources = job.model_dump_json()  # every input the worker was given
     names = unknown_names(" ".join(t.text for t in turns), sources, skip=job.tickers)
     return [
         ScriptFinding(

@@ -163,8 +163,7 @@ class BriefingService:
         reask: AgentCall | None = None
         wrong = reasked_findings(ticker, checked.turns, expected) if call.error is None else []
         if wrong:
-            retry = job.model_copy(update={"feedback": reask_feedback(ticker, wrong)})
-            second, reask = self._write(ticker, retry, known)
+            second, reask = self._write(ticker, job, known, reask_feedback(ticker, wrong))
             if reask.error is None:
                 checked = second
         turns = checked.turns or fallback_turns(ticker, debate)
@@ -176,10 +175,13 @@ class BriefingService:
             findings=findings, intraday_rows=len(rows),
         )  # fmt: skip
 
-    def _write(self, ticker: str, job: WorkerInput, known: list[float]) -> tuple[CheckedTurns, AgentCall]:
-        """One worker call and its per-turn checks; an unusable answer leaves no turn and says why."""
+    def _write(
+        self, ticker: str, job: WorkerInput, known: list[float], feedback: str | None = None
+    ) -> tuple[CheckedTurns, AgentCall]:
+        """One worker call (a re-ask: with `feedback`) and its per-turn checks; an unusable answer
+        leaves no turn and says why."""
         try:
-            answer = self._worker.write(job)
+            answer = self._worker.answer(job, feedback)
         except LLMOutputParseError as exc:
             return CheckedTurns(), AgentCall(output=exc.raw_output, error=one_line(exc))
         except Exception as exc:
@@ -203,7 +205,7 @@ class BriefingService:
             speakers=speakers,
         )
         try:
-            answer = self._refiner.refine(job)
+            answer = self._refiner.answer(job)
         except LLMOutputParseError as exc:
             call, edits = AgentCall(output=exc.raw_output, error=one_line(exc)), []
         else:

@@ -7,7 +7,6 @@ sources, numbers, ids), so the ports only report what was sent and what came bac
 
 from __future__ import annotations
 
-from abc import ABC, abstractmethod
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -20,6 +19,7 @@ from stockdesk.briefing.domain.dtos import (
     WorkerReply,
 )
 from stockdesk.debate.application import CitableSource, PriceSummary
+from stockdesk.llm_platform.application.agent import Agent
 
 
 class WorkerInput(BaseModel):
@@ -37,9 +37,6 @@ class WorkerInput(BaseModel):
     intraday_note: str = Field(default="", description="why there are no rows, when there are none")
     sources: list[CitableSource] = Field(
         default_factory=list, description="every source of the debate and the base script, with short ids"
-    )
-    feedback: str = Field(
-        default="", description="a re-ask: what the first script got wrong (ends the worker's prompt)"
     )
 
 
@@ -66,13 +63,8 @@ class RefinerAnswer(BaseModel):
     tokens: int = 0
 
 
-class IScriptWorkerPort(ABC):
-    @abstractmethod
-    def write(self, job: WorkerInput) -> WorkerAnswer:
-        """One call, no tools: the ticker's turns (raises LLMOutputParseError on an unusable answer)."""
-
-
-class IScriptRefinerPort(ABC):
-    @abstractmethod
-    def refine(self, job: RefinerInput) -> RefinerAnswer:
-        """One call, no tools: edits of existing turns (raises LLMOutputParseError when unusable)."""
+# The desk's one agent contract. The worker: one call, no tools, the ticker's turns; a re-ask's
+# `feedback` (what the first script got wrong) ends its prompt. The refiner: one call, no tools,
+# edits of existing turns; asked once. Both raise LLMOutputParseError on an unusable answer.
+IScriptWorkerPort = Agent[WorkerInput, WorkerAnswer]
+IScriptRefinerPort = Agent[RefinerInput, RefinerAnswer]

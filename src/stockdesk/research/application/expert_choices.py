@@ -25,7 +25,7 @@ from stockdesk.research.application.expert_views import STANCE_OF
 from stockdesk.research.domain.dtos.evidence_card import EvidenceCard
 from stockdesk.research.domain.dtos.expert import AgentAnswer, GuardReport
 from stockdesk.research.domain.dtos.expert_choice import NOTE_CHARS, ExpertChoice
-from stockdesk.research.domain.ports.choices import IExpertChoicePort
+from stockdesk.research.domain.ports.choices import ChoiceQuestion, IExpertChoicePort
 from stockdesk.shared.claims import check_claims, checked_round, kept_picks, listed, refused_picks
 from stockdesk.shared.errors import LLMOutputParseError
 
@@ -127,7 +127,7 @@ def choose(
         return found
 
     done = checked_round(
-        lambda feedback: chooser.choose(expert, snapshot, cards, allowed, feedback),
+        lambda feedback: chooser.answer(ChoiceQuestion(expert, snapshot, cards, allowed), feedback),
         wrong,
         listed(FEEDBACK_HEADER),
         unparsed=(LLMOutputParseError,),

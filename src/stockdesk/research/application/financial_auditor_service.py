@@ -67,7 +67,7 @@ class FinancialAuditorService:
     def _prose(self, snapshot: FinancialSnapshotDTO, facts: dict[str, Any]) -> Answered:
         """Prose mode: the guarded answer; each dimension's score from code, its words from the model."""
         done = guarded(
-            lambda feedback: self._agent.analyze(snapshot, feedback), financial_texts, facts, EXPERT
+            lambda feedback: self._agent.answer(snapshot, feedback), financial_texts, facts, EXPERT
         )
         parsed: FinancialAuditOutput = done.answer.parsed
         scores = financial_dimension_scores(snapshot.model_dump(mode="json"))

@@ -69,7 +69,7 @@ class TechnicalAnalystService:
             self._chooser, EXPERT, snapshot, cards, WORDS, facts,
             render=lambda choice: technical_fields(choice, cards),
             prose=lambda: guarded(
-                lambda feedback: self._agent.analyze(snapshot, feedback), technical_texts, facts, EXPERT
+                lambda feedback: self._agent.answer(snapshot, feedback), technical_texts, facts, EXPERT
             ),
         )  # fmt: skip
         levels = KeyTechnicalLevels(

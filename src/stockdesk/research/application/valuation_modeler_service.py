@@ -59,7 +59,7 @@ class ValuationModelerService:
             self._chooser, EXPERT, snapshot, cards, WORDS, facts,
             render=lambda choice: valuation_fields(choice, cards, snapshot),
             prose=lambda: guarded(
-                lambda feedback: self._agent.analyze(snapshot, feedback), valuation_texts, facts, EXPERT
+                lambda feedback: self._agent.answer(snapshot, feedback), valuation_texts, facts, EXPERT
             ),
         )  # fmt: skip
         return ValuationModelerResultDTO(

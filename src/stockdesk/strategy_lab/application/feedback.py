@@ -74,10 +74,12 @@ class StructuredErrorFeedback:
 
     def integrate_with_prompt(self, original_prompt: str, errors: Sequence[ValidationErrorDetail]) -> str:
         """The original prompt first, then a blank line and the error block (the model rereads its task)."""
-        block = self.format_errors(errors)
-        if not block:
-            return original_prompt
-        return f"{original_prompt.rstrip()}\n\n{block}"
+        return after_prompt(original_prompt, self.format_errors(errors))
+
+
+def after_prompt(prompt: str, block: str | None) -> str:
+    """The prompt first, then a blank line and the error block (the model rereads its task)."""
+    return f"{prompt.rstrip()}\n\n{block}" if block else prompt
 
 
 def _item(number: int, error: ValidationErrorDetail) -> list[str]:

@@ -9,7 +9,7 @@ from stockdesk.strategy_lab.application.code_generator import GenerationResult, 
 from stockdesk.strategy_lab.application.feedback import StructuredErrorFeedback
 from stockdesk.strategy_lab.domain.errors import GenerationFailedError, ValidationErrorDetail
 from stockdesk.strategy_lab.domain.params import StrategyParams
-from stockdesk.strategy_lab.domain.ports import IStrategist, PromptContext
+from stockdesk.strategy_lab.domain.ports import IStrategist, PromptContext, StrategistQuestion
 
 MAX_RETRIES = 3
 Rejection = Callable[[StrategyParams], list[ValidationErrorDetail]]
@@ -39,12 +39,12 @@ def generate_with_feedback(
     its errors are fed back exactly like schema errors.
     """
     feedback = StructuredErrorFeedback()
-    base = strategist.render(context)
-    prompt, tokens, failed = base, 0, []
+    question = StrategistQuestion(context, run_id)
+    errors_block, tokens, failed = "", 0, []
     for attempt in range(1, max_attempts + 1):
         if on_attempt is not None:
             on_attempt(attempt)
-        reply = strategist.complete(prompt, run_id)
+        reply = strategist.answer(question, errors_block or None)
         tokens += reply.tokens
         result = generator.generate(reply.text)
         if result.success and reject is not None and result.params is not None:
@@ -56,5 +56,5 @@ def generate_with_feedback(
         if result.success:
             return GenerationOutcome(result=result, attempts=attempt, tokens=tokens, errors=failed)
         failed.extend(result.errors)
-        prompt = feedback.integrate_with_prompt(base, result.errors)
+        errors_block = feedback.format_errors(result.errors)
     raise GenerationFailedError(failed, max_attempts, tokens=tokens)

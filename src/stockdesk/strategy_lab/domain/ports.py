@@ -10,6 +10,7 @@ from datetime import date
 import pandas as pd
 from pydantic import BaseModel
 
+from stockdesk.llm_platform.application.agent import Agent
 from stockdesk.strategy_lab.domain.dtos import (
     IterationRecord,
     RunConfig,
@@ -60,16 +61,17 @@ class StrategistReply(BaseModel):
     tokens: int = 0
 
 
-class IStrategist(ABC):
-    """The LLM that picks parameters; it answers with text the generator parses."""
+@dataclass(frozen=True)
+class StrategistQuestion:
+    """One strategist prompt's sections; `run_id` links the call to its iteration in the audit."""
 
-    @abstractmethod
-    def render(self, context: PromptContext) -> str:
-        """The user prompt: the prompt resources filled with the context's sections."""
+    context: PromptContext
+    run_id: str | None = None
 
-    @abstractmethod
-    def complete(self, prompt: str, run_id: str | None = None) -> StrategistReply:
-        """One LLM call; `run_id` links it to the iteration in the call audit."""
+
+# The LLM that picks parameters, as the desk's one agent contract: it answers with text the
+# generator parses; a retry's `feedback` is the block of validation errors, after the prompt.
+IStrategist = Agent[StrategistQuestion, StrategistReply]
 
 
 class IStrategyTemplate(ABC):

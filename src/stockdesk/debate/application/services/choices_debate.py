@@ -23,7 +23,7 @@ from stockdesk.debate.application.choices import ChoiceRound, checked_choice
 from stockdesk.debate.application.dtos.outcome_dto import DebateOutcomeDTO
 from stockdesk.debate.application.parallel import run_in_parallel
 from stockdesk.debate.domain.model.enums import DebateMode
-from stockdesk.debate.domain.ports.agents import IChoiceAgentPort
+from stockdesk.debate.domain.ports.agents import ChoiceQuestion, IChoiceAgentPort
 from stockdesk.research.application import ExpertView
 
 
@@ -39,15 +39,19 @@ def run_choices(chooser: IChoiceAgentPort, symbol: str, views: Sequence[ExpertVi
     cards = {card.id: card for view in views for card in view.cards}
     bull, bear = run_in_parallel(
         [
-            lambda: checked_choice(lambda fb: chooser.choose("bull", symbol, views, fb), "bull", cards),
-            lambda: checked_choice(lambda fb: chooser.choose("bear", symbol, views, fb), "bear", cards),
+            lambda: checked_choice(
+                lambda fb: chooser.answer(ChoiceQuestion("bull", symbol, views), fb), "bull", cards
+            ),
+            lambda: checked_choice(
+                lambda fb: chooser.answer(ChoiceQuestion("bear", symbol, views), fb), "bear", cards
+            ),
         ],
         name="debate-chooser",
     )
     bull_out, bear_out = bull_case(bull.picks, cards), bear_case(bear.picks, cards)
     cases = cases_text(bull_out, bear_out)
     resolution = checked_choice(
-        lambda fb: chooser.choose("resolution", symbol, views, fb, cases=cases), "resolution", cards
+        lambda fb: chooser.answer(ChoiceQuestion("resolution", symbol, views, cases), fb), "resolution", cards
     )
     picks = resolution.picks
     direction, decisive = str(picks["direction"]), list(picks["decisive"])

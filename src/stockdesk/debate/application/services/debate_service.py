@@ -33,10 +33,12 @@ from stockdesk.debate.domain.exceptions import InvalidExpertResultsError
 from stockdesk.debate.domain.model.enums import DebateMode
 from stockdesk.debate.domain.ports.agents import (
     AgentAnswer,
+    CaseQuestion,
     IBearAdvocateAgentPort,
     IBullAdvocateAgentPort,
     IChoiceAgentPort,
     IResolutionAgentPort,
+    ResolutionQuestion,
 )
 from stockdesk.research.application import EvidenceCard, ExpertView
 from stockdesk.shared.claims import PLACEHOLDER
@@ -119,13 +121,13 @@ class DebateService:
         bull, bear = run_in_parallel(
             [
                 lambda: claim_round(
-                    lambda feedback: self._bull.argue(symbol, digests, feedback),
+                    lambda feedback: self._bull.answer(CaseQuestion(symbol, digests), feedback),
                     BULL_TEXTS,
                     shown,
                     role="bull",
                 ),
                 lambda: claim_round(
-                    lambda feedback: self._bear.argue(symbol, digests, feedback),
+                    lambda feedback: self._bear.answer(CaseQuestion(symbol, digests), feedback),
                     BEAR_TEXTS,
                     shown,
                     role="bear",
@@ -138,7 +140,9 @@ class DebateService:
         bear_case = BearArgument.model_validate(_rendered_if_dropped(bear.data, "bear", cards))
         weighed = {**shown, "bull": bull.data, "bear": bear.data}
         resolution = claim_round(
-            lambda feedback: self._resolution.resolve(symbol, digests, bull_case, bear_case, feedback),
+            lambda feedback: self._resolution.answer(
+                ResolutionQuestion(symbol, digests, bull_case, bear_case), feedback
+            ),
             RESOLUTION_TEXTS,
             weighed,
             required=RESOLUTION_REQUIRED,

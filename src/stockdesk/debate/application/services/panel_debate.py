@@ -53,6 +53,8 @@ from stockdesk.debate.domain.ports.panel import (
     IModeratorAgentPort,
     IPanelExpertAgentPort,
     IPanelToolsPort,
+    ModeratorQuestion,
+    PanelTurn,
 )
 from stockdesk.research.application import ExpertView
 from stockdesk.shared.errors import BadRequestException, NotFoundException
@@ -145,8 +147,8 @@ class PanelDebateService:
                 continue
             consensus = is_consensus(played.turns().values(), self.threshold)
             must_end = consensus or round_no == self.max_rounds
-            answer = self._moderator.decide(
-                context, rounds, max_rounds=self.max_rounds, consensus=consensus, must_end=must_end
+            answer = self._moderator.answer(
+                ModeratorQuestion(context, rounds, self.max_rounds, consensus=consensus, must_end=must_end)
             )
             audit.append(_audit("panel.moderator", round_no, answer.input, answer.output, answer.tokens))
             decision = answer.parsed
@@ -249,7 +251,7 @@ class PanelDebateService:
         feedback: str | None,
     ) -> ExpertAnswer:
         """The expert's call; the repair passes the findings as `feedback`."""
-        return self._expert.speak(role, round_no, context, digests, previous, feedback)
+        return self._expert.answer(PanelTurn(role, round_no, context, digests, previous), feedback)
 
 
 def seen_by(

@@ -1,4 +1,5 @@
-"""Ports of the panel debate: the five data tools (spec 5), one expert agent, the moderator agent.
+"""Ports of the panel debate: the five data tools (spec 5), one expert agent, the moderator agent
+(the last two named as the desk's one agent contract, `Agent[question, answer]`).
 
 Tool arguments carry the spec's input JSON field names and return its output JSON; `as_of` is added
 because every read is point in time (nothing published after that day is visible).
@@ -7,6 +8,7 @@ because every read is point in time (nothing published after that day is visible
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
@@ -19,6 +21,7 @@ from stockdesk.debate.domain.dtos.panel import (
     PanelRole,
     PanelRound,
 )
+from stockdesk.llm_platform.application.agent import Agent
 from stockdesk.research.application import ExpertView
 
 
@@ -83,30 +86,30 @@ class ModeratorAnswer(BaseModel):
     tokens: int = 0
 
 
-class IPanelExpertAgentPort(ABC):
-    @abstractmethod
-    def speak(
-        self,
-        role: PanelRole,
-        round_no: int,
-        context: PanelContext,
-        digests: list[ExpertView],
-        previous: list[PanelRound],
-        feedback: str | None = None,
-    ) -> ExpertAnswer:
-        """One expert, one round; `previous` holds the earlier rounds' (validated) turns;
-        `feedback`: the claim checks' findings on its first answer (the one repair call)."""
+@dataclass(frozen=True)
+class PanelTurn:
+    """One expert's turn: its role and round, the debate's context and digests, and the earlier
+    rounds' (validated) turns. A re-ask's `feedback` (the claim checks' findings on its first
+    answer, the one repair call) ends the prompt."""
+
+    role: PanelRole
+    round_no: int
+    context: PanelContext
+    digests: list[ExpertView]
+    previous: list[PanelRound]
 
 
-class IModeratorAgentPort(ABC):
-    @abstractmethod
-    def decide(
-        self,
-        context: PanelContext,
-        rounds: list[PanelRound],
-        *,
-        max_rounds: int,
-        consensus: bool,
-        must_end: bool,
-    ) -> ModeratorAnswer:
-        """Continue or end, and the conclusion so far (`must_end`: the debate stops whatever it says)."""
+@dataclass(frozen=True)
+class ModeratorQuestion:
+    """The transcript so far; `must_end`: the debate stops whatever the moderator says (consensus,
+    computed in code, or the last round)."""
+
+    context: PanelContext
+    rounds: list[PanelRound]
+    max_rounds: int
+    consensus: bool
+    must_end: bool
+
+
+IPanelExpertAgentPort = Agent[PanelTurn, ExpertAnswer]
+IModeratorAgentPort = Agent[ModeratorQuestion, ModeratorAnswer]  # asked once: no feedback

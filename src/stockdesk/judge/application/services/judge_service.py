@@ -43,7 +43,11 @@ from stockdesk.judge.domain.dtos.judge_input import JudgeInput
 from stockdesk.judge.domain.dtos.trade_plan import PlanVariant, TradePlan
 from stockdesk.judge.domain.dtos.verdict_result import VerdictResult
 from stockdesk.judge.domain.model.enums import ActionDirection
-from stockdesk.judge.domain.ports.judge_verdict_agent import IJudgeVerdictAgentPort, VerdictAnswer
+from stockdesk.judge.domain.ports.judge_verdict_agent import (
+    IJudgeVerdictAgentPort,
+    VerdictAnswer,
+    VerdictQuestion,
+)
 from stockdesk.shared.claims import PLACEHOLDER, checked_round, listed
 from stockdesk.shared.errors import LLMOutputParseError
 
@@ -187,7 +191,7 @@ class JudgeService:
         rules = rules_decision(evidence.code_signals)
         rules_plan = plan_for(rules.action, evidence, rules.confidence, "standard")
         prepared = self._with_options(judge_input)
-        answer = self._agent.decide(prepared)
+        answer = self._agent.answer(VerdictQuestion(prepared))
         first_action = answer.result.action
         adjustments: list[Adjustment] = []
         result, source, answer = self._direction_checked(prepared, answer, rules, adjustments)
@@ -200,7 +204,7 @@ class JudgeService:
                 result,
                 answer,
                 evidence.facts,
-                lambda feedback: self._agent.decide(prepared, feedback=feedback),
+                lambda feedback: self._agent.answer(VerdictQuestion(prepared), feedback),
             )
             result, claims = _rendered_if_dropped(result, evidence.cards, claims)
             if claims.get("dropped"):
@@ -278,7 +282,7 @@ class JudgeService:
         if reason is None:
             return answer.result, "llm", answer
         first = answer.result.action
-        retry = self._agent.decide(judge_input, feedback=f"{reason}。请依据证据重新裁决。")
+        retry = self._agent.answer(VerdictQuestion(judge_input), f"{reason}。请依据证据重新裁决。")
         if against_evidence(retry.result.action, stances, debate) is None:
             adjustments.append(
                 Adjustment(
@@ -315,7 +319,7 @@ class JudgeService:
         cards = {c.id: c for c in judge_input.evidence.cards}
 
         def ask(feedback: str | None) -> VerdictAnswer:
-            return answer if feedback is None else self._agent.decide(judge_input, feedback=feedback)
+            return answer if feedback is None else self._agent.answer(VerdictQuestion(judge_input), feedback)
 
         def same_action(first: VerdictAnswer, retry: VerdictAnswer) -> bool:
             return retry.choice is not None and retry.result.action is first.result.action
@@ -341,7 +345,7 @@ class JudgeService:
         actions = [first.value]
         for sample in range(1, min(samples, MAX_SAMPLES)):
             try:
-                actions.append(self._agent.decide(judge_input, sample=sample).result.action.value)
+                actions.append(self._agent.answer(VerdictQuestion(judge_input, sample)).result.action.value)
             except LLMOutputParseError:
                 logger.warning("judge stability sample %d did not parse; counted as disagreeing", sample)
                 actions.append("invalid")

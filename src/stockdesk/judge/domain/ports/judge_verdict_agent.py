@@ -3,13 +3,14 @@ keeps the verdict cheap and its reasoning in one place (judge-design.md, Decisio
 
 from __future__ import annotations
 
-from abc import ABC, abstractmethod
+from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel, Field
 
 from stockdesk.judge.domain.dtos.judge_input import JudgeInput
 from stockdesk.judge.domain.dtos.verdict_result import VerdictResult
+from stockdesk.llm_platform.application.agent import Agent
 
 
 class VerdictAnswer(BaseModel):
@@ -23,9 +24,13 @@ class VerdictAnswer(BaseModel):
     )
 
 
-class IJudgeVerdictAgentPort(ABC):
-    @abstractmethod
-    def decide(
-        self, judge_input: JudgeInput, *, feedback: str | None = None, sample: int = 0
-    ) -> VerdictAnswer:
-        """`feedback`: why the last answer was refused; `sample` > 0: another seed (stability runs)."""
+@dataclass(frozen=True)
+class VerdictQuestion:
+    """The judge's input; `sample` > 0 asks with another seed (the stability runs)."""
+
+    judge_input: JudgeInput
+    sample: int = 0
+
+
+# The desk's one agent contract; `feedback`: why the last answer was refused.
+IJudgeVerdictAgentPort = Agent[VerdictQuestion, VerdictAnswer]

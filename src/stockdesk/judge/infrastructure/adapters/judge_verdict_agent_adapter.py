@@ -9,7 +9,11 @@ from stockdesk.judge.domain.dtos.judge_input import JudgeInput
 from stockdesk.judge.domain.dtos.trade_plan import PlanOption
 from stockdesk.judge.domain.dtos.verdict_choice import verdict_choice_model
 from stockdesk.judge.domain.dtos.verdict_result import VerdictResult
-from stockdesk.judge.domain.ports.judge_verdict_agent import IJudgeVerdictAgentPort, VerdictAnswer
+from stockdesk.judge.domain.ports.judge_verdict_agent import (
+    IJudgeVerdictAgentPort,
+    VerdictAnswer,
+    VerdictQuestion,
+)
 from stockdesk.judge.infrastructure.agents.verdict import output_parser
 from stockdesk.llm_platform.application.llm_handle import LLMHandle, Sampling
 from stockdesk.shared.claims import card_line
@@ -96,9 +100,8 @@ class JudgeVerdictAgentAdapter(IJudgeVerdictAgentPort):
         self._choices = load_prompts(output_parser.__package__ or "", "prompts_choices")
         self._style = output_style
 
-    def decide(
-        self, judge_input: JudgeInput, *, feedback: str | None = None, sample: int = 0
-    ) -> VerdictAnswer:
+    def answer(self, question: VerdictQuestion, feedback: str | None = None) -> VerdictAnswer:
+        judge_input, sample = question.judge_input, question.sample
         if self._style == "choices" and judge_input.evidence.cards:
             return self._choose(judge_input, feedback, sample)
         prompt = render_prompt(self._prompts, judge_input, feedback)

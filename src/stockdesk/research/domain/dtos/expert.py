@@ -2,23 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Generic, TypeVar
-
 from pydantic import BaseModel, Field
 
+# One LLM round: the desk's one answer type, re-exported where research's DTOs have always had it.
+from stockdesk.llm_platform.application.agent import AgentAnswer as AgentAnswer
 from stockdesk.shared.claims import Grounding, Violation
-
-T = TypeVar("T", bound=BaseModel)
-
-
-class AgentAnswer(BaseModel, Generic[T]):
-    """One LLM round: the prompt sent, the raw text back, and the parsed object."""
-
-    input: str
-    output: str
-    parsed: T
-    tokens: int = 0
-
 
 # Numbers quoted in the expert's text, checked against the snapshot it was given: the shared
 # kernel's grounding result, under the name research's DTOs have always used.

@@ -2,23 +2,25 @@
 
 from __future__ import annotations
 
-from abc import ABC, abstractmethod
+from dataclasses import dataclass
 
 from pydantic import BaseModel
 
+from stockdesk.llm_platform.application.agent import Agent
 from stockdesk.research.domain.dtos.evidence_card import EvidenceCard
 from stockdesk.research.domain.dtos.expert import AgentAnswer
 
 
-class IExpertChoicePort(ABC):
-    @abstractmethod
-    def choose(
-        self,
-        expert: str,
-        snapshot: BaseModel,
-        cards: list[EvidenceCard],
-        allowed: dict[str, list[str]],
-        feedback: str | None = None,
-    ) -> AgentAnswer[BaseModel]:
-        """`allowed`: each verdict word -> the card ids that may support it; the parsed answer is an
-        `expert_choice_model(allowed, card ids)` instance."""
+@dataclass(frozen=True)
+class ChoiceQuestion:
+    """What an expert's chooser is shown: its snapshot (for the name and date), its cards, and
+    `allowed`: each verdict word -> the card ids that may support it. The parsed answer is an
+    `expert_choice_model(allowed, card ids)` instance."""
+
+    expert: str
+    snapshot: BaseModel
+    cards: list[EvidenceCard]
+    allowed: dict[str, list[str]]
+
+
+IExpertChoicePort = Agent[ChoiceQuestion, AgentAnswer[BaseModel]]

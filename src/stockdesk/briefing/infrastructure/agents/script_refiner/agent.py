@@ -20,7 +20,9 @@ class ScriptRefinerAgent(IScriptRefinerPort):
         self._llm = llm
         self._prompts = load_prompts(__package__ or "")
 
-    def refine(self, job: RefinerInput) -> RefinerAnswer:
+    def answer(self, question: RefinerInput, feedback: str | None = None) -> RefinerAnswer:
+        """One call; `feedback` is not used: the refiner is asked once."""
+        job = question
         prompt = self._prompts.render_user(
             tickers=", ".join(job.tickers),
             speakers=", ".join(job.speakers),

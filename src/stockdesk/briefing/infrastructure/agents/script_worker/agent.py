@@ -22,8 +22,9 @@ class ScriptWorkerAgent(IScriptWorkerPort):
         self._llm = llm
         self._prompts = load_prompts(__package__ or "")
 
-    def write(self, job: WorkerInput) -> WorkerAnswer:
+    def answer(self, question: WorkerInput, feedback: str | None = None) -> WorkerAnswer:
         """One call; a re-ask (the same input with `feedback`) gets the findings after the prompt."""
+        job = question
         day = f"{job.date[:4]}-{job.date[4:6]}-{job.date[6:]}"
         prompt = self._prompts.render_user(
             ticker=job.ticker,
@@ -36,8 +37,8 @@ class ScriptWorkerAgent(IScriptWorkerPort):
             intraday=render_intraday(job.intraday_rows, job.intraday_summary, job.intraday_note),
             sources=render_sources(job.sources),
         )
-        if job.feedback:
-            prompt += f"{FEEDBACK_HEADER}{job.feedback}"
+        if feedback:
+            prompt += f"{FEEDBACK_HEADER}{feedback}"
         reply = self._llm.generate(prompt, self._prompts.system, response_model=WorkerReply, caller=CALLER)
         parsed = parse_worker_reply(reply.text)
         return WorkerAnswer(input=prompt, output=reply.text, parsed=parsed, tokens=reply.tokens)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from stockdesk.debate.domain.dtos.bull_bear import BearArgument
-from stockdesk.debate.infrastructure.agents.structured_agent import parse_answer
+from stockdesk.debate.infrastructure.agents.sampling import parse_answer
 
 
 def parse_bear_argument(raw: str) -> BearArgument:

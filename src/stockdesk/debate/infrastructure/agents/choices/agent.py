@@ -12,8 +12,8 @@ from importlib import resources
 
 from pydantic import BaseModel
 
-from stockdesk.debate.domain.dtos.choices import ChoiceRole, choice_model
-from stockdesk.debate.domain.ports.agents import AgentAnswer, IChoiceAgentPort
+from stockdesk.debate.domain.dtos.choices import choice_model
+from stockdesk.debate.domain.ports.agents import AgentAnswer, ChoiceQuestion, IChoiceAgentPort
 from stockdesk.debate.infrastructure.agents.digest_text import render_card
 from stockdesk.llm_platform.application.llm_handle import LLMHandle
 from stockdesk.research.application import ExpertView
@@ -40,14 +40,8 @@ class ChoiceAgent(IChoiceAgentPort):
             for role in ("bull", "bear", "resolution")
         }
 
-    def choose(
-        self,
-        role: ChoiceRole,
-        symbol: str,
-        views: Sequence[ExpertView],
-        feedback: str | None = None,
-        cases: str = "",
-    ) -> AgentAnswer[BaseModel]:
+    def answer(self, question: ChoiceQuestion, feedback: str | None = None) -> AgentAnswer[BaseModel]:
+        role, symbol, views, cases = question.role, question.symbol, question.views, question.cases
         prompts = self._prompts[role]
         values = {"symbol": symbol, "cards": card_lines(views)}
         prompt = prompts.render_user(**values, **({"cases": cases} if role == "resolution" else {}))

@@ -6,8 +6,8 @@ Consensus is computed in code and only reported to the moderator; when the debat
 
 from __future__ import annotations
 
-from stockdesk.debate.domain.dtos.panel import ModeratorDecision, PanelContext, PanelRound
-from stockdesk.debate.domain.ports.panel import IModeratorAgentPort, ModeratorAnswer
+from stockdesk.debate.domain.dtos.panel import ModeratorDecision, PanelRound
+from stockdesk.debate.domain.ports.panel import IModeratorAgentPort, ModeratorAnswer, ModeratorQuestion
 from stockdesk.debate.infrastructure.agents.moderator.output_parser import parse_moderator_decision
 from stockdesk.debate.infrastructure.agents.panel_text import render_rounds
 from stockdesk.llm_platform.application.llm_handle import LLMHandle
@@ -32,22 +32,16 @@ class ModeratorAgent(IModeratorAgentPort):
         self._llm = llm
         self._prompts = load_prompts(__package__ or "")
 
-    def decide(
-        self,
-        context: PanelContext,
-        rounds: list[PanelRound],
-        *,
-        max_rounds: int,
-        consensus: bool,
-        must_end: bool,
-    ) -> ModeratorAnswer:
+    def answer(self, question: ModeratorQuestion, feedback: str | None = None) -> ModeratorAnswer:
+        """`feedback` is not used: the moderator is asked once."""
+        context, rounds = question.context, question.rounds
         prompt = self._prompts.render_user(
             ticker=context.ticker,
             as_of=context.as_of.isoformat(),
             rounds_done=len(rounds),
-            max_rounds=max_rounds,
+            max_rounds=question.max_rounds,
             transcript=render_rounds(rounds),
-            status=status_text(rounds, consensus=consensus, must_end=must_end),
+            status=status_text(rounds, consensus=question.consensus, must_end=question.must_end),
         )
         reply = self._llm.generate(
             prompt, self._prompts.system, response_model=ModeratorDecision, caller=CALLER

@@ -11,8 +11,14 @@ from dataclasses import dataclass
 from importlib import resources
 
 from stockdesk.debate.application.sources import render_sources
-from stockdesk.debate.domain.dtos.panel import PANEL_ROLES, ExpertReply, PanelContext, PanelRole, PanelRound
-from stockdesk.debate.domain.ports.panel import ExpertAnswer, IPanelExpertAgentPort, IPanelToolsPort, ToolUse
+from stockdesk.debate.domain.dtos.panel import PANEL_ROLES, ExpertReply, PanelRole
+from stockdesk.debate.domain.ports.panel import (
+    ExpertAnswer,
+    IPanelExpertAgentPort,
+    IPanelToolsPort,
+    PanelTurn,
+    ToolUse,
+)
 from stockdesk.debate.infrastructure.agents.panel_expert.output_parser import parse_expert_reply
 from stockdesk.debate.infrastructure.agents.panel_text import (
     NONE,
@@ -24,7 +30,6 @@ from stockdesk.debate.infrastructure.agents.panel_text import (
 from stockdesk.debate.infrastructure.tools.panel_tool_defs import panel_tools
 from stockdesk.llm_platform.application.llm_handle import FEEDBACK_HEADER, LLMHandle
 from stockdesk.llm_platform.application.tool_loop import ToolLimits
-from stockdesk.research.application import ExpertView
 from stockdesk.shared.prompts import load_prompts
 
 
@@ -67,17 +72,11 @@ class PanelExpertAgent(IPanelExpertAgentPort):
             role=role, role_title=text.title, role_focus=text.focus, tool_rules=rules, answer_rule=answer
         )
 
-    def speak(
-        self,
-        role: PanelRole,
-        round_no: int,
-        context: PanelContext,
-        digests: list[ExpertView],
-        previous: list[PanelRound],
-        feedback: str | None = None,
-    ) -> ExpertAnswer:
+    def answer(self, question: PanelTurn, feedback: str | None = None) -> ExpertAnswer:
         """One turn; `feedback` (the claim checks' findings on its first answer, for the one
         repair call) ends the prompt, under the same header as the bull/bear repairs."""
+        role, round_no, context = question.role, question.round_no, question.context
+        digests, previous = question.digests, question.previous
         prompt = self._prompts.render_user(
             ticker=context.ticker,
             as_of=context.as_of.isoformat(),

@@ -4,7 +4,7 @@ risk levels in High/Medium/Low."""
 from __future__ import annotations
 
 from stockdesk.debate.domain.dtos.bull_bear import ResolutionResult
-from stockdesk.debate.infrastructure.agents.structured_agent import parse_answer
+from stockdesk.debate.infrastructure.agents.sampling import parse_answer
 
 
 def parse_resolution(raw: str) -> ResolutionResult:

@@ -16,7 +16,7 @@ from stockdesk.llm_platform.application.llm_handle import LLMHandle
 from stockdesk.research.domain.dtos.evidence_card import EvidenceCard
 from stockdesk.research.domain.dtos.expert import AgentAnswer
 from stockdesk.research.domain.dtos.expert_choice import expert_choice_model
-from stockdesk.research.domain.ports.choices import IExpertChoicePort
+from stockdesk.research.domain.ports.choices import ChoiceQuestion, IExpertChoicePort
 from stockdesk.shared.claims import card_line
 from stockdesk.shared.prompts import load_prompts
 
@@ -66,14 +66,13 @@ class ExpertChoiceAgent(IExpertChoicePort):
             note_field=NOTE_FIELD if self._notes else "",
         )
 
-    def choose(
-        self,
-        expert: str,
-        snapshot: BaseModel,
-        cards: list[EvidenceCard],
-        allowed: dict[str, list[str]],
-        feedback: str | None = None,
-    ) -> AgentAnswer[BaseModel]:
+    def answer(self, question: ChoiceQuestion, feedback: str | None = None) -> AgentAnswer[BaseModel]:
+        expert, snapshot, cards, allowed = (
+            question.expert,
+            question.snapshot,
+            question.cards,
+            question.allowed,
+        )
         prompt = self.user_prompt(expert, snapshot, cards, list(allowed))
         if feedback:
             prompt += f"{FEEDBACK_HEADER}{feedback}"

@@ -1,20 +1,17 @@
-"""IFinancialAuditorAgentPort on the shared structured agent."""
+"""IFinancialAuditorAgentPort on the shared expert agent."""
 
 from __future__ import annotations
 
 from stockdesk.llm_platform.application.llm_handle import LLMHandle
 from stockdesk.research.domain.dtos.financial import FinancialAuditOutput, FinancialSnapshotDTO
-from stockdesk.research.domain.ports.financial import IFinancialAuditorAgentPort
-from stockdesk.research.infrastructure.agents.structured_agent import StructuredAgent
+from stockdesk.research.infrastructure.agents.structured_agent import ExpertAgent
 
 # Five short dimension notes in Chinese fit well within 700 tokens (scores come from code);
 # the budget only stops a runaway answer.
 OUTPUT_TOKENS = 700
 
 
-class FinancialAuditorAgent(
-    StructuredAgent[FinancialSnapshotDTO, FinancialAuditOutput], IFinancialAuditorAgentPort
-):
+class FinancialAuditorAgent(ExpertAgent[FinancialSnapshotDTO, FinancialAuditOutput]):
     def __init__(self, llm: LLMHandle):
         super().__init__(
             llm,

@@ -9,7 +9,13 @@ from __future__ import annotations
 
 from stockdesk.llm_platform.application.llm_handle import LLMHandle, Sampling
 from stockdesk.shared.prompts import load_prompts
-from stockdesk.strategy_lab.domain.ports import IStrategist, PromptContext, StrategistReply
+from stockdesk.strategy_lab.application.feedback import after_prompt
+from stockdesk.strategy_lab.domain.ports import (
+    IStrategist,
+    PromptContext,
+    StrategistQuestion,
+    StrategistReply,
+)
 
 CALLER = "strategy_lab.strategist"
 # A proposal should explore (a higher temperature than the desk's other agents); 600 tokens hold
@@ -27,10 +33,13 @@ class StrategistAgent(IStrategist):
     def render(self, context: PromptContext) -> str:
         return self._prompts.render_user(**context.model_dump())
 
-    def complete(self, prompt: str, run_id: str | None = None) -> StrategistReply:
-        if run_id is None:
+    def answer(self, question: StrategistQuestion, feedback: str | None = None) -> StrategistReply:
+        """The prompt filled from the question; a retry's `feedback` (the validation errors)
+        follows it after a blank line, so the model rereads its task first."""
+        prompt = after_prompt(self.render(question.context), feedback)
+        if question.run_id is None:
             return self._call(prompt)
-        with self._llm.run_scope(run_id):
+        with self._llm.run_scope(question.run_id):
             return self._call(prompt)
 
     def _call(self, prompt: str) -> StrategistReply:
