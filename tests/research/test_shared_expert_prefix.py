@@ -53,7 +53,7 @@ def common_prefix(texts: list[str]) -> str:
 
 def filled_snapshot(agent: Any) -> BaseModel:
     """A snapshot with a distinct value for each placeholder of the agent's user template."""
-    names = {field for _, field, _, _ in string.Formatter().parse(agent._prompts.user) if field}
+    names = {field for _, field, _, _ in string.Formatter().parse(agent.template) if field}
     return create_model("Snapshot", **{name: (str, f"<{name}>") for name in names})()  # type: ignore[call-overload]
 
 
@@ -89,10 +89,10 @@ def test_each_expert_keeps_its_own_instructions_and_fields(requests: dict[str, C
     """Its role, rules and fields now open the user message, before its data; none went missing."""
     for agent_class in AGENTS:
         agent = agent_class(LLMHandle(scripted_service(ScriptedProvider(["{}"])), SAMPLING))
-        request = requests[agent._model.__name__]
+        request = requests[agent.output_model.__name__]
         user = request.messages[-1].content
         assert user.startswith(agent.instructions + "\n\n")
         assert "<stock_name>" in user[len(agent.instructions) :]  # the data follows
-        schema = agent._model.model_json_schema()
+        schema = agent.output_model.model_json_schema()
         for field in schema["properties"]:
             assert f'"{field}"' in agent.instructions, (agent_class.__name__, field)

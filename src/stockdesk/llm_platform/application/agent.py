@@ -89,6 +89,16 @@ class PromptAgent(Generic[T]):
         """The package's own instructions (its prompts/system.md)."""
         return self._prompts.system
 
+    @property
+    def output_model(self) -> type[T]:
+        """The model the answer is validated against."""
+        return self._model
+
+    @property
+    def template(self) -> str:
+        """The package's user template, unfilled (its placeholders are the values `ask` needs)."""
+        return self._prompts.user
+
     def user_prompt(self, **values: Any) -> str:
         """The user message: the filled template, after the instructions when the system
         message is shared."""

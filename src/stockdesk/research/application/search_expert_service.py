@@ -17,6 +17,7 @@ from typing import Generic, TypeVar
 
 from pydantic import BaseModel
 
+from stockdesk.llm_platform.application.agent import Agent
 from stockdesk.research.application.expert_choice_text import search_fields
 from stockdesk.research.application.expert_choices import choose
 from stockdesk.research.application.expert_runner import run_guarded
@@ -26,7 +27,6 @@ from stockdesk.research.domain.dtos.expert import AgentAnswer, GuardReport
 from stockdesk.research.domain.dtos.expert_choice import verdict_words
 from stockdesk.research.domain.dtos.search import SearchSnapshotDTO
 from stockdesk.research.domain.ports.choices import IExpertChoicePort
-from stockdesk.research.domain.ports.expert_agent import IExpertAgentPort
 from stockdesk.research.domain.ports.soft_intel import ISearchDataPort, ISearchSnapshotBuilder
 from stockdesk.shared.claims import collect_texts
 
@@ -63,7 +63,7 @@ class SearchExpertService(ABC, Generic[T, R]):
         self,
         data: ISearchDataPort,
         snapshot_builder: ISearchSnapshotBuilder,
-        agent: IExpertAgentPort[SearchSnapshotDTO, T],
+        agent: Agent[SearchSnapshotDTO, AgentAnswer[T]],
         chooser: IExpertChoicePort | None = None,
     ):
         """With a `chooser` (choices mode) the model picks a verdict and articles; code writes."""

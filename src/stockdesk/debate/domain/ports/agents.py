@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TypeVar
 
 from pydantic import BaseModel
 
@@ -18,8 +17,6 @@ from stockdesk.debate.domain.dtos.choices import ChoiceRole
 from stockdesk.llm_platform.application.agent import Agent
 from stockdesk.llm_platform.application.agent import AgentAnswer as AgentAnswer
 from stockdesk.research.application import ExpertView
-
-C = TypeVar("C", bound=BaseModel)
 
 
 @dataclass(frozen=True)
@@ -53,7 +50,6 @@ class ChoiceQuestion:
 
 
 # Both advocates: the bull argues for the stock, the bear against it, with the same question.
-IAdvocateAgentPort = Agent[CaseQuestion, AgentAnswer[C]]
 IBullAdvocateAgentPort = Agent[CaseQuestion, AgentAnswer[BullArgument]]
 IBearAdvocateAgentPort = Agent[CaseQuestion, AgentAnswer[BearArgument]]
 IResolutionAgentPort = Agent[ResolutionQuestion, AgentAnswer[ResolutionResult]]

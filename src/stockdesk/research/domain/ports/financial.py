@@ -5,12 +5,12 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from datetime import date
 
+from stockdesk.llm_platform.application.agent import Agent, AgentAnswer
 from stockdesk.research.domain.dtos.financial import (
     AuditFinanceRecordInput,
     FinancialAuditOutput,
     FinancialSnapshotDTO,
 )
-from stockdesk.research.domain.ports.expert_agent import IExpertAgentPort
 
 
 class IFinancialDataPort(ABC):
@@ -29,4 +29,4 @@ class IFinancialSnapshotBuilder(ABC):
     ) -> FinancialSnapshotDTO: ...
 
 
-IFinancialAuditorAgentPort = IExpertAgentPort[FinancialSnapshotDTO, FinancialAuditOutput]
+IFinancialAuditorAgentPort = Agent[FinancialSnapshotDTO, AgentAnswer[FinancialAuditOutput]]

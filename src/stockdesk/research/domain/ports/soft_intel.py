@@ -5,13 +5,13 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from datetime import date
 
+from stockdesk.llm_platform.application.agent import Agent, AgentAnswer
 from stockdesk.research.domain.dtos.search import (
     DimensionSearchResult,
     SearchSnapshotDTO,
     StockSearchContext,
 )
 from stockdesk.research.domain.dtos.soft_intel import CatalystDetectiveOutput, MacroIntelligenceOutput
-from stockdesk.research.domain.ports.expert_agent import IExpertAgentPort
 
 
 class ISearchDataPort(ABC):
@@ -32,7 +32,7 @@ class ISearchSnapshotBuilder(ABC):
     ) -> SearchSnapshotDTO: ...
 
 
-IMacroIntelligenceAgentPort = IExpertAgentPort[SearchSnapshotDTO, MacroIntelligenceOutput]
+IMacroIntelligenceAgentPort = Agent[SearchSnapshotDTO, AgentAnswer[MacroIntelligenceOutput]]
 
 
-ICatalystDetectiveAgentPort = IExpertAgentPort[SearchSnapshotDTO, CatalystDetectiveOutput]
+ICatalystDetectiveAgentPort = Agent[SearchSnapshotDTO, AgentAnswer[CatalystDetectiveOutput]]

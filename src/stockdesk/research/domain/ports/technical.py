@@ -5,12 +5,12 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from datetime import date
 
+from stockdesk.llm_platform.application.agent import Agent, AgentAnswer
 from stockdesk.research.domain.dtos.technical import (
     PriceBarInput,
     TechnicalAnalysisOutput,
     TechnicalSnapshotDTO,
 )
-from stockdesk.research.domain.ports.expert_agent import IExpertAgentPort
 
 
 class ITechnicalDataPort(ABC):
@@ -29,4 +29,4 @@ class ITechnicalSnapshotBuilder(ABC):
     ) -> TechnicalSnapshotDTO: ...
 
 
-ITechnicalAnalystAgentPort = IExpertAgentPort[TechnicalSnapshotDTO, TechnicalAnalysisOutput]
+ITechnicalAnalystAgentPort = Agent[TechnicalSnapshotDTO, AgentAnswer[TechnicalAnalysisOutput]]

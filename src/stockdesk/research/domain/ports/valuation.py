@@ -5,6 +5,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from datetime import date
 
+from stockdesk.llm_platform.application.agent import Agent, AgentAnswer
 from stockdesk.research.domain.dtos.valuation import (
     FinanceRecordInput,
     StockOverviewInput,
@@ -12,7 +13,6 @@ from stockdesk.research.domain.dtos.valuation import (
     ValuationModelOutput,
     ValuationSnapshotDTO,
 )
-from stockdesk.research.domain.ports.expert_agent import IExpertAgentPort
 
 
 class IValuationDataPort(ABC):
@@ -40,4 +40,4 @@ class IValuationSnapshotBuilder(ABC):
     ) -> ValuationSnapshotDTO: ...
 
 
-IValuationModelerAgentPort = IExpertAgentPort[ValuationSnapshotDTO, ValuationModelOutput]
+IValuationModelerAgentPort = Agent[ValuationSnapshotDTO, AgentAnswer[ValuationModelOutput]]

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import cache
 from importlib import resources
-from typing import TypeVar
+from typing import Generic, TypeVar
 
 from pydantic import BaseModel
 
@@ -37,7 +37,7 @@ def parse_expert_output(raw: str, model: type[T], expert: str) -> T:
     return parse_or_log(raw, model, expert)
 
 
-class ExpertAgent(Agent[S, AgentAnswer[T]]):
+class ExpertAgent(Agent[S, AgentAnswer[T]], Generic[S, T]):
     """Every expert's agent: fills `<package>/prompts/user.md` from a snapshot's fields and asks
     for `output_model`; an expert's agent is this class with its package, model and name.
 
@@ -76,6 +76,16 @@ class ExpertAgent(Agent[S, AgentAnswer[T]]):
     def instructions(self) -> str:
         """This expert's own instructions (its prompts/system.md), at the head of the user message."""
         return self._prompt.instructions
+
+    @property
+    def output_model(self) -> type[T]:
+        """The model this expert's answer is validated against."""
+        return self._prompt.output_model
+
+    @property
+    def template(self) -> str:
+        """This expert's user template, unfilled: its placeholders are the snapshot's fields."""
+        return self._prompt.template
 
     def user_prompt(self, snapshot: BaseModel) -> str:
         """The user message: the expert's instructions, then its template filled from the snapshot."""
