@@ -19,7 +19,7 @@ from stockdesk.briefing.domain.dtos import (
     WorkerReply,
 )
 from stockdesk.debate.application import CitableSource, PriceSummary
-from stockdesk.llm_platform.application.agent import Agent
+from stockdesk.llm_platform.application.agent import Agent, AgentAnswer
 
 
 class WorkerInput(BaseModel):
@@ -40,11 +40,7 @@ class WorkerInput(BaseModel):
     )
 
 
-class WorkerAnswer(BaseModel):
-    input: str
-    output: str
-    parsed: WorkerReply
-    tokens: int = 0
+WorkerAnswer = AgentAnswer[WorkerReply]
 
 
 class RefinerInput(BaseModel):
@@ -56,11 +52,7 @@ class RefinerInput(BaseModel):
     speakers: list[str]
 
 
-class RefinerAnswer(BaseModel):
-    input: str
-    output: str
-    parsed: RefinerReply
-    tokens: int = 0
+RefinerAnswer = AgentAnswer[RefinerReply]
 
 
 # The desk's one agent contract. The worker: one call, no tools, the ticker's turns; a re-ask's

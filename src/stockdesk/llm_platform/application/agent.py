@@ -19,7 +19,7 @@ from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel
 
-from stockdesk.llm_platform.application.llm_handle import LLMHandle
+from stockdesk.llm_platform.application.llm_handle import FEEDBACK_HEADER, LLMHandle
 from stockdesk.shared.prompts import load_prompts
 
 T = TypeVar("T", bound=BaseModel)
@@ -69,9 +69,14 @@ class PromptAgent(Generic[T]):
         parse: Callable[[str], T] | None = None,
         system: str | None = None,
         max_tokens: int | None = None,
+        folder: str = "prompts",
+        header: str = FEEDBACK_HEADER,
     ):
+        """`folder`: where the package keeps this agent's `system.md` and `user.md`; `header`:
+        the line a re-ask's feedback goes under (in the language the agent writes)."""
         self._llm = llm
-        self._prompts = load_prompts(package)
+        self._prompts = load_prompts(package, folder)
+        self._header = header
         self._agent = agent
         self._caller = caller
         self._model = output_model
@@ -115,6 +120,7 @@ class PromptAgent(Generic[T]):
             feedback=feedback,
             parse=self._parse,
             max_tokens=self._max_tokens,
+            header=self._header,
         )
         return AgentAnswer[T](
             agent=self._agent, input=asked.prompt, output=asked.text, parsed=asked.parsed, tokens=asked.tokens

@@ -114,14 +114,21 @@ class LLMHandle:
         feedback: str | None = None,
         parse: Callable[[str], T] | None = None,
         max_tokens: int | None = None,
+        header: str = FEEDBACK_HEADER,
+        sample: int = 0,
     ) -> Asked[T]:
         """Every structured agent's call: `feedback` (what the checks found in a first answer) ends
-        the prompt under FEEDBACK_HEADER; the answer is the model LLMService validated, or, for a
-        reply without one, the agent's own `parse` of the text."""
+        the prompt under `header`; the answer is the model LLMService validated, or, for a reply
+        without one, the agent's own `parse` of the text. `sample` as in `generate`."""
         if feedback:
-            prompt += f"{FEEDBACK_HEADER}{feedback}"
+            prompt += f"{header}{feedback}"
         reply = self.generate(
-            prompt, system_message, response_model=response_model, caller=caller, max_tokens=max_tokens
+            prompt,
+            system_message,
+            response_model=response_model,
+            caller=caller,
+            max_tokens=max_tokens,
+            sample=sample,
         )
         if isinstance(reply.parsed, response_model):
             parsed = reply.parsed

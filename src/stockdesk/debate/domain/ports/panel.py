@@ -21,7 +21,7 @@ from stockdesk.debate.domain.dtos.panel import (
     PanelRole,
     PanelRound,
 )
-from stockdesk.llm_platform.application.agent import Agent
+from stockdesk.llm_platform.application.agent import Agent, AgentAnswer
 from stockdesk.research.application import ExpertView
 
 
@@ -79,11 +79,7 @@ class ExpertAnswer(BaseModel):
     tools: list[ToolUse] = Field(default_factory=list)
 
 
-class ModeratorAnswer(BaseModel):
-    input: str
-    output: str
-    parsed: ModeratorDecision
-    tokens: int = 0
+ModeratorAnswer = AgentAnswer[ModeratorDecision]
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,6 @@ from pydantic import BaseModel, Field
 
 from stockdesk.debate.infrastructure.tools.page_parts import split_page
 from stockdesk.llm_platform.application.llm_handle import LLMHandle
-from stockdesk.llm_platform.application.structured_output import parse_structured
 from stockdesk.shared.errors import LLMOutputParseError
 from stockdesk.shared.files import write_atomic
 from stockdesk.shared.prompts import PromptTemplates, load_prompts
@@ -128,17 +127,13 @@ class FilingPageIndex:
     def _ask(self, prompts: PromptTemplates, values: dict[str, Any], what: str) -> str | None:
         """The model's one-line summary, or None when its answer cannot be parsed (or is blank)."""
         try:
-            reply = self._llm.generate(
+            asked = self._llm.ask(
                 prompts.render_user(**values), prompts.system, response_model=PageSummaryReply, caller=CALLER
             )
-            parsed = reply.parsed
-            if not isinstance(parsed, PageSummaryReply):
-                parsed = parse_structured(reply.text, PageSummaryReply)
         except LLMOutputParseError as exc:
             logger.warning("%s of %s not summarised: %s", what, values["accession_number"], exc.message)
             return None
-        assert isinstance(parsed, PageSummaryReply)
-        return parsed.summary.strip() or None
+        return asked.parsed.summary.strip() or None
 
     @staticmethod
     def _read(path: Path, total_pages: int) -> list[dict[str, str]] | None:

@@ -17,7 +17,6 @@ from stockdesk.judge.domain.ports.judge_verdict_agent import (
 from stockdesk.judge.infrastructure.agents.verdict import output_parser
 from stockdesk.llm_platform.application.llm_handle import LLMHandle, Sampling
 from stockdesk.shared.claims import card_line
-from stockdesk.shared.errors import LLMOutputParseError
 from stockdesk.shared.prompts import load_prompts
 
 NONE = "（无）"
@@ -105,30 +104,28 @@ class JudgeVerdictAgentAdapter(IJudgeVerdictAgentPort):
         if self._style == "choices" and judge_input.evidence.cards:
             return self._choose(judge_input, feedback, sample)
         prompt = render_prompt(self._prompts, judge_input, feedback)
-        reply = self._llm.generate(
+        # the feedback sits inside the template (its `{feedback}` line), not after it
+        asked = self._llm.ask(
             prompt,
             self._prompts.system,
-            response_model=output_parser.VerdictResult,
+            response_model=VerdictResult,
             caller="judge.verdict",
+            parse=output_parser.parse_verdict,
             sample=sample,
         )
-        parsed = reply.parsed  # validated by LLMService against VerdictResult: one parse
-        result = parsed if isinstance(parsed, VerdictResult) else output_parser.parse_verdict(reply.text)
-        return VerdictAnswer(input=prompt, output=reply.text, result=result)
+        return VerdictAnswer(input=prompt, output=asked.text, result=asked.parsed)
 
     def _choose(self, judge_input: JudgeInput, feedback: str | None, sample: int) -> VerdictAnswer:
         """One call answered with card ids; the parsed model LLMService validated is used as is."""
         prompt = render_prompt(self._choices, judge_input, feedback)
         ids = [c.id for c in judge_input.evidence.cards]
-        reply = self._llm.generate(
+        asked = self._llm.ask(
             prompt,
             self._choices.system,
             response_model=verdict_choice_model(ids),
             caller="judge.verdict.choices",
             sample=sample,
         )
-        if reply.parsed is None:
-            raise LLMOutputParseError("judge.verdict.choices: the reply carried no parsed answer")
-        picks = reply.parsed.model_dump(mode="json")
+        picks = asked.parsed.model_dump(mode="json")
         cards = {c.id: c for c in judge_input.evidence.cards}
-        return VerdictAnswer(input=prompt, output=reply.text, result=verdict_of(picks, cards), choice=picks)
+        return VerdictAnswer(input=prompt, output=asked.text, result=verdict_of(picks, cards), choice=picks)

@@ -11,24 +11,28 @@ import json
 from stockdesk.briefing.domain.dtos import RefinerReply
 from stockdesk.briefing.domain.ports import IScriptRefinerPort, RefinerAnswer, RefinerInput
 from stockdesk.briefing.infrastructure.agents.script_refiner.output_parser import CALLER, parse_refiner_reply
+from stockdesk.llm_platform.application.agent import PromptAgent
 from stockdesk.llm_platform.application.llm_handle import LLMHandle
-from stockdesk.shared.prompts import load_prompts
 
 
 class ScriptRefinerAgent(IScriptRefinerPort):
     def __init__(self, llm: LLMHandle):
-        self._llm = llm
-        self._prompts = load_prompts(__package__ or "")
+        self._agent = PromptAgent(
+            llm,
+            package=__package__ or "",
+            agent="script_refiner",
+            caller=CALLER,
+            output_model=RefinerReply,
+            parse=parse_refiner_reply,
+        )
 
     def answer(self, question: RefinerInput, feedback: str | None = None) -> RefinerAnswer:
         """One call; `feedback` is not used: the refiner is asked once."""
         job = question
-        prompt = self._prompts.render_user(
+        return self._agent.ask(
+            None,
             tickers=", ".join(job.tickers),
             speakers=", ".join(job.speakers),
             sections="\n".join(f"{s.ticker}: ids {s.start_id}-{s.end_id}" for s in job.sections),
             scripts="\n".join(json.dumps(t.model_dump(), ensure_ascii=False) for t in job.scripts),
         )
-        reply = self._llm.generate(prompt, self._prompts.system, response_model=RefinerReply, caller=CALLER)
-        parsed = parse_refiner_reply(reply.text)
-        return RefinerAnswer(input=prompt, output=reply.text, parsed=parsed, tokens=reply.tokens)

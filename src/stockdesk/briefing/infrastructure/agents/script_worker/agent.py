@@ -11,22 +11,30 @@ from stockdesk.briefing.infrastructure.agents.script_worker.render import (
     render_intraday,
 )
 from stockdesk.debate.application.sources import render_sources
+from stockdesk.llm_platform.application.agent import PromptAgent
 from stockdesk.llm_platform.application.llm_handle import LLMHandle
-from stockdesk.shared.prompts import load_prompts
 
 FEEDBACK_HEADER = "\n\n## Your last answer did not pass the checks; fix it\n"
 
 
 class ScriptWorkerAgent(IScriptWorkerPort):
     def __init__(self, llm: LLMHandle):
-        self._llm = llm
-        self._prompts = load_prompts(__package__ or "")
+        self._agent = PromptAgent(
+            llm,
+            package=__package__ or "",
+            agent="script_worker",
+            caller=CALLER,
+            output_model=WorkerReply,
+            parse=parse_worker_reply,
+            header=FEEDBACK_HEADER,
+        )
 
     def answer(self, question: WorkerInput, feedback: str | None = None) -> WorkerAnswer:
         """One call; a re-ask (the same input with `feedback`) gets the findings after the prompt."""
         job = question
         day = f"{job.date[:4]}-{job.date[4:6]}-{job.date[6:]}"
-        prompt = self._prompts.render_user(
+        return self._agent.ask(
+            feedback,
             ticker=job.ticker,
             date=day,
             index=job.index,
@@ -37,8 +45,3 @@ class ScriptWorkerAgent(IScriptWorkerPort):
             intraday=render_intraday(job.intraday_rows, job.intraday_summary, job.intraday_note),
             sources=render_sources(job.sources),
         )
-        if feedback:
-            prompt += f"{FEEDBACK_HEADER}{feedback}"
-        reply = self._llm.generate(prompt, self._prompts.system, response_model=WorkerReply, caller=CALLER)
-        parsed = parse_worker_reply(reply.text)
-        return WorkerAnswer(input=prompt, output=reply.text, parsed=parsed, tokens=reply.tokens)

@@ -45,12 +45,19 @@ class ChoiceAgent(IChoiceAgentPort):
         prompts = self._prompts[role]
         values = {"symbol": symbol, "cards": card_lines(views)}
         prompt = prompts.render_user(**values, **({"cases": cases} if role == "resolution" else {}))
-        if feedback:
-            prompt += f"{FEEDBACK_HEADER}{feedback}"
         cards = [(card.id, int(card.direction)) for view in views for card in view.cards]
-        reply = self._llm.generate(
-            prompt, prompts.system, response_model=choice_model(role, cards), caller=f"debate.choices.{role}"
+        asked = self._llm.ask(
+            prompt,
+            prompts.system,
+            response_model=choice_model(role, cards),
+            caller=f"debate.choices.{role}",
+            feedback=feedback,
+            header=FEEDBACK_HEADER,
         )
         return AgentAnswer[BaseModel](
-            agent=f"{role}_choices", input=prompt, output=reply.text, parsed=reply.parsed, tokens=reply.tokens
+            agent=f"{role}_choices",
+            input=asked.prompt,
+            output=asked.text,
+            parsed=asked.parsed,
+            tokens=asked.tokens,
         )

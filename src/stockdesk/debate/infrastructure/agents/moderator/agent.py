@@ -10,8 +10,8 @@ from stockdesk.debate.domain.dtos.panel import ModeratorDecision, PanelRound
 from stockdesk.debate.domain.ports.panel import IModeratorAgentPort, ModeratorAnswer, ModeratorQuestion
 from stockdesk.debate.infrastructure.agents.moderator.output_parser import parse_moderator_decision
 from stockdesk.debate.infrastructure.agents.panel_text import render_rounds
+from stockdesk.llm_platform.application.agent import PromptAgent
 from stockdesk.llm_platform.application.llm_handle import LLMHandle
-from stockdesk.shared.prompts import load_prompts
 
 CALLER = "debate.panel.moderator"
 
@@ -29,13 +29,20 @@ def status_text(rounds: list[PanelRound], *, consensus: bool, must_end: bool) ->
 
 class ModeratorAgent(IModeratorAgentPort):
     def __init__(self, llm: LLMHandle):
-        self._llm = llm
-        self._prompts = load_prompts(__package__ or "")
+        self._agent = PromptAgent(
+            llm,
+            package=__package__ or "",
+            agent="moderator",
+            caller=CALLER,
+            output_model=ModeratorDecision,
+            parse=parse_moderator_decision,
+        )
 
     def answer(self, question: ModeratorQuestion, feedback: str | None = None) -> ModeratorAnswer:
         """`feedback` is not used: the moderator is asked once."""
         context, rounds = question.context, question.rounds
-        prompt = self._prompts.render_user(
+        return self._agent.ask(
+            None,
             ticker=context.ticker,
             as_of=context.as_of.isoformat(),
             rounds_done=len(rounds),
@@ -43,8 +50,3 @@ class ModeratorAgent(IModeratorAgentPort):
             transcript=render_rounds(rounds),
             status=status_text(rounds, consensus=question.consensus, must_end=question.must_end),
         )
-        reply = self._llm.generate(
-            prompt, self._prompts.system, response_model=ModeratorDecision, caller=CALLER
-        )
-        parsed = parse_moderator_decision(reply.text)
-        return ModeratorAnswer(input=prompt, output=reply.text, parsed=parsed, tokens=reply.tokens)

@@ -73,16 +73,14 @@ class ExpertChoiceAgent(IExpertChoicePort):
             question.cards,
             question.allowed,
         )
-        prompt = self.user_prompt(expert, snapshot, cards, list(allowed))
-        if feedback:
-            prompt += f"{FEEDBACK_HEADER}{feedback}"
-        reply = self._llm.generate(
-            prompt,
+        asked = self._llm.ask(
+            self.user_prompt(expert, snapshot, cards, list(allowed)),
             self.system_prompt,
             response_model=expert_choice_model(allowed, [c.id for c in cards], notes=self._notes),
             caller=f"research.{expert}.choices",
+            feedback=feedback,
+            header=FEEDBACK_HEADER,
         )
-        assert reply.parsed is not None  # LLMService validated it against the schema
         return AgentAnswer[BaseModel](
-            input=prompt, output=reply.text, parsed=reply.parsed, tokens=reply.tokens
+            input=asked.prompt, output=asked.text, parsed=asked.parsed, tokens=asked.tokens
         )
