@@ -16,11 +16,14 @@ import logging
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field, ValidationError
 
 from stockdesk.llm_platform.domain.dtos import ChatMessage, LLMResult, ToolCall, ToolCallRecord, ToolSpec
+
+if TYPE_CHECKING:  # the service runs the loop through its handle: a type only, no import cycle
+    from stockdesk.llm_platform.application.llm_service import LLMService
 
 logger = logging.getLogger(__name__)
 FINAL_NUDGE = "No more tool calls are available in this turn: answer now with the final JSON only."
@@ -81,16 +84,8 @@ class ToolLoopResult(BaseModel):
     steps: int = 0
 
 
-class ToolChat(Protocol):
-    """What the loop needs of the LLM service."""
-
-    def chat(self, messages: Sequence[ChatMessage], **kwargs: Any) -> LLMResult: ...
-
-    def record_tool_calls(self, records: Sequence[ToolCallRecord]) -> None: ...
-
-
 def run_tool_loop(
-    llm: ToolChat,
+    llm: LLMService,
     messages: Sequence[ChatMessage],
     tools: Sequence[Tool],
     *,
