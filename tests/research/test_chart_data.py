@@ -157,9 +157,7 @@ def test_one_failing_chart_leaves_the_others(settings: Settings) -> None:
     container = AppContainer(settings)
     populate_store(container.database)
     research = container.research
-    service = ChartDataService(
-        research.technical_data, research.valuation_data, research.financial_data, ValuationFails()
-    )
+    service = ChartDataService(research.stock_data, ValuationFails())
     built = service.build("600001.SH", AS_OF)
     assert [c.id for c in built.charts] == ["price", "financials"]
     assert built.failed == {"valuation": "ZeroDivisionError: no luck"}

@@ -81,16 +81,17 @@ def test_prompts_are_loaded_from_resources():
     assert "禁止" not in source and "估值" not in source  # no prompt text in the code
 
 
-def test_data_port_uses_data_engineering_use_cases():
-    """获取股票信息与市场数据: the adapter depends on data_engineering's application interface only."""
-    from stockdesk.research.infrastructure.adapters import valuation_data_adapter
+def test_stock_data_uses_data_engineering_use_cases():
+    """获取股票信息与市场数据: the data client depends on data_engineering's application interface only."""
+    from stockdesk.research.application import stock_data
 
-    modules = imported_modules(valuation_data_adapter)
+    modules = imported_modules(stock_data)
     assert "stockdesk.data_engineering.application" in modules
     assert not any(m.startswith("stockdesk.data_engineering.") and ".application" not in m for m in modules)
-    params = inspect.signature(valuation_data_adapter.ValuationDataAdapter).parameters
+    params = inspect.signature(stock_data.StockData).parameters
     assert [p.annotation for p in params.values()] == [
-        "GetStockBasicInfoUseCase", "GetValuationDailiesForTickerUseCase", "GetFinanceForTickerUseCase",
+        "GetStockBasicInfoUseCase", "GetDailyBarsUseCase", "GetValuationDailiesForTickerUseCase",
+        "GetFinanceForTickerUseCase",
     ]  # fmt: skip
 
 

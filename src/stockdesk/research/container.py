@@ -24,13 +24,13 @@ from stockdesk.research.application.macro_intelligence_service import MacroIntel
 from stockdesk.research.application.rules_signal_service import RulesSignalService
 from stockdesk.research.application.screen.service import ScreenService
 from stockdesk.research.application.signal_model.service import SignalModelService
+from stockdesk.research.application.stock_data import StockData
 from stockdesk.research.application.technical_analyst_service import TechnicalAnalystService
 from stockdesk.research.application.valuation_modeler_service import ValuationModelerService
 from stockdesk.research.domain.ports.charts import IChartSeriesBuilder
 from stockdesk.research.domain.ports.choices import IExpertChoicePort
 from stockdesk.research.domain.ports.financial import (
     IFinancialAuditorAgentPort,
-    IFinancialDataPort,
     IFinancialSnapshotBuilder,
 )
 from stockdesk.research.domain.ports.soft_intel import (
@@ -41,21 +41,16 @@ from stockdesk.research.domain.ports.soft_intel import (
 )
 from stockdesk.research.domain.ports.technical import (
     ITechnicalAnalystAgentPort,
-    ITechnicalDataPort,
     ITechnicalSnapshotBuilder,
 )
 from stockdesk.research.domain.ports.valuation import (
-    IValuationDataPort,
     IValuationModelerAgentPort,
     IValuationSnapshotBuilder,
 )
 from stockdesk.research.infrastructure.adapters.catalyst_data_adapter import CatalystDataAdapter
-from stockdesk.research.infrastructure.adapters.financial_data_adapter import FinancialDataAdapter
 from stockdesk.research.infrastructure.adapters.macro_data_adapter import MacroDataAdapter
 from stockdesk.research.infrastructure.adapters.model_market_adapter import ModelMarketAdapter
 from stockdesk.research.infrastructure.adapters.rules_history_adapter import RulesHistoryAdapter
-from stockdesk.research.infrastructure.adapters.technical_data_adapter import TechnicalDataAdapter
-from stockdesk.research.infrastructure.adapters.valuation_data_adapter import ValuationDataAdapter
 from stockdesk.research.infrastructure.agents.catalyst_detective.agent import CatalystDetectiveAgent
 from stockdesk.research.infrastructure.agents.choices.agent import ExpertChoiceAgent
 from stockdesk.research.infrastructure.agents.financial_auditor.agent import FinancialAuditorAgent
@@ -121,10 +116,12 @@ class ResearchContainer:
         """The choices agent when the LLM's output style is "choices", else None (prose mode)."""
         return self.choice_agent if self._output_style() == "choices" else None
 
-    # valuation modeler --------------------------------------------------------------------------
     @cached_property
-    def valuation_data(self) -> IValuationDataPort:
-        return ValuationDataAdapter(self._basic_info, self._valuations, self._finance)
+    def stock_data(self) -> StockData:
+        """What the three numeric experts and the charts read of one symbol."""
+        return StockData(self._basic_info, self._bars, self._valuations, self._finance)
+
+    # valuation modeler --------------------------------------------------------------------------
 
     @cached_property
     def valuation_snapshot_builder(self) -> IValuationSnapshotBuilder:
@@ -137,14 +134,10 @@ class ResearchContainer:
     @property
     def valuation_modeler(self) -> ValuationModelerService:
         return ValuationModelerService(
-            self.valuation_data, self.valuation_snapshot_builder, self.valuation_agent, self.chooser
+            self.stock_data, self.valuation_snapshot_builder, self.valuation_agent, self.chooser
         )
 
     # technical analyst --------------------------------------------------------------------------
-    @cached_property
-    def technical_data(self) -> ITechnicalDataPort:
-        return TechnicalDataAdapter(self._basic_info, self._bars)
-
     @cached_property
     def technical_snapshot_builder(self) -> ITechnicalSnapshotBuilder:
         return TechnicalSnapshotBuilder()
@@ -156,14 +149,10 @@ class ResearchContainer:
     @property
     def technical_analyst(self) -> TechnicalAnalystService:
         return TechnicalAnalystService(
-            self.technical_data, self.technical_snapshot_builder, self.technical_agent, self.chooser
+            self.stock_data, self.technical_snapshot_builder, self.technical_agent, self.chooser
         )
 
     # financial auditor --------------------------------------------------------------------------
-    @cached_property
-    def financial_data(self) -> IFinancialDataPort:
-        return FinancialDataAdapter(self._basic_info, self._finance)
-
     @cached_property
     def financial_snapshot_builder(self) -> IFinancialSnapshotBuilder:
         return FinancialSnapshotBuilder()
@@ -175,7 +164,7 @@ class ResearchContainer:
     @property
     def financial_auditor(self) -> FinancialAuditorService:
         return FinancialAuditorService(
-            self.financial_data, self.financial_snapshot_builder, self.financial_agent, self.chooser
+            self.stock_data, self.financial_snapshot_builder, self.financial_agent, self.chooser
         )
 
     # macro intelligence and catalyst detective: search -> context -> LLM ------------------------
@@ -216,16 +205,14 @@ class ResearchContainer:
             self.catalyst_data, self.search_snapshot_builder, self.catalyst_agent, self.chooser
         )
 
-    # charts: the same data ports, series computed in code, no LLM ---------------------------------
+    # charts: the experts' data, series computed in code, no LLM -----------------------------------
     @cached_property
     def chart_series_builder(self) -> IChartSeriesBuilder:
         return ChartSeriesBuilder()
 
     @property
     def chart_data(self) -> ChartDataService:
-        return ChartDataService(
-            self.technical_data, self.valuation_data, self.financial_data, self.chart_series_builder
-        )
+        return ChartDataService(self.stock_data, self.chart_series_builder)
 
     # rules signals in batch (walk-forward evaluation): history once, fields per date ----------------
     @property

@@ -13,15 +13,6 @@ from stockdesk.research.domain.dtos.financial import (
 from stockdesk.research.domain.ports.expert_agent import IExpertAgentPort
 
 
-class IFinancialDataPort(ABC):
-    @abstractmethod
-    def get_stock_info(self, symbol: str) -> tuple[str, str, str] | None:
-        """(canonical symbol, name, industry), or None when unknown."""
-
-    @abstractmethod
-    def get_finance_records(self, symbol: str, as_of: date) -> list[AuditFinanceRecordInput]: ...
-
-
 class IFinancialSnapshotBuilder(ABC):
     @abstractmethod
     def build(

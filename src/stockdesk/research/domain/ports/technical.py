@@ -13,15 +13,6 @@ from stockdesk.research.domain.dtos.technical import (
 from stockdesk.research.domain.ports.expert_agent import IExpertAgentPort
 
 
-class ITechnicalDataPort(ABC):
-    @abstractmethod
-    def get_stock_name(self, symbol: str) -> tuple[str, str] | None:
-        """(canonical symbol, name), or None when the symbol is unknown."""
-
-    @abstractmethod
-    def get_price_bars(self, symbol: str, as_of: date) -> list[PriceBarInput]: ...
-
-
 class ITechnicalSnapshotBuilder(ABC):
     @abstractmethod
     def build(

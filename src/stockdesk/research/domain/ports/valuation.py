@@ -15,20 +15,6 @@ from stockdesk.research.domain.dtos.valuation import (
 from stockdesk.research.domain.ports.expert_agent import IExpertAgentPort
 
 
-class IValuationDataPort(ABC):
-    """Fetches the three kinds of data through data_engineering's application interface."""
-
-    @abstractmethod
-    def get_stock_overview(self, symbol: str, as_of: date) -> StockOverviewInput | None:
-        """None when the symbol is unknown."""
-
-    @abstractmethod
-    def get_valuation_dailies(self, symbol: str, as_of: date) -> list[ValuationDailyInput]: ...
-
-    @abstractmethod
-    def get_finance_records(self, symbol: str, as_of: date) -> list[FinanceRecordInput]: ...
-
-
 class IValuationSnapshotBuilder(ABC):
     @abstractmethod
     def build(

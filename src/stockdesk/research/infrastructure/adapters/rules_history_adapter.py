@@ -8,9 +8,8 @@ from datetime import date, timedelta
 import pandas as pd
 
 from stockdesk.data_engineering.application import GetMarketFramesUseCase, ListSecuritiesUseCase
+from stockdesk.research.application.stock_data import BAR_DAYS, VALUATION_DAYS
 from stockdesk.research.domain.ports.rules_batch import IRulesHistoryPort, SymbolHistory
-from stockdesk.research.infrastructure.adapters.technical_data_adapter import HISTORY_DAYS as BAR_DAYS
-from stockdesk.research.infrastructure.adapters.valuation_data_adapter import HISTORY_DAYS as VALUATION_DAYS
 
 BAR_COLUMNS = ["trade_date", "open", "high", "low", "close", "volume", "adj_factor"]
 VALUATION_COLUMNS = ["trade_date", "close", "pe_ttm", "pb"]

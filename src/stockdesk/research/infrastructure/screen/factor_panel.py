@@ -25,9 +25,8 @@ import numpy as np
 import pandas as pd
 
 from stockdesk.data_engineering.application import GetMarketFramesUseCase, ListSecuritiesUseCase
+from stockdesk.research.application.stock_data import BAR_DAYS, VALUATION_DAYS
 from stockdesk.research.domain.dtos.factors import FACTOR_NAMES
-from stockdesk.research.infrastructure.adapters.technical_data_adapter import HISTORY_DAYS as BAR_DAYS
-from stockdesk.research.infrastructure.adapters.valuation_data_adapter import HISTORY_DAYS as VALUATION_DAYS
 from stockdesk.research.infrastructure.screen.long_rows import as_categories
 from stockdesk.research.infrastructure.screen.panel_adapter import VALUATION_COLUMNS
 from stockdesk.research.infrastructure.screen.report_figures import FIGURES, financial_figures

@@ -21,9 +21,8 @@ from stockdesk.data_engineering.application import (
     ListSecuritiesUseCase,
     SecurityDTO,
 )
+from stockdesk.research.application.stock_data import BAR_DAYS, VALUATION_DAYS
 from stockdesk.research.domain.ports.screen import IScreenPanelPort, ScreenPanel
-from stockdesk.research.infrastructure.adapters.technical_data_adapter import HISTORY_DAYS as BAR_DAYS
-from stockdesk.research.infrastructure.adapters.valuation_data_adapter import HISTORY_DAYS as VALUATION_DAYS
 from stockdesk.research.infrastructure.screen.long_rows import as_categories
 from stockdesk.shared.errors import BadRequestException
 

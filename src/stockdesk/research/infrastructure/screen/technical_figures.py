@@ -1,6 +1,6 @@
 """The technical snapshot's figures for every symbol at once (close, changes, MAs, RSI, MACD).
 
-Same definitions as `TechnicalSnapshotBuilder`: the bars of the technical data adapter's window,
+Same definitions as `TechnicalSnapshotBuilder`: the bars of StockData's bar window,
 forward-adjusted; a moving average needs as many bars as its period; RSI needs more than 14 bars
 and MACD 34; change_Nd_pct = (close / the close N bars earlier - 1) x 100 with more than N bars;
 rounded to 2 decimals (MACD to 3).

@@ -1,6 +1,6 @@
 """The code signals' fields for many dates of one symbol, from its history loaded once.
 
-Each date sees exactly the rows its snapshot would read (the data adapters' windows, point in
+Each date sees exactly the rows its snapshot would read (StockData's windows, point in
 time) and each number comes from the function the snapshot builder itself uses, so the signals
 equal the snapshot path's (a test compares them date by date). What is skipped is everything the
 signals do not read: patterns, levels, tables, highlights, and the per-point store reads.
@@ -15,11 +15,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from stockdesk.research.application.stock_data import BAR_DAYS, PERIODS_NEEDED, VALUATION_DAYS
 from stockdesk.research.application.technical_analyst_service import MIN_BARS
 from stockdesk.research.domain.ports.rules_batch import IRulesFieldsBuilder, SymbolHistory
-from stockdesk.research.infrastructure.adapters.financial_data_adapter import PERIODS_NEEDED
-from stockdesk.research.infrastructure.adapters.technical_data_adapter import HISTORY_DAYS as BAR_DAYS
-from stockdesk.research.infrastructure.adapters.valuation_data_adapter import HISTORY_DAYS as VALUATION_DAYS
 from stockdesk.research.infrastructure.snapshot.financial_snapshot_builder import (
     AUDIT_FIGURES,
     latest_rule_fields,
@@ -48,7 +46,7 @@ REPORT_FIGURES = tuple(dict.fromkeys([*FIGURES, *AUDIT_FIGURES]))  # what the va
 
 
 class _Bars:
-    """A symbol's bars as arrays, sliced per date like TechnicalDataAdapter reads them."""
+    """A symbol's bars as arrays, sliced per date like StockData.get_price_bars reads them."""
 
     def __init__(self, bars: pd.DataFrame):
         frame = bars.sort_values("trade_date")
@@ -121,7 +119,7 @@ class _Reports:
 
 
 class _Valuations:
-    """Daily valuations sliced per date like ValuationDataAdapter reads them."""
+    """Daily valuations sliced per date like StockData reads them."""
 
     def __init__(self, valuations: pd.DataFrame):
         frame = valuations.sort_values("trade_date")

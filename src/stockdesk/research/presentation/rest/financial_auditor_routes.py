@@ -8,9 +8,9 @@ from fastapi import APIRouter, Depends, Query
 
 from stockdesk.research.application.dtos import FinancialAuditorResultDTO
 from stockdesk.research.application.financial_auditor_service import FinancialAuditorService
+from stockdesk.research.application.stock_data import StockData
 from stockdesk.research.domain.ports.financial import (
     IFinancialAuditorAgentPort,
-    IFinancialDataPort,
     IFinancialSnapshotBuilder,
 )
 from stockdesk.shared.dates import IsoDay
@@ -18,7 +18,7 @@ from stockdesk.shared.symbol_text import SYMBOL_PATTERN
 
 
 def build_financial_router(
-    get_data_port: Callable[[], IFinancialDataPort],
+    get_data: Callable[[], StockData],
     get_snapshot_builder: Callable[[], IFinancialSnapshotBuilder],
     get_agent: Callable[[], IFinancialAuditorAgentPort],
 ) -> APIRouter:
@@ -28,7 +28,7 @@ def build_financial_router(
     def financial_audit(
         symbol: str = Query(min_length=1, pattern=SYMBOL_PATTERN, description="e.g. 600519.SH"),
         as_of: IsoDay | None = Query(None, description="analysis date; default today"),
-        data: IFinancialDataPort = Depends(get_data_port),
+        data: StockData = Depends(get_data),
         builder: IFinancialSnapshotBuilder = Depends(get_snapshot_builder),
         agent: IFinancialAuditorAgentPort = Depends(get_agent),
     ) -> FinancialAuditorResultDTO:

@@ -7,10 +7,10 @@ from collections.abc import Callable
 from fastapi import APIRouter, Depends, Query
 
 from stockdesk.research.application.dtos import TechnicalAnalystResultDTO
+from stockdesk.research.application.stock_data import StockData
 from stockdesk.research.application.technical_analyst_service import TechnicalAnalystService
 from stockdesk.research.domain.ports.technical import (
     ITechnicalAnalystAgentPort,
-    ITechnicalDataPort,
     ITechnicalSnapshotBuilder,
 )
 from stockdesk.shared.dates import IsoDay
@@ -18,7 +18,7 @@ from stockdesk.shared.symbol_text import SYMBOL_PATTERN
 
 
 def build_technical_router(
-    get_data_port: Callable[[], ITechnicalDataPort],
+    get_data: Callable[[], StockData],
     get_snapshot_builder: Callable[[], ITechnicalSnapshotBuilder],
     get_agent: Callable[[], ITechnicalAnalystAgentPort],
 ) -> APIRouter:
@@ -28,7 +28,7 @@ def build_technical_router(
     def technical_analysis(
         symbol: str = Query(min_length=1, pattern=SYMBOL_PATTERN, description="e.g. 600519.SH"),
         as_of: IsoDay | None = Query(None, description="analysis date; default today"),
-        data: ITechnicalDataPort = Depends(get_data_port),
+        data: StockData = Depends(get_data),
         builder: ITechnicalSnapshotBuilder = Depends(get_snapshot_builder),
         agent: ITechnicalAnalystAgentPort = Depends(get_agent),
     ) -> TechnicalAnalystResultDTO:

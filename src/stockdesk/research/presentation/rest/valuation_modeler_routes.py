@@ -7,9 +7,9 @@ from collections.abc import Callable
 from fastapi import APIRouter, Depends, Query
 
 from stockdesk.research.application.dtos import ValuationModelerResultDTO
+from stockdesk.research.application.stock_data import StockData
 from stockdesk.research.application.valuation_modeler_service import ValuationModelerService
 from stockdesk.research.domain.ports.valuation import (
-    IValuationDataPort,
     IValuationModelerAgentPort,
     IValuationSnapshotBuilder,
 )
@@ -18,7 +18,7 @@ from stockdesk.shared.symbol_text import SYMBOL_PATTERN
 
 
 def build_valuation_router(
-    get_data_port: Callable[[], IValuationDataPort],
+    get_data: Callable[[], StockData],
     get_snapshot_builder: Callable[[], IValuationSnapshotBuilder],
     get_agent: Callable[[], IValuationModelerAgentPort],
 ) -> APIRouter:
@@ -28,7 +28,7 @@ def build_valuation_router(
     def valuation_model(
         symbol: str = Query(min_length=1, pattern=SYMBOL_PATTERN, description="e.g. 600519.SH"),
         as_of: IsoDay | None = Query(None, description="analysis date; default today"),
-        data: IValuationDataPort = Depends(get_data_port),
+        data: StockData = Depends(get_data),
         builder: IValuationSnapshotBuilder = Depends(get_snapshot_builder),
         agent: IValuationModelerAgentPort = Depends(get_agent),
     ) -> ValuationModelerResultDTO:
