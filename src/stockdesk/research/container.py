@@ -23,6 +23,11 @@ from stockdesk.research.application.financial_auditor_service import FinancialAu
 from stockdesk.research.application.macro_intelligence_service import MacroIntelligenceService
 from stockdesk.research.application.rules_signal_service import RulesSignalService
 from stockdesk.research.application.screen.service import ScreenService
+from stockdesk.research.application.search_data import CatalystDataAdapter, MacroDataAdapter
+from stockdesk.research.application.search_result_filter import (
+    ISearchResultFilter,
+    RuleBasedResultFilter,
+)
 from stockdesk.research.application.signal_model.service import SignalModelService
 from stockdesk.research.application.stock_data import StockData
 from stockdesk.research.application.technical_analyst_service import TechnicalAnalystService
@@ -36,7 +41,6 @@ from stockdesk.research.domain.ports.financial import (
 from stockdesk.research.domain.ports.soft_intel import (
     ICatalystDetectiveAgentPort,
     IMacroIntelligenceAgentPort,
-    ISearchDataPort,
     ISearchSnapshotBuilder,
 )
 from stockdesk.research.domain.ports.technical import (
@@ -47,8 +51,6 @@ from stockdesk.research.domain.ports.valuation import (
     IValuationModelerAgentPort,
     IValuationSnapshotBuilder,
 )
-from stockdesk.research.infrastructure.adapters.catalyst_data_adapter import CatalystDataAdapter
-from stockdesk.research.infrastructure.adapters.macro_data_adapter import MacroDataAdapter
 from stockdesk.research.infrastructure.adapters.model_market_adapter import ModelMarketAdapter
 from stockdesk.research.infrastructure.adapters.rules_history_adapter import RulesHistoryAdapter
 from stockdesk.research.infrastructure.agents.catalyst_detective.agent import CatalystDetectiveAgent
@@ -62,10 +64,6 @@ from stockdesk.research.infrastructure.chart_series import ChartSeriesBuilder
 from stockdesk.research.infrastructure.screen.factor_panel import FactorPanelAdapter
 from stockdesk.research.infrastructure.screen.figures_builder import ScreenFiguresBuilder
 from stockdesk.research.infrastructure.screen.panel_adapter import ScreenPanelAdapter
-from stockdesk.research.infrastructure.search_utils.result_filter import (
-    ISearchResultFilter,
-    RuleBasedResultFilter,
-)
 from stockdesk.research.infrastructure.snapshot.financial_snapshot_builder import FinancialSnapshotBuilder
 from stockdesk.research.infrastructure.snapshot.rules_fields import RulesFieldsBuilder
 from stockdesk.research.infrastructure.snapshot.search_snapshot_builder import SearchSnapshotBuilder
@@ -178,7 +176,7 @@ class ResearchContainer:
         return SearchSnapshotBuilder()
 
     @cached_property
-    def macro_data(self) -> ISearchDataPort:
+    def macro_data(self) -> MacroDataAdapter:
         return MacroDataAdapter(self._basic_info, self._search(), self.search_result_filter)
 
     @cached_property
@@ -192,7 +190,7 @@ class ResearchContainer:
         )
 
     @cached_property
-    def catalyst_data(self) -> ISearchDataPort:
+    def catalyst_data(self) -> CatalystDataAdapter:
         return CatalystDataAdapter(self._basic_info, self._search(), self.search_result_filter)
 
     @cached_property

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from datetime import date
 
 from stockdesk.research.domain.dtos.search import (
     DimensionSearchResult,
@@ -12,17 +11,6 @@ from stockdesk.research.domain.dtos.search import (
 )
 from stockdesk.research.domain.dtos.soft_intel import CatalystDetectiveOutput, MacroIntelligenceOutput
 from stockdesk.research.domain.ports.expert_agent import IExpertAgentPort
-
-
-class ISearchDataPort(ABC):
-    """Runs one expert's search dimensions for a stock as of a date."""
-
-    @abstractmethod
-    def get_search_context(self, symbol: str, as_of: date) -> StockSearchContext | None:
-        """Name, industry, market and language of the stock, or None when it is unknown."""
-
-    @abstractmethod
-    def search(self, context: StockSearchContext) -> list[DimensionSearchResult]: ...
 
 
 class ISearchSnapshotBuilder(ABC):

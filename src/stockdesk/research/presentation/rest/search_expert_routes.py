@@ -9,10 +9,10 @@ from fastapi import APIRouter, Depends, Query
 from stockdesk.research.application.catalyst_detective_service import CatalystDetectiveService
 from stockdesk.research.application.dtos import CatalystDetectiveResultDTO, MacroIntelligenceResultDTO
 from stockdesk.research.application.macro_intelligence_service import MacroIntelligenceService
+from stockdesk.research.application.search_data import SearchDataAdapter
 from stockdesk.research.domain.ports.soft_intel import (
     ICatalystDetectiveAgentPort,
     IMacroIntelligenceAgentPort,
-    ISearchDataPort,
     ISearchSnapshotBuilder,
 )
 from stockdesk.shared.dates import IsoDay
@@ -23,7 +23,7 @@ AS_OF = Query(None, description="analysis date; default today. Nothing published
 
 
 def build_macro_router(
-    get_data_port: Callable[[], ISearchDataPort],
+    get_data: Callable[[], SearchDataAdapter],
     get_snapshot_builder: Callable[[], ISearchSnapshotBuilder],
     get_agent: Callable[[], IMacroIntelligenceAgentPort],
 ) -> APIRouter:
@@ -33,7 +33,7 @@ def build_macro_router(
     def macro_intelligence(
         symbol: str = SYMBOL,
         as_of: IsoDay | None = AS_OF,
-        data: ISearchDataPort = Depends(get_data_port),
+        data: SearchDataAdapter = Depends(get_data),
         builder: ISearchSnapshotBuilder = Depends(get_snapshot_builder),
         agent: IMacroIntelligenceAgentPort = Depends(get_agent),
     ) -> MacroIntelligenceResultDTO:
@@ -44,7 +44,7 @@ def build_macro_router(
 
 
 def build_catalyst_router(
-    get_data_port: Callable[[], ISearchDataPort],
+    get_data: Callable[[], SearchDataAdapter],
     get_snapshot_builder: Callable[[], ISearchSnapshotBuilder],
     get_agent: Callable[[], ICatalystDetectiveAgentPort],
 ) -> APIRouter:
@@ -54,7 +54,7 @@ def build_catalyst_router(
     def catalyst_detective(
         symbol: str = SYMBOL,
         as_of: IsoDay | None = AS_OF,
-        data: ISearchDataPort = Depends(get_data_port),
+        data: SearchDataAdapter = Depends(get_data),
         builder: ISearchSnapshotBuilder = Depends(get_snapshot_builder),
         agent: ICatalystDetectiveAgentPort = Depends(get_agent),
     ) -> CatalystDetectiveResultDTO:
