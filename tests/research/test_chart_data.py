@@ -11,15 +11,15 @@ import pytest
 
 from stockdesk.entrypoints.container import AppContainer
 from stockdesk.research.application import ChartDataService
-from stockdesk.research.domain.dtos.technical import PriceBarInput
-from stockdesk.research.domain.dtos.valuation import ValuationDailyInput
-from stockdesk.research.infrastructure.chart_series import (
+from stockdesk.research.application.chart_series import (
     ChartSeriesBuilder,
     financial_chart,
     ordinal,
     price_chart,
     valuation_chart,
 )
+from stockdesk.research.domain.dtos.technical import PriceBarInput
+from stockdesk.research.domain.dtos.valuation import ValuationDailyInput
 from stockdesk.shared.charts import ChartSpec
 from stockdesk.shared.config import Settings
 from stockdesk.shared.errors import NotFoundException

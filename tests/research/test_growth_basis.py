@@ -11,6 +11,8 @@ import pandas as pd
 import pytest
 
 from stockdesk.data_engineering.domain.dtos import FinancialReportDTO
+from stockdesk.research.application.snapshot.financial_snapshot_builder import FinancialSnapshotBuilder
+from stockdesk.research.application.snapshot.valuation_snapshot_builder import ValuationSnapshotBuilder
 from stockdesk.research.application.stock_data import StockData
 from stockdesk.research.domain.dtos.financial import AuditFinanceRecordInput
 from stockdesk.research.domain.dtos.valuation import (
@@ -19,8 +21,6 @@ from stockdesk.research.domain.dtos.valuation import (
     NET_PROFIT_FALLBACK,
     FinanceRecordInput,
 )
-from stockdesk.research.infrastructure.snapshot.financial_snapshot_builder import FinancialSnapshotBuilder
-from stockdesk.research.infrastructure.snapshot.valuation_snapshot_builder import ValuationSnapshotBuilder
 from stockdesk.shared.finance import prior_position, yoy_growth
 from stockdesk.shared.prompts import load_prompts
 from tests.research.support import AS_OF, audit_records, dailies, finance_records, overview

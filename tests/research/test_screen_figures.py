@@ -18,10 +18,10 @@ import pytest
 
 from stockdesk.entrypoints.container import AppContainer
 from stockdesk.research.application.screen.service import ScreenRequest
+from stockdesk.research.application.snapshot.report_periods import report_periods
 from stockdesk.research.container import ResearchContainer
 from stockdesk.research.domain.dtos.screen import FIELD_NAMES, OUTPUT_COLUMNS
 from stockdesk.research.domain.dtos.valuation import NA
-from stockdesk.research.infrastructure.snapshot.report_periods import report_periods
 from stockdesk.shared.config import Settings
 from stockdesk.shared.db import Database
 from stockdesk.shared.finance import round_half_up
@@ -159,7 +159,7 @@ def test_short_histories_leave_their_figures_empty_never_shorter(store: Database
 
 
 def test_change_60d_is_the_builders_change_pct_over_60_bars(store: Database, settings: Settings) -> None:
-    from stockdesk.research.infrastructure.snapshot.technical_snapshot_builder import (
+    from stockdesk.research.application.snapshot.technical_snapshot_builder import (
         adjusted_frame,
         change_pct,
         num,

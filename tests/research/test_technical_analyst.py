@@ -20,13 +20,13 @@ from stockdesk.data_engineering.application.import_service import MarketDataImpo
 from stockdesk.data_engineering.infrastructure.persistence.repository import SqlMarketDataRepository
 from stockdesk.llm_platform.application.llm_handle import LLMHandle
 from stockdesk.llm_platform.infrastructure.scripted import ScriptedProvider
+from stockdesk.research.application.snapshot.technical_snapshot_builder import TechnicalSnapshotBuilder
 from stockdesk.research.application.stock_data import StockData
 from stockdesk.research.application.technical_analyst_service import TechnicalAnalystService
 from stockdesk.research.domain.dtos.technical import PriceBarInput
 from stockdesk.research.domain.dtos.valuation import NA
 from stockdesk.research.infrastructure.agents.structured_agent import SAMPLING
 from stockdesk.research.infrastructure.agents.technical_analyst.agent import TechnicalAnalystAgent
-from stockdesk.research.infrastructure.snapshot.technical_snapshot_builder import TechnicalSnapshotBuilder
 from stockdesk.shared.db import Database
 from stockdesk.shared.errors import BadRequestException, NotFoundException
 from tests.conftest import scripted_service

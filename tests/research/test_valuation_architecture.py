@@ -11,12 +11,11 @@ from pathlib import Path
 import stockdesk.research.application.valuation_modeler_service as service_module
 from stockdesk.llm_platform.application.llm_handle import LLMHandle
 from stockdesk.llm_platform.infrastructure.scripted import ScriptedProvider
+from stockdesk.research.application.snapshot.valuation_snapshot_builder import ValuationSnapshotBuilder
 from stockdesk.research.application.valuation_modeler_service import ValuationModelerService
 from stockdesk.research.domain.dtos.valuation import ValuationSnapshotDTO
-from stockdesk.research.domain.ports.valuation import IValuationSnapshotBuilder
 from stockdesk.research.infrastructure.agents.structured_agent import SAMPLING
 from stockdesk.research.infrastructure.agents.valuation_modeler.agent import ValuationModelerAgent
-from stockdesk.research.infrastructure.snapshot.valuation_snapshot_builder import ValuationSnapshotBuilder
 from stockdesk.shared.db import Database
 from tests.conftest import scripted_service
 from tests.research.support import AS_OF, populate_store, valuation_answer
@@ -37,14 +36,14 @@ def imported_modules(module: object) -> set[str]:
 
 
 def test_snapshot_comes_through_the_port(database: Database) -> None:
-    """通过 Port 获取估值快照: the service uses whatever IValuationSnapshotBuilder it is given."""
+    """通过 Port 获取估值快照: the service uses whatever snapshot builder it is given."""
 
-    class CountingBuilder(IValuationSnapshotBuilder):
+    class CountingBuilder(ValuationSnapshotBuilder):
         calls = 0
 
         def build(self, overview_, dailies, finance, as_of) -> ValuationSnapshotDTO:  # type: ignore[override]
             CountingBuilder.calls += 1
-            return ValuationSnapshotBuilder().build(overview_, dailies, finance, as_of)
+            return super().build(overview_, dailies, finance, as_of)
 
     populate_store(database)
     agent = ValuationModelerAgent(

@@ -13,6 +13,7 @@ from stockdesk.data_engineering.container import DataEngineeringContainer
 from stockdesk.llm_platform.application.llm_handle import LLMHandle
 from stockdesk.llm_platform.infrastructure.scripted import ScriptedProvider
 from stockdesk.research.application.dtos import ValuationModelerResultDTO
+from stockdesk.research.application.snapshot.valuation_snapshot_builder import ValuationSnapshotBuilder
 from stockdesk.research.application.stock_data import StockData
 from stockdesk.research.application.valuation_modeler_service import ValuationModelerService
 from stockdesk.research.domain.dtos.valuation import (
@@ -23,7 +24,6 @@ from stockdesk.research.domain.dtos.valuation import (
 from stockdesk.research.infrastructure.agents.structured_agent import SAMPLING
 from stockdesk.research.infrastructure.agents.valuation_modeler.agent import ValuationModelerAgent
 from stockdesk.research.infrastructure.agents.valuation_modeler.output_parser import parse_valuation_output
-from stockdesk.research.infrastructure.snapshot.valuation_snapshot_builder import ValuationSnapshotBuilder
 from stockdesk.shared.config import Settings
 from stockdesk.shared.db import Database
 from stockdesk.shared.errors import BadRequestException, LLMOutputParseError, NotFoundException

@@ -18,6 +18,7 @@ from stockdesk.llm_platform.application.llm_handle import LLMHandle
 from stockdesk.llm_platform.application.llm_service import LLMService
 from stockdesk.research.application.catalyst_detective_service import CatalystDetectiveService
 from stockdesk.research.application.chart_data_service import ChartDataService
+from stockdesk.research.application.chart_series import ChartSeriesBuilder
 from stockdesk.research.application.factors import FactorService
 from stockdesk.research.application.financial_auditor_service import FinancialAuditorService
 from stockdesk.research.application.macro_intelligence_service import MacroIntelligenceService
@@ -29,27 +30,27 @@ from stockdesk.research.application.search_result_filter import (
     RuleBasedResultFilter,
 )
 from stockdesk.research.application.signal_model.service import SignalModelService
+from stockdesk.research.application.snapshot.financial_snapshot_builder import FinancialSnapshotBuilder
+from stockdesk.research.application.snapshot.rules_fields import RulesFieldsBuilder
+from stockdesk.research.application.snapshot.search_snapshot_builder import SearchSnapshotBuilder
+from stockdesk.research.application.snapshot.technical_snapshot_builder import TechnicalSnapshotBuilder
+from stockdesk.research.application.snapshot.valuation_snapshot_builder import ValuationSnapshotBuilder
 from stockdesk.research.application.stock_data import StockData
 from stockdesk.research.application.technical_analyst_service import TechnicalAnalystService
 from stockdesk.research.application.valuation_modeler_service import ValuationModelerService
-from stockdesk.research.domain.ports.charts import IChartSeriesBuilder
 from stockdesk.research.domain.ports.choices import IExpertChoicePort
 from stockdesk.research.domain.ports.financial import (
     IFinancialAuditorAgentPort,
-    IFinancialSnapshotBuilder,
 )
 from stockdesk.research.domain.ports.soft_intel import (
     ICatalystDetectiveAgentPort,
     IMacroIntelligenceAgentPort,
-    ISearchSnapshotBuilder,
 )
 from stockdesk.research.domain.ports.technical import (
     ITechnicalAnalystAgentPort,
-    ITechnicalSnapshotBuilder,
 )
 from stockdesk.research.domain.ports.valuation import (
     IValuationModelerAgentPort,
-    IValuationSnapshotBuilder,
 )
 from stockdesk.research.infrastructure.adapters.model_market_adapter import ModelMarketAdapter
 from stockdesk.research.infrastructure.adapters.rules_history_adapter import RulesHistoryAdapter
@@ -60,15 +61,9 @@ from stockdesk.research.infrastructure.agents.macro_intelligence.agent import Ma
 from stockdesk.research.infrastructure.agents.structured_agent import SAMPLING
 from stockdesk.research.infrastructure.agents.technical_analyst.agent import TechnicalAnalystAgent
 from stockdesk.research.infrastructure.agents.valuation_modeler.agent import ValuationModelerAgent
-from stockdesk.research.infrastructure.chart_series import ChartSeriesBuilder
 from stockdesk.research.infrastructure.screen.factor_panel import FactorPanelAdapter
 from stockdesk.research.infrastructure.screen.figures_builder import ScreenFiguresBuilder
 from stockdesk.research.infrastructure.screen.panel_adapter import ScreenPanelAdapter
-from stockdesk.research.infrastructure.snapshot.financial_snapshot_builder import FinancialSnapshotBuilder
-from stockdesk.research.infrastructure.snapshot.rules_fields import RulesFieldsBuilder
-from stockdesk.research.infrastructure.snapshot.search_snapshot_builder import SearchSnapshotBuilder
-from stockdesk.research.infrastructure.snapshot.technical_snapshot_builder import TechnicalSnapshotBuilder
-from stockdesk.research.infrastructure.snapshot.valuation_snapshot_builder import ValuationSnapshotBuilder
 from stockdesk.web_search.application.search_service import WebSearchService
 
 
@@ -122,7 +117,7 @@ class ResearchContainer:
     # valuation modeler --------------------------------------------------------------------------
 
     @cached_property
-    def valuation_snapshot_builder(self) -> IValuationSnapshotBuilder:
+    def valuation_snapshot_builder(self) -> ValuationSnapshotBuilder:
         return ValuationSnapshotBuilder()
 
     @cached_property
@@ -137,7 +132,7 @@ class ResearchContainer:
 
     # technical analyst --------------------------------------------------------------------------
     @cached_property
-    def technical_snapshot_builder(self) -> ITechnicalSnapshotBuilder:
+    def technical_snapshot_builder(self) -> TechnicalSnapshotBuilder:
         return TechnicalSnapshotBuilder()
 
     @cached_property
@@ -152,7 +147,7 @@ class ResearchContainer:
 
     # financial auditor --------------------------------------------------------------------------
     @cached_property
-    def financial_snapshot_builder(self) -> IFinancialSnapshotBuilder:
+    def financial_snapshot_builder(self) -> FinancialSnapshotBuilder:
         return FinancialSnapshotBuilder()
 
     @cached_property
@@ -172,7 +167,7 @@ class ResearchContainer:
         return RuleBasedResultFilter()
 
     @cached_property
-    def search_snapshot_builder(self) -> ISearchSnapshotBuilder:
+    def search_snapshot_builder(self) -> SearchSnapshotBuilder:
         return SearchSnapshotBuilder()
 
     @cached_property
@@ -205,7 +200,7 @@ class ResearchContainer:
 
     # charts: the experts' data, series computed in code, no LLM -----------------------------------
     @cached_property
-    def chart_series_builder(self) -> IChartSeriesBuilder:
+    def chart_series_builder(self) -> ChartSeriesBuilder:
         return ChartSeriesBuilder()
 
     @property

@@ -12,9 +12,9 @@ from datetime import date
 
 from pydantic import BaseModel, Field
 
+from stockdesk.research.application.chart_series import ChartSeriesBuilder
 from stockdesk.research.application.inputs import require_found, require_symbol
 from stockdesk.research.application.stock_data import StockData
-from stockdesk.research.domain.ports.charts import IChartSeriesBuilder
 from stockdesk.shared.charts import ChartSpec
 from stockdesk.shared.errors import one_line
 
@@ -30,7 +30,7 @@ class ChartDataService:
     def __init__(
         self,
         data: StockData,
-        builder: IChartSeriesBuilder,
+        builder: ChartSeriesBuilder,
     ):
         self._data = data
         self._builder = builder

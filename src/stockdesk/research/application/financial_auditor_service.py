@@ -15,6 +15,7 @@ from stockdesk.research.application.evidence_cards import cards_for
 from stockdesk.research.application.expert_choice_text import financial_fields
 from stockdesk.research.application.expert_choices import Answered, answered, guarded
 from stockdesk.research.application.inputs import require_financials, require_found, require_symbol
+from stockdesk.research.application.snapshot.financial_snapshot_builder import FinancialSnapshotBuilder
 from stockdesk.research.application.stock_data import StockData
 from stockdesk.research.domain.dtos.expert_choice import verdict_words
 from stockdesk.research.domain.dtos.financial import (
@@ -25,7 +26,6 @@ from stockdesk.research.domain.dtos.financial import (
 from stockdesk.research.domain.ports.choices import IExpertChoicePort
 from stockdesk.research.domain.ports.financial import (
     IFinancialAuditorAgentPort,
-    IFinancialSnapshotBuilder,
 )
 from stockdesk.shared.claims import collect_texts
 
@@ -47,7 +47,7 @@ class FinancialAuditorService:
     def __init__(
         self,
         data: StockData,
-        snapshot_builder: IFinancialSnapshotBuilder,
+        snapshot_builder: FinancialSnapshotBuilder,
         agent: IFinancialAuditorAgentPort,
         chooser: IExpertChoicePort | None = None,
     ):

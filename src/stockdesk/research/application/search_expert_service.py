@@ -23,11 +23,11 @@ from stockdesk.research.application.expert_runner import run_guarded
 from stockdesk.research.application.inputs import require_found, require_symbol
 from stockdesk.research.application.search_cards import search_cards
 from stockdesk.research.application.search_data import SearchDataAdapter
+from stockdesk.research.application.snapshot.search_snapshot_builder import SearchSnapshotBuilder
 from stockdesk.research.domain.dtos.expert import AgentAnswer, GuardReport
 from stockdesk.research.domain.dtos.expert_choice import verdict_words
 from stockdesk.research.domain.dtos.search import SearchSnapshotDTO
 from stockdesk.research.domain.ports.choices import IExpertChoicePort
-from stockdesk.research.domain.ports.soft_intel import ISearchSnapshotBuilder
 from stockdesk.shared.claims import collect_texts
 
 T = TypeVar("T", bound=BaseModel)
@@ -69,7 +69,7 @@ class SearchExpertService(ABC, Generic[T, R]):
     def __init__(
         self,
         data: SearchDataAdapter,
-        snapshot_builder: ISearchSnapshotBuilder,
+        snapshot_builder: SearchSnapshotBuilder,
         agent: SearchAgent[T],
         chooser: IExpertChoicePort | None = None,
     ):

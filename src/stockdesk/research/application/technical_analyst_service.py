@@ -9,6 +9,7 @@ from stockdesk.research.application.evidence_cards import cards_for
 from stockdesk.research.application.expert_choice_text import technical_fields
 from stockdesk.research.application.expert_choices import answered, guarded
 from stockdesk.research.application.inputs import require_found, require_symbol
+from stockdesk.research.application.snapshot.technical_snapshot_builder import TechnicalSnapshotBuilder
 from stockdesk.research.application.stock_data import StockData
 from stockdesk.research.domain.dtos.expert_choice import verdict_words
 from stockdesk.research.domain.dtos.technical import (
@@ -19,7 +20,6 @@ from stockdesk.research.domain.dtos.technical import (
 from stockdesk.research.domain.ports.choices import IExpertChoicePort
 from stockdesk.research.domain.ports.technical import (
     ITechnicalAnalystAgentPort,
-    ITechnicalSnapshotBuilder,
 )
 from stockdesk.shared.claims import collect_texts
 from stockdesk.shared.errors import BadRequestException
@@ -40,7 +40,7 @@ class TechnicalAnalystService:
     def __init__(
         self,
         data: StockData,
-        snapshot_builder: ITechnicalSnapshotBuilder,
+        snapshot_builder: TechnicalSnapshotBuilder,
         agent: ITechnicalAnalystAgentPort,
         chooser: IExpertChoicePort | None = None,
     ):

@@ -9,13 +9,13 @@ from stockdesk.research.application.evidence_cards import cards_for
 from stockdesk.research.application.expert_choice_text import valuation_fields
 from stockdesk.research.application.expert_choices import answered, guarded
 from stockdesk.research.application.inputs import require_financials, require_found, require_symbol
+from stockdesk.research.application.snapshot.valuation_snapshot_builder import ValuationSnapshotBuilder
 from stockdesk.research.application.stock_data import StockData
 from stockdesk.research.domain.dtos.expert_choice import verdict_words
 from stockdesk.research.domain.dtos.valuation import ValuationModelOutput, ValuationSnapshotDTO
 from stockdesk.research.domain.ports.choices import IExpertChoicePort
 from stockdesk.research.domain.ports.valuation import (
     IValuationModelerAgentPort,
-    IValuationSnapshotBuilder,
 )
 from stockdesk.shared.claims import collect_texts
 
@@ -33,7 +33,7 @@ class ValuationModelerService:
     def __init__(
         self,
         data: StockData,
-        snapshot_builder: IValuationSnapshotBuilder,
+        snapshot_builder: ValuationSnapshotBuilder,
         agent: IValuationModelerAgentPort,
         chooser: IExpertChoicePort | None = None,
     ):

@@ -12,7 +12,6 @@ from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import date
-from typing import Any
 
 import pandas as pd
 
@@ -36,11 +35,3 @@ class IRulesHistoryPort(ABC):
     def load(self, symbols: Sequence[str], start: date, end: date) -> dict[str, SymbolHistory]:
         """History of the stored symbols among `symbols`, from before `start` (the snapshot
         windows' look-back) up to `end`; unknown symbols are left out."""
-
-
-class IRulesFieldsBuilder(ABC):
-    @abstractmethod
-    def fields(self, history: SymbolHistory, dates: Sequence[date]) -> dict[date, dict[str, Any]]:
-        """Per date, per expert (valuation_modeler, technical_analyst, financial_auditor): the
-        snapshot fields its code signal reads, as the snapshot would hold them; an expert whose
-        snapshot could not be built on that date (too few bars, no reports) maps to an error string."""

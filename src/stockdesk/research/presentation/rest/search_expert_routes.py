@@ -10,10 +10,10 @@ from stockdesk.research.application.catalyst_detective_service import CatalystDe
 from stockdesk.research.application.dtos import CatalystDetectiveResultDTO, MacroIntelligenceResultDTO
 from stockdesk.research.application.macro_intelligence_service import MacroIntelligenceService
 from stockdesk.research.application.search_data import SearchDataAdapter
+from stockdesk.research.application.snapshot.search_snapshot_builder import SearchSnapshotBuilder
 from stockdesk.research.domain.ports.soft_intel import (
     ICatalystDetectiveAgentPort,
     IMacroIntelligenceAgentPort,
-    ISearchSnapshotBuilder,
 )
 from stockdesk.shared.dates import IsoDay
 from stockdesk.shared.symbol_text import SYMBOL_PATTERN
@@ -24,7 +24,7 @@ AS_OF = Query(None, description="analysis date; default today. Nothing published
 
 def build_macro_router(
     get_data: Callable[[], SearchDataAdapter],
-    get_snapshot_builder: Callable[[], ISearchSnapshotBuilder],
+    get_snapshot_builder: Callable[[], SearchSnapshotBuilder],
     get_agent: Callable[[], IMacroIntelligenceAgentPort],
 ) -> APIRouter:
     router = APIRouter(tags=["research"])
@@ -34,7 +34,7 @@ def build_macro_router(
         symbol: str = SYMBOL,
         as_of: IsoDay | None = AS_OF,
         data: SearchDataAdapter = Depends(get_data),
-        builder: ISearchSnapshotBuilder = Depends(get_snapshot_builder),
+        builder: SearchSnapshotBuilder = Depends(get_snapshot_builder),
         agent: IMacroIntelligenceAgentPort = Depends(get_agent),
     ) -> MacroIntelligenceResultDTO:
         """Macro environment plus `input`, `output` and `macro_indicators` (the search context sent)."""
@@ -45,7 +45,7 @@ def build_macro_router(
 
 def build_catalyst_router(
     get_data: Callable[[], SearchDataAdapter],
-    get_snapshot_builder: Callable[[], ISearchSnapshotBuilder],
+    get_snapshot_builder: Callable[[], SearchSnapshotBuilder],
     get_agent: Callable[[], ICatalystDetectiveAgentPort],
 ) -> APIRouter:
     router = APIRouter(tags=["research"])
@@ -55,7 +55,7 @@ def build_catalyst_router(
         symbol: str = SYMBOL,
         as_of: IsoDay | None = AS_OF,
         data: SearchDataAdapter = Depends(get_data),
-        builder: ISearchSnapshotBuilder = Depends(get_snapshot_builder),
+        builder: SearchSnapshotBuilder = Depends(get_snapshot_builder),
         agent: ICatalystDetectiveAgentPort = Depends(get_agent),
     ) -> CatalystDetectiveResultDTO:
         """Catalysts plus `input`, `output` and `catalyst_indicators` (the search context sent)."""

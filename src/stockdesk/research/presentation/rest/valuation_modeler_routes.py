@@ -1,4 +1,4 @@
-"""GET /api/v1/research/valuation-model: the valuation modeler over HTTP, ports injected by FastAPI."""
+"""GET /api/v1/research/valuation-model: the valuation modeler over HTTP, its parts injected by FastAPI."""
 
 from __future__ import annotations
 
@@ -7,11 +7,11 @@ from collections.abc import Callable
 from fastapi import APIRouter, Depends, Query
 
 from stockdesk.research.application.dtos import ValuationModelerResultDTO
+from stockdesk.research.application.snapshot.valuation_snapshot_builder import ValuationSnapshotBuilder
 from stockdesk.research.application.stock_data import StockData
 from stockdesk.research.application.valuation_modeler_service import ValuationModelerService
 from stockdesk.research.domain.ports.valuation import (
     IValuationModelerAgentPort,
-    IValuationSnapshotBuilder,
 )
 from stockdesk.shared.dates import IsoDay
 from stockdesk.shared.symbol_text import SYMBOL_PATTERN
@@ -19,7 +19,7 @@ from stockdesk.shared.symbol_text import SYMBOL_PATTERN
 
 def build_valuation_router(
     get_data: Callable[[], StockData],
-    get_snapshot_builder: Callable[[], IValuationSnapshotBuilder],
+    get_snapshot_builder: Callable[[], ValuationSnapshotBuilder],
     get_agent: Callable[[], IValuationModelerAgentPort],
 ) -> APIRouter:
     router = APIRouter(tags=["research"])
@@ -29,7 +29,7 @@ def build_valuation_router(
         symbol: str = Query(min_length=1, pattern=SYMBOL_PATTERN, description="e.g. 600519.SH"),
         as_of: IsoDay | None = Query(None, description="analysis date; default today"),
         data: StockData = Depends(get_data),
-        builder: IValuationSnapshotBuilder = Depends(get_snapshot_builder),
+        builder: ValuationSnapshotBuilder = Depends(get_snapshot_builder),
         agent: IValuationModelerAgentPort = Depends(get_agent),
     ) -> ValuationModelerResultDTO:
         """Valuation verdict plus `input` (prompt), `output` (raw model text), `valuation_indicators`."""

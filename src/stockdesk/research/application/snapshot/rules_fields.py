@@ -15,20 +15,17 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from stockdesk.research.application.stock_data import BAR_DAYS, PERIODS_NEEDED, VALUATION_DAYS
-from stockdesk.research.application.technical_analyst_service import MIN_BARS
-from stockdesk.research.domain.ports.rules_batch import IRulesFieldsBuilder, SymbolHistory
-from stockdesk.research.infrastructure.snapshot.financial_snapshot_builder import (
+from stockdesk.research.application.snapshot.financial_snapshot_builder import (
     AUDIT_FIGURES,
     latest_rule_fields,
 )
-from stockdesk.research.infrastructure.snapshot.report_periods import report_periods
-from stockdesk.research.infrastructure.snapshot.technical_snapshot_builder import (
+from stockdesk.research.application.snapshot.report_periods import report_periods
+from stockdesk.research.application.snapshot.technical_snapshot_builder import (
     filled_factor,
     filled_ohlc,
     rule_fields,
 )
-from stockdesk.research.infrastructure.snapshot.valuation_snapshot_builder import (
+from stockdesk.research.application.snapshot.valuation_snapshot_builder import (
     FIGURES,
     HISTORY_YEARS,
     RecordFigures,
@@ -38,6 +35,9 @@ from stockdesk.research.infrastructure.snapshot.valuation_snapshot_builder impor
     peg_ratio,
     percentile_of,
 )
+from stockdesk.research.application.stock_data import BAR_DAYS, PERIODS_NEEDED, VALUATION_DAYS
+from stockdesk.research.application.technical_analyst_service import MIN_BARS
+from stockdesk.research.domain.ports.rules_batch import SymbolHistory
 from stockdesk.shared.dates import years_before
 
 NO_REPORTS = "no financial report announced by this date"
@@ -152,8 +152,11 @@ def _value(value: float) -> float | None:
     return None if np.isnan(value) else float(value)
 
 
-class RulesFieldsBuilder(IRulesFieldsBuilder):
+class RulesFieldsBuilder:
     def fields(self, history: SymbolHistory, dates: Sequence[date]) -> dict[date, dict[str, Any]]:
+        """Per date, per expert (valuation_modeler, technical_analyst, financial_auditor): the
+        snapshot fields its code signal reads, as the snapshot would hold them; an expert whose
+        snapshot could not be built on that date (too few bars, no reports) maps to an error string."""
         bars = _Bars(history.bars)
         reports = _Reports(history.financials)
         valuations = _Valuations(history.valuations)
