@@ -22,6 +22,7 @@ from stockdesk.research.application.chart_series import ChartSeriesBuilder
 from stockdesk.research.application.factors import FactorService
 from stockdesk.research.application.financial_auditor_service import FinancialAuditorService
 from stockdesk.research.application.macro_intelligence_service import MacroIntelligenceService
+from stockdesk.research.application.rules_history import RulesHistory
 from stockdesk.research.application.rules_signal_service import RulesSignalService
 from stockdesk.research.application.screen.service import ScreenService
 from stockdesk.research.application.search_data import CatalystDataAdapter, MacroDataAdapter
@@ -53,7 +54,6 @@ from stockdesk.research.domain.ports.valuation import (
     IValuationModelerAgentPort,
 )
 from stockdesk.research.infrastructure.adapters.model_market_adapter import ModelMarketAdapter
-from stockdesk.research.infrastructure.adapters.rules_history_adapter import RulesHistoryAdapter
 from stockdesk.research.infrastructure.agents.catalyst_detective.agent import CatalystDetectiveAgent
 from stockdesk.research.infrastructure.agents.choices.agent import ExpertChoiceAgent
 from stockdesk.research.infrastructure.agents.financial_auditor.agent import FinancialAuditorAgent
@@ -213,7 +213,7 @@ class ResearchContainer:
         if self._securities is None or self._market_frames is None:
             raise RuntimeError("ResearchContainer needs securities and market_frames for rules signals")
         return RulesSignalService(
-            RulesHistoryAdapter(self._securities, self._market_frames),
+            RulesHistory(self._securities, self._market_frames),
             RulesFieldsBuilder(),
             {
                 "macro_intelligence": lambda symbol, day: self.macro_intelligence.build_snapshot(symbol, day),

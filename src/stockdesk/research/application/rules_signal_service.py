@@ -18,8 +18,8 @@ from pydantic import BaseModel, Field
 
 from stockdesk.research.application.code_signals import code_signal
 from stockdesk.research.application.factors import FactorService
+from stockdesk.research.application.rules_history import RulesHistory
 from stockdesk.research.application.snapshot.rules_fields import RulesFieldsBuilder
-from stockdesk.research.domain.ports.rules_batch import IRulesHistoryPort
 from stockdesk.shared.errors import StockdeskError
 
 logger = logging.getLogger(__name__)
@@ -38,7 +38,7 @@ class RulesEvidence(BaseModel):
 class RulesSignalService:
     def __init__(
         self,
-        history: IRulesHistoryPort,
+        history: RulesHistory,
         fields: RulesFieldsBuilder,
         search_snapshots: Mapping[str, SnapshotBuilder] | None = None,
         nothing_to_find: Callable[[date], bool] = lambda day: False,

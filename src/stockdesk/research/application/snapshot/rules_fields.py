@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from stockdesk.research.application.rules_history import SymbolHistory
 from stockdesk.research.application.snapshot.financial_snapshot_builder import (
     AUDIT_FIGURES,
     latest_rule_fields,
@@ -37,7 +38,6 @@ from stockdesk.research.application.snapshot.valuation_snapshot_builder import (
 )
 from stockdesk.research.application.stock_data import BAR_DAYS, PERIODS_NEEDED, VALUATION_DAYS
 from stockdesk.research.application.technical_analyst_service import MIN_BARS
-from stockdesk.research.domain.ports.rules_batch import SymbolHistory
 from stockdesk.shared.dates import years_before
 
 NO_REPORTS = "no financial report announced by this date"
