@@ -24,6 +24,9 @@ from stockdesk.research.application.financial_auditor_service import FinancialAu
 from stockdesk.research.application.macro_intelligence_service import MacroIntelligenceService
 from stockdesk.research.application.rules_history import RulesHistory
 from stockdesk.research.application.rules_signal_service import RulesSignalService
+from stockdesk.research.application.screen.factor_panel import FactorPanelBuilder
+from stockdesk.research.application.screen.figures_builder import ScreenFiguresBuilder
+from stockdesk.research.application.screen.panel import ScreenPanelReader
 from stockdesk.research.application.screen.service import ScreenService
 from stockdesk.research.application.search_data import CatalystDataAdapter, MacroDataAdapter
 from stockdesk.research.application.search_result_filter import (
@@ -61,9 +64,6 @@ from stockdesk.research.infrastructure.agents.macro_intelligence.agent import Ma
 from stockdesk.research.infrastructure.agents.structured_agent import SAMPLING
 from stockdesk.research.infrastructure.agents.technical_analyst.agent import TechnicalAnalystAgent
 from stockdesk.research.infrastructure.agents.valuation_modeler.agent import ValuationModelerAgent
-from stockdesk.research.infrastructure.screen.factor_panel import FactorPanelAdapter
-from stockdesk.research.infrastructure.screen.figures_builder import ScreenFiguresBuilder
-from stockdesk.research.infrastructure.screen.panel_adapter import ScreenPanelAdapter
 from stockdesk.web_search.application.search_service import WebSearchService
 
 
@@ -228,15 +228,15 @@ class ResearchContainer:
     def screen(self) -> ScreenService:
         if self._securities is None or self._market_frames is None:
             raise RuntimeError("ResearchContainer needs securities and market_frames for the screen")
-        adapter = ScreenPanelAdapter(self._securities, self._basic_info, self._market_frames)
-        return ScreenService(adapter, ScreenFiguresBuilder())
+        panel = ScreenPanelReader(self._securities, self._basic_info, self._market_frames)
+        return ScreenService(panel, ScreenFiguresBuilder())
 
     @property
     def factors(self) -> FactorService:
         """The factor library over the store (what the signal model reads)."""
         if self._securities is None or self._market_frames is None:
             raise RuntimeError("ResearchContainer needs securities and market_frames for factors")
-        return FactorService(FactorPanelAdapter(self._securities, self._market_frames))
+        return FactorService(FactorPanelBuilder(self._securities, self._market_frames))
 
     @cached_property
     def signal_model(self) -> SignalModelService:

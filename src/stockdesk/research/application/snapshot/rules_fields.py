@@ -70,9 +70,9 @@ class _Bars:
 
 
 class _Reports:
-    """Announced versions; per date the latest version of each period, newest 12 (as the adapters).
+    """Announced versions; per date the latest version of each period, newest 12 (as StockData reads them).
 
-    A state's rows go to the builders' period rules in columns, as the records the adapters build
+    A state's rows go to the builders' period rules in columns, as the records StockData builds
     would hold them (figures as floats, missing as NaN, report types None where not given).
     """
 
@@ -131,7 +131,7 @@ class _Valuations:
 
     def fields(self, symbol: str, day: date, basis: RecordFigures) -> dict[str, Any]:
         hi = int(np.searchsorted(self.dates, np.datetime64(day), "right"))
-        # the adapter's overview: the latest row by the date within the history window (its first
+        # StockData's overview: the latest row by the date within the history window (its first
         # look at the last month only saves a read)
         start = np.searchsorted(self.dates, np.datetime64(day - timedelta(days=VALUATION_DAYS)), "left")
         last = {c: (_value(v[hi - 1]) if hi > start else None) for c, v in self.columns.items()}

@@ -15,14 +15,14 @@ from datetime import date, timedelta
 import numpy as np
 import pandas as pd
 
-from stockdesk.research.application.stock_data import BAR_DAYS
-from stockdesk.research.infrastructure.screen.long_rows import (
+from stockdesk.research.application.screen.long_rows import (
     day_stamps,
     floats,
     row_numbers,
     selected_in_order,
     stamp,
 )
+from stockdesk.research.application.stock_data import BAR_DAYS
 
 
 @dataclass(frozen=True)

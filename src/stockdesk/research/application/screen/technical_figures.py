@@ -13,10 +13,10 @@ from datetime import date
 import numpy as np
 import pandas as pd
 
+from stockdesk.research.application.screen.indicators import macd_last, rsi_last, sma_last
+from stockdesk.research.application.screen.price_matrix import PriceMatrix, price_matrix
+from stockdesk.research.application.screen.rounding import rounded
 from stockdesk.research.application.snapshot.technical_snapshot_builder import MA_PERIODS
-from stockdesk.research.infrastructure.screen.indicators import macd_last, rsi_last, sma_last
-from stockdesk.research.infrastructure.screen.price_matrix import PriceMatrix, price_matrix
-from stockdesk.research.infrastructure.screen.rounding import rounded
 
 CHANGE_DAYS = (5, 20, 60)
 

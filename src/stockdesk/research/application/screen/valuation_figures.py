@@ -17,20 +17,20 @@ from datetime import date, timedelta
 import numpy as np
 import pandas as pd
 
-from stockdesk.research.application.snapshot.valuation_snapshot_builder import (
-    HISTORY_YEARS,
-    MIN_HISTORY,
-    YI,
-)
-from stockdesk.research.application.stock_data import VALUATION_DAYS
-from stockdesk.research.infrastructure.screen.long_rows import (
+from stockdesk.research.application.screen.long_rows import (
     day_stamps,
     floats,
     row_numbers,
     selected_in_order,
     stamp,
 )
-from stockdesk.research.infrastructure.screen.rounding import bounded, rounded
+from stockdesk.research.application.screen.rounding import bounded, rounded
+from stockdesk.research.application.snapshot.valuation_snapshot_builder import (
+    HISTORY_YEARS,
+    MIN_HISTORY,
+    YI,
+)
+from stockdesk.research.application.stock_data import VALUATION_DAYS
 
 OVERVIEW = ("close", "total_mv", "pe_ttm", "pb", "ps_ttm", "dv_ratio", "dv_ttm")
 PERCENTILES = {"pe_ttm": "pe_percentile", "pb": "pb_percentile", "ps_ttm": "ps_percentile"}
