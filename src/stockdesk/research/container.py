@@ -33,6 +33,7 @@ from stockdesk.research.application.search_result_filter import (
     ISearchResultFilter,
     RuleBasedResultFilter,
 )
+from stockdesk.research.application.signal_model.market import ModelMarket
 from stockdesk.research.application.signal_model.service import SignalModelService
 from stockdesk.research.application.snapshot.financial_snapshot_builder import FinancialSnapshotBuilder
 from stockdesk.research.application.snapshot.rules_fields import RulesFieldsBuilder
@@ -56,7 +57,6 @@ from stockdesk.research.domain.ports.technical import (
 from stockdesk.research.domain.ports.valuation import (
     IValuationModelerAgentPort,
 )
-from stockdesk.research.infrastructure.adapters.model_market_adapter import ModelMarketAdapter
 from stockdesk.research.infrastructure.agents.catalyst_detective.agent import CatalystDetectiveAgent
 from stockdesk.research.infrastructure.agents.choices.agent import ExpertChoiceAgent
 from stockdesk.research.infrastructure.agents.financial_auditor.agent import FinancialAuditorAgent
@@ -243,7 +243,7 @@ class ResearchContainer:
         """The walk-forward signal model over the store, at one symbol and date (analyze)."""
         if self._securities is None or self._market_frames is None:
             raise RuntimeError("ResearchContainer needs securities and market_frames for the signal model")
-        return SignalModelService(self.factors, ModelMarketAdapter(self._securities, self._market_frames))
+        return SignalModelService(self.factors, ModelMarket(self._securities, self._market_frames))
 
     def _nothing_to_find(self) -> Callable[[date], bool]:
         """Searches as of a day before the store's first text find nothing, if only the store is
