@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from abc import ABC
 from datetime import date
-from typing import Generic, Protocol, TypeVar
+from typing import Generic, TypeVar
 
 from pydantic import BaseModel
 
@@ -28,10 +28,10 @@ from stockdesk.research.domain.dtos.expert import AgentAnswer, GuardReport
 from stockdesk.research.domain.dtos.expert_choice import verdict_words
 from stockdesk.research.domain.dtos.search import SearchSnapshotDTO
 from stockdesk.research.domain.ports.choices import IExpertChoicePort
+from stockdesk.research.domain.ports.expert_agent import IExpertAgentPort
 from stockdesk.shared.claims import collect_texts
 
 T = TypeVar("T", bound=BaseModel)
-T_co = TypeVar("T_co", bound=BaseModel, covariant=True)
 R = TypeVar("R", bound=BaseModel)
 NO_INFORMATION_CONFIDENCE = 0.2
 INSUFFICIENT = "数据不足"
@@ -49,12 +49,6 @@ def insufficient(summary: str) -> str:
     return summary if INSUFFICIENT in summary else f"{INSUFFICIENT}：{summary}"
 
 
-class SearchAgent(Protocol[T_co]):
-    """IMacroIntelligenceAgentPort / ICatalystDetectiveAgentPort: one guarded LLM round."""
-
-    def analyze(self, snapshot: SearchSnapshotDTO, feedback: str | None = None) -> AgentAnswer[T_co]: ...
-
-
 class SearchExpertService(ABC, Generic[T, R]):
     """Subclasses name their fields; only the text the guards read is code of their own."""
 
@@ -70,7 +64,7 @@ class SearchExpertService(ABC, Generic[T, R]):
         self,
         data: SearchDataAdapter,
         snapshot_builder: SearchSnapshotBuilder,
-        agent: SearchAgent[T],
+        agent: IExpertAgentPort[SearchSnapshotDTO, T],
         chooser: IExpertChoicePort | None = None,
     ):
         """With a `chooser` (choices mode) the model picks a verdict and articles; code writes."""
