@@ -110,7 +110,7 @@ def test_levels_come_from_confirmed_swings_around_the_price():
 
 
 def stored(database: Database, bars: list[PriceBarInput] | None) -> StockData:
-    """The real data port over a real store holding 600001.SH and `bars` (no security if None)."""
+    """The real StockData over a real store holding 600001.SH and `bars` (no security if None)."""
     repository = SqlMarketDataRepository(database)
     if bars is not None:
         frames = {

@@ -1,4 +1,4 @@
-"""ValuationModelerService through its ports: input checks, guards, the LLM contract."""
+"""ValuationModelerService over the real store: input checks, guards, the LLM contract."""
 
 from __future__ import annotations
 
@@ -32,7 +32,7 @@ from tests.research.support import AS_OF, populate_store, valuation_answer
 
 
 class StoreValuationData(StockData):
-    """The real data port over a real store, noting which reads the service made and in what order."""
+    """The real StockData over a real store, noting which reads the service made and in what order."""
 
     def __init__(self, database: Database):
         data = DataEngineeringContainer(Settings(), database)

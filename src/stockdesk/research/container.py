@@ -1,4 +1,4 @@
-"""Composition root of research: ports -> adapters, services for the CLI, REST and Coordinator."""
+"""Composition root of research: agents for their ports, services for the CLI, REST and Coordinator."""
 
 from __future__ import annotations
 
@@ -44,19 +44,13 @@ from stockdesk.research.application.stock_data import StockData
 from stockdesk.research.application.technical_analyst_service import TechnicalAnalystService
 from stockdesk.research.application.valuation_modeler_service import ValuationModelerService
 from stockdesk.research.domain.ports.choices import IExpertChoicePort
-from stockdesk.research.domain.ports.financial import (
-    IFinancialAuditorAgentPort,
-)
+from stockdesk.research.domain.ports.financial import IFinancialAuditorAgentPort
 from stockdesk.research.domain.ports.soft_intel import (
     ICatalystDetectiveAgentPort,
     IMacroIntelligenceAgentPort,
 )
-from stockdesk.research.domain.ports.technical import (
-    ITechnicalAnalystAgentPort,
-)
-from stockdesk.research.domain.ports.valuation import (
-    IValuationModelerAgentPort,
-)
+from stockdesk.research.domain.ports.technical import ITechnicalAnalystAgentPort
+from stockdesk.research.domain.ports.valuation import IValuationModelerAgentPort
 from stockdesk.research.infrastructure.agents.catalyst_detective.agent import CatalystDetectiveAgent
 from stockdesk.research.infrastructure.agents.choices.agent import ExpertChoiceAgent
 from stockdesk.research.infrastructure.agents.financial_auditor.agent import FinancialAuditorAgent
@@ -115,7 +109,6 @@ class ResearchContainer:
         return StockData(self._basic_info, self._bars, self._valuations, self._finance)
 
     # valuation modeler --------------------------------------------------------------------------
-
     @cached_property
     def valuation_snapshot_builder(self) -> ValuationSnapshotBuilder:
         return ValuationSnapshotBuilder()
@@ -163,7 +156,7 @@ class ResearchContainer:
     # macro intelligence and catalyst detective: search -> context -> LLM ------------------------
     @cached_property
     def search_result_filter(self) -> ISearchResultFilter:
-        """Bound here only: swap in another ISearchResultFilter without touching the adapters."""
+        """Bound here only: swap in another ISearchResultFilter without touching the search data."""
         return RuleBasedResultFilter()
 
     @cached_property

@@ -24,9 +24,7 @@ from stockdesk.research.domain.dtos.financial import (
     FinancialSnapshotDTO,
 )
 from stockdesk.research.domain.ports.choices import IExpertChoicePort
-from stockdesk.research.domain.ports.financial import (
-    IFinancialAuditorAgentPort,
-)
+from stockdesk.research.domain.ports.financial import IFinancialAuditorAgentPort
 from stockdesk.shared.claims import collect_texts
 
 FINANCIAL_TEXTS = (

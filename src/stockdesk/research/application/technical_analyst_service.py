@@ -18,9 +18,7 @@ from stockdesk.research.domain.dtos.technical import (
     TechnicalSnapshotDTO,
 )
 from stockdesk.research.domain.ports.choices import IExpertChoicePort
-from stockdesk.research.domain.ports.technical import (
-    ITechnicalAnalystAgentPort,
-)
+from stockdesk.research.domain.ports.technical import ITechnicalAnalystAgentPort
 from stockdesk.shared.claims import collect_texts
 from stockdesk.shared.errors import BadRequestException
 

@@ -14,9 +14,7 @@ from stockdesk.research.application.stock_data import StockData
 from stockdesk.research.domain.dtos.expert_choice import verdict_words
 from stockdesk.research.domain.dtos.valuation import ValuationModelOutput, ValuationSnapshotDTO
 from stockdesk.research.domain.ports.choices import IExpertChoicePort
-from stockdesk.research.domain.ports.valuation import (
-    IValuationModelerAgentPort,
-)
+from stockdesk.research.domain.ports.valuation import IValuationModelerAgentPort
 from stockdesk.shared.claims import collect_texts
 
 VALUATION_TEXTS = ("key_evidence", "risk_factors", "reasoning_summary")

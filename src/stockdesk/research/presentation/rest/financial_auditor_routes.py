@@ -10,9 +10,7 @@ from stockdesk.research.application.dtos import FinancialAuditorResultDTO
 from stockdesk.research.application.financial_auditor_service import FinancialAuditorService
 from stockdesk.research.application.snapshot.financial_snapshot_builder import FinancialSnapshotBuilder
 from stockdesk.research.application.stock_data import StockData
-from stockdesk.research.domain.ports.financial import (
-    IFinancialAuditorAgentPort,
-)
+from stockdesk.research.domain.ports.financial import IFinancialAuditorAgentPort
 from stockdesk.shared.dates import IsoDay
 from stockdesk.shared.symbol_text import SYMBOL_PATTERN
 

@@ -10,9 +10,7 @@ from stockdesk.research.application.dtos import TechnicalAnalystResultDTO
 from stockdesk.research.application.snapshot.technical_snapshot_builder import TechnicalSnapshotBuilder
 from stockdesk.research.application.stock_data import StockData
 from stockdesk.research.application.technical_analyst_service import TechnicalAnalystService
-from stockdesk.research.domain.ports.technical import (
-    ITechnicalAnalystAgentPort,
-)
+from stockdesk.research.domain.ports.technical import ITechnicalAnalystAgentPort
 from stockdesk.shared.dates import IsoDay
 from stockdesk.shared.symbol_text import SYMBOL_PATTERN
 

@@ -10,9 +10,7 @@ from stockdesk.research.application.dtos import ValuationModelerResultDTO
 from stockdesk.research.application.snapshot.valuation_snapshot_builder import ValuationSnapshotBuilder
 from stockdesk.research.application.stock_data import StockData
 from stockdesk.research.application.valuation_modeler_service import ValuationModelerService
-from stockdesk.research.domain.ports.valuation import (
-    IValuationModelerAgentPort,
-)
+from stockdesk.research.domain.ports.valuation import IValuationModelerAgentPort
 from stockdesk.shared.dates import IsoDay
 from stockdesk.shared.symbol_text import SYMBOL_PATTERN
 
