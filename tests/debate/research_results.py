@@ -17,6 +17,10 @@ from stockdesk.research.application.dtos import (
     TechnicalAnalystResultDTO,
     ValuationModelerResultDTO,
 )
+from stockdesk.research.application.snapshot.financial_snapshot_builder import FinancialSnapshotBuilder
+from stockdesk.research.application.snapshot.search_snapshot_builder import SearchSnapshotBuilder
+from stockdesk.research.application.snapshot.technical_snapshot_builder import TechnicalSnapshotBuilder
+from stockdesk.research.application.snapshot.valuation_snapshot_builder import ValuationSnapshotBuilder
 from stockdesk.research.domain.dtos.expert import GroundingReport, GuardReport
 from stockdesk.research.domain.dtos.financial import DimensionAnalysis
 from stockdesk.research.domain.dtos.search import (
@@ -29,10 +33,6 @@ from stockdesk.research.domain.dtos.search_dimensions import CATALYST_DIMENSIONS
 from stockdesk.research.domain.dtos.soft_intel import Catalyst, IntelDimensionAnalysis
 from stockdesk.research.domain.dtos.technical import KeyTechnicalLevels, PriceBarInput
 from stockdesk.research.domain.dtos.valuation import IntrinsicValueRange
-from stockdesk.research.infrastructure.snapshot.financial_snapshot_builder import FinancialSnapshotBuilder
-from stockdesk.research.infrastructure.snapshot.search_snapshot_builder import SearchSnapshotBuilder
-from stockdesk.research.infrastructure.snapshot.technical_snapshot_builder import TechnicalSnapshotBuilder
-from stockdesk.research.infrastructure.snapshot.valuation_snapshot_builder import ValuationSnapshotBuilder
 from tests.research.support import AS_OF, audit_records, dailies, finance_records, overview
 
 SYMBOL = "600001.SH"

@@ -11,15 +11,15 @@ import pytest
 
 from stockdesk.entrypoints.container import AppContainer
 from stockdesk.research.application import ChartDataService
-from stockdesk.research.domain.dtos.technical import PriceBarInput
-from stockdesk.research.domain.dtos.valuation import ValuationDailyInput
-from stockdesk.research.infrastructure.chart_series import (
+from stockdesk.research.application.chart_series import (
     ChartSeriesBuilder,
     financial_chart,
     ordinal,
     price_chart,
     valuation_chart,
 )
+from stockdesk.research.domain.dtos.technical import PriceBarInput
+from stockdesk.research.domain.dtos.valuation import ValuationDailyInput
 from stockdesk.shared.charts import ChartSpec
 from stockdesk.shared.config import Settings
 from stockdesk.shared.errors import NotFoundException
@@ -157,9 +157,7 @@ def test_one_failing_chart_leaves_the_others(settings: Settings) -> None:
     container = AppContainer(settings)
     populate_store(container.database)
     research = container.research
-    service = ChartDataService(
-        research.technical_data, research.valuation_data, research.financial_data, ValuationFails()
-    )
+    service = ChartDataService(research.stock_data, ValuationFails())
     built = service.build("600001.SH", AS_OF)
     assert [c.id for c in built.charts] == ["price", "financials"]
     assert built.failed == {"valuation": "ZeroDivisionError: no luck"}

@@ -16,16 +16,16 @@ from stockdesk.llm_platform.infrastructure.scripted import ScriptedProvider
 from stockdesk.research.application.financial_auditor_service import FinancialAuditorService
 from stockdesk.research.application.valuation_modeler_service import ValuationModelerService
 from stockdesk.research.domain.dtos.financial import (
+    AuditFinanceRecordInput,
     FinancialSnapshotDTO,
     PeriodMetrics,
 )
 from stockdesk.research.domain.dtos.valuation import (
+    FinanceRecordInput,
     StockOverviewInput,
     ValuationDailyInput,
     ValuationSnapshotDTO,
 )
-from stockdesk.research.domain.ports.financial import IFinancialDataPort, IFinancialSnapshotBuilder
-from stockdesk.research.domain.ports.valuation import IValuationDataPort, IValuationSnapshotBuilder
 from stockdesk.research.infrastructure.agents.financial_auditor.agent import FinancialAuditorAgent
 from stockdesk.research.infrastructure.agents.structured_agent import SAMPLING
 from stockdesk.research.infrastructure.agents.valuation_modeler.agent import ValuationModelerAgent
@@ -129,8 +129,8 @@ RECORDED_AUDIT = audit(
 )
 
 
-class Recorded(IFinancialDataPort, IFinancialSnapshotBuilder, IValuationDataPort, IValuationSnapshotBuilder):
-    """Data port and snapshot builder at once: hands the service the recorded snapshot."""
+class Recorded:
+    """StockData and snapshot builder at once (duck-typed): hands the service the recorded snapshot."""
 
     def __init__(self, snapshot: Any):
         self.snapshot = snapshot
@@ -138,8 +138,11 @@ class Recorded(IFinancialDataPort, IFinancialSnapshotBuilder, IValuationDataPort
     def get_stock_info(self, symbol: str) -> tuple[str, str, str] | None:
         return SYMBOL, "示例银行", "银行"
 
-    def get_finance_records(self, symbol: str, as_of: date) -> list[Any]:
-        return audit_records() if isinstance(self.snapshot, FinancialSnapshotDTO) else finance_records()
+    def get_audit_records(self, symbol: str, as_of: date) -> list[AuditFinanceRecordInput]:
+        return audit_records()
+
+    def get_finance_records(self, symbol: str, as_of: date) -> list[FinanceRecordInput]:
+        return finance_records()
 
     def get_stock_overview(self, symbol: str, as_of: date) -> StockOverviewInput | None:
         return overview()

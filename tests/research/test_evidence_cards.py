@@ -25,10 +25,10 @@ from stockdesk.research.application import (
     technical_cards,
     valuation_cards,
 )
+from stockdesk.research.application.snapshot.highlights import financial_highlights, valuation_highlights
 from stockdesk.research.domain.dtos.financial import FinancialSnapshotDTO, PeriodMetrics
 from stockdesk.research.domain.dtos.technical import TechnicalSnapshotDTO
 from stockdesk.research.domain.dtos.valuation import NET_PROFIT_FALLBACK, ValuationSnapshotDTO
-from stockdesk.research.infrastructure.snapshot.highlights import financial_highlights, valuation_highlights
 from stockdesk.shared.config import Settings
 from tests.coordinator.support import AS_OF, SYMBOL, pipeline
 

@@ -9,9 +9,9 @@ import pytest
 from stockdesk.entrypoints.container import AppContainer
 from stockdesk.llm_platform.infrastructure.scripted import ScriptedProvider
 from stockdesk.research.application.code_signals import financial_score, financial_signal
+from stockdesk.research.application.snapshot.financial_snapshot_builder import FinancialSnapshotBuilder
 from stockdesk.research.domain.dtos.valuation import NA
 from stockdesk.research.infrastructure.agents.financial_auditor.agent import OUTPUT_TOKENS
-from stockdesk.research.infrastructure.snapshot.financial_snapshot_builder import FinancialSnapshotBuilder
 from stockdesk.shared.config import Settings
 from tests.api_support import api_client
 from tests.conftest import scripted_service

@@ -11,6 +11,9 @@ import pandas as pd
 import pytest
 
 from stockdesk.data_engineering.domain.dtos import FinancialReportDTO
+from stockdesk.research.application.snapshot.financial_snapshot_builder import FinancialSnapshotBuilder
+from stockdesk.research.application.snapshot.valuation_snapshot_builder import ValuationSnapshotBuilder
+from stockdesk.research.application.stock_data import StockData
 from stockdesk.research.domain.dtos.financial import AuditFinanceRecordInput
 from stockdesk.research.domain.dtos.valuation import (
     DEDUCTED_PROFIT,
@@ -18,10 +21,6 @@ from stockdesk.research.domain.dtos.valuation import (
     NET_PROFIT_FALLBACK,
     FinanceRecordInput,
 )
-from stockdesk.research.infrastructure.adapters.financial_data_adapter import FinancialDataAdapter
-from stockdesk.research.infrastructure.adapters.valuation_data_adapter import ValuationDataAdapter
-from stockdesk.research.infrastructure.snapshot.financial_snapshot_builder import FinancialSnapshotBuilder
-from stockdesk.research.infrastructure.snapshot.valuation_snapshot_builder import ValuationSnapshotBuilder
 from stockdesk.shared.finance import prior_position, yoy_growth
 from stockdesk.shared.prompts import load_prompts
 from tests.research.support import AS_OF, audit_records, dailies, finance_records, overview
@@ -171,9 +170,9 @@ class _Finance:
         ]  # fmt: skip
 
 
-def test_adapters_pass_net_profit_and_report_type_through():
-    valuation = ValuationDataAdapter(None, None, _Finance()).get_finance_records("AAPL", AS_OF)  # type: ignore[arg-type]
-    audit = FinancialDataAdapter(None, _Finance()).get_finance_records("AAPL", AS_OF)  # type: ignore[arg-type]
+def test_stock_data_passes_net_profit_and_report_type_through():
+    data = StockData(None, None, None, _Finance())  # type: ignore[arg-type]
+    valuation, audit = data.get_finance_records("AAPL", AS_OF), data.get_audit_records("AAPL", AS_OF)
     for record in (valuation[0], audit[0]):
         assert (record.net_profit, record.report_type, record.profit_dedt) == (250.0, "H1", None)
 

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from stockdesk.research.domain.dtos.financial import PeriodMetrics
-from stockdesk.research.infrastructure.snapshot.highlights import (
+from stockdesk.research.application.snapshot.highlights import (
     change_word,
     financial_highlights,
     level_word,
     valuation_highlights,
 )
+from stockdesk.research.domain.dtos.financial import PeriodMetrics
 
 NA = "N/A"
 

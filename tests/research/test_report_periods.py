@@ -10,10 +10,10 @@ import numpy as np
 import pandas as pd
 from hypothesis import given, settings
 
+from stockdesk.research.application.snapshot.financial_snapshot_builder import latest_rule_period
+from stockdesk.research.application.snapshot.report_periods import report_periods
 from stockdesk.research.domain.dtos.financial import AuditFinanceRecordInput
 from stockdesk.research.domain.dtos.valuation import NA, FinanceRecordInput
-from stockdesk.research.infrastructure.snapshot.financial_snapshot_builder import latest_rule_period
-from stockdesk.research.infrastructure.snapshot.report_periods import report_periods
 from stockdesk.shared.finance import by_period, period_months, prior_position, yoy_growth
 from tests.research.test_valuation_ttm_reference import reports
 

@@ -18,10 +18,10 @@ import pytest
 
 from stockdesk.entrypoints.container import AppContainer
 from stockdesk.research.application.screen.service import ScreenRequest
+from stockdesk.research.application.snapshot.report_periods import report_periods
 from stockdesk.research.container import ResearchContainer
 from stockdesk.research.domain.dtos.screen import FIELD_NAMES, OUTPUT_COLUMNS
 from stockdesk.research.domain.dtos.valuation import NA
-from stockdesk.research.infrastructure.snapshot.report_periods import report_periods
 from stockdesk.shared.config import Settings
 from stockdesk.shared.db import Database
 from stockdesk.shared.finance import round_half_up
@@ -47,22 +47,18 @@ def roe_ttm_reference(records: list[Any]) -> Any:
 
 def snapshot_fields(research: ResearchContainer, symbol: str, day: date) -> dict[str, Any]:
     """What the three snapshots show for `symbol`, by screen field name (N/A as given)."""
-    valuation_data, technical_data, financial_data = (
-        research.valuation_data,
-        research.technical_data,
-        research.financial_data,
-    )
-    overview = valuation_data.get_stock_overview(symbol, day)
+    data = research.stock_data
+    overview = data.get_stock_overview(symbol, day)
     assert overview is not None
     valuation = research.valuation_snapshot_builder.build(
         overview,
-        valuation_data.get_valuation_dailies(symbol, day),
-        valuation_data.get_finance_records(symbol, day),
+        data.get_valuation_dailies(symbol, day),
+        data.get_finance_records(symbol, day),
         day,
     ).model_dump()
-    bars = technical_data.get_price_bars(symbol, day)
+    bars = data.get_price_bars(symbol, day)
     technical = research.technical_snapshot_builder.build(symbol, symbol, bars, day).model_dump()
-    records = financial_data.get_finance_records(symbol, day)
+    records = data.get_audit_records(symbol, day)
     financial = research.financial_snapshot_builder.build(symbol, symbol, "", records, day).model_dump()
     newest = financial["periods"][0] if financial["periods"] else {}
     fields: dict[str, Any] = {
@@ -163,7 +159,7 @@ def test_short_histories_leave_their_figures_empty_never_shorter(store: Database
 
 
 def test_change_60d_is_the_builders_change_pct_over_60_bars(store: Database, settings: Settings) -> None:
-    from stockdesk.research.infrastructure.snapshot.technical_snapshot_builder import (
+    from stockdesk.research.application.snapshot.technical_snapshot_builder import (
         adjusted_frame,
         change_pct,
         num,
@@ -172,7 +168,7 @@ def test_change_60d_is_the_builders_change_pct_over_60_bars(store: Database, set
     rows, research, container = screen_rows(settings, screen_store.AS_OF)
     try:
         for symbol in ("600001.SH", "AAPL", "000002.SZ"):
-            bars = research.technical_data.get_price_bars(symbol, screen_store.AS_OF)
+            bars = research.stock_data.get_price_bars(symbol, screen_store.AS_OF)
             close = adjusted_frame(bars, screen_store.AS_OF)["close"].to_numpy()
             want = num(change_pct(close, 60))
             got = rows.loc[symbol, "change_60d_pct"]

@@ -12,10 +12,10 @@ import talib
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from stockdesk.research.infrastructure.screen.indicators import macd_last, rsi_last, sma_last
-from stockdesk.research.infrastructure.screen.price_matrix import PriceMatrix
-from stockdesk.research.infrastructure.screen.rounding import rounded
-from stockdesk.research.infrastructure.snapshot.technical_snapshot_builder import MA_PERIODS
+from stockdesk.research.application.screen.indicators import macd_last, rsi_last, sma_last
+from stockdesk.research.application.screen.price_matrix import PriceMatrix
+from stockdesk.research.application.screen.rounding import rounded
+from stockdesk.research.application.snapshot.technical_snapshot_builder import MA_PERIODS
 from stockdesk.shared.finance import round_half_up
 
 

@@ -16,7 +16,7 @@ from stockdesk.data_engineering.application.use_cases import (
     ListSecuritiesUseCase,
 )
 from stockdesk.data_engineering.infrastructure.persistence.repository import SqlMarketDataRepository
-from stockdesk.research.infrastructure.screen.panel_adapter import ScreenPanelAdapter
+from stockdesk.research.application.screen.panel import ScreenPanelReader
 from stockdesk.shared.db import Database
 from tests.research import screen_store
 
@@ -24,10 +24,10 @@ TABLES = ("securities", "daily_bars", "daily_valuations", "financial_reports")
 
 
 @pytest.fixture
-def adapter(database: Database) -> ScreenPanelAdapter:
+def adapter(database: Database) -> ScreenPanelReader:
     screen_store.populate(database)
     repository = SqlMarketDataRepository(database)
-    return ScreenPanelAdapter(
+    return ScreenPanelReader(
         ListSecuritiesUseCase(repository),
         GetStockBasicInfoUseCase(repository),
         GetMarketFramesUseCase(repository),
@@ -53,13 +53,13 @@ def reads_of(statements: list[str]) -> dict[str, int]:
     return {t: sum(1 for s in selects if re.search(rf"\bFROM {t}\b", s)) for t in TABLES}
 
 
-def test_all_symbols_load_with_one_query_per_table(adapter: ScreenPanelAdapter, queries: list[str]) -> None:
+def test_all_symbols_load_with_one_query_per_table(adapter: ScreenPanelReader, queries: list[str]) -> None:
     panel = adapter.load(screen_store.AS_OF)
     assert reads_of(queries) == dict.fromkeys(TABLES, 1)
     assert list(panel.securities["symbol"]) == sorted(screen_store.SYMBOLS)
 
 
-def test_the_panel_holds_only_the_windows_and_reports_announced_by_as_of(adapter: ScreenPanelAdapter) -> None:
+def test_the_panel_holds_only_the_windows_and_reports_announced_by_as_of(adapter: ScreenPanelReader) -> None:
     panel = adapter.load(screen_store.AS_OF)
     as_of = pd.Timestamp(screen_store.AS_OF)
     assert panel.bars["trade_date"].max() <= as_of  # 600001.SH has bars after it
@@ -71,7 +71,7 @@ def test_the_panel_holds_only_the_windows_and_reports_announced_by_as_of(adapter
 
 
 def test_a_universe_keeps_its_order_and_names_the_symbols_not_stored(
-    adapter: ScreenPanelAdapter, queries: list[str]
+    adapter: ScreenPanelReader, queries: list[str]
 ) -> None:
     panel = adapter.load(screen_store.AS_OF, ["AAPL", "000002.SZ", "AAPL", "XYZ"])
     assert list(panel.securities["symbol"]) == ["AAPL", "000002.SZ"] and panel.unknown == ("XYZ",)

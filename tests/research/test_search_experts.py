@@ -9,7 +9,7 @@ from fastapi.testclient import TestClient
 
 from stockdesk.entrypoints.container import AppContainer
 from stockdesk.llm_platform.infrastructure.scripted import ScriptedProvider
-from stockdesk.research.infrastructure.snapshot.search_snapshot_builder import BLOCK_END, BLOCK_START
+from stockdesk.research.application.snapshot.search_snapshot_builder import BLOCK_END, BLOCK_START
 from stockdesk.shared.config import Settings
 from tests.api_support import api_client
 from tests.conftest import scripted_service

@@ -8,6 +8,12 @@ from itertools import combinations
 
 import pytest
 
+from stockdesk.research.application import search_data as adapter_module
+from stockdesk.research.application.search_data import CatalystDataAdapter, MacroDataAdapter
+from stockdesk.research.application.search_result_filter import (
+    ISearchResultFilter,
+    RuleBasedResultFilter,
+)
 from stockdesk.research.domain.dtos.search import (
     CONTEXT_PLACEHOLDERS,
     FRESHNESS_ORDER,
@@ -16,14 +22,6 @@ from stockdesk.research.domain.dtos.search import (
     core_keywords,
 )
 from stockdesk.research.domain.dtos.search_dimensions import CATALYST_DIMENSIONS, MACRO_DIMENSIONS
-from stockdesk.research.infrastructure.adapters import catalyst_data_adapter, macro_data_adapter
-from stockdesk.research.infrastructure.adapters import search_data_adapter as adapter_module
-from stockdesk.research.infrastructure.adapters.catalyst_data_adapter import CatalystDataAdapter
-from stockdesk.research.infrastructure.adapters.macro_data_adapter import MacroDataAdapter
-from stockdesk.research.infrastructure.search_utils.result_filter import (
-    ISearchResultFilter,
-    RuleBasedResultFilter,
-)
 from stockdesk.shared.db import Database
 from stockdesk.web_search.application.search_service import WebSearchItem
 from tests.research.search_support import (
@@ -67,12 +65,11 @@ def test_each_dimension_search_comes_from_its_config(cls: type, database: Databa
 
 def test_adapters_hold_no_query_literals() -> None:
     """配置驱动搜索循环: the adapters' source has no query strings, counts or freshness literals."""
-    for module in (adapter_module, macro_data_adapter, catalyst_data_adapter):
-        source = inspect.getsource(module)
-        for config in ALL_DIMENSIONS:
-            assert config.query_template not in source and config.query_template_en not in source
-        for literal in ("oneWeek", "oneMonth", "count=8", "count=6"):
-            assert literal not in source
+    source = inspect.getsource(adapter_module)
+    for config in ALL_DIMENSIONS:
+        assert config.query_template not in source and config.query_template_en not in source
+    for literal in ("oneWeek", "oneMonth", "count=8", "count=6"):
+        assert literal not in source
 
 
 def test_changing_a_config_changes_the_search(database: Database) -> None:
@@ -221,8 +218,7 @@ def test_filter_rules_on_a_mixed_list() -> None:
 def test_filter_is_a_constructor_parameter(cls: type) -> None:
     """过滤器通过构造器注入: both adapters take the filter in __init__ and never build one."""
     assert "result_filter" in inspect.signature(cls.__init__).parameters
-    for module in (adapter_module, macro_data_adapter, catalyst_data_adapter):
-        assert "RuleBasedResultFilter(" not in inspect.getsource(module)
+    assert "RuleBasedResultFilter(" not in inspect.getsource(adapter_module)
 
 
 class KeepNewestOnly(ISearchResultFilter):

@@ -10,18 +10,23 @@ import pandas as pd
 import pytest
 import talib
 
-from stockdesk.data_engineering.application import GetDailyBarsUseCase, GetStockBasicInfoUseCase
+from stockdesk.data_engineering.application import (
+    GetDailyBarsUseCase,
+    GetFinanceForTickerUseCase,
+    GetStockBasicInfoUseCase,
+    GetValuationDailiesForTickerUseCase,
+)
 from stockdesk.data_engineering.application.import_service import MarketDataImportService
 from stockdesk.data_engineering.infrastructure.persistence.repository import SqlMarketDataRepository
 from stockdesk.llm_platform.application.llm_handle import LLMHandle
 from stockdesk.llm_platform.infrastructure.scripted import ScriptedProvider
+from stockdesk.research.application.snapshot.technical_snapshot_builder import TechnicalSnapshotBuilder
+from stockdesk.research.application.stock_data import StockData
 from stockdesk.research.application.technical_analyst_service import TechnicalAnalystService
 from stockdesk.research.domain.dtos.technical import PriceBarInput
 from stockdesk.research.domain.dtos.valuation import NA
-from stockdesk.research.infrastructure.adapters.technical_data_adapter import TechnicalDataAdapter
 from stockdesk.research.infrastructure.agents.structured_agent import SAMPLING
 from stockdesk.research.infrastructure.agents.technical_analyst.agent import TechnicalAnalystAgent
-from stockdesk.research.infrastructure.snapshot.technical_snapshot_builder import TechnicalSnapshotBuilder
 from stockdesk.shared.db import Database
 from stockdesk.shared.errors import BadRequestException, NotFoundException
 from tests.conftest import scripted_service
@@ -104,8 +109,8 @@ def test_levels_come_from_confirmed_swings_around_the_price():
     assert len(snap.resistance_levels) <= 3 and len(snap.support_levels) <= 3
 
 
-def stored(database: Database, bars: list[PriceBarInput] | None) -> TechnicalDataAdapter:
-    """The real data port over a real store holding 600001.SH and `bars` (no security if None)."""
+def stored(database: Database, bars: list[PriceBarInput] | None) -> StockData:
+    """The real StockData over a real store holding 600001.SH and `bars` (no security if None)."""
     repository = SqlMarketDataRepository(database)
     if bars is not None:
         frames = {
@@ -113,7 +118,12 @@ def stored(database: Database, bars: list[PriceBarInput] | None) -> TechnicalDat
             "bars": pd.DataFrame([{"symbol": "600001.SH", **b.model_dump()} for b in bars]),
         }
         MarketDataImportService(repository).import_frames("test", frames)
-    return TechnicalDataAdapter(GetStockBasicInfoUseCase(repository), GetDailyBarsUseCase(repository))
+    return StockData(
+        GetStockBasicInfoUseCase(repository),
+        GetDailyBarsUseCase(repository),
+        GetValuationDailiesForTickerUseCase(repository),
+        GetFinanceForTickerUseCase(repository),
+    )
 
 
 ANSWER = json.dumps(

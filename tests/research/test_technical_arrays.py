@@ -12,14 +12,14 @@ import pandas as pd
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from stockdesk.research.domain.dtos.technical import PriceBarInput
-from stockdesk.research.infrastructure.snapshot.technical_snapshot_builder import (
+from stockdesk.research.application.snapshot.technical_snapshot_builder import (
     adjusted_bars,
     filled_factor,
     filled_ohlc,
     kdj,
     swing_levels,
 )
+from stockdesk.research.domain.dtos.technical import PriceBarInput
 from stockdesk.shared.finance import round_half_up
 
 AS_OF = date(2024, 6, 28)

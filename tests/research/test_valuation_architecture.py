@@ -11,12 +11,11 @@ from pathlib import Path
 import stockdesk.research.application.valuation_modeler_service as service_module
 from stockdesk.llm_platform.application.llm_handle import LLMHandle
 from stockdesk.llm_platform.infrastructure.scripted import ScriptedProvider
+from stockdesk.research.application.snapshot.valuation_snapshot_builder import ValuationSnapshotBuilder
 from stockdesk.research.application.valuation_modeler_service import ValuationModelerService
 from stockdesk.research.domain.dtos.valuation import ValuationSnapshotDTO
-from stockdesk.research.domain.ports.valuation import IValuationSnapshotBuilder
 from stockdesk.research.infrastructure.agents.structured_agent import SAMPLING
 from stockdesk.research.infrastructure.agents.valuation_modeler.agent import ValuationModelerAgent
-from stockdesk.research.infrastructure.snapshot.valuation_snapshot_builder import ValuationSnapshotBuilder
 from stockdesk.shared.db import Database
 from tests.conftest import scripted_service
 from tests.research.support import AS_OF, populate_store, valuation_answer
@@ -37,14 +36,14 @@ def imported_modules(module: object) -> set[str]:
 
 
 def test_snapshot_comes_through_the_port(database: Database) -> None:
-    """通过 Port 获取估值快照: the service uses whatever IValuationSnapshotBuilder it is given."""
+    """通过 Port 获取估值快照: the service uses whatever snapshot builder it is given."""
 
-    class CountingBuilder(IValuationSnapshotBuilder):
+    class CountingBuilder(ValuationSnapshotBuilder):
         calls = 0
 
         def build(self, overview_, dailies, finance, as_of) -> ValuationSnapshotDTO:  # type: ignore[override]
             CountingBuilder.calls += 1
-            return ValuationSnapshotBuilder().build(overview_, dailies, finance, as_of)
+            return super().build(overview_, dailies, finance, as_of)
 
     populate_store(database)
     agent = ValuationModelerAgent(
@@ -81,16 +80,17 @@ def test_prompts_are_loaded_from_resources():
     assert "禁止" not in source and "估值" not in source  # no prompt text in the code
 
 
-def test_data_port_uses_data_engineering_use_cases():
-    """获取股票信息与市场数据: the adapter depends on data_engineering's application interface only."""
-    from stockdesk.research.infrastructure.adapters import valuation_data_adapter
+def test_stock_data_uses_data_engineering_use_cases():
+    """获取股票信息与市场数据: the data client depends on data_engineering's application interface only."""
+    from stockdesk.research.application import stock_data
 
-    modules = imported_modules(valuation_data_adapter)
+    modules = imported_modules(stock_data)
     assert "stockdesk.data_engineering.application" in modules
     assert not any(m.startswith("stockdesk.data_engineering.") and ".application" not in m for m in modules)
-    params = inspect.signature(valuation_data_adapter.ValuationDataAdapter).parameters
+    params = inspect.signature(stock_data.StockData).parameters
     assert [p.annotation for p in params.values()] == [
-        "GetStockBasicInfoUseCase", "GetValuationDailiesForTickerUseCase", "GetFinanceForTickerUseCase",
+        "GetStockBasicInfoUseCase", "GetDailyBarsUseCase", "GetValuationDailiesForTickerUseCase",
+        "GetFinanceForTickerUseCase",
     ]  # fmt: skip
 
 

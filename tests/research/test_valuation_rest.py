@@ -93,7 +93,7 @@ def test_data_comes_through_the_application_interface(settings: Settings, databa
 
     container = AppContainer(settings, llm_service=scripted_service(ScriptedProvider([GROUNDED])))
     populate_store(container.database)
-    port = container.research.valuation_data
+    port = container.research.stock_data
     overview = port.get_stock_overview("600001.SH", date(2024, 6, 28))
     assert overview is not None and overview.stock_name == "示例银行" and overview.pe_ttm == 30.0
     history = port.get_valuation_dailies("600001.SH", date(2024, 6, 28))

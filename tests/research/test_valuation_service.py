@@ -1,4 +1,4 @@
-"""ValuationModelerService through its ports: input checks, guards, the LLM contract."""
+"""ValuationModelerService over the real store: input checks, guards, the LLM contract."""
 
 from __future__ import annotations
 
@@ -13,17 +13,17 @@ from stockdesk.data_engineering.container import DataEngineeringContainer
 from stockdesk.llm_platform.application.llm_handle import LLMHandle
 from stockdesk.llm_platform.infrastructure.scripted import ScriptedProvider
 from stockdesk.research.application.dtos import ValuationModelerResultDTO
+from stockdesk.research.application.snapshot.valuation_snapshot_builder import ValuationSnapshotBuilder
+from stockdesk.research.application.stock_data import StockData
 from stockdesk.research.application.valuation_modeler_service import ValuationModelerService
 from stockdesk.research.domain.dtos.valuation import (
     FinanceRecordInput,
     StockOverviewInput,
     ValuationDailyInput,
 )
-from stockdesk.research.infrastructure.adapters.valuation_data_adapter import ValuationDataAdapter
 from stockdesk.research.infrastructure.agents.structured_agent import SAMPLING
 from stockdesk.research.infrastructure.agents.valuation_modeler.agent import ValuationModelerAgent
 from stockdesk.research.infrastructure.agents.valuation_modeler.output_parser import parse_valuation_output
-from stockdesk.research.infrastructure.snapshot.valuation_snapshot_builder import ValuationSnapshotBuilder
 from stockdesk.shared.config import Settings
 from stockdesk.shared.db import Database
 from stockdesk.shared.errors import BadRequestException, LLMOutputParseError, NotFoundException
@@ -31,12 +31,12 @@ from tests.conftest import scripted_service
 from tests.research.support import AS_OF, populate_store, valuation_answer
 
 
-class StoreValuationData(ValuationDataAdapter):
-    """The real data port over a real store, noting which reads the service made and in what order."""
+class StoreValuationData(StockData):
+    """The real StockData over a real store, noting which reads the service made and in what order."""
 
     def __init__(self, database: Database):
         data = DataEngineeringContainer(Settings(), database)
-        super().__init__(data.stock_basic_info, data.valuations, data.finance)
+        super().__init__(data.stock_basic_info, data.daily_bars, data.valuations, data.finance)
         self.calls: list[str] = []
 
     def get_stock_overview(self, symbol: str, as_of: date) -> StockOverviewInput | None:
@@ -213,8 +213,8 @@ def test_the_overview_reads_the_latest_row_and_falls_back_to_the_window_for_stal
     """The overview needs one row: it reads the last weeks, and the whole window only when they are empty."""
     populate_store(database)
     data = DataEngineeringContainer(Settings(), database)
-    adapter = ValuationDataAdapter(data.stock_basic_info, data.valuations, data.finance)
-    fresh = adapter.get_stock_overview("600001.SH", AS_OF)
-    stale = adapter.get_stock_overview("600001.SH", date(2024, 9, 30))  # three months after the last day
+    stock = StockData(data.stock_basic_info, data.daily_bars, data.valuations, data.finance)
+    fresh = stock.get_stock_overview("600001.SH", AS_OF)
+    stale = stock.get_stock_overview("600001.SH", date(2024, 9, 30))  # three months after the last day
     assert fresh is not None and fresh.trade_date == AS_OF and fresh.pe_ttm == 30.0
     assert stale is not None and stale.trade_date == AS_OF and stale.pe_ttm == 30.0

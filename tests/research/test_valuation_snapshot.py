@@ -7,8 +7,8 @@ import math
 
 import pytest
 
+from stockdesk.research.application.snapshot.valuation_snapshot_builder import ValuationSnapshotBuilder
 from stockdesk.research.domain.dtos.valuation import NA
-from stockdesk.research.infrastructure.snapshot.valuation_snapshot_builder import ValuationSnapshotBuilder
 from tests.research.support import AS_OF, QUARTERS, dailies, finance_records, overview
 
 build = ValuationSnapshotBuilder().build

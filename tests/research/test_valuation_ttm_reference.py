@@ -16,15 +16,7 @@ import pandas as pd
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from stockdesk.research.domain.dtos.valuation import (
-    DEDUCTED_PROFIT,
-    EPS_TTM,
-    NA,
-    NET_PROFIT_FALLBACK,
-    FinanceRecordInput,
-    ValuationDailyInput,
-)
-from stockdesk.research.infrastructure.snapshot.valuation_snapshot_builder import (
+from stockdesk.research.application.snapshot.valuation_snapshot_builder import (
     ANNUALISED,
     FIGURES,
     GROWTH_PERIODS,
@@ -32,6 +24,14 @@ from stockdesk.research.infrastructure.snapshot.valuation_snapshot_builder impor
     _window,
     margin_change,
     record_figures,
+)
+from stockdesk.research.domain.dtos.valuation import (
+    DEDUCTED_PROFIT,
+    EPS_TTM,
+    NA,
+    NET_PROFIT_FALLBACK,
+    FinanceRecordInput,
+    ValuationDailyInput,
 )
 from stockdesk.shared.finance import by_period, period_months, prior_position, ttm, yoy_growth
 

@@ -12,12 +12,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from stockdesk.research.application.snapshot.financial_snapshot_builder import latest_rule_period
+from stockdesk.research.application.snapshot.rules_fields import _Reports
+from stockdesk.research.application.snapshot.valuation_snapshot_builder import record_figures
+from stockdesk.research.application.stock_data import PERIODS_NEEDED
 from stockdesk.research.domain.dtos.financial import AuditFinanceRecordInput
 from stockdesk.research.domain.dtos.valuation import FinanceRecordInput
-from stockdesk.research.infrastructure.adapters.financial_data_adapter import PERIODS_NEEDED
-from stockdesk.research.infrastructure.snapshot.financial_snapshot_builder import latest_rule_period
-from stockdesk.research.infrastructure.snapshot.rules_fields import _Reports
-from stockdesk.research.infrastructure.snapshot.valuation_snapshot_builder import record_figures
 from stockdesk.shared.finance import by_period, ttm, year_earlier
 
 BASE = pd.Timestamp("2019-02-28")

@@ -210,7 +210,7 @@ def create_app(container: AppContainer | None = None, policy: AccessPolicy | Non
     research = container.research
     app.include_router(
         build_valuation_router(
-            lambda: research.valuation_data,
+            lambda: research.stock_data,
             lambda: research.valuation_snapshot_builder,
             lambda: research.valuation_agent,
         ),
@@ -218,7 +218,7 @@ def create_app(container: AppContainer | None = None, policy: AccessPolicy | Non
     )
     app.include_router(
         build_technical_router(
-            lambda: research.technical_data,
+            lambda: research.stock_data,
             lambda: research.technical_snapshot_builder,
             lambda: research.technical_agent,
         ),
@@ -226,7 +226,7 @@ def create_app(container: AppContainer | None = None, policy: AccessPolicy | Non
     )
     app.include_router(
         build_financial_router(
-            lambda: research.financial_data,
+            lambda: research.stock_data,
             lambda: research.financial_snapshot_builder,
             lambda: research.financial_agent,
         ),

@@ -1,4 +1,4 @@
-"""Composition root of research: ports -> adapters, services for the CLI, REST and Coordinator."""
+"""Composition root of research: agents for their ports, services for the CLI, REST and Coordinator."""
 
 from __future__ import annotations
 
@@ -18,44 +18,39 @@ from stockdesk.llm_platform.application.llm_handle import LLMHandle
 from stockdesk.llm_platform.application.llm_service import LLMService
 from stockdesk.research.application.catalyst_detective_service import CatalystDetectiveService
 from stockdesk.research.application.chart_data_service import ChartDataService
+from stockdesk.research.application.chart_series import ChartSeriesBuilder
 from stockdesk.research.application.factors import FactorService
 from stockdesk.research.application.financial_auditor_service import FinancialAuditorService
 from stockdesk.research.application.macro_intelligence_service import MacroIntelligenceService
+from stockdesk.research.application.rules_history import RulesHistory
 from stockdesk.research.application.rules_signal_service import RulesSignalService
+from stockdesk.research.application.screen.factor_panel import FactorPanelBuilder
+from stockdesk.research.application.screen.figures_builder import ScreenFiguresBuilder
+from stockdesk.research.application.screen.panel import ScreenPanelReader
 from stockdesk.research.application.screen.service import ScreenService
+from stockdesk.research.application.search_data import CatalystDataAdapter, MacroDataAdapter
+from stockdesk.research.application.search_result_filter import (
+    ISearchResultFilter,
+    RuleBasedResultFilter,
+)
+from stockdesk.research.application.signal_model.market import ModelMarket
 from stockdesk.research.application.signal_model.service import SignalModelService
+from stockdesk.research.application.snapshot.financial_snapshot_builder import FinancialSnapshotBuilder
+from stockdesk.research.application.snapshot.rules_fields import RulesFieldsBuilder
+from stockdesk.research.application.snapshot.search_snapshot_builder import SearchSnapshotBuilder
+from stockdesk.research.application.snapshot.technical_snapshot_builder import TechnicalSnapshotBuilder
+from stockdesk.research.application.snapshot.valuation_snapshot_builder import ValuationSnapshotBuilder
+from stockdesk.research.application.stock_data import StockData
 from stockdesk.research.application.technical_analyst_service import TechnicalAnalystService
 from stockdesk.research.application.valuation_modeler_service import ValuationModelerService
-from stockdesk.research.domain.ports.charts import IChartSeriesBuilder
 from stockdesk.research.domain.ports.choices import IExpertChoicePort
-from stockdesk.research.domain.ports.financial import (
-    IFinancialAuditorAgentPort,
-    IFinancialDataPort,
-    IFinancialSnapshotBuilder,
-)
+from stockdesk.research.domain.ports.financial import IFinancialAuditorAgentPort
 from stockdesk.research.domain.ports.soft_intel import (
     ICatalystDetectiveAgentPort,
     IMacroIntelligenceAgentPort,
-    ISearchDataPort,
-    ISearchSnapshotBuilder,
 )
-from stockdesk.research.domain.ports.technical import (
-    ITechnicalAnalystAgentPort,
-    ITechnicalDataPort,
-    ITechnicalSnapshotBuilder,
-)
-from stockdesk.research.domain.ports.valuation import (
-    IValuationDataPort,
-    IValuationModelerAgentPort,
-    IValuationSnapshotBuilder,
-)
-from stockdesk.research.infrastructure.adapters.catalyst_data_adapter import CatalystDataAdapter
-from stockdesk.research.infrastructure.adapters.financial_data_adapter import FinancialDataAdapter
-from stockdesk.research.infrastructure.adapters.macro_data_adapter import MacroDataAdapter
-from stockdesk.research.infrastructure.adapters.model_market_adapter import ModelMarketAdapter
-from stockdesk.research.infrastructure.adapters.rules_history_adapter import RulesHistoryAdapter
-from stockdesk.research.infrastructure.adapters.technical_data_adapter import TechnicalDataAdapter
-from stockdesk.research.infrastructure.adapters.valuation_data_adapter import ValuationDataAdapter
+from stockdesk.research.domain.ports.technical import ITechnicalAnalystAgentPort
+from stockdesk.research.domain.ports.valuation import IValuationModelerAgentPort
 from stockdesk.research.infrastructure.agents.catalyst_detective.agent import CatalystDetectiveAgent
 from stockdesk.research.infrastructure.agents.choices.agent import ExpertChoiceAgent
 from stockdesk.research.infrastructure.agents.financial_auditor.agent import FinancialAuditorAgent
@@ -63,19 +58,6 @@ from stockdesk.research.infrastructure.agents.macro_intelligence.agent import Ma
 from stockdesk.research.infrastructure.agents.structured_agent import SAMPLING
 from stockdesk.research.infrastructure.agents.technical_analyst.agent import TechnicalAnalystAgent
 from stockdesk.research.infrastructure.agents.valuation_modeler.agent import ValuationModelerAgent
-from stockdesk.research.infrastructure.chart_series import ChartSeriesBuilder
-from stockdesk.research.infrastructure.screen.factor_panel import FactorPanelAdapter
-from stockdesk.research.infrastructure.screen.figures_builder import ScreenFiguresBuilder
-from stockdesk.research.infrastructure.screen.panel_adapter import ScreenPanelAdapter
-from stockdesk.research.infrastructure.search_utils.result_filter import (
-    ISearchResultFilter,
-    RuleBasedResultFilter,
-)
-from stockdesk.research.infrastructure.snapshot.financial_snapshot_builder import FinancialSnapshotBuilder
-from stockdesk.research.infrastructure.snapshot.rules_fields import RulesFieldsBuilder
-from stockdesk.research.infrastructure.snapshot.search_snapshot_builder import SearchSnapshotBuilder
-from stockdesk.research.infrastructure.snapshot.technical_snapshot_builder import TechnicalSnapshotBuilder
-from stockdesk.research.infrastructure.snapshot.valuation_snapshot_builder import ValuationSnapshotBuilder
 from stockdesk.web_search.application.search_service import WebSearchService
 
 
@@ -121,13 +103,14 @@ class ResearchContainer:
         """The choices agent when the LLM's output style is "choices", else None (prose mode)."""
         return self.choice_agent if self._output_style() == "choices" else None
 
+    @cached_property
+    def stock_data(self) -> StockData:
+        """What the three numeric experts and the charts read of one symbol."""
+        return StockData(self._basic_info, self._bars, self._valuations, self._finance)
+
     # valuation modeler --------------------------------------------------------------------------
     @cached_property
-    def valuation_data(self) -> IValuationDataPort:
-        return ValuationDataAdapter(self._basic_info, self._valuations, self._finance)
-
-    @cached_property
-    def valuation_snapshot_builder(self) -> IValuationSnapshotBuilder:
+    def valuation_snapshot_builder(self) -> ValuationSnapshotBuilder:
         return ValuationSnapshotBuilder()
 
     @cached_property
@@ -137,16 +120,12 @@ class ResearchContainer:
     @property
     def valuation_modeler(self) -> ValuationModelerService:
         return ValuationModelerService(
-            self.valuation_data, self.valuation_snapshot_builder, self.valuation_agent, self.chooser
+            self.stock_data, self.valuation_snapshot_builder, self.valuation_agent, self.chooser
         )
 
     # technical analyst --------------------------------------------------------------------------
     @cached_property
-    def technical_data(self) -> ITechnicalDataPort:
-        return TechnicalDataAdapter(self._basic_info, self._bars)
-
-    @cached_property
-    def technical_snapshot_builder(self) -> ITechnicalSnapshotBuilder:
+    def technical_snapshot_builder(self) -> TechnicalSnapshotBuilder:
         return TechnicalSnapshotBuilder()
 
     @cached_property
@@ -156,16 +135,12 @@ class ResearchContainer:
     @property
     def technical_analyst(self) -> TechnicalAnalystService:
         return TechnicalAnalystService(
-            self.technical_data, self.technical_snapshot_builder, self.technical_agent, self.chooser
+            self.stock_data, self.technical_snapshot_builder, self.technical_agent, self.chooser
         )
 
     # financial auditor --------------------------------------------------------------------------
     @cached_property
-    def financial_data(self) -> IFinancialDataPort:
-        return FinancialDataAdapter(self._basic_info, self._finance)
-
-    @cached_property
-    def financial_snapshot_builder(self) -> IFinancialSnapshotBuilder:
+    def financial_snapshot_builder(self) -> FinancialSnapshotBuilder:
         return FinancialSnapshotBuilder()
 
     @cached_property
@@ -175,21 +150,21 @@ class ResearchContainer:
     @property
     def financial_auditor(self) -> FinancialAuditorService:
         return FinancialAuditorService(
-            self.financial_data, self.financial_snapshot_builder, self.financial_agent, self.chooser
+            self.stock_data, self.financial_snapshot_builder, self.financial_agent, self.chooser
         )
 
     # macro intelligence and catalyst detective: search -> context -> LLM ------------------------
     @cached_property
     def search_result_filter(self) -> ISearchResultFilter:
-        """Bound here only: swap in another ISearchResultFilter without touching the adapters."""
+        """Bound here only: swap in another ISearchResultFilter without touching the search data."""
         return RuleBasedResultFilter()
 
     @cached_property
-    def search_snapshot_builder(self) -> ISearchSnapshotBuilder:
+    def search_snapshot_builder(self) -> SearchSnapshotBuilder:
         return SearchSnapshotBuilder()
 
     @cached_property
-    def macro_data(self) -> ISearchDataPort:
+    def macro_data(self) -> MacroDataAdapter:
         return MacroDataAdapter(self._basic_info, self._search(), self.search_result_filter)
 
     @cached_property
@@ -203,7 +178,7 @@ class ResearchContainer:
         )
 
     @cached_property
-    def catalyst_data(self) -> ISearchDataPort:
+    def catalyst_data(self) -> CatalystDataAdapter:
         return CatalystDataAdapter(self._basic_info, self._search(), self.search_result_filter)
 
     @cached_property
@@ -216,16 +191,14 @@ class ResearchContainer:
             self.catalyst_data, self.search_snapshot_builder, self.catalyst_agent, self.chooser
         )
 
-    # charts: the same data ports, series computed in code, no LLM ---------------------------------
+    # charts: the experts' data, series computed in code, no LLM -----------------------------------
     @cached_property
-    def chart_series_builder(self) -> IChartSeriesBuilder:
+    def chart_series_builder(self) -> ChartSeriesBuilder:
         return ChartSeriesBuilder()
 
     @property
     def chart_data(self) -> ChartDataService:
-        return ChartDataService(
-            self.technical_data, self.valuation_data, self.financial_data, self.chart_series_builder
-        )
+        return ChartDataService(self.stock_data, self.chart_series_builder)
 
     # rules signals in batch (walk-forward evaluation): history once, fields per date ----------------
     @property
@@ -233,7 +206,7 @@ class ResearchContainer:
         if self._securities is None or self._market_frames is None:
             raise RuntimeError("ResearchContainer needs securities and market_frames for rules signals")
         return RulesSignalService(
-            RulesHistoryAdapter(self._securities, self._market_frames),
+            RulesHistory(self._securities, self._market_frames),
             RulesFieldsBuilder(),
             {
                 "macro_intelligence": lambda symbol, day: self.macro_intelligence.build_snapshot(symbol, day),
@@ -248,22 +221,22 @@ class ResearchContainer:
     def screen(self) -> ScreenService:
         if self._securities is None or self._market_frames is None:
             raise RuntimeError("ResearchContainer needs securities and market_frames for the screen")
-        adapter = ScreenPanelAdapter(self._securities, self._basic_info, self._market_frames)
-        return ScreenService(adapter, ScreenFiguresBuilder())
+        panel = ScreenPanelReader(self._securities, self._basic_info, self._market_frames)
+        return ScreenService(panel, ScreenFiguresBuilder())
 
     @property
     def factors(self) -> FactorService:
         """The factor library over the store (what the signal model reads)."""
         if self._securities is None or self._market_frames is None:
             raise RuntimeError("ResearchContainer needs securities and market_frames for factors")
-        return FactorService(FactorPanelAdapter(self._securities, self._market_frames))
+        return FactorService(FactorPanelBuilder(self._securities, self._market_frames))
 
     @cached_property
     def signal_model(self) -> SignalModelService:
         """The walk-forward signal model over the store, at one symbol and date (analyze)."""
         if self._securities is None or self._market_frames is None:
             raise RuntimeError("ResearchContainer needs securities and market_frames for the signal model")
-        return SignalModelService(self.factors, ModelMarketAdapter(self._securities, self._market_frames))
+        return SignalModelService(self.factors, ModelMarket(self._securities, self._market_frames))
 
     def _nothing_to_find(self) -> Callable[[date], bool]:
         """Searches as of a day before the store's first text find nothing, if only the store is

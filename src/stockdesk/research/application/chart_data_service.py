@@ -1,4 +1,4 @@
-"""ChartDataService: the research charts of one symbol as of a day, from the experts' own data ports.
+"""ChartDataService: the research charts of one symbol as of a day, from the experts' own data.
 
 Each chart is built on its own: one that fails (or has no data) never takes the others with it.
 The failures are returned by name so the caller can record them; nothing here calls an LLM.
@@ -12,11 +12,9 @@ from datetime import date
 
 from pydantic import BaseModel, Field
 
+from stockdesk.research.application.chart_series import ChartSeriesBuilder
 from stockdesk.research.application.inputs import require_found, require_symbol
-from stockdesk.research.domain.ports.charts import IChartSeriesBuilder
-from stockdesk.research.domain.ports.financial import IFinancialDataPort
-from stockdesk.research.domain.ports.technical import ITechnicalDataPort
-from stockdesk.research.domain.ports.valuation import IValuationDataPort
+from stockdesk.research.application.stock_data import StockData
 from stockdesk.shared.charts import ChartSpec
 from stockdesk.shared.errors import one_line
 
@@ -31,30 +29,24 @@ class ChartSet(BaseModel):
 class ChartDataService:
     def __init__(
         self,
-        technical: ITechnicalDataPort,
-        valuation: IValuationDataPort,
-        financial: IFinancialDataPort,
-        builder: IChartSeriesBuilder,
+        data: StockData,
+        builder: ChartSeriesBuilder,
     ):
-        self._technical = technical
-        self._valuation = valuation
-        self._financial = financial
+        self._data = data
         self._builder = builder
 
     def build(self, symbol: str, as_of: date | None = None) -> ChartSet:
         """Unknown symbol -> NotFoundException; otherwise every chart there is data for."""
         symbol = require_symbol(symbol)
         day = as_of or date.today()
-        canonical, _ = require_found(self._technical.get_stock_name(symbol), symbol)
+        canonical, _, _ = require_found(self._data.get_stock_info(symbol), symbol)
         makers: dict[str, Callable[[], ChartSpec | None]] = {
-            "price": lambda: self._builder.price(
-                canonical, self._technical.get_price_bars(canonical, day), day
-            ),
+            "price": lambda: self._builder.price(canonical, self._data.get_price_bars(canonical, day), day),
             "valuation": lambda: self._builder.valuation(
-                canonical, self._valuation.get_valuation_dailies(canonical, day), day
+                canonical, self._data.get_valuation_dailies(canonical, day), day
             ),
             "financials": lambda: self._builder.financials(
-                canonical, self._financial.get_finance_records(canonical, day), day
+                canonical, self._data.get_audit_records(canonical, day), day
             ),
         }
         result = ChartSet()

@@ -1,6 +1,6 @@
 """The factor library's application face: raw factors per (symbol, date) and their per-date ranks.
 
-Raw values come from `IFactorPanelBuilder` (point in time by construction). `rank_normalise`
+Raw values come from `FactorPanelBuilder` (point in time by construction). `rank_normalise`
 turns each factor into its cross-sectional rank on each date, scaled to [-0.5, 0.5] over the
 symbols that have it (ties share their mean rank; a lone symbol sits at 0). A missing raw value
 stays missing: the model reads it as "no information" (contributes nothing), never as a value.
@@ -14,8 +14,8 @@ from datetime import date
 import numpy as np
 import pandas as pd
 
+from stockdesk.research.application.screen.factor_panel import FactorPanelBuilder
 from stockdesk.research.domain.dtos.factors import FACTOR_BY_NAME, FACTOR_NAMES, FACTORS, Factor
-from stockdesk.research.domain.ports.factors import IFactorPanelBuilder
 
 __all__ = ["FACTORS", "FACTOR_BY_NAME", "FACTOR_NAMES", "Factor", "FactorService", "rank_normalise"]
 
@@ -34,7 +34,7 @@ def rank_normalise(frame: pd.DataFrame, names: Sequence[str], by: str = "date") 
 
 
 class FactorService:
-    def __init__(self, builder: IFactorPanelBuilder):
+    def __init__(self, builder: FactorPanelBuilder):
         self._builder = builder
 
     def raw(self, symbols: Sequence[str], dates: Sequence[date]) -> pd.DataFrame:

@@ -15,6 +15,8 @@ from stockdesk.research.application.evidence_cards import cards_for
 from stockdesk.research.application.expert_choice_text import financial_fields
 from stockdesk.research.application.expert_choices import Answered, answered, guarded
 from stockdesk.research.application.inputs import require_financials, require_found, require_symbol
+from stockdesk.research.application.snapshot.financial_snapshot_builder import FinancialSnapshotBuilder
+from stockdesk.research.application.stock_data import StockData
 from stockdesk.research.domain.dtos.expert_choice import verdict_words
 from stockdesk.research.domain.dtos.financial import (
     DimensionAnalysis,
@@ -22,11 +24,7 @@ from stockdesk.research.domain.dtos.financial import (
     FinancialSnapshotDTO,
 )
 from stockdesk.research.domain.ports.choices import IExpertChoicePort
-from stockdesk.research.domain.ports.financial import (
-    IFinancialAuditorAgentPort,
-    IFinancialDataPort,
-    IFinancialSnapshotBuilder,
-)
+from stockdesk.research.domain.ports.financial import IFinancialAuditorAgentPort
 from stockdesk.shared.claims import collect_texts
 
 FINANCIAL_TEXTS = (
@@ -46,8 +44,8 @@ def financial_texts(output: FinancialAuditOutput) -> dict[str, str | list[str]]:
 class FinancialAuditorService:
     def __init__(
         self,
-        data: IFinancialDataPort,
-        snapshot_builder: IFinancialSnapshotBuilder,
+        data: StockData,
+        snapshot_builder: FinancialSnapshotBuilder,
         agent: IFinancialAuditorAgentPort,
         chooser: IExpertChoicePort | None = None,
     ):
@@ -61,7 +59,7 @@ class FinancialAuditorService:
         symbol = require_symbol(symbol)
         day = as_of or date.today()
         canonical, name, industry = require_found(self._data.get_stock_info(symbol), symbol)
-        records = require_financials(self._data.get_finance_records(canonical, day), canonical)
+        records = require_financials(self._data.get_audit_records(canonical, day), canonical)
         return self._builder.build(canonical, name, industry, records, day)
 
     def _prose(self, snapshot: FinancialSnapshotDTO, facts: dict[str, Any]) -> Answered:

@@ -1,7 +1,7 @@
 """Code-only signals for many (symbol, date) points at once: what `evaluate --mode rules` reads.
 
 The numeric experts (valuation, technical, financial) go through the batch path: history loaded
-once per run, per date only the fields their code signals read (IRulesFieldsBuilder). The search
+once per run, per date only the fields their code signals read (RulesFieldsBuilder). The search
 experts (macro, catalyst) build their snapshot per point through their own service, since their
 input is a point-in-time search. Every signal comes from `code_signal`, the same function the
 analysis path uses; the technical fields also carry the prices the trade plan sizes from.
@@ -18,7 +18,8 @@ from pydantic import BaseModel, Field
 
 from stockdesk.research.application.code_signals import code_signal
 from stockdesk.research.application.factors import FactorService
-from stockdesk.research.domain.ports.rules_batch import IRulesFieldsBuilder, IRulesHistoryPort
+from stockdesk.research.application.rules_history import RulesHistory
+from stockdesk.research.application.snapshot.rules_fields import RulesFieldsBuilder
 from stockdesk.shared.errors import StockdeskError
 
 logger = logging.getLogger(__name__)
@@ -37,8 +38,8 @@ class RulesEvidence(BaseModel):
 class RulesSignalService:
     def __init__(
         self,
-        history: IRulesHistoryPort,
-        fields: IRulesFieldsBuilder,
+        history: RulesHistory,
+        fields: RulesFieldsBuilder,
         search_snapshots: Mapping[str, SnapshotBuilder] | None = None,
         nothing_to_find: Callable[[date], bool] = lambda day: False,
         factors: FactorService | None = None,

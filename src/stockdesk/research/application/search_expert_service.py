@@ -23,11 +23,12 @@ from stockdesk.research.application.expert_choices import choose
 from stockdesk.research.application.expert_runner import run_guarded
 from stockdesk.research.application.inputs import require_found, require_symbol
 from stockdesk.research.application.search_cards import search_cards
+from stockdesk.research.application.search_data import SearchDataAdapter
+from stockdesk.research.application.snapshot.search_snapshot_builder import SearchSnapshotBuilder
 from stockdesk.research.domain.dtos.expert import AgentAnswer, GuardReport
 from stockdesk.research.domain.dtos.expert_choice import verdict_words
 from stockdesk.research.domain.dtos.search import SearchSnapshotDTO
 from stockdesk.research.domain.ports.choices import IExpertChoicePort
-from stockdesk.research.domain.ports.soft_intel import ISearchDataPort, ISearchSnapshotBuilder
 from stockdesk.shared.claims import collect_texts
 
 T = TypeVar("T", bound=BaseModel)
@@ -61,8 +62,8 @@ class SearchExpertService(ABC, Generic[T, R]):
 
     def __init__(
         self,
-        data: ISearchDataPort,
-        snapshot_builder: ISearchSnapshotBuilder,
+        data: SearchDataAdapter,
+        snapshot_builder: SearchSnapshotBuilder,
         agent: Agent[SearchSnapshotDTO, AgentAnswer[T]],
         chooser: IExpertChoicePort | None = None,
     ):

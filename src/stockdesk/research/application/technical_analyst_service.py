@@ -9,6 +9,8 @@ from stockdesk.research.application.evidence_cards import cards_for
 from stockdesk.research.application.expert_choice_text import technical_fields
 from stockdesk.research.application.expert_choices import answered, guarded
 from stockdesk.research.application.inputs import require_found, require_symbol
+from stockdesk.research.application.snapshot.technical_snapshot_builder import TechnicalSnapshotBuilder
+from stockdesk.research.application.stock_data import StockData
 from stockdesk.research.domain.dtos.expert_choice import verdict_words
 from stockdesk.research.domain.dtos.technical import (
     KeyTechnicalLevels,
@@ -16,11 +18,7 @@ from stockdesk.research.domain.dtos.technical import (
     TechnicalSnapshotDTO,
 )
 from stockdesk.research.domain.ports.choices import IExpertChoicePort
-from stockdesk.research.domain.ports.technical import (
-    ITechnicalAnalystAgentPort,
-    ITechnicalDataPort,
-    ITechnicalSnapshotBuilder,
-)
+from stockdesk.research.domain.ports.technical import ITechnicalAnalystAgentPort
 from stockdesk.shared.claims import collect_texts
 from stockdesk.shared.errors import BadRequestException
 
@@ -39,8 +37,8 @@ def technical_texts(output: TechnicalAnalysisOutput) -> dict[str, str | list[str
 class TechnicalAnalystService:
     def __init__(
         self,
-        data: ITechnicalDataPort,
-        snapshot_builder: ITechnicalSnapshotBuilder,
+        data: StockData,
+        snapshot_builder: TechnicalSnapshotBuilder,
         agent: ITechnicalAnalystAgentPort,
         chooser: IExpertChoicePort | None = None,
     ):
@@ -53,7 +51,7 @@ class TechnicalAnalystService:
     def build_snapshot(self, symbol: str, as_of: date | None = None) -> TechnicalSnapshotDTO:
         symbol = require_symbol(symbol)
         day = as_of or date.today()
-        canonical, name = require_found(self._data.get_stock_name(symbol), symbol)
+        canonical, name, _ = require_found(self._data.get_stock_info(symbol), symbol)
         bars = self._data.get_price_bars(canonical, day)
         if len(bars) < MIN_BARS:
             raise BadRequestException(

@@ -9,14 +9,12 @@ from stockdesk.research.application.evidence_cards import cards_for
 from stockdesk.research.application.expert_choice_text import valuation_fields
 from stockdesk.research.application.expert_choices import answered, guarded
 from stockdesk.research.application.inputs import require_financials, require_found, require_symbol
+from stockdesk.research.application.snapshot.valuation_snapshot_builder import ValuationSnapshotBuilder
+from stockdesk.research.application.stock_data import StockData
 from stockdesk.research.domain.dtos.expert_choice import verdict_words
 from stockdesk.research.domain.dtos.valuation import ValuationModelOutput, ValuationSnapshotDTO
 from stockdesk.research.domain.ports.choices import IExpertChoicePort
-from stockdesk.research.domain.ports.valuation import (
-    IValuationDataPort,
-    IValuationModelerAgentPort,
-    IValuationSnapshotBuilder,
-)
+from stockdesk.research.domain.ports.valuation import IValuationModelerAgentPort
 from stockdesk.shared.claims import collect_texts
 
 VALUATION_TEXTS = ("key_evidence", "risk_factors", "reasoning_summary")
@@ -32,8 +30,8 @@ def valuation_texts(output: ValuationModelOutput) -> dict[str, str | list[str]]:
 class ValuationModelerService:
     def __init__(
         self,
-        data: IValuationDataPort,
-        snapshot_builder: IValuationSnapshotBuilder,
+        data: StockData,
+        snapshot_builder: ValuationSnapshotBuilder,
         agent: IValuationModelerAgentPort,
         chooser: IExpertChoicePort | None = None,
     ):

@@ -4,25 +4,28 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from datetime import date
-from typing import Any, Protocol
+from typing import Any
 
 import typer
-from pydantic import BaseModel
 from rich.console import Console
 from rich.panel import Panel
 
 from stockdesk.research.application.dtos import ExpertTrace
+from stockdesk.research.application.financial_auditor_service import FinancialAuditorService
+from stockdesk.research.application.search_expert_service import SearchExpertService
+from stockdesk.research.application.technical_analyst_service import TechnicalAnalystService
+from stockdesk.research.application.valuation_modeler_service import ValuationModelerService
 from stockdesk.research.container import ResearchContainer
 from stockdesk.shared.dates import parse_day
 
 console = Console()
 
 
-class ExpertService(Protocol):
-    def build_snapshot(self, symbol: str, as_of: date | None = None) -> BaseModel: ...
-
-    def run(self, symbol: str, as_of: date | None = None) -> Any: ...
+# The five experts' services (macro and catalyst are the two SearchExpertServices): each builds its
+# snapshot and runs, which is all a command calls.
+ExpertService = (
+    ValuationModelerService | TechnicalAnalystService | FinancialAuditorService | SearchExpertService
+)
 
 
 def intel_lines(result: Any) -> list[str]:

@@ -14,8 +14,9 @@ import numpy as np
 import pandas as pd
 
 from stockdesk.research.application.screen.expression import Filter, parse_filter
+from stockdesk.research.application.screen.figures_builder import ScreenFiguresBuilder
+from stockdesk.research.application.screen.panel import ScreenPanelReader
 from stockdesk.research.domain.dtos.screen import FIELD_NAMES, OUTPUT_COLUMNS
-from stockdesk.research.domain.ports.screen import IScreenFiguresBuilder, IScreenPanelPort
 from stockdesk.shared.errors import BadRequestException
 
 
@@ -55,7 +56,7 @@ def sort_key(text: str) -> tuple[str, bool]:
 
 
 class ScreenService:
-    def __init__(self, panel: IScreenPanelPort, figures: IScreenFiguresBuilder):
+    def __init__(self, panel: ScreenPanelReader, figures: ScreenFiguresBuilder):
         self._panel = panel
         self._figures = figures
 

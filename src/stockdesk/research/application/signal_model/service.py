@@ -18,6 +18,7 @@ import pandas as pd
 
 from stockdesk.backtest.application import index_levels, limit_lookup
 from stockdesk.research.application.factors import FactorService
+from stockdesk.research.application.signal_model.market import ModelMarket, Peer
 from stockdesk.research.application.signal_model.run import (
     LOOKBACK_YEARS,
     ModelInputs,
@@ -26,7 +27,6 @@ from stockdesk.research.application.signal_model.run import (
     verdict_horizon,
 )
 from stockdesk.research.domain.dtos.model_view import ModelCalibration, ModelView
-from stockdesk.research.domain.ports.model_market import IModelMarketPort, Peer
 
 HORIZONS = (5, 20, 60)
 HISTORY_DAYS = (LOOKBACK_YEARS + 2) * 366  # the grid's years plus a year of factor warm-up
@@ -37,7 +37,7 @@ RUN_SECONDS = 600.0  # ... for ten minutes at most, so data imported meanwhile i
 
 
 class SignalModelService:
-    def __init__(self, factors: FactorService, market: IModelMarketPort):
+    def __init__(self, factors: FactorService, market: ModelMarket):
         self._factors = factors
         self._market = market
         self._runs: OrderedDict[tuple[tuple[str, ...], date], tuple[float, pd.DataFrame, date]] = (

@@ -1,7 +1,7 @@
 """Search DTOs shared by the two soft-intelligence experts (macro intelligence, catalyst detective).
 
 A `SearchDimensionConfig` is one dimension's whole search: topic, query template, count and
-freshness. The data adapters loop over a list of them; nothing about a query lives in code.
+freshness. The experts' search data loops over a list of them; nothing about a query lives in code.
 Templates use the context placeholders {stock_name}, {industry}, {year} (not counted as
 keywords) and at most three core keywords separated by spaces; a multi-word keyword is quoted
 ("interest rates") and counts once.

@@ -1,1 +1,1 @@
-"""Research ports: data, snapshot builders, agents and the LLM, each implemented in infrastructure."""
+"""Research ports: the experts' agents and the choices agent, each implemented in infrastructure."""

@@ -9,11 +9,11 @@ from fastapi import APIRouter, Depends, Query
 from stockdesk.research.application.catalyst_detective_service import CatalystDetectiveService
 from stockdesk.research.application.dtos import CatalystDetectiveResultDTO, MacroIntelligenceResultDTO
 from stockdesk.research.application.macro_intelligence_service import MacroIntelligenceService
+from stockdesk.research.application.search_data import SearchDataAdapter
+from stockdesk.research.application.snapshot.search_snapshot_builder import SearchSnapshotBuilder
 from stockdesk.research.domain.ports.soft_intel import (
     ICatalystDetectiveAgentPort,
     IMacroIntelligenceAgentPort,
-    ISearchDataPort,
-    ISearchSnapshotBuilder,
 )
 from stockdesk.shared.dates import IsoDay
 from stockdesk.shared.symbol_text import SYMBOL_PATTERN
@@ -23,8 +23,8 @@ AS_OF = Query(None, description="analysis date; default today. Nothing published
 
 
 def build_macro_router(
-    get_data_port: Callable[[], ISearchDataPort],
-    get_snapshot_builder: Callable[[], ISearchSnapshotBuilder],
+    get_data: Callable[[], SearchDataAdapter],
+    get_snapshot_builder: Callable[[], SearchSnapshotBuilder],
     get_agent: Callable[[], IMacroIntelligenceAgentPort],
 ) -> APIRouter:
     router = APIRouter(tags=["research"])
@@ -33,8 +33,8 @@ def build_macro_router(
     def macro_intelligence(
         symbol: str = SYMBOL,
         as_of: IsoDay | None = AS_OF,
-        data: ISearchDataPort = Depends(get_data_port),
-        builder: ISearchSnapshotBuilder = Depends(get_snapshot_builder),
+        data: SearchDataAdapter = Depends(get_data),
+        builder: SearchSnapshotBuilder = Depends(get_snapshot_builder),
         agent: IMacroIntelligenceAgentPort = Depends(get_agent),
     ) -> MacroIntelligenceResultDTO:
         """Macro environment plus `input`, `output` and `macro_indicators` (the search context sent)."""
@@ -44,8 +44,8 @@ def build_macro_router(
 
 
 def build_catalyst_router(
-    get_data_port: Callable[[], ISearchDataPort],
-    get_snapshot_builder: Callable[[], ISearchSnapshotBuilder],
+    get_data: Callable[[], SearchDataAdapter],
+    get_snapshot_builder: Callable[[], SearchSnapshotBuilder],
     get_agent: Callable[[], ICatalystDetectiveAgentPort],
 ) -> APIRouter:
     router = APIRouter(tags=["research"])
@@ -54,8 +54,8 @@ def build_catalyst_router(
     def catalyst_detective(
         symbol: str = SYMBOL,
         as_of: IsoDay | None = AS_OF,
-        data: ISearchDataPort = Depends(get_data_port),
-        builder: ISearchSnapshotBuilder = Depends(get_snapshot_builder),
+        data: SearchDataAdapter = Depends(get_data),
+        builder: SearchSnapshotBuilder = Depends(get_snapshot_builder),
         agent: ICatalystDetectiveAgentPort = Depends(get_agent),
     ) -> CatalystDetectiveResultDTO:
         """Catalysts plus `input`, `output` and `catalyst_indicators` (the search context sent)."""

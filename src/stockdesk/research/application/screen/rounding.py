@@ -12,7 +12,7 @@ import logging
 
 import numpy as np
 
-from stockdesk.research.infrastructure.snapshot.valuation_snapshot_builder import BOUNDS
+from stockdesk.research.application.snapshot.valuation_snapshot_builder import BOUNDS
 from stockdesk.shared.finance import round_half_up
 
 logger = logging.getLogger(__name__)

@@ -1,16 +1,19 @@
-"""IScreenPanelPort over data_engineering's bulk frames: one read per table for all symbols.
+"""The whole-market screen's panel: all symbols' data as of a date, one read per table.
 
+A screen reads every stored symbol at once, so it loads one frame per table (bulk reads over
+data_engineering's application interface) and computes across symbols, never symbol by symbol.
 Symbols come back as a categorical column over the screened symbols: the figures map millions of
 rows to symbols by its codes instead of comparing text.
 
-The windows are the per-symbol adapters' own (the technical adapter's bars, the valuation adapter's
-three-year history), so the screen sees exactly the rows each snapshot would. Reports come as every
+The windows are StockData's own (its bar window and its three-year valuation history), so the
+screen sees exactly the rows each snapshot would. Reports come as every
 stored version; the figures keep those announced by as_of.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from datetime import date, timedelta
 
 import pandas as pd
@@ -21,10 +24,8 @@ from stockdesk.data_engineering.application import (
     ListSecuritiesUseCase,
     SecurityDTO,
 )
-from stockdesk.research.domain.ports.screen import IScreenPanelPort, ScreenPanel
-from stockdesk.research.infrastructure.adapters.technical_data_adapter import HISTORY_DAYS as BAR_DAYS
-from stockdesk.research.infrastructure.adapters.valuation_data_adapter import HISTORY_DAYS as VALUATION_DAYS
-from stockdesk.research.infrastructure.screen.long_rows import as_categories
+from stockdesk.research.application.screen.long_rows import as_categories
+from stockdesk.research.application.stock_data import BAR_DAYS, VALUATION_DAYS
 from stockdesk.shared.errors import BadRequestException
 
 BAR_COLUMNS = ["symbol", "trade_date", "close", "adj_factor"]
@@ -41,7 +42,24 @@ VALUATION_COLUMNS = [
 ]
 
 
-class ScreenPanelAdapter(IScreenPanelPort):
+@dataclass(frozen=True)
+class ScreenPanel:
+    """What the screen reads as of `as_of`, in the store's column names (dates as Timestamps)."""
+
+    as_of: date
+    securities: pd.DataFrame = field(repr=False)
+    """symbol, name, market: the symbols screened, in output order."""
+    bars: pd.DataFrame = field(repr=False)
+    """symbol, trade_date, open, high, low, close, volume, adj_factor: the technical window."""
+    valuations: pd.DataFrame = field(repr=False)
+    """symbol, trade_date, close, total_mv, pe_ttm, pb, ps_ttm, dv_ratio, dv_ttm: the valuation window."""
+    financials: pd.DataFrame = field(repr=False)
+    """Every report version announced by `as_of` (end_date, ann_date, report_type and the figures)."""
+    unknown: tuple[str, ...] = ()
+    """Symbols asked for that the store does not hold."""
+
+
+class ScreenPanelReader:
     def __init__(
         self,
         securities: ListSecuritiesUseCase,
@@ -53,6 +71,8 @@ class ScreenPanelAdapter(IScreenPanelPort):
         self._frames = frames
 
     def load(self, as_of: date, symbols: Sequence[str] | None = None) -> ScreenPanel:
+        """Every stored symbol (or those of `symbols` the store holds), one read per table, only the
+        windows the figures need, nothing after `as_of`."""
         known = {s.symbol: s for s in self._securities.execute()}
         wanted, unknown = (list(known), []) if symbols is None else self._resolve(symbols, known)
         securities = pd.DataFrame(

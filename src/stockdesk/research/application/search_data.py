@@ -1,8 +1,9 @@
-"""The search loop both soft-intelligence adapters share: one search per SearchDimensionConfig.
+"""The soft-intelligence experts' search data: one search per SearchDimensionConfig.
 
 Per dimension: render the query from the config, search with the config's count and freshness
 as of the analysis date, filter with the injected filter, sort newest first (undated last),
-log the counts, and only then map to research DTOs.
+log the counts, and only then map to research DTOs. The macro and catalyst experts differ only
+in their dimension lists (data, in `dtos/search_dimensions.py`).
 """
 
 from __future__ import annotations
@@ -12,14 +13,14 @@ from collections.abc import Sequence
 from datetime import date
 
 from stockdesk.data_engineering.application import GetStockBasicInfoUseCase
+from stockdesk.research.application.search_result_filter import ISearchResultFilter
 from stockdesk.research.domain.dtos.search import (
     DimensionSearchResult,
     SearchDimensionConfig,
     SearchResultItem,
     StockSearchContext,
 )
-from stockdesk.research.domain.ports.soft_intel import ISearchDataPort
-from stockdesk.research.infrastructure.search_utils.result_filter import ISearchResultFilter
+from stockdesk.research.domain.dtos.search_dimensions import CATALYST_DIMENSIONS, MACRO_DIMENSIONS
 from stockdesk.web_search.application.search_service import (
     WebSearchItem,
     WebSearchRequest,
@@ -35,7 +36,7 @@ def to_result_item(item: WebSearchItem) -> SearchResultItem:
     return SearchResultItem.model_validate(item.model_dump())
 
 
-class SearchDataAdapter(ISearchDataPort):
+class SearchDataAdapter:
     """Subclasses differ only in their dimension list (and the name in the logs)."""
 
     expert = "search"
@@ -59,6 +60,7 @@ class SearchDataAdapter(ISearchDataPort):
         return self._dimensions
 
     def get_search_context(self, symbol: str, as_of: date) -> StockSearchContext | None:
+        """Name, industry, market and language of the stock, or None when it is unknown."""
         security = self._basic_info.execute(symbol)
         if security is None:
             return None
@@ -104,3 +106,17 @@ class SearchDataAdapter(ISearchDataPort):
             results_before_filter=len(response.items),
             items=[to_result_item(i) for i in kept],
         )
+
+
+class MacroDataAdapter(SearchDataAdapter):
+    """The macro intelligence expert's searches: (basic_info, search, result_filter, dimensions)."""
+
+    expert = "macro_intelligence"
+    default_dimensions = MACRO_DIMENSIONS
+
+
+class CatalystDataAdapter(SearchDataAdapter):
+    """The catalyst detective's searches: (basic_info, search, result_filter, dimensions)."""
+
+    expert = "catalyst_detective"
+    default_dimensions = CATALYST_DIMENSIONS

@@ -17,9 +17,9 @@ from datetime import date
 import numpy as np
 import pandas as pd
 
-from stockdesk.research.infrastructure.adapters.financial_data_adapter import PERIODS_NEEDED
-from stockdesk.research.infrastructure.screen.long_rows import last_of_runs, row_numbers
-from stockdesk.research.infrastructure.snapshot.report_periods import yoy_growth_of
+from stockdesk.research.application.screen.long_rows import last_of_runs, row_numbers
+from stockdesk.research.application.snapshot.report_periods import yoy_growth_of
+from stockdesk.research.application.stock_data import PERIODS_NEEDED
 from stockdesk.shared.finance import ANNUAL, MONTHS_BY_KIND, PRIOR_TOLERANCE_DAYS, year_earlier
 
 _KIND_BY_MONTH = np.array([None, None, None, "Q1", None, None, "H1", None, None, "Q3", None, None, "A"])

@@ -1,6 +1,6 @@
 """The code signals' fields for many dates of one symbol, from its history loaded once.
 
-Each date sees exactly the rows its snapshot would read (the data adapters' windows, point in
+Each date sees exactly the rows its snapshot would read (StockData's windows, point in
 time) and each number comes from the function the snapshot builder itself uses, so the signals
 equal the snapshot path's (a test compares them date by date). What is skipped is everything the
 signals do not read: patterns, levels, tables, highlights, and the per-point store reads.
@@ -15,22 +15,18 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from stockdesk.research.application.technical_analyst_service import MIN_BARS
-from stockdesk.research.domain.ports.rules_batch import IRulesFieldsBuilder, SymbolHistory
-from stockdesk.research.infrastructure.adapters.financial_data_adapter import PERIODS_NEEDED
-from stockdesk.research.infrastructure.adapters.technical_data_adapter import HISTORY_DAYS as BAR_DAYS
-from stockdesk.research.infrastructure.adapters.valuation_data_adapter import HISTORY_DAYS as VALUATION_DAYS
-from stockdesk.research.infrastructure.snapshot.financial_snapshot_builder import (
+from stockdesk.research.application.rules_history import SymbolHistory
+from stockdesk.research.application.snapshot.financial_snapshot_builder import (
     AUDIT_FIGURES,
     latest_rule_fields,
 )
-from stockdesk.research.infrastructure.snapshot.report_periods import report_periods
-from stockdesk.research.infrastructure.snapshot.technical_snapshot_builder import (
+from stockdesk.research.application.snapshot.report_periods import report_periods
+from stockdesk.research.application.snapshot.technical_snapshot_builder import (
     filled_factor,
     filled_ohlc,
     rule_fields,
 )
-from stockdesk.research.infrastructure.snapshot.valuation_snapshot_builder import (
+from stockdesk.research.application.snapshot.valuation_snapshot_builder import (
     FIGURES,
     HISTORY_YEARS,
     RecordFigures,
@@ -40,6 +36,8 @@ from stockdesk.research.infrastructure.snapshot.valuation_snapshot_builder impor
     peg_ratio,
     percentile_of,
 )
+from stockdesk.research.application.stock_data import BAR_DAYS, PERIODS_NEEDED, VALUATION_DAYS
+from stockdesk.research.application.technical_analyst_service import MIN_BARS
 from stockdesk.shared.dates import years_before
 
 NO_REPORTS = "no financial report announced by this date"
@@ -48,7 +46,7 @@ REPORT_FIGURES = tuple(dict.fromkeys([*FIGURES, *AUDIT_FIGURES]))  # what the va
 
 
 class _Bars:
-    """A symbol's bars as arrays, sliced per date like TechnicalDataAdapter reads them."""
+    """A symbol's bars as arrays, sliced per date like StockData.get_price_bars reads them."""
 
     def __init__(self, bars: pd.DataFrame):
         frame = bars.sort_values("trade_date")
@@ -72,9 +70,9 @@ class _Bars:
 
 
 class _Reports:
-    """Announced versions; per date the latest version of each period, newest 12 (as the adapters).
+    """Announced versions; per date the latest version of each period, newest 12 (as StockData reads them).
 
-    A state's rows go to the builders' period rules in columns, as the records the adapters build
+    A state's rows go to the builders' period rules in columns, as the records StockData builds
     would hold them (figures as floats, missing as NaN, report types None where not given).
     """
 
@@ -121,7 +119,7 @@ class _Reports:
 
 
 class _Valuations:
-    """Daily valuations sliced per date like ValuationDataAdapter reads them."""
+    """Daily valuations sliced per date like StockData reads them."""
 
     def __init__(self, valuations: pd.DataFrame):
         frame = valuations.sort_values("trade_date")
@@ -133,7 +131,7 @@ class _Valuations:
 
     def fields(self, symbol: str, day: date, basis: RecordFigures) -> dict[str, Any]:
         hi = int(np.searchsorted(self.dates, np.datetime64(day), "right"))
-        # the adapter's overview: the latest row by the date within the history window (its first
+        # StockData's overview: the latest row by the date within the history window (its first
         # look at the last month only saves a read)
         start = np.searchsorted(self.dates, np.datetime64(day - timedelta(days=VALUATION_DAYS)), "left")
         last = {c: (_value(v[hi - 1]) if hi > start else None) for c, v in self.columns.items()}
@@ -154,8 +152,11 @@ def _value(value: float) -> float | None:
     return None if np.isnan(value) else float(value)
 
 
-class RulesFieldsBuilder(IRulesFieldsBuilder):
+class RulesFieldsBuilder:
     def fields(self, history: SymbolHistory, dates: Sequence[date]) -> dict[date, dict[str, Any]]:
+        """Per date, per expert (valuation_modeler, technical_analyst, financial_auditor): the
+        snapshot fields its code signal reads, as the snapshot would hold them; an expert whose
+        snapshot could not be built on that date (too few bars, no reports) maps to an error string."""
         bars = _Bars(history.bars)
         reports = _Reports(history.financials)
         valuations = _Valuations(history.valuations)

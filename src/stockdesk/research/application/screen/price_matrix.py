@@ -1,6 +1,6 @@
 """All symbols' forward-adjusted closes as one matrix: a row per bar position, a column per symbol.
 
-Each column holds the bars the technical data adapter reads for one symbol ([as_of - HISTORY_DAYS,
+Each column holds the bars StockData.get_price_bars reads for one symbol ([as_of - BAR_DAYS,
 as_of]), oldest first from position 0 (a shorter history ends early, NaN below), so that every
 symbol's n-th bar sits at position n and the indicators' recurrences step all symbols alike.
 Adjustment is the technical builder's, per symbol: adj_factor gaps filled forward, then backward,
@@ -15,14 +15,14 @@ from datetime import date, timedelta
 import numpy as np
 import pandas as pd
 
-from stockdesk.research.infrastructure.adapters.technical_data_adapter import HISTORY_DAYS
-from stockdesk.research.infrastructure.screen.long_rows import (
+from stockdesk.research.application.screen.long_rows import (
     day_stamps,
     floats,
     row_numbers,
     selected_in_order,
     stamp,
 )
+from stockdesk.research.application.stock_data import BAR_DAYS
 
 
 @dataclass(frozen=True)
@@ -55,7 +55,7 @@ def price_matrix(bars: pd.DataFrame, symbols: pd.Index, as_of: date) -> PriceMat
     """The bars of `symbols` (store columns symbol, trade_date, close, adj_factor) in the window."""
     days, unit = day_stamps(bars["trade_date"])
     rows = row_numbers(symbols, bars["symbol"])
-    first_day, last_day = stamp(as_of - timedelta(days=HISTORY_DAYS), unit), stamp(as_of, unit)
+    first_day, last_day = stamp(as_of - timedelta(days=BAR_DAYS), unit), stamp(as_of, unit)
     keep = selected_in_order(rows, days, (rows >= 0) & (days >= first_day) & (days <= last_day))
     rows, days = rows[keep], days[keep]
     close, factor = floats(bars, "close")[keep], floats(bars, "adj_factor")[keep]

@@ -19,7 +19,6 @@ import talib
 
 from stockdesk.research.domain.dtos.technical import PriceBarInput, TechnicalSnapshotDTO
 from stockdesk.research.domain.dtos.valuation import NA, Num
-from stockdesk.research.domain.ports.technical import ITechnicalSnapshotBuilder
 from stockdesk.shared.finance import round_half_up
 
 MA_PERIODS = (5, 10, 20, 60, 120, 250)
@@ -245,7 +244,7 @@ def obv_trend(close: np.ndarray, volume: np.ndarray) -> str:
     return "平稳"
 
 
-class TechnicalSnapshotBuilder(ITechnicalSnapshotBuilder):
+class TechnicalSnapshotBuilder:
     def build(self, symbol: str, name: str, bars: list[PriceBarInput], as_of: date) -> TechnicalSnapshotDTO:
         adjusted = adjusted_bars(bars, as_of)
         n = len(adjusted)

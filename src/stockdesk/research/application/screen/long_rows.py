@@ -13,7 +13,7 @@ import pandas as pd
 
 def row_numbers(symbols: pd.Index, column: pd.Series) -> np.ndarray:
     """Each row's position in `symbols` (-1 for a symbol not screened or missing). A categorical
-    column (as the panel adapter returns it) maps by its codes; text is factorised first."""
+    column (as the panel reader returns it) maps by its codes; text is factorised first."""
     if not len(column):
         return np.empty(0, dtype="int64")
     if isinstance(column.dtype, pd.CategoricalDtype):

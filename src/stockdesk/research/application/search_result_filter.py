@@ -1,8 +1,8 @@
-"""Rule-based filtering of raw search results, injected into the search data adapters.
+"""Rule-based filtering of raw search results, injected into the experts' search data.
 
 Deterministic rules only, in this order: keep the first of each URL, drop blank titles, drop
 items with neither summary nor snippet. No relevance guessing: a smarter filter (an LLM scorer,
-say) is another `ISearchResultFilter` bound in the container, with no adapter change.
+say) is another `ISearchResultFilter` bound in the container, with no change to the search data.
 """
 
 from __future__ import annotations

@@ -15,10 +15,10 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from stockdesk.research.infrastructure.screen.report_panel import PanelPeriods, last_annual
-from stockdesk.research.infrastructure.screen.rounding import rounded
-from stockdesk.research.infrastructure.snapshot.financial_snapshot_builder import PERIODS, period_labels
-from stockdesk.research.infrastructure.snapshot.valuation_snapshot_builder import ANNUALISED, GROWTH_PERIODS
+from stockdesk.research.application.screen.report_panel import PanelPeriods, last_annual
+from stockdesk.research.application.screen.rounding import rounded
+from stockdesk.research.application.snapshot.financial_snapshot_builder import PERIODS, period_labels
+from stockdesk.research.application.snapshot.valuation_snapshot_builder import ANNUALISED, GROWTH_PERIODS
 from stockdesk.shared.finance import ANNUAL, ANNUAL_TOLERANCE_DAYS
 
 REPORTED = {

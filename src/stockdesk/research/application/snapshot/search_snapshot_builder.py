@@ -14,7 +14,6 @@ from stockdesk.research.domain.dtos.search import (
     SearchSnapshotDTO,
     StockSearchContext,
 )
-from stockdesk.research.domain.ports.soft_intel import ISearchSnapshotBuilder
 
 BLOCK_START = "<<<SEARCH_RESULTS>>>"
 BLOCK_END = "<<<END_SEARCH_RESULTS>>>"
@@ -65,7 +64,7 @@ def render_dimension(result: DimensionSearchResult) -> str:
     return f"{header}\n{BLOCK_START}\n{items}\n{BLOCK_END}"
 
 
-class SearchSnapshotBuilder(ISearchSnapshotBuilder):
+class SearchSnapshotBuilder:
     def build(self, context: StockSearchContext, results: list[DimensionSearchResult]) -> SearchSnapshotDTO:
         urls = list(dict.fromkeys(i.url for r in results for i in r.items if i.url))
         has_information = any(r.items for r in results)

@@ -21,14 +21,15 @@ from __future__ import annotations
 
 import logging
 import math
-from collections.abc import Sequence, Sized
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
-from typing import Protocol
 
 import numpy as np
 import pandas as pd
 
+from stockdesk.research.application.snapshot.highlights import valuation_highlights
+from stockdesk.research.application.snapshot.report_periods import Columns, ReportPeriods, report_periods
 from stockdesk.research.domain.dtos.valuation import (
     DEDUCTED_PROFIT,
     EPS_TTM,
@@ -40,9 +41,6 @@ from stockdesk.research.domain.dtos.valuation import (
     ValuationDailyInput,
     ValuationSnapshotDTO,
 )
-from stockdesk.research.domain.ports.valuation import IValuationSnapshotBuilder
-from stockdesk.research.infrastructure.snapshot.highlights import valuation_highlights
-from stockdesk.research.infrastructure.snapshot.report_periods import Columns, ReportPeriods, report_periods
 from stockdesk.shared.finance import MONTHS_BY_KIND, round_half_up
 
 logger = logging.getLogger(__name__)
@@ -118,20 +116,7 @@ def margin_change(latest: float, prior: float) -> str:
     return "持平"
 
 
-class GrowthAndEps(Protocol):
-    """What PEG and Graham read (`RecordFigures`, or any other source of the same four numbers)."""
-
-    @property
-    def recent(self) -> Sized: ...
-    @property
-    def growth(self) -> float: ...
-    @property
-    def eps_ttm(self) -> float: ...
-    @property
-    def bps(self) -> float: ...
-
-
-def peg_ratio(basis: GrowthAndEps, pe_ttm: float | None, bounded_pe: Num) -> Num:
+def peg_ratio(basis: RecordFigures, pe_ttm: float | None, bounded_pe: Num) -> Num:
     """PE TTM / average growth, from unrounded inputs; N/A unless both are positive."""
     growth = basis.growth
     if len(basis.recent) and growth > 0 and isinstance(bounded_pe, float) and bounded_pe > 0 and pe_ttm:
@@ -139,7 +124,7 @@ def peg_ratio(basis: GrowthAndEps, pe_ttm: float | None, bounded_pe: Num) -> Num
     return NA
 
 
-def graham(basis: GrowthAndEps, price: Num) -> tuple[Num, Num]:
+def graham(basis: RecordFigures, price: Num) -> tuple[Num, Num]:
     """(Graham number, safety margin in % of the price); N/A without positive EPS and BPS."""
     eps_ttm, bps = basis.eps_ttm, basis.bps
     if not (np.isfinite(eps_ttm) and np.isfinite(bps) and eps_ttm > 0 and bps > 0):
@@ -224,7 +209,7 @@ def _window(dailies: list[ValuationDailyInput], as_of: date) -> tuple[np.ndarray
     )
 
 
-class ValuationSnapshotBuilder(IValuationSnapshotBuilder):
+class ValuationSnapshotBuilder:
     """Per symbol in plain numpy/Python (no frames): one analysis builds one, the evaluation thousands."""
 
     def build(

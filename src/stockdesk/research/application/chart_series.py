@@ -13,22 +13,21 @@ from datetime import date
 import numpy as np
 import pandas as pd
 
-from stockdesk.research.domain.dtos.financial import AuditFinanceRecordInput
-from stockdesk.research.domain.dtos.technical import PriceBarInput
-from stockdesk.research.domain.dtos.valuation import DEDUCTED_PROFIT, NET_PROFIT_FALLBACK, ValuationDailyInput
-from stockdesk.research.domain.ports.charts import IChartSeriesBuilder
-from stockdesk.research.infrastructure.snapshot.financial_snapshot_builder import (
+from stockdesk.research.application.snapshot.financial_snapshot_builder import (
     PERIODS,
     audit_frame,
     period_labels,
     profit_growth,
 )
-from stockdesk.research.infrastructure.snapshot.technical_snapshot_builder import adjusted_frame
-from stockdesk.research.infrastructure.snapshot.valuation_snapshot_builder import (
+from stockdesk.research.application.snapshot.technical_snapshot_builder import adjusted_frame
+from stockdesk.research.application.snapshot.valuation_snapshot_builder import (
     HISTORY_YEARS,
     MIN_HISTORY,
     percentile,
 )
+from stockdesk.research.domain.dtos.financial import AuditFinanceRecordInput
+from stockdesk.research.domain.dtos.technical import PriceBarInput
+from stockdesk.research.domain.dtos.valuation import DEDUCTED_PROFIT, NET_PROFIT_FALLBACK, ValuationDailyInput
 from stockdesk.shared.charts import Band, ChartPanel, ChartSeries, ChartSpec, Point, ReferenceLine
 from stockdesk.shared.finance import period_months, yoy_growth
 
@@ -234,14 +233,20 @@ def _with_data(*series: ChartSeries) -> list[ChartSeries]:
     return [s for s in series if any(v is not None for v in s.values)]
 
 
-class ChartSeriesBuilder(IChartSeriesBuilder):
+class ChartSeriesBuilder:
+    """The three charts as one object the chart service is given (a test makes one of them fail).
+    Each method gives None when there is nothing to draw (no bars, no valuations, no reports)."""
+
     def price(self, symbol: str, bars: list[PriceBarInput], as_of: date) -> ChartSpec | None:
+        """Forward-adjusted close with MA20/60/120 and volume, the last trading year up to `as_of`."""
         return price_chart(symbol, bars, as_of)
 
     def valuation(self, symbol: str, dailies: list[ValuationDailyInput], as_of: date) -> ChartSpec | None:
+        """PE(TTM) and PB over the 3-year percentile window, with 10/50/90 percentiles and today."""
         return valuation_chart(symbol, dailies, as_of)
 
     def financials(
         self, symbol: str, records: list[AuditFinanceRecordInput], as_of: date
     ) -> ChartSpec | None:
+        """Revenue and profit YoY growth, ROE and gross margin per report period."""
         return financial_chart(symbol, records, as_of)

@@ -1,23 +1,25 @@
-"""IScreenFiguresBuilder: the valuation, technical and financial figures of every symbol of a panel."""
+"""ScreenFiguresBuilder: the valuation, technical and financial figures of every symbol of a panel."""
 
 from __future__ import annotations
 
 import pandas as pd
 
-from stockdesk.research.domain.dtos.screen import OUTPUT_COLUMNS
-from stockdesk.research.domain.ports.screen import IScreenFiguresBuilder, ScreenPanel
-from stockdesk.research.infrastructure.screen.report_figures import (
+from stockdesk.research.application.screen.panel import ScreenPanel
+from stockdesk.research.application.screen.report_figures import (
     FIGURES,
     financial_figures,
     valuation_report_figures,
 )
-from stockdesk.research.infrastructure.screen.report_panel import visible_periods
-from stockdesk.research.infrastructure.screen.technical_figures import technical_figures
-from stockdesk.research.infrastructure.screen.valuation_figures import valuation_figures
+from stockdesk.research.application.screen.report_panel import visible_periods
+from stockdesk.research.application.screen.technical_figures import technical_figures
+from stockdesk.research.application.screen.valuation_figures import valuation_figures
+from stockdesk.research.domain.dtos.screen import OUTPUT_COLUMNS
 
 
-class ScreenFiguresBuilder(IScreenFiguresBuilder):
+class ScreenFiguresBuilder:
     def figures(self, panel: ScreenPanel) -> pd.DataFrame:
+        """One row per symbol of `panel.securities` (in its order): the id columns, then the text
+        columns and the fields of `dtos.screen` (floats, NaN where the snapshot says N/A)."""
         securities = panel.securities.reset_index(drop=True)
         symbols = pd.Index(securities["symbol"])
         valuation = valuation_figures(panel.valuations, symbols, panel.as_of)

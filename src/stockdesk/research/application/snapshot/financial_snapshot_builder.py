@@ -20,15 +20,14 @@ import numpy as np
 import pandas as pd
 
 from stockdesk.research.application.evidence_cards import PROFIT_LABEL_ZH
+from stockdesk.research.application.snapshot.highlights import financial_highlights
+from stockdesk.research.application.snapshot.report_periods import Columns, ReportPeriods, report_periods
 from stockdesk.research.domain.dtos.financial import (
     AuditFinanceRecordInput,
     FinancialSnapshotDTO,
     PeriodMetrics,
 )
 from stockdesk.research.domain.dtos.valuation import DEDUCTED_PROFIT, NA, NET_PROFIT_FALLBACK, Num
-from stockdesk.research.domain.ports.financial import IFinancialSnapshotBuilder
-from stockdesk.research.infrastructure.snapshot.highlights import financial_highlights
-from stockdesk.research.infrastructure.snapshot.report_periods import Columns, ReportPeriods, report_periods
 from stockdesk.shared.finance import by_period, report_kind, round_half_up
 
 PERIODS = 8
@@ -189,7 +188,7 @@ def latest_rule_fields(periods: ReportPeriods) -> dict[str, Num | str]:
     return {"period": values.labels[-1], **{f: _num(latest[f]) for f in RULE_FIELDS}}
 
 
-class FinancialSnapshotBuilder(IFinancialSnapshotBuilder):
+class FinancialSnapshotBuilder:
     """Per symbol in plain numpy/Python over its dozen periods (no frames, issue 20)."""
 
     def build(

@@ -1,27 +1,49 @@
-"""IRulesHistoryPort over data_engineering's bulk frames: one read per kind for all symbols."""
+"""The rules signals' history in batch: many dates of each symbol from history loaded once.
+
+Walk-forward evaluation asks for the code-only signals of thousands of (symbol, date) points; the
+snapshot path reads the store and builds a full snapshot per point. The batch path loads each
+symbol's history once (here: one read per kind over data_engineering's bulk frames, for all
+symbols) and computes, per date, only the fields the code signals read (`snapshot/rules_fields`),
+with the builders' own functions, from exactly the rows the snapshot path would read on that date.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from datetime import date, timedelta
 
 import pandas as pd
 
 from stockdesk.data_engineering.application import GetMarketFramesUseCase, ListSecuritiesUseCase
-from stockdesk.research.domain.ports.rules_batch import IRulesHistoryPort, SymbolHistory
-from stockdesk.research.infrastructure.adapters.technical_data_adapter import HISTORY_DAYS as BAR_DAYS
-from stockdesk.research.infrastructure.adapters.valuation_data_adapter import HISTORY_DAYS as VALUATION_DAYS
+from stockdesk.research.application.stock_data import BAR_DAYS, VALUATION_DAYS
 
 BAR_COLUMNS = ["trade_date", "open", "high", "low", "close", "volume", "adj_factor"]
 VALUATION_COLUMNS = ["trade_date", "close", "pe_ttm", "pb"]
 
 
-class RulesHistoryAdapter(IRulesHistoryPort):
+@dataclass(frozen=True)
+class SymbolHistory:
+    """One symbol's stored history up to the last date asked for (frames in store column names)."""
+
+    symbol: str
+    name: str
+    bars: pd.DataFrame = field(repr=False)
+    """trade_date (Timestamp), open, high, low, close, volume, adj_factor; by date."""
+    valuations: pd.DataFrame = field(repr=False)
+    """trade_date, close, pe_ttm, pb; by date."""
+    financials: pd.DataFrame = field(repr=False)
+    """Every announced version: end_date, ann_date (Timestamps) and the report fields."""
+
+
+class RulesHistory:
     def __init__(self, securities: ListSecuritiesUseCase, frames: GetMarketFramesUseCase):
         self._securities = securities
         self._frames = frames
 
     def load(self, symbols: Sequence[str], start: date, end: date) -> dict[str, SymbolHistory]:
+        """History of the stored symbols among `symbols`, from before `start` (the snapshot
+        windows' look-back) up to `end`; unknown symbols are left out."""
         known = {s.symbol: s for s in self._securities.execute()}
         wanted = [s for s in dict.fromkeys(symbols) if s in known]
         if not wanted:

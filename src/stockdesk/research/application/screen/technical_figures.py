@@ -1,6 +1,6 @@
 """The technical snapshot's figures for every symbol at once (close, changes, MAs, RSI, MACD).
 
-Same definitions as `TechnicalSnapshotBuilder`: the bars of the technical data adapter's window,
+Same definitions as `TechnicalSnapshotBuilder`: the bars of StockData's bar window,
 forward-adjusted; a moving average needs as many bars as its period; RSI needs more than 14 bars
 and MACD 34; change_Nd_pct = (close / the close N bars earlier - 1) x 100 with more than N bars;
 rounded to 2 decimals (MACD to 3).
@@ -13,10 +13,10 @@ from datetime import date
 import numpy as np
 import pandas as pd
 
-from stockdesk.research.infrastructure.screen.indicators import macd_last, rsi_last, sma_last
-from stockdesk.research.infrastructure.screen.price_matrix import PriceMatrix, price_matrix
-from stockdesk.research.infrastructure.screen.rounding import rounded
-from stockdesk.research.infrastructure.snapshot.technical_snapshot_builder import MA_PERIODS
+from stockdesk.research.application.screen.indicators import macd_last, rsi_last, sma_last
+from stockdesk.research.application.screen.price_matrix import PriceMatrix, price_matrix
+from stockdesk.research.application.screen.rounding import rounded
+from stockdesk.research.application.snapshot.technical_snapshot_builder import MA_PERIODS
 
 CHANGE_DAYS = (5, 20, 60)
 

@@ -1,7 +1,7 @@
 """The valuation snapshot's market figures for every symbol at once: multiples and percentiles.
 
-Same definitions as `ValuationSnapshotBuilder` over the rows `ValuationDataAdapter` reads:
-- the overview is each symbol's latest valuation row in [as_of - HISTORY_DAYS, as_of] (dv_ratio
+Same definitions as `ValuationSnapshotBuilder` over the rows `StockData` reads:
+- the overview is each symbol's latest valuation row in [as_of - VALUATION_DAYS, as_of] (dv_ratio
   falls back to dv_ttm), multiples kept within the builder's sanity bounds and rounded to 2;
 - total_mv in 亿: the bounded value / 1e8, rounded to 2;
 - a percentile ranks the latest raw value among the valid (present, > 0) values of the trading days
@@ -17,20 +17,20 @@ from datetime import date, timedelta
 import numpy as np
 import pandas as pd
 
-from stockdesk.research.infrastructure.adapters.valuation_data_adapter import HISTORY_DAYS
-from stockdesk.research.infrastructure.screen.long_rows import (
+from stockdesk.research.application.screen.long_rows import (
     day_stamps,
     floats,
     row_numbers,
     selected_in_order,
     stamp,
 )
-from stockdesk.research.infrastructure.screen.rounding import bounded, rounded
-from stockdesk.research.infrastructure.snapshot.valuation_snapshot_builder import (
+from stockdesk.research.application.screen.rounding import bounded, rounded
+from stockdesk.research.application.snapshot.valuation_snapshot_builder import (
     HISTORY_YEARS,
     MIN_HISTORY,
     YI,
 )
+from stockdesk.research.application.stock_data import VALUATION_DAYS
 
 OVERVIEW = ("close", "total_mv", "pe_ttm", "pb", "ps_ttm", "dv_ratio", "dv_ttm")
 PERCENTILES = {"pe_ttm": "pe_percentile", "pb": "pb_percentile", "ps_ttm": "ps_percentile"}
@@ -39,10 +39,10 @@ PERCENTILES = {"pe_ttm": "pe_percentile", "pb": "pb_percentile", "ps_ttm": "ps_p
 def latest_rows(
     valuations: pd.DataFrame, symbols: pd.Index, as_of: date
 ) -> tuple[np.ndarray, dict[str, np.ndarray]]:
-    """(rows per symbol in the adapter's window, the window's arrays sorted by symbol and day)."""
+    """(rows per symbol in StockData's window, the window's arrays sorted by symbol and day)."""
     days, unit = day_stamps(valuations["trade_date"])
     rows = row_numbers(symbols, valuations["symbol"])
-    first_day, last_day = stamp(as_of - timedelta(days=HISTORY_DAYS), unit), stamp(as_of, unit)
+    first_day, last_day = stamp(as_of - timedelta(days=VALUATION_DAYS), unit), stamp(as_of, unit)
     keep = selected_in_order(rows, days, (rows >= 0) & (days >= first_day) & (days <= last_day))
     window_start = stamp(pd.Timestamp(as_of) - pd.DateOffset(years=HISTORY_YEARS), unit)
     arrays = {

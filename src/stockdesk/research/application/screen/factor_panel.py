@@ -25,14 +25,13 @@ import numpy as np
 import pandas as pd
 
 from stockdesk.data_engineering.application import GetMarketFramesUseCase, ListSecuritiesUseCase
+from stockdesk.research.application.screen.long_rows import as_categories
+from stockdesk.research.application.screen.panel import VALUATION_COLUMNS
+from stockdesk.research.application.screen.report_figures import FIGURES, financial_figures
+from stockdesk.research.application.screen.report_panel import visible_periods
+from stockdesk.research.application.screen.valuation_figures import valuation_figures
+from stockdesk.research.application.stock_data import BAR_DAYS, VALUATION_DAYS
 from stockdesk.research.domain.dtos.factors import FACTOR_NAMES
-from stockdesk.research.infrastructure.adapters.technical_data_adapter import HISTORY_DAYS as BAR_DAYS
-from stockdesk.research.infrastructure.adapters.valuation_data_adapter import HISTORY_DAYS as VALUATION_DAYS
-from stockdesk.research.infrastructure.screen.long_rows import as_categories
-from stockdesk.research.infrastructure.screen.panel_adapter import VALUATION_COLUMNS
-from stockdesk.research.infrastructure.screen.report_figures import FIGURES, financial_figures
-from stockdesk.research.infrastructure.screen.report_panel import visible_periods
-from stockdesk.research.infrastructure.screen.valuation_figures import valuation_figures
 
 STALE_DAYS = 20
 REPORTED_FACTORS = (
@@ -46,15 +45,16 @@ REPORTED_FACTORS = (
 YEAR_DAYS = 250
 
 
-class FactorPanelAdapter:
-    """IFactorPanelBuilder over data_engineering's bulk frames."""
+class FactorPanelBuilder:
+    """The factor library's raw values over data_engineering's bulk frames."""
 
     def __init__(self, securities: ListSecuritiesUseCase, frames: GetMarketFramesUseCase):
         self._securities = securities
         self._frames = frames
 
     def factors(self, symbols: Sequence[str], dates: Sequence[date]) -> pd.DataFrame:
-        """Long frame: date, symbol, market, then every factor (NaN where its inputs are missing)."""
+        """Long frame: date (Timestamp), symbol, market, then every factor of `FACTOR_NAMES` as of
+        that date (NaN where its inputs are missing); symbols the store does not hold are left out."""
         known = {s.symbol: s for s in self._securities.execute()}
         wanted = [s for s in dict.fromkeys(symbols) if s in known]
         days = sorted(set(dates))

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from stockdesk.research.infrastructure.screen.price_matrix import PriceMatrix
+from stockdesk.research.application.screen.price_matrix import PriceMatrix
 
 RSI_PERIOD = 14
 _ZERO = 1e-8  # TA_IS_ZERO

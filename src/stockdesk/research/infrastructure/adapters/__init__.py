@@ -1,1 +1,0 @@
-"""Adapters: research ports implemented over other contexts' application interfaces."""

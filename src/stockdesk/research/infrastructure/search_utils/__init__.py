@@ -1,1 +1,0 @@
-"""Helpers the search-driven data adapters are given (filters), kept swappable."""
