@@ -98,7 +98,7 @@ def test_sigterm_stops_within_seconds_and_the_run_resumes(tmp_path: Path) -> Non
     with running(served(port), home, port) as server:
         stored = httpx.get(f"{server.url}/api/v1/strategy/runs/{run_id}").json()
         assert stored["status"] in ("interrupted", "running") and 1 <= len(stored["iterations"]) < 20
-        resumed = httpx.post(f"{server.url}/api/v1/strategy/runs/{run_id}/resume",
+        resumed = httpx.post(f"{server.url}/api/v1/jobs/{run_id}/resume",
                              headers={"Authorization": f"Bearer {_key(home)}"})  # fmt: skip
         assert resumed.status_code == 202, resumed.text
         done = len(stored["iterations"])

@@ -8,10 +8,12 @@ from pathlib import Path
 import typer
 from typer.testing import CliRunner
 
+from stockdesk.evaluation.presentation.rest import EvaluationBody
 from stockdesk.shared.config import Settings
 from stockdesk.shared.db import Database
 from stockdesk.shared.db.task_store import SqlTaskStore
 from stockdesk.shared.tasks import JobStatus, TaskStatus, config_hash
+from tests.coordinator.support import SYMBOL, pipeline
 
 runner = CliRunner()
 
@@ -79,3 +81,23 @@ def test_unknown_ids_and_kinds_without_a_resumer_are_one_line_errors(
     assert result.exit_code != 0 and "no job with an id starting ffffffff" in str(result.exception)
     result = runner.invoke(cli_app, ["jobs", "resume", job_id])
     assert result.exit_code != 0 and "unit-test" in str(result.exception)
+
+
+def test_jobs_resume_runs_an_evaluation_here_through_the_job_kinds(
+    cli_app: typer.Typer, settings: Settings
+) -> None:
+    """In the foreground with one worker (no Ray): the stale stop request is forgotten, the points
+    are computed, then a second resume says there is nothing left."""
+    container, _, _ = pipeline(settings)  # the CLI's store: the same STOCKDESK_HOME
+    config = EvaluationBody.model_validate(
+        {"symbols": [SYMBOL], "start": "2023-09-01", "end": "2024-03-29", "every": 10, "horizons": [5]}
+    ).config()
+    job = container.evaluation.service.start(config)
+    store = SqlTaskStore(container.database)
+    store.request_cancel(job.job_id, "cancelled by `stockdesk jobs cancel`")
+    result = runner.invoke(cli_app, ["jobs", "resume", job.job_id[:12], "--workers", "1"])
+    assert result.exit_code == 0, result.output
+    assert store.get_job(job.job_id).status is JobStatus.DONE  # type: ignore[union-attr]
+    assert store.counts(job.job_id).done == job.total > 0
+    again = runner.invoke(cli_app, ["jobs", "resume", job.job_id[:12]])
+    assert again.exit_code == 0 and "is done: nothing to resume" in again.output

@@ -1,16 +1,20 @@
-"""shared.tasks.kinds: the one place the jobs routes and page stop a job, whatever its kind."""
+"""shared.tasks.kinds: the one place the jobs routes, the jobs page and `jobs resume` stop and resume a
+job, whatever its kind (the real task store over SQLite, a real executor)."""
 
 from __future__ import annotations
 
 import threading
+import time
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
 from stockdesk.shared.db import Database
 from stockdesk.shared.db.task_store import SqlTaskStore
-from stockdesk.shared.errors import NotFoundException
+from stockdesk.shared.errors import ConflictException, NotFoundException
+from stockdesk.shared.tasks import JobStatus
 from stockdesk.shared.tasks.executor import JobExecutor
-from stockdesk.shared.tasks.kinds import JobKind, JobKinds
+from stockdesk.shared.tasks.kinds import JobKind, JobKinds, StoredJob
 
 WAIT = 10.0
 
@@ -60,3 +64,75 @@ def test_a_job_run_by_another_process_gets_a_stop_request_and_an_unknown_one_is_
     kinds.stop_if_active("no-such-job")  # a page's late Cancel: nothing to stop, no error
     kinds.stop_if_active(job.id)  # still running elsewhere: asked again through the store
     assert store.cancel_requested(job.id) == "cancelled by the user"
+
+
+def test_resume_hands_a_stopped_job_to_its_kind_once_the_checks_pass(database: Database) -> None:
+    """The kind found by the store's name (`stored_as`), a stale stop request forgotten; 404 for an id
+    no one keeps, 409 for a kind that does not resume here, while it runs and once it is done."""
+    store, executor, resumed = SqlTaskStore(database), JobExecutor(max_running=1, max_queued=4), []
+    kinds = JobKinds(
+        lambda: executor, lambda: store, [JobKind("evaluation", resume=resumed.append, stored_as="evaluate")]
+    )
+    job, _ = store.open_with_tasks("evaluate", {"symbols": ["AAPL"]}, ["AAPL|2024-06-28"])
+    store.request_cancel(job.id, "cancelled by the user")
+    done = kinds.resume(job.id)
+    assert (done.kind, done.state, resumed) == ("evaluation", "ended", [job.id])
+    assert store.cancel_requested(job.id) is None
+
+    with pytest.raises(NotFoundException):
+        kinds.resume("no-such-job")
+    other, _ = store.open_with_tasks("sync", {"datasets": ["bars"]}, ["01:bars"])
+    with pytest.raises(ConflictException, match="resumable here: evaluation"):
+        kinds.resume(other.id)
+    release = held(executor, "evaluation", job.id)
+    with pytest.raises(ConflictException, match="running here") as running:
+        kinds.resume(job.id)
+    release.set()
+    deadline = time.monotonic() + WAIT
+    while executor.is_active(job.id) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    store.start_run(job.id)  # a live runner in a process of its own
+    with pytest.raises(ConflictException, match="another process"):
+        kinds.resume(job.id)
+    store.set_job_status(job.id, JobStatus.DONE)
+    with pytest.raises(ConflictException) as finished:
+        kinds.resume(job.id)
+    assert (running.value.code, finished.value.code) == ("JOB_RUNNING", "JOB_DONE")
+    assert resumed == [job.id]  # none of the refusals reached the kind
+
+
+def test_a_kind_keeping_its_own_records_is_found_resumed_and_listed_with_the_stored_ones(
+    database: Database,
+) -> None:
+    store, executor, resumed = SqlTaskStore(database), JobExecutor(), []
+    now = datetime.now(UTC)
+    runs = {
+        "r-stopped": StoredJob("strategy-run", "r-stopped", JobStatus.INTERRUPTED, now - timedelta(hours=1)),
+        "r-done": StoredJob("strategy-run", "r-done", JobStatus.DONE, now),
+    }
+    kinds = JobKinds(
+        lambda: executor,
+        lambda: store,
+        [
+            JobKind(
+                "strategy-run", resume=resumed.append, find=runs.get, recent=lambda n: list(runs.values())[:n]
+            ),
+            JobKind("briefing", resume=resumed.append),
+            JobKind("analysis", cancel=lambda job_id: None),  # stops, never resumes: never listed
+        ],
+    )
+    briefing, _ = store.open_with_tasks("briefing", {"day": "20240301"}, ["01:AAPL", "99:refine"])
+    finished, _ = store.open_with_tasks("briefing", {"day": "20240302"}, ["01:AAPL"])
+    store.set_job_status(finished.id, JobStatus.DONE)
+    assert [(j.kind, j.id) for j in kinds.stopped()] == [
+        ("briefing", briefing.id),
+        ("strategy-run", "r-stopped"),
+    ]
+
+    kinds.resume("r-stopped")
+    with pytest.raises(ConflictException):
+        kinds.resume("r-done")
+    assert resumed == ["r-stopped"]
+    release = held(executor, "briefing", briefing.id)  # held here: not offered for resuming
+    assert [j.id for j in kinds.stopped()] == ["r-stopped"]
+    release.set()

@@ -45,7 +45,6 @@ from stockdesk.research.presentation.rest.search_expert_routes import (
 from stockdesk.research.presentation.rest.technical_analyst_routes import build_technical_router
 from stockdesk.research.presentation.rest.valuation_modeler_routes import build_valuation_router
 from stockdesk.shared.access import AccessPolicy
-from stockdesk.shared.access.bounds import RequestBounds
 from stockdesk.shared.config import Settings
 from stockdesk.shared.db.task_store import SqlTaskStore
 from stockdesk.shared.errors import StockdeskError, TooManyRequestsError
@@ -197,12 +196,7 @@ def create_app(container: AppContainer | None = None, policy: AccessPolicy | Non
     app.add_middleware(
         SecurityMiddleware, policy=policy, keys=lambda: container.api_keys, llm=lambda: container.llm_service
     )
-    bounds = RequestBounds(
-        max_symbols=settings.max_universe_symbols,
-        max_window_days=settings.max_window_days,
-        max_iterations=settings.strategy_max_iterations,
-        stored_symbols=lambda: len(container.data.securities.execute()),
-    )
+    bounds = container.bounds
     jobs = lambda: container.jobs  # noqa: E731
     app.include_router(health_router(container), prefix=API_PREFIX)
     app.include_router(build_data_router(lambda: container.data), prefix=API_PREFIX)

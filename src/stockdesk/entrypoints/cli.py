@@ -10,6 +10,7 @@ import json
 import logging
 import sys
 from dataclasses import replace
+from typing import Any
 
 import typer
 from rich.console import Console
@@ -29,8 +30,9 @@ from stockdesk.entrypoints.batch.evaluate_work import EvaluatePointsWork
 from stockdesk.entrypoints.batch.sweep_work import SweepWork
 from stockdesk.entrypoints.batch.workers import batch_engine
 from stockdesk.entrypoints.container import AppContainer
-from stockdesk.entrypoints.jobs_cli import build_jobs_cli
+from stockdesk.entrypoints.jobs_cli import RunOptions, build_jobs_cli
 from stockdesk.entrypoints.keys_cli import build_keys_cli
+from stockdesk.evaluation.application.evaluation_service import JOB_KIND as EVALUATE_KIND
 from stockdesk.evaluation.presentation.cli import build_evaluate_command
 from stockdesk.evaluation.presentation.track_cli import build_track_cli
 from stockdesk.llm_platform.presentation.cli import build_llm_cli, model_assembly_progress
@@ -38,9 +40,10 @@ from stockdesk.research.presentation.cli import build_research_cli
 from stockdesk.research.presentation.screen_cli import build_screen_command
 from stockdesk.shared.config import get_settings
 from stockdesk.shared.db.task_store import SqlTaskStore
-from stockdesk.shared.errors import BadRequestException, StockdeskError
+from stockdesk.shared.errors import BadRequestException, NotFoundException, StockdeskError
 from stockdesk.shared.logging import FILE_ONLY, configure_logging
-from stockdesk.shared.tasks import ITaskEngine, JobRecord, RunBudget
+from stockdesk.shared.tasks import ITaskEngine
+from stockdesk.shared.tasks.kinds import JobKind, JobKinds
 from stockdesk.strategy_lab.application.sweep_service import JOB_KIND as SWEEP_KIND
 from stockdesk.strategy_lab.domain.sweep import SweepSpec
 from stockdesk.strategy_lab.presentation.cli.commands import build_strategy_cli
@@ -133,56 +136,70 @@ app.add_typer(
 )
 
 
-def _resume_batch(job: JobRecord, workers: int, ray_address: str | None, budget: RunBudget | None) -> None:
-    config = BatchAnalysisConfig.model_validate(job.config)
+def _config(job_id: str) -> dict[str, Any]:
+    job = SqlTaskStore(container().database).get_job(job_id)
+    if job is None:  # the job kinds found it a moment ago
+        raise NotFoundException(f"no job {job_id}", code="JOB_NOT_FOUND")
+    return job.config
+
+
+def _resume_batch(job_id: str, options: RunOptions) -> None:
+    config = BatchAnalysisConfig.model_validate(_config(job_id))
     run_batch(
         container().batch_analysis,
         config,
         AnalyzeSymbolsWork(container().settings, config),
-        _engine(workers, ray_address),
-        budget=budget,
+        _engine(options.workers, options.ray_address),
+        budget=options.budget,
     )
 
 
-def _resume_evaluation(
-    job: JobRecord, workers: int, ray_address: str | None, budget: RunBudget | None
-) -> None:
+def _resume_evaluation(job_id: str, options: RunOptions) -> None:
     service = container().evaluation.service
-    if workers == 1 and not ray_address:
-        service.execute(job.id, budget=budget)
+    if options.workers == 1 and not options.ray_address:
+        service.execute(job_id, budget=options.budget)
     else:
-        engine = _engine(workers, ray_address)
+        engine = _engine(options.workers, options.ray_address)
         try:
             service.execute(
-                job.id,
+                job_id,
                 engine=engine,
                 worker=lambda config: EvaluatePointsWork(container().settings, config),
-                budget=budget,
+                budget=options.budget,
             )
         finally:
             engine.close()
-    typer.echo(service.report(job.id).summary)
+    typer.echo(service.report(job_id).summary)
 
 
-def _resume_sweep(job: JobRecord, workers: int, ray_address: str | None, budget: RunBudget | None) -> None:
+def _resume_sweep(job_id: str, options: RunOptions) -> None:
     results = run_sweep(
         container().strategy_lab.sweeps,
-        SweepSpec.model_validate(job.config),
+        SweepSpec.model_validate(_config(job_id)),
         lambda spec, job_id: SweepWork(container().settings, spec, job_id),
-        _engine(workers, ray_address),
+        _engine(options.workers, options.ray_address),
         console=err_console,
-        budget=budget,
+        budget=options.budget,
     )
     print_results(Console(), results, top=20)
 
 
-app.add_typer(
-    build_jobs_cli(
+def _job_kinds(options: RunOptions) -> JobKinds:
+    """What `jobs resume` runs here, in the foreground (on Ray with --workers or --ray-address):
+    batch analyses, evaluations and sweeps. Briefings and strategy runs resume in a server (the
+    jobs page, `POST /api/v1/jobs/{id}/resume`) or by their own command."""
+    return JobKinds(
+        lambda: container().jobs,
         lambda: SqlTaskStore(container().database),
-        {BATCH_KIND: _resume_batch, "evaluate": _resume_evaluation, SWEEP_KIND: _resume_sweep},
-    ),
-    name="jobs",
-)
+        [
+            JobKind(BATCH_KIND, resume=lambda job_id: _resume_batch(job_id, options)),
+            JobKind(EVALUATE_KIND, resume=lambda job_id: _resume_evaluation(job_id, options)),
+            JobKind(SWEEP_KIND, resume=lambda job_id: _resume_sweep(job_id, options)),
+        ],
+    )
+
+
+app.add_typer(build_jobs_cli(lambda: SqlTaskStore(container().database), _job_kinds), name="jobs")
 
 
 @app.callback()

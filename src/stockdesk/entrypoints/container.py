@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 from functools import cached_property
+from pathlib import Path
 
 from stockdesk.briefing.container import BriefingContainer
+from stockdesk.briefing.presentation.jobs import KIND as BRIEFING_KIND
+from stockdesk.briefing.presentation.jobs import configured, resume_briefing
 from stockdesk.coordinator.application import AnalysisRuns
 from stockdesk.coordinator.application.analysis_runs import KIND as ANALYSIS_KIND
 from stockdesk.coordinator.application.batch_analysis import BatchAnalysisService
@@ -15,12 +18,16 @@ from stockdesk.data_engineering.container import DataEngineeringContainer
 from stockdesk.debate.container import DebateContainer
 from stockdesk.debate.infrastructure.panel_factory import PanelOptions
 from stockdesk.debate.infrastructure.tools.store_tools import PanelData
+from stockdesk.evaluation.application.evaluation_service import JOB_KIND as EVALUATION_STORED
 from stockdesk.evaluation.container import EvaluationContainer
+from stockdesk.evaluation.presentation.jobs import KIND as EVALUATION_KIND
+from stockdesk.evaluation.presentation.jobs import resume_evaluation
 from stockdesk.judge.container import JudgeContainer
 from stockdesk.ledger.container import LedgerContainer
 from stockdesk.llm_platform.application.llm_service import LLMService
 from stockdesk.llm_platform.container import build_llm_service
 from stockdesk.research.container import ResearchContainer
+from stockdesk.shared.access.bounds import RequestBounds
 from stockdesk.shared.config import Settings, get_settings
 from stockdesk.shared.db import Database
 from stockdesk.shared.db.api_key_store import SqlApiKeyStore
@@ -28,6 +35,8 @@ from stockdesk.shared.db.task_store import SqlTaskStore
 from stockdesk.shared.tasks.executor import JobExecutor
 from stockdesk.shared.tasks.kinds import JobKind, JobKinds
 from stockdesk.strategy_lab.container import StrategyLabContainer
+from stockdesk.strategy_lab.presentation.jobs import KIND as STRATEGY_KIND
+from stockdesk.strategy_lab.presentation.jobs import recent_runs, resume_strategy_run, run_record
 from stockdesk.web_search.application.search_service import WebSearchService
 from stockdesk.web_search.container import build_search_service
 
@@ -202,15 +211,52 @@ class AppContainer:
         )
 
     @cached_property
+    def bounds(self) -> RequestBounds:
+        """How much work one request to the server may ask for (REST, web UI, a resumed job)."""
+        return RequestBounds(
+            max_symbols=self.settings.max_universe_symbols,
+            max_window_days=self.settings.max_window_days,
+            max_iterations=self.settings.strategy_max_iterations,
+            stored_symbols=lambda: len(self.data.securities.execute()),
+        )
+
+    @property
+    def briefing_audio(self) -> Path:
+        """Where the server keeps briefings' audio (and the marks that it was asked for)."""
+        return self.settings.home / "briefings"
+
+    @cached_property
     def job_kinds(self) -> JobKinds:
-        """How each kind of job stops: analyses and syncs through their own services (they mark
-        their live state), every other kind through the executor."""
+        """How each kind of job stops and resumes in the server: analyses and syncs stop through
+        their own services (they mark their live state), every other kind through the executor;
+        evaluations, briefings and strategy runs resume on the executor (strategy runs are found
+        in the strategy lab's records, the others in the task store)."""
+        strategy = lambda: self.strategy_lab.service  # noqa: E731
         return JobKinds(
             lambda: self.jobs,
             lambda: SqlTaskStore(self.database),
             [  # lazily: building the app must not build the services (tests set their providers first)
-                JobKind(ANALYSIS_KIND, lambda job_id: self.analyses.cancel(job_id)),
-                JobKind(SYNC_KIND, lambda job_id: self.sync_runs.cancel(job_id)),
+                JobKind(ANALYSIS_KIND, cancel=lambda job_id: self.analyses.cancel(job_id)),
+                JobKind(SYNC_KIND, cancel=lambda job_id: self.sync_runs.cancel(job_id)),
+                JobKind(
+                    EVALUATION_KIND,
+                    resume=lambda job_id: resume_evaluation(
+                        self.evaluation.service, self.jobs, job_id, self.bounds
+                    ),
+                    stored_as=EVALUATION_STORED,
+                ),
+                JobKind(
+                    BRIEFING_KIND,
+                    resume=lambda job_id: resume_briefing(
+                        configured(self.briefing.jobs), self.jobs, job_id, self.briefing_audio
+                    ),
+                ),
+                JobKind(
+                    STRATEGY_KIND,
+                    resume=lambda run_id: resume_strategy_run(strategy(), self.jobs, run_id),
+                    find=lambda run_id: run_record(strategy(), run_id),
+                    recent=lambda limit: recent_runs(strategy(), limit),
+                ),
             ],
         )
 

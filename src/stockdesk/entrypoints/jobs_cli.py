@@ -2,22 +2,35 @@
 
 A job is found by its id or any unique prefix of it (`jobs list` shows twelve characters).
 `cancel` asks the job's runner, in whatever process, to stop between tasks (unfinished tasks stay
-pending); `resume` runs a job's unfinished tasks again, by the command of its kind.
+pending); `resume` runs a job's unfinished tasks again here, in the foreground, through the job
+kinds (`shared.tasks.kinds`) the command is given for the run's options: the same checks as the
+REST and web resume, each kind's own way of running.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import typer
 from rich.console import Console
 from rich.table import Table
 
-from stockdesk.shared.errors import BadRequestException, NotFoundException
+from stockdesk.shared.errors import BadRequestException, ConflictException, NotFoundException
 from stockdesk.shared.tasks import ITaskStore, JobRecord, JobStatus, RunBudget, TaskStatus
+from stockdesk.shared.tasks.kinds import JobKinds
 
-Resumer = Callable[[JobRecord, int, str | None, RunBudget | None], None]
+
+@dataclass(frozen=True)
+class RunOptions:
+    """How `jobs resume` runs a job here: tasks at once, the Ray cluster, the whole job's budget."""
+
+    workers: int
+    ray_address: str | None
+    budget: RunBudget | None
+
+
 MAX_SHOWN_FAILURES = 20
 ACTIVE = (JobStatus.RUNNING, JobStatus.PENDING)
 
@@ -44,7 +57,10 @@ def _job_dict(store: ITaskStore, job: JobRecord) -> dict[str, object]:
     return {**job.model_dump(mode="json"), "tasks": store.counts(job.id).model_dump()}
 
 
-def build_jobs_cli(get_store: Callable[[], ITaskStore], resumers: dict[str, Resumer]) -> typer.Typer:
+def build_jobs_cli(
+    get_store: Callable[[], ITaskStore], job_kinds: Callable[[RunOptions], JobKinds]
+) -> typer.Typer:
+    """`job_kinds(options)`: the kinds `resume` can run in this process, run with those options."""
     app = typer.Typer(help="Durable jobs: batch analyses, evaluations, strategy sweeps, syncs.")
 
     @app.command("list")
@@ -130,21 +146,15 @@ def build_jobs_cli(get_store: Callable[[], ITaskStore], resumers: dict[str, Resu
         ),
     ) -> None:
         """Run a job's unfinished tasks (pending, and failed ones with attempts left)."""
-        store = get_store()
-        job = find_job(store, job_id)
-        resumer = resumers.get(job.kind)
-        if resumer is None:
-            kinds = ", ".join(sorted(resumers))
-            raise BadRequestException(
-                f"jobs of kind {job.kind} resume when their own command runs again (resumable here: {kinds})",
-                code="NOT_RESUMABLE",
-            )
-        if job.status is JobStatus.DONE:
+        job = find_job(get_store(), job_id)
+        kinds = job_kinds(RunOptions(workers, ray_address, RunBudget.of(max_tokens, max_cost)))
+        try:
+            kinds.resume(job.id)
+        except ConflictException as exc:
+            if exc.code == "NOT_RESUMABLE":  # a kind this command cannot run: a usage error (exit 2)
+                raise BadRequestException(exc.message, code=exc.code) from exc
+            if exc.code != "JOB_DONE":
+                raise
             typer.echo(f"job {job.id[:12]} is done: nothing to resume")
-            return
-        if not job.live:
-            store.clear_cancel(job.id)  # resuming is asking it to run again
-        budget = RunBudget.of(max_tokens, max_cost)
-        resumer(job, workers, ray_address, budget)
 
     return app

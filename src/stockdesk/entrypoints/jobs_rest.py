@@ -2,7 +2,8 @@
 
 `GET /jobs` lists what this server runs or queues; `GET /jobs/{id}` answers any stored job (started
 here, by the CLI or by another server) with its task counts; `/events` streams them; `cancel`
-stops a job here at once and leaves a stop request for a runner in another process.
+stops a job here at once and leaves a stop request for a runner in another process; `resume` hands
+a stopped job of any kind that resumes in a server back to this server's executor.
 """
 
 from __future__ import annotations
@@ -39,8 +40,8 @@ class StoredJobDTO(BaseModel):
 def build_jobs_router(
     get_jobs: Callable[[], JobExecutor], get_store: Callable[[], ITaskStore], kinds: JobKinds | None = None
 ) -> APIRouter:
-    """`kinds` says how each kind stops (shared.tasks.kinds); by default every kind stops through
-    the executor."""
+    """`kinds` says how each kind stops and resumes (shared.tasks.kinds); by default every kind
+    stops through the executor and none resumes."""
     kinds = kinds or JobKinds(get_jobs, get_store)
     router = APIRouter(prefix="/jobs", tags=["jobs"])
 
@@ -86,6 +87,14 @@ def build_jobs_router(
     def cancel(job_id: str) -> ActiveJobDTO:
         """Stop a job at its next step, here or in the process running it (404 unknown or ended)."""
         done = kinds.cancel(job_id, "cancelled", remote_reason="cancelled over the API")
+        return ActiveJobDTO(kind=done.kind, job_id=job_id, state=done.state)
+
+    @router.post("/{job_id}/resume", response_model=ActiveJobDTO, status_code=202)
+    def resume(job_id: str) -> ActiveJobDTO:
+        """Run a stopped job again from where it stopped, finished work kept (404 JOB_NOT_FOUND; 409
+        NOT_RESUMABLE for a kind that resumes only by its own command, JOB_RUNNING or JOB_DONE; 422
+        an evaluation over this server's bounds)."""
+        done = kinds.resume(job_id)
         return ActiveJobDTO(kind=done.kind, job_id=job_id, state=done.state)
 
     return router

@@ -43,11 +43,11 @@ SPENDING_ROUTES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("POST", rf"{API}/debate/run"),
         ("POST", rf"{API}/judge/verdict"),
         ("POST", rf"{API}/strategy/runs"),
-        ("POST", rf"{API}/strategy/runs/[^/]+/resume"),
         ("POST", rf"{API}/evaluations"),
         ("POST", rf"{API}/briefings"),
         ("POST", rf"{API}/batch/analyses"),
         ("POST", rf"{API}/data/sync"),  # provider quotas and tokens (Tushare points) are spent too
+        ("POST", rf"{API}/jobs/[^/]+/resume"),  # a resumed evaluation, briefing or strategy run
     )
 )
 # The web UI's routes that start the same spending work (served at /, beside the API).
@@ -58,9 +58,9 @@ UI_SPENDING_ROUTES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("POST", r"/sessions/[^/]+/retry"),
         ("POST", r"/evaluations"),
         ("POST", r"/strategy/runs"),
-        ("POST", r"/strategy/runs/[^/]+/resume"),
         ("POST", r"/briefings"),
         ("POST", r"/data/sync"),
+        ("POST", r"/jobs/[^/]+/resume"),
     )
 )
 UI_PUBLIC_PREFIXES = ("/static/", "/login", "/lang/", "/favicon.ico")

@@ -1,4 +1,4 @@
-"""Helpers of the lab pages' HTTP tests: hold a job queued, follow an SSE stream, read a page's form.
+"""Helpers of the lab pages' HTTP tests: hold a job queued, follow an SSE stream.
 
 A job is held `queued` by occupying its kind's only executor slot with a job that waits for an
 event, so a test sees a live page without racing the job: it ends when the test says so.
@@ -6,7 +6,6 @@ event, so a test sees a live page without racing the job: it ends when the test 
 
 from __future__ import annotations
 
-import html
 import re
 import threading
 from collections.abc import Callable, Iterator
@@ -18,7 +17,6 @@ from fastapi.testclient import TestClient
 from stockdesk.shared.tasks.executor import JobExecutor
 
 EVENT = re.compile(r"event: (?P<event>\w+)\n(?P<data>(?:data: .*\n)+)")
-HIDDEN = re.compile(r'<input type="hidden" name="(?P<name>\w+)" value="(?P<value>[^"]*)">')
 
 
 @contextmanager
@@ -65,11 +63,3 @@ def read_events_in_background(client: TestClient, url: str) -> tuple[threading.T
     thread = threading.Thread(target=lambda: found.extend(events(client, url)), daemon=True)
     thread.start()
     return thread, found
-
-
-def hidden_fields(page: str) -> dict[str, list[str]]:
-    """The hidden inputs of a page by name (repeated names keep every value): what its Resume form posts."""
-    fields: dict[str, list[str]] = {}
-    for m in HIDDEN.finditer(page):
-        fields.setdefault(m["name"], []).append(html.unescape(m["value"]))
-    return fields

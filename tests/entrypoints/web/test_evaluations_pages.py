@@ -18,13 +18,7 @@ from stockdesk.evaluation.presentation.jobs import KIND
 from stockdesk.shared.config import Settings
 from tests.api_support import api_client, wait_for_job
 from tests.coordinator.support import SYMBOL, pipeline
-from tests.entrypoints.web.lab_support import (
-    events,
-    hidden_fields,
-    read_events_in_background,
-    slot_taken,
-    spy,
-)
+from tests.entrypoints.web.lab_support import events, read_events_in_background, slot_taken, spy
 
 FORM = {
     "symbols": SYMBOL, "start": "2023-09-01", "end": "2024-03-29", "every": "10", "horizons": "5,20",
@@ -122,15 +116,13 @@ def test_a_running_evaluation_is_followed_over_sse_cancelled_and_resumed(
         job_id = start(client)  # waits behind the blocker: queued, so live
         page = client.get(f"/evaluations/{job_id}").text
         assert f'sse-connect="/evaluations/{job_id}/events"' in page and 'data-state="queued"' in page
-        assert (
-            f'data-done-url="/evaluations/{job_id}"' in page
-            and f'action="/evaluations/{job_id}/cancel"' in page
-        )
+        cancel = f"/jobs/{job_id}/cancel?back=/evaluations/{job_id}"  # the general jobs route
+        assert f'data-done-url="/evaluations/{job_id}"' in page and f'action="{cancel}"' in page
 
         first_read = spy(container.evaluation.service, "status")
         reader, found = read_events_in_background(client, f"/evaluations/{job_id}/events")
         assert first_read.wait(30)
-        cancelled = client.post(f"/evaluations/{job_id}/cancel", follow_redirects=False)
+        cancelled = client.post(cancel, follow_redirects=False)
         assert cancelled.status_code == 303 and cancelled.headers["location"] == f"/evaluations/{job_id}"
         release.set()
         reader.join(30)
@@ -142,7 +134,9 @@ def test_a_running_evaluation_is_followed_over_sse_cancelled_and_resumed(
 
     stopped = client.get(f"/evaluations/{job_id}").text
     assert "sse-connect" not in stopped and 'id="resume"' in stopped and 'id="report"' not in stopped
-    resumed = client.post("/evaluations", data=hidden_fields(stopped), follow_redirects=False)
+    resume = f"/jobs/{job_id}/resume?back=/evaluations/{job_id}"
+    assert f'action="{resume}"' in stopped
+    resumed = client.post(resume, follow_redirects=False)
     assert resumed.headers["location"] == f"/evaluations/{job_id}"  # the same durable job
     assert wait_for_job(client, f"/api/v1/evaluations/{job_id}")["status"] == "done"
     assert 'id="report"' in client.get(f"/evaluations/{job_id}").text

@@ -151,13 +151,14 @@ def test_a_queued_run_is_followed_live_cancelled_then_resumed_to_its_end(
         run_id = start(client)
         page = client.get(f"/strategy/runs/{run_id}").text
         assert f'sse-connect="/strategy/runs/{run_id}/events"' in page and 'data-state="queued"' in page
-        assert f'action="/strategy/runs/{run_id}/cancel"' in page and "/resume" not in page
+        cancel = f"/jobs/{run_id}/cancel?back=/strategy/runs/{run_id}"  # the general jobs route
+        assert f'action="{cancel}"' in page and "/resume" not in page
 
         first_read = spy(container.strategy_lab.service, "get")
         reader, found = read_events_in_background(client, f"/strategy/runs/{run_id}/events")
         assert first_read.wait(30)
-        cancelled = client.post(f"/strategy/runs/{run_id}/cancel", follow_redirects=False)
-        assert cancelled.status_code == 303
+        cancelled = client.post(cancel, follow_redirects=False)
+        assert cancelled.status_code == 303 and cancelled.headers["location"] == f"/strategy/runs/{run_id}"
         release.set()
         reader.join(30)
 
@@ -165,16 +166,17 @@ def test_a_queued_run_is_followed_live_cancelled_then_resumed_to_its_end(
     progress = [data for name, data in found if name == "progress"]
     assert re.search(r'data-state="(queued|cancelling)"', progress[0])  # seen live, over SSE
     stopped = client.get(f"/strategy/runs/{run_id}").text
-    assert "sse-connect" not in stopped and 'data-iterations="0"' in stopped
-    assert f'action="/strategy/runs/{run_id}/resume"' in stopped
+    assert "sse-connect" not in stopped and 'data-done="0"' in stopped
+    resume = f"/jobs/{run_id}/resume?back=/strategy/runs/{run_id}"
+    assert f'action="{resume}"' in stopped
 
-    resumed = client.post(f"/strategy/runs/{run_id}/resume", follow_redirects=False)
+    resumed = client.post(resume, follow_redirects=False)
     assert resumed.status_code == 303 and resumed.headers["location"] == f"/strategy/runs/{run_id}"
     assert wait_for_job(client, f"/api/v1/strategy/runs/{run_id}")["status"] == "completed"
     done = client.get(f"/strategy/runs/{run_id}").text
-    assert 'data-iterations="2"' in done and "/resume" not in done
-    again = client.post(f"/strategy/runs/{run_id}/resume")
-    assert again.status_code == 409 and 'data-code="RUN_COMPLETED"' in again.text
+    assert 'data-done="2" data-total="2"' in done and "/resume" not in done
+    again = client.post(f"/strategy/runs/{run_id}/resume")  # the old route: 307 to the jobs route
+    assert again.status_code == 409 and 'data-code="JOB_DONE"' in again.text
 
 
 def test_the_events_of_a_finished_run_are_its_iterations_then_done(client: TestClient) -> None:

@@ -19,9 +19,8 @@ from starlette.responses import Response
 
 from stockdesk.briefing.application import BriefingJob, BriefingJobs
 from stockdesk.briefing.domain.dtos import MAX_TICKERS, BriefingScript
-from stockdesk.briefing.presentation.jobs import launch_briefing
+from stockdesk.briefing.presentation.jobs import configured, launch_briefing
 from stockdesk.shared.dates import parse_day
-from stockdesk.shared.errors import BadRequestException
 from stockdesk.shared.routes import cancel_moved
 from stockdesk.shared.tasks.executor import JobExecutor
 
@@ -41,13 +40,7 @@ def build_briefing_router(
     router = APIRouter(prefix="/briefings", tags=["debate"])
 
     def jobs() -> BriefingJobs:
-        found = get_jobs()
-        if found is None:
-            raise BadRequestException(
-                "briefings need the panel debate and the task store, not configured in this process",
-                code="BRIEFING_NOT_CONFIGURED",
-            )
-        return found
+        return configured(get_jobs())
 
     @router.post("", response_model=BriefingJob, status_code=202)
     def start(body: BriefingBody, service: BriefingJobs = Depends(jobs)) -> BriefingJob:

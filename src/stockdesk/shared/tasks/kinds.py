@@ -1,10 +1,16 @@
-"""The job kinds and how each is stopped: the one place the jobs routes and page ask.
+"""The job kinds and how each is stopped and resumed: the one place the jobs routes, the jobs page
+and `stockdesk jobs resume` ask.
 
 Most kinds stop through the executor's cancel token alone (evaluations, briefings, strategy runs,
 sweeps, batches). A kind that keeps live state of its own (an analysis's progress, a sync's) stops
 through its own service, which also marks that state; it registers that here. A job run by
 another process (a CLI `evaluate`, a batch driver) gets a stop request in the task store, which
 its runner reads before the next batch.
+
+A kind that can go on from where it stopped registers its resume: a server's resume hands the job
+to its executor, the CLI's runs it in the foreground (each process registers what it can run).
+Which job it is, and whether it may resume, is answered once here for every kind: from the task
+store, or for a kind that keeps its jobs in records of its own (strategy runs) from those.
 """
 
 from __future__ import annotations
@@ -12,9 +18,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from contextlib import suppress
 from dataclasses import dataclass
+from datetime import datetime
 
-from stockdesk.shared.errors import NotFoundException
-from stockdesk.shared.tasks.dtos import JobStatus
+from stockdesk.shared.errors import ConflictException, NotFoundException
+from stockdesk.shared.tasks.dtos import JobRecord, JobStatus
 from stockdesk.shared.tasks.executor import JobExecutor
 from stockdesk.shared.tasks.ports import ITaskStore
 
@@ -22,12 +29,38 @@ CANCEL_REASON = "cancelled by the user"
 
 
 @dataclass(frozen=True)
+class StoredJob:
+    """A job as it is kept (task store or its kind's own records): what resuming it and the jobs
+    page's list of stopped jobs need. `kind` is the registered kind's name when it is known."""
+
+    kind: str
+    id: str
+    status: JobStatus
+    updated_at: datetime
+    live: bool = False  # a live process runs it (the task store's liveness)
+
+
+@dataclass(frozen=True)
 class JobKind:
-    """One kind of long work: its name (the executor's and the task store's `kind`) and, when it
-    keeps live state of its own, the stop that also marks that state."""
+    """One kind of long work: its name (the executor's `kind`) and what it registers.
+
+    `cancel`: the stop of a kind that keeps live state of its own (it also marks that state).
+    `resume`: runs a stopped job again from where it stopped (its finished work is kept).
+    `stored_as`: the task store's kind of its jobs when it is not `name` (evaluations: `evaluate`).
+    `find` and `recent`: for a kind that keeps its jobs in records of its own, one job by id (None
+    when it is not one of its jobs) and the newest ones.
+    """
 
     name: str
     cancel: Callable[[str], object] | None = None
+    resume: Callable[[str], object] | None = None
+    stored_as: str | None = None
+    find: Callable[[str], StoredJob | None] | None = None
+    recent: Callable[[int], list[StoredJob]] | None = None
+
+    @property
+    def store_kind(self) -> str:
+        return self.stored_as or self.name
 
 
 @dataclass(frozen=True)
@@ -35,6 +68,16 @@ class Cancelled:
     kind: str
     job_id: str
     state: str = "cancelling"
+
+
+@dataclass(frozen=True)
+class Resumed:
+    """A job handed back to its runner: `state` is the executor's right after (queued, running),
+    `ended` when it already finished or ran in the foreground."""
+
+    kind: str
+    job_id: str
+    state: str
 
 
 class JobKinds:
@@ -47,6 +90,7 @@ class JobKinds:
         self._executor = executor
         self._store = store
         self._kinds = {kind.name: kind for kind in kinds}
+        self._stored = {kind.store_kind: kind for kind in self._kinds.values() if kind.find is None}
 
     def cancel(
         self,
@@ -79,3 +123,61 @@ class JobKinds:
         nowhere is left as it is (the page then shows it ended)."""
         with suppress(NotFoundException):
             self.cancel(job_id)
+
+    def resume(self, job_id: str) -> Resumed:
+        """Run a stopped job again through its kind's resume. 404 JOB_NOT_FOUND for a job no kind
+        keeps; 409 NOT_RESUMABLE for a kind that does not resume here (it resumes by its own
+        command), JOB_RUNNING while it runs here or in another process, JOB_DONE when nothing is
+        left to do. A stop request left for it is forgotten first: resuming is asking it to run
+        again."""
+        executor = self._executor()
+        held = executor.find(job_id)
+        if held is not None:
+            raise ConflictException(f"job {job_id} is {held.state} here", code="JOB_RUNNING")
+        job = self.find(job_id)
+        kind = self._kinds.get(job.kind)
+        if kind is None or kind.resume is None:
+            here = ", ".join(sorted(k.name for k in self._kinds.values() if k.resume is not None))
+            raise ConflictException(
+                f"jobs of kind {job.kind} resume when their own command runs again (resumable here: {here})",
+                code="NOT_RESUMABLE",
+            )
+        if job.live:
+            raise ConflictException(f"job {job_id} is running in another process", code="JOB_RUNNING")
+        if job.status is JobStatus.DONE:
+            raise ConflictException(f"job {job_id} is done: nothing to resume", code="JOB_DONE")
+        if kind.find is None:
+            self._store().clear_cancel(job_id)
+        kind.resume(job_id)
+        return Resumed(kind.name, job_id, executor.state_of(job_id) or "ended")
+
+    def find(self, job_id: str) -> StoredJob:
+        """The job of that id as it is kept, from the task store or a kind's own records (404
+        JOB_NOT_FOUND when none has it)."""
+        stored = self._store().get_job(job_id)
+        if stored is not None:
+            return self._of(stored)
+        for kind in self._kinds.values():
+            found = kind.find(job_id) if kind.find is not None else None
+            if found is not None:
+                return found
+        raise NotFoundException(f"no job {job_id}", code="JOB_NOT_FOUND")
+
+    def stopped(self, limit: int = 20) -> list[StoredJob]:
+        """The newest jobs that may resume here: of a kind with a resume, not done, run by no one
+        (not held by this executor, no live runner elsewhere). The jobs page offers Resume on them."""
+        held = {job.job_id for job in self._executor().active()}
+        found: list[StoredJob] = []
+        for kind in self._kinds.values():
+            if kind.resume is None:
+                continue
+            if kind.recent is not None:
+                jobs = kind.recent(limit)
+            else:
+                jobs = [self._of(job) for job in self._store().list_jobs(kind.store_kind, limit)]
+            found += [j for j in jobs if j.status is not JobStatus.DONE and not j.live and j.id not in held]
+        return sorted(found, key=lambda job: job.updated_at, reverse=True)[:limit]
+
+    def _of(self, job: JobRecord) -> StoredJob:
+        kind = self._stored.get(job.kind)
+        return StoredJob(kind.name if kind else job.kind, job.id, job.status, job.updated_at, job.live)

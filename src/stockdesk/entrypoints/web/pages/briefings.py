@@ -1,8 +1,9 @@
 """The briefing pages: start one and list the past ones; a briefing's live progress, then its script.
 
-Starting and cancelling go through `briefing.presentation.jobs` (what the REST routes call);
-progress is the durable job's plus whether the executor runs it now, so a reload or a second tab
-sees the same. The audio route serves only the WAV of the job named in its path.
+Starting goes through `briefing.presentation.jobs` (what the REST routes call); the page's Cancel
+and Resume post to the general jobs routes (`pages/jobs.py`). Progress is the durable job's plus
+whether the executor runs it now, so a reload or a second tab sees the same. The audio route serves
+only the WAV of the job named in its path.
 """
 
 from __future__ import annotations
@@ -16,11 +17,11 @@ from starlette.responses import Response
 
 from stockdesk.briefing.application import BriefingJobs
 from stockdesk.briefing.presentation.audio import audio_file, audio_status
-from stockdesk.briefing.presentation.jobs import launch_briefing
+from stockdesk.briefing.presentation.jobs import configured, launch_briefing
 from stockdesk.entrypoints.web.deps import WebDeps
 from stockdesk.entrypoints.web.pages.briefings_view import BriefingForm, BriefingView, briefing_view, chapters
 from stockdesk.entrypoints.web.pages.form_text import split_list
-from stockdesk.entrypoints.web.templating import is_htmx
+from stockdesk.entrypoints.web.pages.jobs import moved_to_jobs
 from stockdesk.shared.dates import parse_day
 from stockdesk.shared.errors import BadRequestException, NotFoundException, StockdeskError
 from stockdesk.shared.sse import HEADERS, progress_events
@@ -49,17 +50,11 @@ def build_briefings_router(deps: WebDeps) -> APIRouter:
 
 
 def _service(deps: WebDeps) -> BriefingJobs:
-    found = deps.container.briefing.jobs
-    if found is None:
-        raise BadRequestException(
-            "briefings need the panel debate and the task store, not configured in this process",
-            code="BRIEFING_NOT_CONFIGURED",
-        )
-    return found
+    return configured(deps.container.briefing.jobs)
 
 
 def _folder(deps: WebDeps) -> Path:
-    return deps.container.settings.home / "briefings"
+    return deps.container.briefing_audio
 
 
 def _view(deps: WebDeps, job_id: str) -> BriefingView:
@@ -105,7 +100,7 @@ def _list_routes(router: APIRouter, deps: WebDeps) -> None:
 
 
 def _briefing_routes(router: APIRouter, deps: WebDeps) -> None:
-    """One briefing: its page, live events, cancel and audio."""
+    """One briefing: its page, live events and audio (its old cancel route redirects)."""
 
     def service() -> BriefingJobs:
         return _service(deps)
@@ -138,13 +133,9 @@ def _briefing_routes(router: APIRouter, deps: WebDeps) -> None:
         return StreamingResponse(stream, media_type="text/event-stream", headers=HEADERS)
 
     @router.post("/briefings/{job_id}/cancel")
-    def cancel(request: Request, job_id: str) -> Response:
-        """Stop after the step in hand; htmx gets the progress panel, a plain form the page again."""
-        service().status(job_id)  # 404 for an unknown briefing
-        deps.container.job_kinds.stop_if_active(job_id)
-        if is_htmx(request):
-            return deps.pages.render(request, DETAIL, detail_context(view(job_id)), block="progress")
-        return RedirectResponse(f"/briefings/{job_id}", status_code=303)
+    def cancel(job_id: str) -> Response:
+        """Moved to the jobs route (307), which comes back to this briefing's page."""
+        return moved_to_jobs(job_id, "cancel", f"/briefings/{job_id}")
 
     @router.get("/briefings/{job_id}/audio")
     def audio(job_id: str) -> Response:

@@ -12,6 +12,7 @@ from stockdesk.briefing.application import BriefingJob
 from stockdesk.briefing.domain.dtos import TICKER_CHAPTER_PREFIX, BriefingScript
 from stockdesk.briefing.presentation.audio import AudioStatus
 from stockdesk.debate.application import ArticleSource, ChartSource, EventSource, SecFilingSource
+from stockdesk.entrypoints.web.pages.jobs_view import JobPanel
 
 FINISHED = {"done": "completed", "failed": "failed", "cancelled": "cancelled", "interrupted": "interrupted"}
 BASE_CHAPTERS = ("opening", "theme", "closing")
@@ -48,6 +49,16 @@ class BriefingView:
     steps: list[StepView]
     error: str | None
     audio: AudioStatus
+
+    @property
+    def panel(self) -> JobPanel:
+        """The briefing page's progress panel: steps done; a briefing stopped before it was written
+        may resume (each step not done gets another attempt)."""
+        return JobPanel(
+            id=self.id, kind="briefing", state=self.state, live=self.live,
+            done=self.done, total=self.total, settled=self.done,
+            resumable=not self.live and self.state != "completed",
+        )  # fmt: skip
 
 
 def show_date(day: str) -> str:

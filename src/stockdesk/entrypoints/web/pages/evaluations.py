@@ -1,8 +1,9 @@
 """The evaluation dashboard: start form and past evaluations, a job's live progress, its report.
 
-Starting and cancelling go through `evaluation.presentation.jobs` (what the REST routes call);
-progress is read from the durable job (the service) and the executor, so a reload or a second tab
-shows the same state, and the report's figures are the scored report's.
+Starting goes through `evaluation.presentation.jobs` (what the REST routes call); the page's Cancel
+and Resume post to the general jobs routes (`pages/jobs.py`). Progress is read from the durable job
+(the service) and the executor, so a reload or a second tab shows the same state, and the report's
+figures are the scored report's.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from stockdesk.entrypoints.web.pages.evaluations_view import (
     job_view,
     report_view,
 )
-from stockdesk.entrypoints.web.templating import is_htmx
+from stockdesk.entrypoints.web.pages.jobs import moved_to_jobs
 from stockdesk.evaluation.application.evaluation_service import EvaluationService
 from stockdesk.evaluation.presentation.jobs import launch_evaluation
 from stockdesk.shared.errors import StockdeskError
@@ -75,12 +76,10 @@ def build_evaluations_router(deps: WebDeps) -> APIRouter:
     @router.get("/evaluations/{job_id}")
     def detail(request: Request, job_id: str) -> Response:
         """Live: progress over SSE. Finished: the report. Stopped early: progress and Resume."""
-        stored = service().status(job_id)
-        job = job_view(stored, deps.jobs().state_of(job_id))
+        job = view(job_id)
         context: dict[str, Any] = {
             "job": job,
             "report": report_view(service().report(job_id)) if job.finished else None,
-            "resume": EvaluationForm.of(stored) if job.resumable else None,
             "set_names": SET_NAMES,
         }
         return deps.pages.render(request, DETAIL, context)
@@ -98,12 +97,8 @@ def build_evaluations_router(deps: WebDeps) -> APIRouter:
         return StreamingResponse(stream, media_type="text/event-stream", headers=HEADERS)
 
     @router.post("/evaluations/{job_id}/cancel")
-    def cancel(request: Request, job_id: str) -> Response:
-        """Stop after the batch in hand; htmx gets the progress panel, a plain form the page again."""
-        service().status(job_id)  # 404 for an unknown evaluation
-        deps.container.job_kinds.stop_if_active(job_id)
-        if is_htmx(request):
-            return deps.pages.render(request, DETAIL, {"job": view(job_id)}, block="progress")
-        return RedirectResponse(f"/evaluations/{job_id}", status_code=303)
+    def cancel(job_id: str) -> Response:
+        """Moved to the jobs route (307), which comes back to this evaluation's page."""
+        return moved_to_jobs(job_id, "cancel", f"/evaluations/{job_id}")
 
     return router

@@ -14,9 +14,10 @@ from typing import Any
 from pydantic import ValidationError
 
 from stockdesk.entrypoints.web.pages.form_text import refused, split_list, stamp
+from stockdesk.entrypoints.web.pages.jobs_view import JobPanel
 from stockdesk.evaluation.application.charts import report_charts
 from stockdesk.evaluation.application.formatting import num, pct
-from stockdesk.evaluation.domain.dtos import ALL_EXPERTS, EvaluationJob, EvaluationMode, EvaluationReport
+from stockdesk.evaluation.domain.dtos import EvaluationJob, EvaluationMode, EvaluationReport
 from stockdesk.evaluation.presentation.rest import EvaluationBody
 
 CHART_IDS = ("equity", "reliability", "rank-ic", "hit-rate")  # every chart a report can draw
@@ -59,22 +60,6 @@ class EvaluationForm:
         except ValidationError as exc:
             raise refused(exc) from exc
 
-    @classmethod
-    def of(cls, job: EvaluationJob) -> EvaluationForm:
-        """The form that starts `job` again: posting it resumes the same durable job."""
-        config = job.config
-        return cls(
-            symbols=", ".join(config["symbols"]),
-            start=str(config["start"]),
-            end=str(config["end"]),
-            every=str(config["every"]),
-            horizons=",".join(str(h) for h in config["horizons"]),
-            mode=str(config["mode"]),
-            benchmark=config.get("benchmark") or "",
-            experts=list(config.get("experts") or ALL_EXPERTS),
-            slippage=str(config.get("slippage", "")),
-        )
-
 
 @dataclass(frozen=True)
 class JobView:
@@ -104,6 +89,14 @@ class JobView:
     @property
     def resumable(self) -> bool:
         return not self.live and self.pending > 0
+
+    @property
+    def panel(self) -> JobPanel:
+        """The job page's progress panel: the bar fills with computed and failed points alike."""
+        return JobPanel(
+            id=self.id, kind="evaluation", state=self.state, live=self.live,
+            done=self.done, total=self.total, settled=self.done + self.failed, resumable=self.resumable,
+        )  # fmt: skip
 
 
 def job_view(job: EvaluationJob, live: str | None) -> JobView:

@@ -1,8 +1,11 @@
-"""The jobs page: every job this server runs or has queued, linked to its page, with a Cancel button.
+"""The jobs page: every job this server runs or has queued, with a Cancel button, and the stopped jobs
+that may resume, with a Resume button; each linked to its page.
 
-The list is the executor's (`JobExecutor.active()`); the page polls itself every two seconds. A
-cancel goes through the job kinds (`shared.tasks.kinds`): the job's own service where it keeps
-live state (analyses, syncs), else the executor.
+The active list is the executor's (`JobExecutor.active()`), the stopped one the job kinds'
+(`JobKinds.stopped()`); the page polls itself every two seconds. Cancel and Resume go through the
+job kinds (`shared.tasks.kinds`), as the REST routes do; they are also what the Cancel and Resume
+buttons of the evaluation, strategy run and briefing pages post to, with `back` naming the page to
+come back to. The per-kind routes those buttons used answer 307 here (`moved_to_jobs`).
 """
 
 from __future__ import annotations
@@ -14,29 +17,63 @@ from fastapi.responses import RedirectResponse
 from starlette.responses import Response
 
 from stockdesk.entrypoints.web.deps import WebDeps
-from stockdesk.entrypoints.web.pages.jobs_view import job_rows
+from stockdesk.entrypoints.web.pages.jobs_view import KNOWN_KINDS, job_rows, own_page, stopped_rows
 from stockdesk.entrypoints.web.templating import is_htmx
+from stockdesk.shared.errors import NotFoundException
 
 JOBS = "jobs/index.html.j2"
+
+
+def moved_to_jobs(job_id: str, action: str, page: str) -> RedirectResponse:
+    """A job page's old Cancel or Resume route: 307 (a POST stays a POST) to the jobs route, which
+    comes back to `page`."""
+    return RedirectResponse(f"/jobs/{job_id}/{action}?back={page}", status_code=307)
 
 
 def build_jobs_router(deps: WebDeps) -> APIRouter:
     router = APIRouter(include_in_schema=False)
 
     def context() -> dict[str, Any]:
-        return {"jobs": job_rows(deps.jobs().active())}
+        kinds = deps.container.job_kinds
+        return {
+            "jobs": job_rows(deps.jobs().active()),
+            "stopped": stopped_rows(kinds.stopped()),
+            "known_kinds": KNOWN_KINDS,
+        }
 
-    @router.get("/jobs")
-    def jobs(request: Request) -> Response:
-        """The whole page, or (the page's own polling, an htmx request) the table alone."""
-        return deps.pages.fragment_or_page(request, JOBS, "jobs", context())
-
-    @router.post("/jobs/{job_id}/cancel")
-    def cancel(request: Request, job_id: str) -> Response:
-        """Ask the job to stop at its next step, as the REST route does (404 when it is not active)."""
-        deps.container.job_kinds.cancel(job_id)
+    def answer(request: Request) -> Response:
         if is_htmx(request):
             return deps.pages.render(request, JOBS, context(), block="jobs")
         return RedirectResponse("/jobs", status_code=303)
+
+    @router.get("/jobs")
+    def jobs(request: Request) -> Response:
+        """The whole page, or (the page's own polling, an htmx request) the tables alone."""
+        return deps.pages.fragment_or_page(request, JOBS, "jobs", context())
+
+    @router.post("/jobs/{job_id}/cancel")
+    def cancel(request: Request, job_id: str, back: str | None = None) -> Response:
+        """Ask the job to stop at its next step, as the REST route does (404 when it is not active).
+        From the job's own page (`back`), a job that has just ended is left as it is and the page
+        shows that."""
+        page = own_page(job_id, back)
+        if page is None:
+            deps.container.job_kinds.cancel(job_id)
+            return answer(request)
+        deps.container.job_kinds.stop_if_active(job_id)
+        return RedirectResponse(page, status_code=303)
+
+    @router.post("/jobs/{job_id}/resume")
+    def resume(request: Request, job_id: str, back: str | None = None) -> Response:
+        """Run a stopped job again, as the REST route does (404; 409 not resumable here, running or
+        done). From the job's own page (`back`), an id no kind knows goes back to that page, which
+        answers its own 404."""
+        page = own_page(job_id, back)
+        try:
+            deps.container.job_kinds.resume(job_id)
+        except NotFoundException:
+            if page is None:
+                raise
+        return answer(request) if page is None else RedirectResponse(page, status_code=303)
 
     return router

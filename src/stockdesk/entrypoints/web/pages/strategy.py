@@ -1,8 +1,9 @@
 """The strategy lab: start a run and list runs, follow a run's iterations live, cancel or resume it.
 
-Starting, resuming and cancelling go through `strategy_lab.presentation.jobs` (what the REST routes
-call); the run page reads the stored run (every iteration is stored as it ends) and the executor,
-so a reload or a second tab shows the same state. The best strategy's equity curve is the stored
+Starting goes through `strategy_lab.presentation.jobs` (what the REST routes call); the run page's
+Cancel and Resume post to the general jobs routes (`pages/jobs.py`). The run page reads the stored
+run (every iteration is stored as it ends) and the executor, so a reload or a second tab shows the
+same state. The best strategy's equity curve is the stored
 parameters replayed by the service, drawn from a ChartSpec.
 """
 
@@ -15,6 +16,7 @@ from fastapi.responses import RedirectResponse, StreamingResponse
 from starlette.responses import Response
 
 from stockdesk.entrypoints.web.deps import WebDeps
+from stockdesk.entrypoints.web.pages.jobs import moved_to_jobs
 from stockdesk.entrypoints.web.pages.strategy_view import (
     RunForm,
     RunView,
@@ -22,15 +24,11 @@ from stockdesk.entrypoints.web.pages.strategy_view import (
     metrics_rows,
     run_view,
 )
-from stockdesk.entrypoints.web.templating import is_htmx
 from stockdesk.shared.errors import StockdeskError
 from stockdesk.shared.sse import HEADERS, progress_events
 from stockdesk.strategy_lab.application.charts import equity_chart
 from stockdesk.strategy_lab.application.service import StrategyLabService
-from stockdesk.strategy_lab.presentation.jobs import (
-    launch_strategy_run,
-    resume_strategy_run,
-)
+from stockdesk.strategy_lab.presentation.jobs import launch_strategy_run
 
 INDEX = "strategy/index.html.j2"
 RUN = "strategy/run.html.j2"
@@ -95,23 +93,15 @@ def build_strategy_router(deps: WebDeps) -> APIRouter:
         )
         return StreamingResponse(stream, media_type="text/event-stream", headers=HEADERS)
 
-    def back(request: Request, run_id: str) -> Response:
-        if is_htmx(request):
-            return deps.pages.render(request, RUN, {"run": view(run_id)}, block="progress")
-        return RedirectResponse(f"/strategy/runs/{run_id}", status_code=303)
-
     @router.post("/strategy/runs/{run_id}/cancel")
-    def cancel(request: Request, run_id: str) -> Response:
-        """Stop before the next iteration; the run ends `interrupted` and can be resumed."""
-        service().get(run_id)  # 404 for an unknown run
-        deps.container.job_kinds.stop_if_active(run_id)
-        return back(request, run_id)
+    def cancel(run_id: str) -> Response:
+        """Moved to the jobs route (307), which comes back to this run's page."""
+        return moved_to_jobs(run_id, "cancel", f"/strategy/runs/{run_id}")
 
     @router.post("/strategy/runs/{run_id}/resume")
-    def resume(request: Request, run_id: str) -> Response:
-        """Continue from the last stored iteration (409 when the run is already completed)."""
-        resume_strategy_run(service(), deps.jobs(), run_id)
-        return back(request, run_id)
+    def resume(run_id: str) -> Response:
+        """Moved to the jobs route (307), which comes back to this run's page."""
+        return moved_to_jobs(run_id, "resume", f"/strategy/runs/{run_id}")
 
     return router
 

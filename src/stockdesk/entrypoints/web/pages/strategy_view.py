@@ -15,6 +15,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from stockdesk.entrypoints.web.pages.form_text import refused, split_list, stamp
+from stockdesk.entrypoints.web.pages.jobs_view import JobPanel
 from stockdesk.strategy_lab.application.trials import best_scored
 from stockdesk.strategy_lab.domain.dtos import DEFAULT_MAX_DRAWDOWN, IterationRecord, StrategyRunDTO
 from stockdesk.strategy_lab.presentation.cli.tables import ROWS, STRATEGY_ONLY
@@ -137,6 +138,15 @@ class RunView:
     @property
     def resumable(self) -> bool:
         return not self.live and self.status != "completed"
+
+    @property
+    def panel(self) -> JobPanel:
+        """The run page's progress panel: iterations stored of those planned."""
+        done = len(self.iterations)
+        return JobPanel(
+            id=self.id, kind="strategy-run", state=self.state, live=self.live,
+            done=done, total=self.planned, settled=done, resumable=self.resumable,
+        )  # fmt: skip
 
 
 def run_view(run: StrategyRunDTO, live: str | None) -> RunView:

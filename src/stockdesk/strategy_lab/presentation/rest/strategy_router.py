@@ -1,7 +1,8 @@
-"""Strategy lab over REST: one backtest, start/resume/cancel an autonomous run, read a run.
+"""Strategy lab over REST: one backtest, start an autonomous run, read a run.
 
 Runs go through the server's job executor (bounded, queued, cancellable between iterations); a run
-stopped by a cancel or a server stop is `interrupted` and `POST .../resume` continues it.
+stopped by a cancel or a server stop is `interrupted` and `POST /api/v1/jobs/{id}/resume` continues
+it (the run's own `.../resume` and `.../cancel` answer 307 to the general jobs routes).
 """
 
 from __future__ import annotations
@@ -12,14 +13,11 @@ from fastapi import APIRouter, Depends, Query
 from starlette.responses import Response
 
 from stockdesk.shared.access.bounds import RequestBounds
-from stockdesk.shared.routes import cancel_moved
+from stockdesk.shared.routes import cancel_moved, resume_moved
 from stockdesk.shared.tasks.executor import JobExecutor
 from stockdesk.strategy_lab.application.service import StrategyLabService, parse_params
 from stockdesk.strategy_lab.domain.dtos import BacktestResult, StrategyRunDTO
-from stockdesk.strategy_lab.presentation.jobs import (
-    launch_strategy_run,
-    resume_strategy_run,
-)
+from stockdesk.strategy_lab.presentation.jobs import launch_strategy_run
 from stockdesk.strategy_lab.presentation.rest.strategy_schemas import BacktestBody, RunBody
 
 
@@ -43,10 +41,10 @@ def build_strategy_router(
         """Create the run (bounds, universe and window checked now) and iterate as a job; poll GET."""
         return launch_strategy_run(service, get_jobs(), limits, body.config())
 
-    @router.post("/runs/{run_id}/resume", response_model=StrategyRunDTO, status_code=202)
-    def resume(run_id: str, service: StrategyLabService = Depends(get_service)) -> StrategyRunDTO:
-        """Continue an interrupted or failed run from its last stored iteration (409 when completed)."""
-        return resume_strategy_run(service, get_jobs(), run_id)
+    @router.post("/runs/{run_id}/resume", include_in_schema=False)
+    def resume(run_id: str) -> Response:
+        """Moved to `POST /api/v1/jobs/{id}/resume` (307): it continues from the last stored iteration."""
+        return resume_moved(run_id)
 
     @router.post("/runs/{run_id}/cancel", include_in_schema=False)
     def cancel(run_id: str) -> Response:
