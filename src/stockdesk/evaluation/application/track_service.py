@@ -211,7 +211,7 @@ class TrackService:
         return headline_text(scores, int(retro.sum()), [h])
 
     def lessons(self, symbol: str, as_of: date) -> list[Lesson]:
-        """A reflecting judge's lessons (the coordinator's ILessonSource): the ledger's verdicts on
+        """A reflecting judge's lessons (the coordinator's LessonSource): the ledger's verdicts on
         `symbol` dated before `as_of` whose 20-day outcome the bars held by `as_of`, newest first,
         live and retrospective alike (what was said and what followed, not a headline figure)."""
         frame = _frame(self._ledger.entries(), None)
