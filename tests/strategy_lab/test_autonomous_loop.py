@@ -11,7 +11,7 @@ from stockdesk.llm_platform.domain.exceptions import LLMTransientError
 from stockdesk.llm_platform.infrastructure.persistence.repositories import SqlLLMCallAuditRepository
 from stockdesk.llm_platform.infrastructure.scripted import ScriptedProvider
 from stockdesk.shared.config import Settings
-from stockdesk.strategy_lab.application.autonomous_loop import SilentObserver
+from stockdesk.strategy_lab.application.autonomous_loop import LoopObserver
 from stockdesk.strategy_lab.application.trials import best_scored, pick_champion
 from stockdesk.strategy_lab.domain.dtos import (
     BacktestWindow,
@@ -102,7 +102,7 @@ def test_the_champion_must_stay_within_the_drawdown_limit(settings: Settings) ->
     assert service.replay(run.id).params == best.params  # show draws the best when there is no champion
 
 
-class StopAfterFirst(SilentObserver):
+class StopAfterFirst(LoopObserver):
     def iteration_finished(self, record: IterationRecord, champion: IterationRecord | None) -> None:
         if record.number == 1:
             raise KeyboardInterrupt
