@@ -41,7 +41,7 @@ from stockdesk.coordinator.presentation.cli.batch import run_batch
 from stockdesk.entrypoints.batch.analyze_work import AnalyzeSymbolsWork
 from stockdesk.entrypoints.container import AppContainer
 from stockdesk.llm_platform.application.llm_service import LLMService, LLMServiceOptions, ProviderRoute
-from stockdesk.llm_platform.infrastructure.persistence.repositories import SqlLLMCallAuditRepository
+from stockdesk.llm_platform.infrastructure.persistence.repositories import SqlLLMStore
 from stockdesk.llm_platform.infrastructure.scripted import ScriptedProvider
 from stockdesk.shared.config import Settings
 from stockdesk.shared.db import Database
@@ -72,7 +72,7 @@ class ScriptedLLM:
         )
         return LLMService(
             [ProviderRoute(alias="scripted", provider=provider)],
-            audit=SqlLLMCallAuditRepository(database),
+            audit=SqlLLMStore(database),
             options=LLMServiceOptions(backoff_seconds=0.0),
         )
 

@@ -10,10 +10,7 @@ import pytest
 import typer
 
 from stockdesk.llm_platform.application.llm_service import LLMService, LLMServiceOptions, ProviderRoute
-from stockdesk.llm_platform.infrastructure.persistence.repositories import (
-    SqlLLMCallAuditRepository,
-    SqlResponseCache,
-)
+from stockdesk.llm_platform.infrastructure.persistence.repositories import SqlLLMStore
 from stockdesk.llm_platform.infrastructure.scripted import ScriptedProvider
 from stockdesk.shared.config import SECRET_ENV_VARS, Settings, get_settings
 from stockdesk.shared.db import Database
@@ -76,10 +73,11 @@ def scripted_service(
             ProviderRoute(alias=alias, provider=provider, priority=index, output_style=output_style)
         )
     opts = LLMServiceOptions(backoff_seconds=0.0, **options)  # type: ignore[arg-type]
+    store = SqlLLMStore(database) if database else None
     return LLMService(
         routes,
-        audit=SqlLLMCallAuditRepository(database) if database else None,
-        cache=SqlResponseCache(database) if database else None,
+        audit=store,
+        cache=store,
         options=opts,
     )
 

@@ -26,7 +26,6 @@ from stockdesk.data_engineering.application import GetIntradayBarsUseCase
 from stockdesk.data_engineering.application.import_service import MarketDataImportService
 from stockdesk.data_engineering.application.intraday_import import IntradayImportService
 from stockdesk.data_engineering.infrastructure.importers.intraday_csv import read_intraday_csv
-from stockdesk.data_engineering.infrastructure.persistence.intraday_bars import SqlIntradayBarRepository
 from stockdesk.data_engineering.infrastructure.persistence.repository import SqlMarketDataRepository
 from stockdesk.debate.infrastructure.agents.sampling import SAMPLING
 from stockdesk.debate.infrastructure.panel_factory import build_panel_service, build_panel_tools
@@ -94,7 +93,7 @@ def seed_briefing_store(database: Database, folder: Path) -> SqlMarketDataReposi
             "bars": _bars("AAPL", "2024-06-03", "2024-07-31", 190.0),
         },
     )
-    IntradayImportService(SqlIntradayBarRepository(database)).import_file(
+    IntradayImportService(SqlMarketDataRepository(database)).import_file(
         read_intraday_csv(INTRADAY_CSV, "AAPL")
     )
     return repository
@@ -108,7 +107,7 @@ def briefing_panel_data(repository: SqlMarketDataRepository, database: Database)
         filings=base.filings,
         filing_pages=base.filing_pages,
         securities=base.securities,
-        intraday=GetIntradayBarsUseCase(SqlIntradayBarRepository(database)),
+        intraday=GetIntradayBarsUseCase(SqlMarketDataRepository(database)),
     )
 
 

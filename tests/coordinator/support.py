@@ -12,7 +12,7 @@ from typing import Any
 
 import pandas as pd
 
-from stockdesk.coordinator.domain.ports.gateways import IResearchGateway
+from stockdesk.coordinator.application.gateways import ResearchGateway
 from stockdesk.data_engineering.application.import_service import MarketDataImportService
 from stockdesk.data_engineering.infrastructure.persistence.repository import SqlMarketDataRepository
 from stockdesk.entrypoints.container import AppContainer
@@ -92,8 +92,9 @@ def pipeline(
     return container, router, provider
 
 
-class ChartsGateway(IResearchGateway):
-    """A research gateway double for the session's chart step: `build_charts` answers or raises as told."""
+class ChartsGateway(ResearchGateway):
+    """A research gateway double for the session's chart step: `build_charts` answers or raises as told
+    (no store and no experts behind it, so the gateway's own constructor is not run)."""
 
     def __init__(
         self,

@@ -18,7 +18,7 @@ from stockdesk.coordinator.application import (
     SessionStatus,
     build_research_graph,
 )
-from stockdesk.coordinator.infrastructure.adapters.gateways import ResearchGatewayAdapter
+from stockdesk.coordinator.application.gateways import ResearchGateway
 from stockdesk.shared.config import Settings
 from stockdesk.shared.errors import BadRequestException, NotFoundException
 from tests.coordinator.support import AS_OF, SYMBOL, pipeline
@@ -145,7 +145,7 @@ def test_retry_reruns_only_the_failed_experts_and_records_the_parent(settings: S
 def test_graph_without_debate_or_judge_gateways_stays_backward_compatible(settings: Settings) -> None:
     container, _, _ = pipeline(settings)
     research = container.research
-    gateway = ResearchGatewayAdapter(
+    gateway = ResearchGateway(
         {"technical_analyst": lambda: research.technical_analyst.run}, container.data.stock_basic_info
     )
     events: list[tuple[str, NodeStatus]] = []

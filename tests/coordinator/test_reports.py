@@ -2,7 +2,7 @@
 
 The sessions are assembled the way the coordinator assembles them (coordinator_service.arun and
 graph.py): research result DTOs dumped with model_dump(mode="json") (research.application.dtos,
-as gateways.ResearchGatewayAdapter.run_expert does), views from research's expert_views,
+as gateways.ResearchGateway.run_expert does), views from research's expert_views,
 the aggregation from aggregation.aggregate(), and DebateOutcomeDTO / VerdictDTO dumps.
 """
 

@@ -17,8 +17,8 @@ from stockdesk.data_engineering.application import GetIntradayBarsUseCase, Intra
 from stockdesk.data_engineering.application.intraday_import import IntradayImportResult, IntradayImportService
 from stockdesk.data_engineering.domain.exceptions import IntradayImportError
 from stockdesk.data_engineering.infrastructure.importers.intraday_csv import read_intraday_csv
-from stockdesk.data_engineering.infrastructure.persistence.intraday_bars import SqlIntradayBarRepository
 from stockdesk.data_engineering.infrastructure.persistence.models import IntradayBarRow
+from stockdesk.data_engineering.infrastructure.persistence.repository import SqlMarketDataRepository
 from stockdesk.shared.db import Database
 from stockdesk.shared.errors import BadRequestException
 
@@ -32,12 +32,12 @@ JULY, NOVEMBER = date(2024, 7, 26), date(2024, 11, 4)
 
 
 @pytest.fixture
-def store(database: Database) -> SqlIntradayBarRepository:
-    return SqlIntradayBarRepository(database)
+def store(database: Database) -> SqlMarketDataRepository:
+    return SqlMarketDataRepository(database)
 
 
 @pytest.fixture
-def service(store: SqlIntradayBarRepository) -> IntradayImportService:
+def service(store: SqlMarketDataRepository) -> IntradayImportService:
     return IntradayImportService(store)
 
 
@@ -45,7 +45,7 @@ def load(path: Path, symbol: str, service: IntradayImportService, **options: str
     return service.import_file(read_intraday_csv(path, symbol, **options))
 
 
-def bars(store: SqlIntradayBarRepository, symbol: str, **options: object) -> list[IntradayBarDTO]:
+def bars(store: SqlMarketDataRepository, symbol: str, **options: object) -> list[IntradayBarDTO]:
     options.setdefault("as_of", date(2025, 1, 1))
     return GetIntradayBarsUseCase(store).execute(symbol, **options)  # type: ignore[arg-type]
 
@@ -62,7 +62,7 @@ def variant(tmp_path: Path, source: Path, line: int, old: str, new: str, name: s
 
 # ---- importers ------------------------------------------------------------------------------------------
 def test_yfinance_bars_are_stored_by_their_start_in_utc_on_both_sides_of_a_dst_change(
-    store: SqlIntradayBarRepository, service: IntradayImportService
+    store: SqlMarketDataRepository, service: IntradayImportService
 ) -> None:
     result = load(YF, "aapl", service)
     assert (result.layout, result.time_zone, result.rows_read, result.new) == (
@@ -81,7 +81,7 @@ def test_yfinance_bars_are_stored_by_their_start_in_utc_on_both_sides_of_a_dst_c
     assert november.ts_utc == datetime(2024, 11, 4, 14, 30, tzinfo=UTC)  # 09:30 EST (-05:00)
     assert november.ts.isoformat() == "2024-11-04T09:30:00-05:00" and november.trade_date == NOVEMBER
     assert stored[20].ts.isoformat() == "2024-07-26T15:55:00-04:00"
-    assert store.count("AAPL") == 25
+    assert store.count_intraday_bars("AAPL") == 25
 
 
 def test_naive_timestamps_are_read_in_the_exchange_zone_unless_tz_says_otherwise(tmp_path: Path) -> None:
@@ -97,11 +97,11 @@ def test_naive_timestamps_are_read_in_the_exchange_zone_unless_tz_says_otherwise
 
 
 def test_yfinance_multi_level_header_is_read_and_its_ticker_must_be_the_symbol(
-    store: SqlIntradayBarRepository, service: IntradayImportService
+    store: SqlMarketDataRepository, service: IntradayImportService
 ) -> None:
     with pytest.raises(IntradayImportError, match="names ticker MSFT, not AAPL"):
         load(YF_MULTI, "AAPL", service)
-    assert store.count() == 0
+    assert store.count_intraday_bars() == 0
     assert load(YF_MULTI, "MSFT", service).new == 6
     stored = bars(store, "MSFT")
     assert [b.ts_utc.hour for b in stored] == [14, 14, 14, 13, 13, 13]  # EST, then EDT from 2024-03-10
@@ -109,7 +109,7 @@ def test_yfinance_multi_level_header_is_read_and_its_ticker_must_be_the_symbol(
 
 
 def test_akshare_em_bar_ends_become_starts_and_lots_become_shares(
-    store: SqlIntradayBarRepository, service: IntradayImportService
+    store: SqlMarketDataRepository, service: IntradayImportService
 ) -> None:
     result = load(EM, "600519.SH", service)
     assert (result.layout, result.time_zone, result.new) == ("akshare-em", "Asia/Shanghai", 20)
@@ -125,7 +125,7 @@ def test_akshare_em_bar_ends_become_starts_and_lots_become_shares(
 
 
 def test_akshare_sina_file_with_a_pandas_index_column_keeps_volume_in_shares(
-    store: SqlIntradayBarRepository, service: IntradayImportService
+    store: SqlMarketDataRepository, service: IntradayImportService
 ) -> None:
     result = load(SINA, "600519", service, fmt="akshare")
     assert (result.symbol, result.layout, result.new) == ("600519.SH", "akshare-sina", 20)
@@ -136,7 +136,7 @@ def test_akshare_sina_file_with_a_pandas_index_column_keeps_volume_in_shares(
 
 
 def test_format_detection_can_be_forced_and_akshare_files_are_a_share_only(
-    service: IntradayImportService, store: SqlIntradayBarRepository
+    service: IntradayImportService, store: SqlMarketDataRepository
 ) -> None:
     with pytest.raises(IntradayImportError, match="does not match the akshare layout"):
         load(YF, "AAPL", service, fmt="akshare")
@@ -146,11 +146,11 @@ def test_format_detection_can_be_forced_and_akshare_files_are_a_share_only(
         load(EM, "AAPL", service)
     with pytest.raises(BadRequestException, match="--format must be one of auto, yfinance, akshare"):
         load(YF, "AAPL", service, fmt="excel")
-    assert store.count() == 0
+    assert store.count_intraday_bars() == 0
 
 
 def test_rerun_changes_nothing_not_even_imported_at_and_a_corrected_bar_is_updated(
-    store: SqlIntradayBarRepository, service: IntradayImportService, database: Database, tmp_path: Path
+    store: SqlMarketDataRepository, service: IntradayImportService, database: Database, tmp_path: Path
 ) -> None:
     def stamps() -> list[tuple[datetime, datetime]]:
         table = IntradayBarRow.__table__
@@ -161,7 +161,7 @@ def test_rerun_changes_nothing_not_even_imported_at_and_a_corrected_bar_is_updat
     before = stamps()
     again = load(EM, "600519.SH", service)
     assert (again.new, again.changed, again.unchanged) == (0, 0, 20)
-    assert stamps() == before and store.count() == 20
+    assert stamps() == before and store.count_intraday_bars() == 20
     fixed = variant(tmp_path, EM, 2, ",1449.00,", ",1449.50,", name=EM.name)  # the first bar's 收盘
     corrected = load(fixed, "600519.SH", service)
     assert (corrected.new, corrected.changed, corrected.unchanged) == (0, 1, 19)
@@ -194,7 +194,7 @@ def test_rerun_changes_nothing_not_even_imported_at_and_a_corrected_bar_is_updat
     ],
 )
 def test_one_bad_row_rejects_the_whole_file_naming_its_line(
-    store: SqlIntradayBarRepository,
+    store: SqlMarketDataRepository,
     service: IntradayImportService,
     tmp_path: Path,
     line: int,
@@ -208,16 +208,16 @@ def test_one_bad_row_rejects_the_whole_file_naming_its_line(
     assert caught.value.message.startswith(f"{bad.name}: ")
     assert reason in caught.value.message and caught.value.message.endswith("; nothing imported")
     assert "\n" not in caught.value.message
-    assert store.count() == 0  # the 24 good rows are not written either
+    assert store.count_intraday_bars() == 0  # the 24 good rows are not written either
 
 
 def test_volume_in_the_wrong_unit_is_caught_by_the_average_price(
-    store: SqlIntradayBarRepository, service: IntradayImportService, tmp_path: Path
+    store: SqlMarketDataRepository, service: IntradayImportService, tmp_path: Path
 ) -> None:
     in_shares = variant(tmp_path, EM, 3, ",437,", ",43700,")  # 成交量 already x 100: now 100x too much
     with pytest.raises(IntradayImportError, match=r"line 3: average price amount/volume 14\.5 is outside"):
         load(in_shares, "600519.SH", service)
-    assert store.count() == 0
+    assert store.count_intraday_bars() == 0
 
 
 def one_minute_bars(tmp_path: Path, minutes: int) -> Path:
@@ -240,17 +240,17 @@ def one_minute_bars(tmp_path: Path, minutes: int) -> Path:
     ],
 )
 def test_other_intervals_are_refused_saying_what_was_detected(
-    store: SqlIntradayBarRepository, service: IntradayImportService, tmp_path: Path, make, detected: str
+    store: SqlMarketDataRepository, service: IntradayImportService, tmp_path: Path, make, detected: str
 ) -> None:
     with pytest.raises(IntradayImportError) as caught:
         load(make(tmp_path), "AAPL", service)
     assert detected in caught.value.message and "only 5-minute bars can be imported" in caught.value.message
-    assert store.count() == 0
+    assert store.count_intraday_bars() == 0
 
 
 # ---- reading: resampling and point in time --------------------------------------------------------------
 def test_us_bars_aggregate_from_the_0930_open_within_one_day(
-    store: SqlIntradayBarRepository, service: IntradayImportService
+    store: SqlMarketDataRepository, service: IntradayImportService
 ) -> None:
     load(YF, "AAPL", service)
     fives = bars(store, "AAPL", start=JULY, end=JULY)
@@ -289,7 +289,7 @@ def test_us_bars_aggregate_from_the_0930_open_within_one_day(
 
 
 def test_a_share_bars_aggregate_per_session_with_the_afternoon_from_1300(
-    store: SqlIntradayBarRepository, service: IntradayImportService
+    store: SqlMarketDataRepository, service: IntradayImportService
 ) -> None:
     load(EM, "600519.SH", service)
     hourly = bars(store, "600519.SH", interval="60m")
@@ -305,7 +305,7 @@ def test_a_share_bars_aggregate_per_session_with_the_afternoon_from_1300(
 
 
 def test_no_bar_of_a_day_after_as_of_is_returned(
-    store: SqlIntradayBarRepository, service: IntradayImportService
+    store: SqlMarketDataRepository, service: IntradayImportService
 ) -> None:
     load(YF, "AAPL", service)
     use_case = GetIntradayBarsUseCase(store)
@@ -319,7 +319,7 @@ def test_no_bar_of_a_day_after_as_of_is_returned(
 
 @pytest.mark.parametrize("interval", ["1m", "2h", "1d", "45m"])
 def test_intervals_other_than_5_15_30_60_minutes_are_bad_requests(
-    store: SqlIntradayBarRepository, interval: str
+    store: SqlMarketDataRepository, interval: str
 ) -> None:
     with pytest.raises(BadRequestException, match="intraday interval must be one of 5m, 15m, 30m, 60m, 1h"):
         GetIntradayBarsUseCase(store).execute("AAPL", as_of=JULY, interval=interval)
@@ -329,8 +329,10 @@ def test_the_migration_follows_0007_and_builds_the_table(database: Database) -> 
     script = ScriptDirectory.from_config(database._alembic_config())
     assert script.get_revision("0008_intraday_bars").down_revision == "0007_jobs_and_tasks"
     database.upgrade()
-    SqlIntradayBarRepository(database).write(read_intraday_csv(YF_MULTI, "MSFT").frame.drop(columns="_row"))
-    assert SqlIntradayBarRepository(database).count("MSFT") == 6
+    SqlMarketDataRepository(database).write_intraday_bars(
+        read_intraday_csv(YF_MULTI, "MSFT").frame.drop(columns="_row")
+    )
+    assert SqlMarketDataRepository(database).count_intraday_bars("MSFT") == 6
 
 
 # ---- CLI ------------------------------------------------------------------------------------------------

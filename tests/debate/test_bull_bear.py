@@ -20,7 +20,7 @@ from stockdesk.entrypoints.container import AppContainer
 from stockdesk.llm_platform.application.llm_handle import LLMHandle
 from stockdesk.llm_platform.application.llm_service import LLMService
 from stockdesk.llm_platform.domain.dtos import CompletionRequest
-from stockdesk.llm_platform.infrastructure.persistence.repositories import SqlLLMCallAuditRepository
+from stockdesk.llm_platform.infrastructure.persistence.repositories import SqlLLMStore
 from stockdesk.llm_platform.infrastructure.scripted import ScriptedProvider
 from stockdesk.research.application import ExpertView, InvalidExpertResult, expert_views
 from stockdesk.research.application.snapshot.valuation_snapshot_builder import ValuationSnapshotBuilder
@@ -251,7 +251,7 @@ def test_the_callers_run_id_reaches_the_audit_rows_of_all_three_calls(database: 
     llm = scripted_service(routed(), database=database)
     with llm.run_scope("debate-run-7"):
         debate_service(llm).run(SYMBOL, views())
-    records = SqlLLMCallAuditRepository(database).list_for_run("debate-run-7")
+    records = SqlLLMStore(database).list_for_run("debate-run-7")
     assert sorted(r.caller or "" for r in records) == [
         "debate.bear_advocate",
         "debate.bull_advocate",

@@ -8,7 +8,7 @@ import pytest
 
 from stockdesk.debate.domain.model.enums import DebateDirection
 from stockdesk.entrypoints.container import AppContainer
-from stockdesk.llm_platform.infrastructure.persistence.repositories import SqlLLMCallAuditRepository
+from stockdesk.llm_platform.infrastructure.persistence.repositories import SqlLLMStore
 from stockdesk.shared.config import Settings
 from tests.debate.research_results import SYMBOL, views
 
@@ -20,7 +20,7 @@ def test_bull_bear_debate_on_the_local_model_fits_the_contract(settings: Setting
     try:
         with container.llm_service.run_scope("debate-embedded"):
             outcome = container.debate.service.run(SYMBOL, views())
-        audit = SqlLLMCallAuditRepository(container.database).list_for_run("debate-embedded")
+        audit = SqlLLMStore(container.database).list_for_run("debate-embedded")
     finally:
         container.close()
     assert outcome.direction in set(DebateDirection) and 0.0 <= outcome.confidence <= 1.0

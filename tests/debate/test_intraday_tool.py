@@ -18,7 +18,6 @@ from stockdesk.data_engineering.application import (
 )
 from stockdesk.data_engineering.application.intraday_import import IntradayImportService
 from stockdesk.data_engineering.infrastructure.importers.intraday_csv import read_intraday_csv
-from stockdesk.data_engineering.infrastructure.persistence.intraday_bars import SqlIntradayBarRepository
 from stockdesk.data_engineering.infrastructure.persistence.repository import SqlMarketDataRepository
 from stockdesk.debate.application.panel_context import NO_INTRADAY, load_context
 from stockdesk.debate.infrastructure.tools.page_index import FilingPageIndex
@@ -44,14 +43,14 @@ def tools(database: Database, *, intraday: bool = True, max_rows: int = 500) -> 
         bars=GetDailyBarsUseCase(market),
         filings=GetFilingsUseCase(market),
         filing_pages=GetFilingPagesUseCase(market),
-        intraday=GetIntradayBarsUseCase(SqlIntradayBarRepository(database)) if intraday else None,
+        intraday=GetIntradayBarsUseCase(SqlMarketDataRepository(database)) if intraday else None,
     )
     return StorePanelTools(data, cast(FilingPageIndex, NoIndex()), max_ohlcv_rows=max_rows)
 
 
 @pytest.fixture
 def imported(database: Database) -> Database:
-    IntradayImportService(SqlIntradayBarRepository(database)).import_file(read_intraday_csv(YF, "AAPL"))
+    IntradayImportService(SqlMarketDataRepository(database)).import_file(read_intraday_csv(YF, "AAPL"))
     return database
 
 

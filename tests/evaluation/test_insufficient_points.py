@@ -21,7 +21,7 @@ WITHOUT_DATA = {"expert": "x", "stance": "neutral", "score": 0.0, "confidence": 
 
 
 def test_a_rules_point_with_one_expert_holding_data_is_insufficient() -> None:
-    source = RulesVerdictSource(lambda: None, lambda: None)  # type: ignore[arg-type,return-value]
+    source = RulesVerdictSource(lambda: None, lambda: None, None)  # type: ignore[arg-type,return-value]
     found = RulesEvidence(code_signals={"financial_auditor": WITH_DATA, "technical_analyst": WITHOUT_DATA})
     verdict = source._verdict(None, "AAA.SH", DAY, found)  # type: ignore[arg-type]
     assert not isinstance(verdict, Exception)

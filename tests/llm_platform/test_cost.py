@@ -10,7 +10,7 @@ from pydantic import BaseModel
 from stockdesk.llm_platform.application.llm_service import LLMService, LLMServiceOptions, ProviderRoute
 from stockdesk.llm_platform.container import build_llm_service
 from stockdesk.llm_platform.domain.exceptions import LLMTransientError, TokenBudgetExceededError
-from stockdesk.llm_platform.infrastructure.persistence.repositories import SqlResponseCache
+from stockdesk.llm_platform.infrastructure.persistence.repositories import SqlLLMStore
 from stockdesk.llm_platform.infrastructure.scripted import ScriptedProvider
 from stockdesk.shared.config import LLMAliasConfig, Settings
 from stockdesk.shared.db import Database
@@ -64,7 +64,7 @@ def test_failed_attempts_cost_nothing_and_the_fail_over_alias_charges_its_own_pr
 
 def test_a_cache_hit_costs_nothing(database: Database) -> None:
     provider = ScriptedProvider(["ok"], tokens_per_call=(1000, 500))
-    service = LLMService([_route("remote", provider)], cache=SqlResponseCache(database))
+    service = LLMService([_route("remote", provider)], cache=SqlLLMStore(database))
     with service.cache_scope(), service.usage_scope() as meter:
         service.generate("p")
         assert service.generate("p").cached

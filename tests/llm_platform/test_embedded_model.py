@@ -13,7 +13,7 @@ from stockdesk.llm_platform.application.llm_service import LLMService
 from stockdesk.llm_platform.application.ping import PingAnswer, run_ping
 from stockdesk.llm_platform.container import build_llm_service
 from stockdesk.llm_platform.infrastructure.embedded.model_files import QWEN_CODER_1_5B
-from stockdesk.llm_platform.infrastructure.persistence.repositories import SqlLLMCallAuditRepository
+from stockdesk.llm_platform.infrastructure.persistence.repositories import SqlLLMStore
 from stockdesk.shared.config import Settings
 from stockdesk.shared.db import Database
 
@@ -42,7 +42,7 @@ def test_embedded_model_returns_a_schema_valid_object(
     assert result.usage.prompt_tokens > 20 and result.usage.completion_tokens > 3
     model_file = settings.models_dir / QWEN_CODER_1_5B.file_name
     assert model_file.stat().st_size == QWEN_CODER_1_5B.size_bytes
-    audit = SqlLLMCallAuditRepository(database).list_for_run("embedded-it")
+    audit = SqlLLMStore(database).list_for_run("embedded-it")
     assert [r.status for r in audit][-1] == "ok" and audit[-1].caller == "llm.ping"
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from stockdesk.llm_platform.container import build_llm_service
-from stockdesk.llm_platform.infrastructure.persistence.repositories import SqlLLMCallAuditRepository
+from stockdesk.llm_platform.infrastructure.persistence.repositories import SqlLLMStore
 from stockdesk.research.infrastructure.agents.structured_agent import shared_system_prompt
 from stockdesk.shared.config import Settings
 from stockdesk.shared.db import Database
@@ -34,7 +34,7 @@ def test_a_shared_prefix_is_evaluated_once(settings: Settings, database: Databas
                 )
     finally:
         service.close()
-    first, second = SqlLLMCallAuditRepository(database).list_for_run("prompt-cache-it")
+    first, second = SqlLLMStore(database).list_for_run("prompt-cache-it")
     assert (first.prompt_tokens_evaluated, first.prompt_tokens_cached) == (first.prompt_tokens, 0)
     assert second.prompt_tokens_cached is not None and second.prompt_tokens_evaluated is not None
     assert second.prompt_tokens_cached >= SHARED_TOKENS_AT_LEAST

@@ -20,7 +20,7 @@ from stockdesk.llm_platform.domain.exceptions import (
     UnknownAliasError,
 )
 from stockdesk.llm_platform.infrastructure.persistence.models import LLMCallRow
-from stockdesk.llm_platform.infrastructure.persistence.repositories import SqlLLMCallAuditRepository
+from stockdesk.llm_platform.infrastructure.persistence.repositories import SqlLLMStore
 from stockdesk.llm_platform.infrastructure.scripted import ScriptedProvider
 from stockdesk.shared.db import Database
 from tests.conftest import scripted_service
@@ -135,7 +135,7 @@ def test_every_call_is_audited_with_run_id_and_no_prompt_text(database: Database
     with service.run_scope("run-42"):
         service.generate("SECRET PROMPT", response_model=Signal, caller="research.valuation", tags=["x"])
         service.generate("OTHER PROMPT", response_model=Signal, caller="research.valuation")
-    records = SqlLLMCallAuditRepository(database).list_for_run("run-42")
+    records = SqlLLMStore(database).list_for_run("run-42")
     assert [(r.status, r.error_class) for r in records] == [
         ("error", "LLMTransientError"),
         ("ok", None),

@@ -10,7 +10,7 @@ from alembic.script import ScriptDirectory
 from sqlalchemy import inspect, text
 
 from stockdesk.llm_platform.domain.dtos import LLMCallRecord
-from stockdesk.llm_platform.infrastructure.persistence.repositories import SqlLLMCallAuditRepository
+from stockdesk.llm_platform.infrastructure.persistence.repositories import SqlLLMStore
 from stockdesk.shared.db import Database
 
 REVISION = "0015_llm_prompt_cache_tokens"
@@ -37,7 +37,7 @@ def test_an_old_database_upgrades_and_its_rows_read_as_unknown(database: Databas
 
     assert database.upgrade() == database.head_revision()
     assert llm_call_columns(database) >= NEW_COLUMNS
-    audit = SqlLLMCallAuditRepository(database)
+    audit = SqlLLMStore(database)
     audit.record(
         LLMCallRecord(
             run_id="new-run",

@@ -27,7 +27,7 @@ from stockdesk.llm_platform.domain.dtos import (
 )
 from stockdesk.llm_platform.infrastructure.embedded.provider import EmbeddedProvider
 from stockdesk.llm_platform.infrastructure.openai_compatible import OpenAICompatibleProvider
-from stockdesk.llm_platform.infrastructure.persistence.repositories import SqlLLMCallAuditRepository
+from stockdesk.llm_platform.infrastructure.persistence.repositories import SqlLLMStore
 from stockdesk.llm_platform.presentation.cli import call_json, calls_table
 from stockdesk.shared.db import Database
 from tests.conftest import scripted_service
@@ -212,7 +212,7 @@ def test_the_audit_row_and_llm_calls_show_evaluated_and_cached(database: Databas
         service = scripted_service(("local", local), database=database)  # type: ignore[arg-type]
         service.generate("hi", "rules", caller="research.valuation_modeler")
         service.close()
-    audit = SqlLLMCallAuditRepository(database)
+    audit = SqlLLMStore(database)
     remote = {"run_id": "r", "alias": "remote", "provider": "remote", "model": "m", "prompt_hash": "h"}
     audit.record(
         LLMCallRecord(**remote, caller="judge.verdict", prompt_tokens=300, completion_tokens=20, status="ok")

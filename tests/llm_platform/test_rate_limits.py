@@ -19,7 +19,7 @@ from stockdesk.llm_platform.domain.rate_limits import (
     estimate_tokens,
 )
 from stockdesk.llm_platform.infrastructure.limits.in_process import InProcessRateLimiter
-from stockdesk.llm_platform.infrastructure.persistence.repositories import SqlResponseCache
+from stockdesk.llm_platform.infrastructure.persistence.repositories import SqlLLMStore
 from stockdesk.llm_platform.infrastructure.scripted import ScriptedProvider
 from stockdesk.shared.db import Database
 
@@ -198,9 +198,7 @@ def test_threads_through_one_service_never_overlap_under_max_concurrency_one() -
 def test_a_cache_hit_takes_no_grant(database: Database) -> None:
     limiter = InProcessRateLimiter({"remote": ProviderLimits(requests_per_minute=1)}, max_wait_seconds=0.2)
     provider = ScriptedProvider(["ok"])
-    service = LLMService(
-        [ProviderRoute("remote", provider)], cache=SqlResponseCache(database), limiter=limiter
-    )
+    service = LLMService([ProviderRoute("remote", provider)], cache=SqlLLMStore(database), limiter=limiter)
     with service.cache_scope():
         service.generate("p")
         again = service.generate("p")  # rpm=1 would refuse a second provider call for a minute

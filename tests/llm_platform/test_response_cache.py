@@ -17,7 +17,7 @@ from stockdesk.llm_platform.application.llm_service import LLMService, ProviderR
 from stockdesk.llm_platform.domain.dtos import CompletionRequest, CompletionResponse, TokenUsage
 from stockdesk.llm_platform.domain.exceptions import LLMTransientError
 from stockdesk.llm_platform.domain.ports import ILLMProvider
-from stockdesk.llm_platform.infrastructure.persistence.repositories import SqlResponseCache
+from stockdesk.llm_platform.infrastructure.persistence.repositories import SqlLLMStore
 from stockdesk.llm_platform.infrastructure.scripted import ScriptedProvider
 from stockdesk.shared.db import Database
 from stockdesk.shared.errors import ConfigurationError
@@ -111,7 +111,7 @@ class _Truncating(ILLMProvider):
 
 def test_truncated_answers_are_not_cached(database: Database) -> None:
     provider = _Truncating()
-    service = LLMService([ProviderRoute("t", provider)], cache=SqlResponseCache(database))
+    service = LLMService([ProviderRoute("t", provider)], cache=SqlLLMStore(database))
     with service.cache_scope():
         service.generate("p")
         service.generate("p")
@@ -206,7 +206,7 @@ def test_the_meter_leaves_calls_outside_the_scope_uncounted() -> None:
 
 
 def test_stats_count_entries_size_and_age_and_clear_removes_them(database: Database) -> None:
-    cache = SqlResponseCache(database)
+    cache = SqlLLMStore(database)
     empty = cache.stats()
     assert (empty.entries, empty.size_bytes, empty.oldest, empty.newest) == (0, 0, None, None)
     before = datetime.now(UTC)

@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 import stockdesk.llm_platform.container as llm_container
 import stockdesk.llm_platform.presentation.cli as llm_cli
 from stockdesk.llm_platform.domain.dtos import CompletionResponse
-from stockdesk.llm_platform.infrastructure.persistence.repositories import SqlResponseCache
+from stockdesk.llm_platform.infrastructure.persistence.repositories import SqlLLMStore
 from stockdesk.shared.db import Database
 
 
@@ -29,7 +29,7 @@ def no_model(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def fill(database: Database, count: int) -> None:
-    cache = SqlResponseCache(database)
+    cache = SqlLLMStore(database)
     for i in range(count):
         cache.put(f"key{i}", CompletionResponse(text=f"answer {i}", model="m", provider="p"))
 
@@ -68,7 +68,7 @@ def test_clear_without_yes_and_without_a_terminal_is_refused(
     result = CliRunner().invoke(cli_app, ["llm", "cache", "clear"])
     assert result.exit_code == 2
     assert "--yes" in result.stderr and "removed" not in result.stdout
-    assert SqlResponseCache(database).stats().entries == 2
+    assert SqlLLMStore(database).stats().entries == 2
 
 
 def test_clear_asks_at_a_terminal(
@@ -78,10 +78,10 @@ def test_clear_asks_at_a_terminal(
     fill(database, 2)
     declined = CliRunner().invoke(cli_app, ["llm", "cache", "clear"], input="n\n")
     assert declined.exit_code == 1 and "Delete 2 cached LLM responses?" in declined.output
-    assert SqlResponseCache(database).stats().entries == 2
+    assert SqlLLMStore(database).stats().entries == 2
     accepted = CliRunner().invoke(cli_app, ["llm", "cache", "clear"], input="y\n")
     assert accepted.exit_code == 0 and "removed 2 cached LLM responses" in accepted.output
-    assert SqlResponseCache(database).stats().entries == 0
+    assert SqlLLMStore(database).stats().entries == 0
 
 
 def test_the_real_command_refuses_with_one_error_line_and_exit_2() -> None:

@@ -4,17 +4,15 @@ refuses an over-long String(n) value (and the audit would be lost), so it is cut
 from __future__ import annotations
 
 from stockdesk.llm_platform.domain.dtos import LLMCallRecord, ToolCallRecord
-from stockdesk.llm_platform.infrastructure.persistence.repositories import (
-    SqlLLMCallAuditRepository,
-)
+from stockdesk.llm_platform.infrastructure.persistence.repositories import SqlLLMStore
 from stockdesk.shared.db import Database
 from stockdesk.web_search.domain.search import SearchCallRecord
-from stockdesk.web_search.infrastructure.persistence.repositories import SqlSearchAuditRepository
+from stockdesk.web_search.infrastructure.persistence.repositories import SqlSearchStore
 from tests.postgres.both import sqlite_and_postgres  # noqa: F401
 
 
 def test_over_long_tool_names_ids_and_models_are_stored_cut_to_their_columns(database: Database) -> None:
-    audit = SqlLLMCallAuditRepository(database)
+    audit = SqlLLMStore(database)
     name = "get_" + "very_" * 30 + "long_hallucinated_tool"  # a model made this one up
     asked = {"id": "call_1", "name": name, "arguments": {}}
     audit.record(
@@ -42,7 +40,7 @@ def test_over_long_tool_names_ids_and_models_are_stored_cut_to_their_columns(dat
 
 
 def test_an_over_long_search_provider_name_is_stored_cut(database: Database) -> None:
-    audit = SqlSearchAuditRepository(database)
+    audit = SqlSearchStore(database)
     audit.record(
         SearchCallRecord(provider="p" * 60, query="q", freshness="week", count=5, status="ok", latency_ms=1.0,
                          result_count=0)

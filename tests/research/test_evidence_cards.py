@@ -14,7 +14,7 @@ from hypothesis import given
 from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
 
-from stockdesk.coordinator.infrastructure.adapters.gateways import ResearchGatewayAdapter
+from stockdesk.coordinator.application.gateways import ResearchGateway
 from stockdesk.research.application import (
     EvidenceCard,
     cards_for,
@@ -378,7 +378,7 @@ def test_a_real_expert_run_and_its_rules_only_run_carry_the_cards(settings: Sett
         "technical_analyst": research.technical_analyst,
         "financial_auditor": research.financial_auditor,
     }
-    gateway = ResearchGatewayAdapter(
+    gateway = ResearchGateway(
         {name: (lambda s=s: s.run) for name, s in services.items()},
         container.data.stock_basic_info,
         {name: (lambda s=s: s.build_snapshot) for name, s in services.items()},

@@ -14,16 +14,14 @@ import stockdesk.shared.logging as desk_logging
 from stockdesk.llm_platform.domain.dtos import ChatMessage, CompletionRequest, LLMCallRecord, ToolCallRecord
 from stockdesk.llm_platform.domain.exceptions import LLMTransientError
 from stockdesk.llm_platform.infrastructure.openai_compatible import OpenAICompatibleProvider
-from stockdesk.llm_platform.infrastructure.persistence.repositories import (
-    SqlLLMCallAuditRepository,
-)
+from stockdesk.llm_platform.infrastructure.persistence.repositories import SqlLLMStore
 from stockdesk.shared.config import Settings
 from stockdesk.shared.db import Database
 from stockdesk.shared.errors import StockdeskError, one_line
 from stockdesk.shared.redact import redact_text, redact_url, url_secrets
 from stockdesk.web_search.domain.exceptions import SearchProviderError
 from stockdesk.web_search.domain.search import SearchCallRecord, WebSearchRequest
-from stockdesk.web_search.infrastructure.persistence.repositories import SqlSearchAuditRepository
+from stockdesk.web_search.infrastructure.persistence.repositories import SqlSearchStore
 from stockdesk.web_search.infrastructure.providers.http import RetryPolicy
 from stockdesk.web_search.infrastructure.providers.searxng import SearxngSearchProvider
 
@@ -200,7 +198,7 @@ def test_a_search_server_echoing_its_credentials_gives_a_clean_error() -> None:
 def test_audit_rows_are_stored_redacted(database: Database, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", KEY)
     leak = f"at http://u:audit-pass-1122@h/v1?token=audit-token-3344 with {KEY}"
-    llm = SqlLLMCallAuditRepository(database)
+    llm = SqlLLMStore(database)
     llm.record(
         LLMCallRecord(
             run_id="r",
@@ -218,7 +216,7 @@ def test_audit_rows_are_stored_redacted(database: Database, monkeypatch: pytest.
     llm.record_tools(
         [ToolCallRecord(call_id="c1", tool_call_id="t1", name="get_news", status="error", error=leak)]
     )
-    SqlSearchAuditRepository(database).record(
+    SqlSearchStore(database).record(
         SearchCallRecord(
             provider="bocha", query="q", freshness="noLimit", count=5, status="error", error=leak
         )

@@ -8,10 +8,10 @@ import pytest
 
 from stockdesk.entrypoints.container import AppContainer
 from stockdesk.llm_platform.domain.exceptions import LLMTransientError
-from stockdesk.llm_platform.infrastructure.persistence.repositories import SqlLLMCallAuditRepository
+from stockdesk.llm_platform.infrastructure.persistence.repositories import SqlLLMStore
 from stockdesk.llm_platform.infrastructure.scripted import ScriptedProvider
 from stockdesk.shared.config import Settings
-from stockdesk.strategy_lab.application.autonomous_loop import SilentObserver
+from stockdesk.strategy_lab.application.autonomous_loop import LoopObserver
 from stockdesk.strategy_lab.application.trials import best_scored, pick_champion
 from stockdesk.strategy_lab.domain.dtos import (
     BacktestWindow,
@@ -78,7 +78,7 @@ def test_iterations_are_classified_persisted_and_the_best_within_the_limit_is_ch
     assert "Already tried" not in prompts[0]
     assert "Best in-sample so far (iteration 1)" in prompts[1] and "Already tried" in prompts[1]
     assert "Previous errors to fix\n- $: " in prompts[4]  # iteration 3 learns from 2's failure
-    audit = SqlLLMCallAuditRepository(container.database)
+    audit = SqlLLMStore(container.database)
     assert len(audit.list_for_run(f"{run.id}:2")) == 3
 
     again = container.strategy_lab.service.get(run.id)  # read back from the database
@@ -102,7 +102,7 @@ def test_the_champion_must_stay_within_the_drawdown_limit(settings: Settings) ->
     assert service.replay(run.id).params == best.params  # show draws the best when there is no champion
 
 
-class StopAfterFirst(SilentObserver):
+class StopAfterFirst(LoopObserver):
     def iteration_finished(self, record: IterationRecord, champion: IterationRecord | None) -> None:
         if record.number == 1:
             raise KeyboardInterrupt

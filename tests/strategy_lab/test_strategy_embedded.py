@@ -7,7 +7,7 @@ from datetime import date
 import pytest
 
 from stockdesk.entrypoints.container import AppContainer
-from stockdesk.llm_platform.infrastructure.persistence.repositories import SqlLLMCallAuditRepository
+from stockdesk.llm_platform.infrastructure.persistence.repositories import SqlLLMStore
 from stockdesk.shared.config import Settings
 from stockdesk.strategy_lab.domain.dtos import BacktestWindow, IterationStatus, RunConfig, RunStatus
 from tests.strategy_lab.support import populate
@@ -22,7 +22,7 @@ def test_one_iteration_on_the_local_model_is_scored_or_recorded_with_errors(sett
         service = container.strategy_lab.service
         run = service.create_run(RunConfig(iterations=1, window=BacktestWindow(start=date(2023, 7, 1))))
         finished = service.execute(run.id)
-        audit = SqlLLMCallAuditRepository(container.database).list_for_run(f"{run.id}:1")
+        audit = SqlLLMStore(container.database).list_for_run(f"{run.id}:1")
     finally:
         container.close()
     assert finished.status == RunStatus.COMPLETED

@@ -13,10 +13,7 @@ from stockdesk.web_search.application.search_service import WebSearchService, ne
 from stockdesk.web_search.domain.exceptions import SearchProviderError
 from stockdesk.web_search.domain.ports import IWebSearchProvider
 from stockdesk.web_search.domain.search import WebSearchItem, WebSearchRequest, WebSearchResponse
-from stockdesk.web_search.infrastructure.persistence.repositories import (
-    SqlSearchAuditRepository,
-    SqlSearchCache,
-)
+from stockdesk.web_search.infrastructure.persistence.repositories import SqlSearchStore
 from tests.conftest import scripted_service
 
 TODAY = date(2024, 3, 1)
@@ -50,8 +47,8 @@ def service(providers: dict, order: list[str], database: Database | None = None,
     return WebSearchService(
         providers,
         order,
-        cache=SqlSearchCache(database, **kw) if database else None,
-        audit=SqlSearchAuditRepository(database) if database else None,
+        cache=SqlSearchStore(database, **kw) if database else None,
+        audit=SqlSearchStore(database) if database else None,
         today=lambda: TODAY,
     )
 
@@ -68,7 +65,7 @@ def test_failing_provider_hands_over_to_the_next(database: Database) -> None:
     assert response.provider == "local" and [i.url for i in response.items] == ["u1"]
     assert [e.split(":")[0] for e in response.errors] == ["bocha", "tavily"]
     assert "BOCHA_API_KEY" in response.errors[0]
-    audit = SqlSearchAuditRepository(database).recent()
+    audit = SqlSearchStore(database).recent()
     assert [(r.provider, r.status) for r in reversed(audit)] == [
         ("bocha", "error"),
         ("tavily", "error"),
@@ -127,7 +124,7 @@ def test_web_answers_are_cached_per_request_with_a_ttl(database: Database) -> No
     assert not svc.search(request.model_copy(update={"count": 6})).cached  # another key
     clock["now"] += timedelta(hours=2)  # oneDay answers live one hour
     assert not svc.search(request).cached and web.calls == 3
-    statuses = [r.status for r in SqlSearchAuditRepository(database).recent()]
+    statuses = [r.status for r in SqlSearchStore(database).recent()]
     assert statuses.count("cache_hit") == 1 and statuses.count("ok") == 3
 
 
@@ -144,7 +141,7 @@ def test_search_calls_carry_the_llm_run_id(database: Database) -> None:
     svc = service({"local": lambda: Fixed("local")}, ["local"], database)
     with scripted_service(ScriptedProvider(["{}"])).run_scope("run-42"):
         svc.search(WebSearchRequest(query="x"))
-    assert SqlSearchAuditRepository(database).recent()[0].run_id == "run-42"
+    assert SqlSearchStore(database).recent()[0].run_id == "run-42"
 
 
 @pytest.mark.parametrize(

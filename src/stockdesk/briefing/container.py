@@ -7,9 +7,8 @@ from collections.abc import Callable
 from functools import cached_property
 
 from stockdesk.briefing.application import BriefingJobs, BriefingService
-from stockdesk.briefing.application.service import PanelRunner
 from stockdesk.briefing.infrastructure.factory import SAMPLING, build_briefing_jobs, build_briefing_service
-from stockdesk.debate.application import IPanelToolsPort
+from stockdesk.debate.application import IPanelToolsPort, PanelDebateService
 from stockdesk.llm_platform.application.llm_handle import LLMHandle
 from stockdesk.llm_platform.application.llm_service import LLMService
 from stockdesk.shared.tasks import ITaskStore
@@ -19,9 +18,9 @@ class BriefingContainer:
     def __init__(
         self,
         llm_service: Callable[[], LLMService],
-        panel: Callable[[], PanelRunner | None],
+        panel: Callable[[], PanelDebateService | None],
         tools: Callable[[], IPanelToolsPort | None],
-        panel_with_rounds: Callable[[int], PanelRunner],
+        panel_with_rounds: Callable[[int], PanelDebateService],
         tasks: Callable[[], ITaskStore] | None = None,
     ):
         """Factories, all: the panel is built only when a briefing asks. Without the panel (no

@@ -5,20 +5,18 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from functools import cached_property
 
-from stockdesk.coordinator.application import ResearchCoordinatorService
-from stockdesk.coordinator.domain.ports.gateways import ModelViewBuilder
-from stockdesk.coordinator.domain.ports.lessons import ILessonSource
-from stockdesk.coordinator.infrastructure.adapters.gateways import (
+from stockdesk.coordinator.application import LessonSource, ResearchCoordinatorService
+from stockdesk.coordinator.application.gateways import (
     ChartBuilder,
-    DebateGatewayAdapter,
+    DebateGateway,
     ExpertRunner,
-    JudgeGatewayAdapter,
-    ResearchGatewayAdapter,
+    JudgeGateway,
+    ModelViewBuilder,
+    ResearchGateway,
     SnapshotBuilder,
 )
-from stockdesk.coordinator.infrastructure.adapters.ledger_gateway import LedgerGatewayAdapter
-from stockdesk.coordinator.infrastructure.adapters.lesson_gateway import LazyLessonSource
-from stockdesk.coordinator.infrastructure.adapters.llm_run_scope import LLMRunScopeAdapter
+from stockdesk.coordinator.application.llm_run_scope import LLMRunScope
+from stockdesk.coordinator.application.verdict_ledger import VerdictLedger
 from stockdesk.coordinator.infrastructure.persistence.session_repository import (
     SqlResearchSessionRepository,
 )
@@ -45,9 +43,10 @@ class CoordinatorContainer:
         as_of_check: CheckAsOfUseCase | None = None,
         model: Callable[[], ModelViewBuilder] | None = None,
         ledger: Callable[[], LedgerService] | None = None,
-        lessons: Callable[[], ILessonSource] | None = None,
+        lessons: LessonSource | None = None,
     ):
-        """Every argument is a factory: nothing is built until a research session needs it."""
+        """Every argument is a factory (`lessons` builds the track record it reads on its first call):
+        nothing is built until a research session needs it."""
         self._database = database
         self._experts = experts
         self._snapshots = snapshots or {}
@@ -68,7 +67,7 @@ class CoordinatorContainer:
     @cached_property
     def service(self) -> ResearchCoordinatorService:
         return ResearchCoordinatorService(
-            ResearchGatewayAdapter(
+            ResearchGateway(
                 self._experts,
                 self._securities,
                 self._snapshots,
@@ -76,14 +75,14 @@ class CoordinatorContainer:
                 self._as_of_check,
                 self._model,
             ),
-            DebateGatewayAdapter(self._debate),
-            JudgeGatewayAdapter(self._judge),
+            DebateGateway(self._debate),
+            JudgeGateway(self._judge),
             self.repository,
-            LLMRunScopeAdapter(self._llm_service),
+            LLMRunScope(self._llm_service),
             ledger=(
-                LedgerGatewayAdapter(self._ledger, lambda run_id: self._llm_service().cost_of(run_id))
+                VerdictLedger(self._ledger, lambda run_id: self._llm_service().cost_of(run_id))
                 if self._ledger is not None
                 else None
             ),
-            lessons=LazyLessonSource(self._lessons) if self._lessons is not None else None,
+            lessons=self._lessons,
         )

@@ -27,8 +27,6 @@ from stockdesk.data_engineering.application.use_cases import (
     SearchStoredTextUseCase,
 )
 from stockdesk.data_engineering.domain.ports import IMarketDataProvider, INewsProvider
-from stockdesk.data_engineering.infrastructure.persistence.coverage import SqlCoverageReader
-from stockdesk.data_engineering.infrastructure.persistence.intraday_bars import SqlIntradayBarRepository
 from stockdesk.data_engineering.infrastructure.persistence.repository import SqlMarketDataRepository
 from stockdesk.data_engineering.infrastructure.persistence.sync_state import SqlSyncStateRepository
 from stockdesk.data_engineering.infrastructure.providers.akshare_provider import AkShareProvider
@@ -56,12 +54,8 @@ class DataEngineeringContainer:
         return MarketDataImportService(self.repository)
 
     @cached_property
-    def intraday_repository(self) -> SqlIntradayBarRepository:
-        return SqlIntradayBarRepository(self.database)
-
-    @cached_property
     def intraday_import_service(self) -> IntradayImportService:
-        return IntradayImportService(self.intraday_repository)
+        return IntradayImportService(self.repository)
 
     @cached_property
     def providers_by_market(self) -> dict[str, list[IMarketDataProvider]]:
@@ -118,7 +112,7 @@ class DataEngineeringContainer:
 
     @property
     def intraday_bars(self) -> GetIntradayBarsUseCase:
-        return GetIntradayBarsUseCase(self.intraday_repository)
+        return GetIntradayBarsUseCase(self.repository)
 
     @property
     def valuations(self) -> GetValuationDailiesForTickerUseCase:
@@ -147,7 +141,7 @@ class DataEngineeringContainer:
     @property
     def coverage(self) -> StoreCoverageUseCase:
         """What is stored per symbol, with its last sync and the trading days its bars miss."""
-        return StoreCoverageUseCase(self.repository, SqlCoverageReader(self.database))
+        return StoreCoverageUseCase(self.repository)
 
     @property
     def stored_text_search(self) -> SearchStoredTextUseCase:

@@ -148,7 +148,8 @@ class AppContainer:
             judge=lambda: self.judge.service,
             llm_service=lambda: self.llm_service,
             ledger=lambda: self.ledger.service,
-            lessons=lambda: self.evaluation.track,  # the ledger's matured verdicts, as track scores them
+            # the ledger's matured verdicts, as track scores them (the track built on the first call)
+            lessons=lambda symbol, as_of: self.evaluation.track.lessons(symbol, as_of),
         )
 
     @cached_property

@@ -13,9 +13,8 @@ from __future__ import annotations
 import re
 import uuid
 from collections.abc import Callable
-from contextlib import AbstractContextManager
 from datetime import UTC, date, datetime, timedelta
-from typing import Any, Protocol
+from typing import Any
 from urllib.parse import urlencode
 
 from anyio import to_thread
@@ -23,6 +22,7 @@ from starlette.responses import RedirectResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from stockdesk.entrypoints.http_errors import error_response
+from stockdesk.llm_platform.application.llm_service import LLMService
 from stockdesk.shared.access import AccessGrant, AccessPolicy, AuthMode, ConcurrencyLimiter, RateLimiter
 from stockdesk.shared.access.grant import reset_grant, set_grant
 from stockdesk.shared.access.keys import IApiKeyStore
@@ -83,12 +83,6 @@ def is_spending(method: str, path: str) -> bool:
     return any(method == m and pattern.fullmatch(path) for m, pattern in routes)
 
 
-class UsageScopes(Protocol):
-    """What the LLM service offers for budgets: a metered scope with a token cap."""
-
-    def usage_scope(self, max_tokens: int | None = None) -> AbstractContextManager[Any]: ...
-
-
 def _header(scope: Scope, name: bytes) -> str | None:
     for key, value in scope.get("headers", ()):
         if key == name:
@@ -124,7 +118,7 @@ class SecurityMiddleware:
         *,
         policy: AccessPolicy,
         keys: Callable[[], IApiKeyStore],
-        llm: Callable[[], UsageScopes],
+        llm: Callable[[], LLMService],
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
     ):
         self.app = app

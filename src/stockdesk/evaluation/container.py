@@ -8,12 +8,12 @@ from functools import cached_property
 from stockdesk.coordinator.application import ResearchCoordinatorService
 from stockdesk.data_engineering.application import GetMarketFramesUseCase, ListSecuritiesUseCase
 from stockdesk.evaluation.application.evaluation_service import EvaluationService
+from stockdesk.evaluation.application.ledger_entries import LedgerEntries
+from stockdesk.evaluation.application.market import EvaluationMarket
 from stockdesk.evaluation.application.track_service import TrackService
 from stockdesk.evaluation.domain.dtos import EvaluationMode
 from stockdesk.evaluation.infrastructure.adapters.coordinator_source import CoordinatorVerdictSource
-from stockdesk.evaluation.infrastructure.adapters.ledger_entries import LedgerEntriesAdapter
 from stockdesk.evaluation.infrastructure.adapters.llm_usage import LLMUsageAdapter
-from stockdesk.evaluation.infrastructure.adapters.market import StoreEvaluationMarket
 from stockdesk.evaluation.infrastructure.adapters.rules_source import RulesVerdictSource
 from stockdesk.judge.application import JudgeService
 from stockdesk.ledger.application import LedgerService
@@ -53,11 +53,17 @@ class EvaluationContainer:
         return SqlTaskStore(self._database)
 
     @cached_property
+    def market(self) -> EvaluationMarket:
+        return EvaluationMarket(self._securities, self._frames)
+
+    @cached_property
     def service(self) -> EvaluationService:
         return EvaluationService(
-            StoreEvaluationMarket(self._securities, self._frames),
+            self.market,
             {
-                EvaluationMode.RULES: lambda: RulesVerdictSource(self._rules_signals, self._judge),
+                EvaluationMode.RULES: lambda: RulesVerdictSource(
+                    self._rules_signals, self._judge, self.market
+                ),
                 EvaluationMode.EXPERTS: lambda: CoordinatorVerdictSource(
                     self._coordinator, EvaluationMode.EXPERTS
                 ),
@@ -75,7 +81,7 @@ class EvaluationContainer:
         if self._ledger is None:
             raise RuntimeError("the evaluation container was built without the verdict ledger")
         return TrackService(
-            StoreEvaluationMarket(self._securities, self._frames),
-            LedgerEntriesAdapter(self._ledger),
+            self.market,
+            LedgerEntries(self._ledger),
             lambda: sorted(s.symbol for s in self._securities.execute()),
         )

@@ -15,10 +15,7 @@ from stockdesk.llm_platform.infrastructure.embedded.provider import EmbeddedProv
 from stockdesk.llm_platform.infrastructure.embedded.server import EmbeddedServer, ModelServer
 from stockdesk.llm_platform.infrastructure.limits.in_process import InProcessRateLimiter
 from stockdesk.llm_platform.infrastructure.openai_compatible import OpenAICompatibleProvider
-from stockdesk.llm_platform.infrastructure.persistence.repositories import (
-    SqlLLMCallAuditRepository,
-    SqlResponseCache,
-)
+from stockdesk.llm_platform.infrastructure.persistence.repositories import SqlLLMStore
 from stockdesk.shared.config import LLMAliasConfig, Settings
 from stockdesk.shared.db import Database
 from stockdesk.shared.errors import ConfigurationError
@@ -127,10 +124,11 @@ def build_llm_service(
         for a in aliases
     ]
     routes.extend(extra_routes or [])
+    store = SqlLLMStore(database) if database else None
     return LLMService(
         routes,
-        audit=SqlLLMCallAuditRepository(database) if database else None,
-        cache=SqlResponseCache(database) if database else None,
+        audit=store,
+        cache=store,
         budget=TokenBudget(settings.max_tokens_per_run),
         options=LLMServiceOptions(
             default_timeout_seconds=settings.llm_timeout_seconds,

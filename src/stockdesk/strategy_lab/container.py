@@ -19,10 +19,10 @@ from stockdesk.shared.db.task_store import SqlTaskStore
 from stockdesk.strategy_lab.application.autonomous_loop import AutonomousLoop
 from stockdesk.strategy_lab.application.backtest_service import BacktestService
 from stockdesk.strategy_lab.application.code_generator import TemplateCodeGenerator
+from stockdesk.strategy_lab.application.market_data import StrategyMarketData
 from stockdesk.strategy_lab.application.service import StrategyLabService
 from stockdesk.strategy_lab.application.sweep_service import SweepService
 from stockdesk.strategy_lab.application.sweep_trials import SweepTrials
-from stockdesk.strategy_lab.infrastructure.adapters.market_data import StoreMarketData
 from stockdesk.strategy_lab.infrastructure.agents.strategist.agent import SAMPLING as STRATEGIST_SAMPLING
 from stockdesk.strategy_lab.infrastructure.agents.strategist.agent import StrategistAgent
 from stockdesk.strategy_lab.infrastructure.persistence.run_repository import SqlStrategyRunRepository
@@ -44,7 +44,7 @@ class StrategyLabContainer:
         """`llm_service` is a factory: only `strategy run` starts a model."""
         self._settings = settings
         self._database = database
-        self._market = StoreMarketData(securities, frames, finance)
+        self._market = StrategyMarketData(securities, frames, finance)
         self._llm_service = llm_service
 
     @cached_property

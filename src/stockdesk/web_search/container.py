@@ -6,10 +6,7 @@ from stockdesk.data_engineering.application import SearchStoredTextUseCase
 from stockdesk.shared.config import Settings
 from stockdesk.shared.db import Database
 from stockdesk.web_search.application.search_service import ProviderFactory, WebSearchService
-from stockdesk.web_search.infrastructure.persistence.repositories import (
-    SqlSearchAuditRepository,
-    SqlSearchCache,
-)
+from stockdesk.web_search.infrastructure.persistence.repositories import SqlSearchStore
 from stockdesk.web_search.infrastructure.providers.factory import WEB_PROVIDERS, build_web_search_provider
 from stockdesk.web_search.infrastructure.providers.local_index import LocalIndexSearchProvider
 
@@ -23,10 +20,11 @@ def build_search_service(
     }
     if local_index is not None:
         factories["local"] = lambda: LocalIndexSearchProvider(local_index)
+    store = SqlSearchStore(database) if database else None
     return WebSearchService(
         factories,
         [name for name in settings.search_providers if name in factories],
-        cache=SqlSearchCache(database) if database else None,
-        audit=SqlSearchAuditRepository(database) if database else None,
+        cache=store,
+        audit=store,
         cache_enabled=settings.search_cache,
     )

@@ -221,7 +221,7 @@ def test_a_tushare_file_keeps_its_name_and_other_importers_report_their_facts(
 
     bars_5m = upload(client, INTRADAY, "intraday-csv", symbol="AAPL")
     assert bars_5m.status_code == 200, bars_5m.text
-    assert "New bars" in bars_5m.text and container.data.intraday_repository.count("AAPL") > 0
+    assert "New bars" in bars_5m.text and container.data.repository.count_intraday_bars("AAPL") > 0
 
 
 def test_an_intraday_file_with_a_bad_line_names_that_line(
@@ -238,7 +238,7 @@ def test_an_intraday_file_with_a_bad_line_names_that_line(
     answer = upload(client, path, "intraday-csv", symbol="AAPL")
     assert answer.status_code == 400
     assert f'<tr data-line="{header_lines + 3}">' in answer.text  # the file's own line number
-    assert container.data.intraday_repository.count("AAPL") == 0
+    assert container.data.repository.count_intraday_bars("AAPL") == 0
 
 
 def test_the_upload_page_speaks_chinese(client: TestClient) -> None:

@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from datetime import date, timedelta
 from functools import partial
-from typing import Any, Protocol
+from typing import Any
 
 from stockdesk.briefing.application.checks import CheckedTurns, check_worker_turns, fallback_turns
 from stockdesk.briefing.application.citations import citable_sources
@@ -48,32 +48,24 @@ from stockdesk.briefing.domain.ports import (
     RefinerInput,
     WorkerInput,
 )
-from stockdesk.debate.application import IPanelToolsPort, PriceSummary
+from stockdesk.debate.application import IPanelToolsPort, PanelDebateService, PriceSummary
 from stockdesk.debate.application.panel_context import PRICE_WINDOW_DAYS, summarize_rows
 from stockdesk.debate.application.parallel import run_bounded
-from stockdesk.debate.application.services.debate_service import PanelDebateRunner
 from stockdesk.shared.errors import BadRequestException, LLMOutputParseError, NotFoundException, one_line
 
 Progress = Callable[[str, str | None], None]  # (stage, ticker): "debate"/"script" per ticker, "refine"
 NO_INTRADAY = "no data"
 
 
-class PanelRunner(PanelDebateRunner, Protocol):
-    """The panel debate service, with its round limits (a briefing may ask for fewer rounds)."""
-
-    min_rounds: int
-    max_rounds: int
-
-
 class BriefingService:
     def __init__(
         self,
-        panel: PanelRunner,
+        panel: PanelDebateService,
         tools: IPanelToolsPort,
         worker: IScriptWorkerPort,
         refiner: IScriptRefinerPort,
         *,
-        panel_with_rounds: Callable[[int], PanelRunner],
+        panel_with_rounds: Callable[[int], PanelDebateService],
         slots: int = 2,
     ):
         """`panel_with_rounds(n)`: a panel like `panel` that stops at n rounds (`--max-rounds`)."""
@@ -228,7 +220,7 @@ class BriefingService:
         return BriefingResult(script=script, sections=merged.sections, debates=debates, audit=audit)
 
     # ---- helpers -----------------------------------------------------------------------------------
-    def _panel_for(self, request: BriefingRequest) -> PanelRunner:
+    def _panel_for(self, request: BriefingRequest) -> PanelDebateService:
         wanted = request.max_rounds
         if wanted is None or wanted == self._panel.max_rounds:
             return self._panel

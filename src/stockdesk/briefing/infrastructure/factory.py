@@ -7,10 +7,9 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from stockdesk.briefing.application import BriefingJobs, BriefingService
-from stockdesk.briefing.application.service import PanelRunner
 from stockdesk.briefing.infrastructure.agents.script_refiner.agent import ScriptRefinerAgent
 from stockdesk.briefing.infrastructure.agents.script_worker.agent import ScriptWorkerAgent
-from stockdesk.debate.application import IPanelToolsPort
+from stockdesk.debate.application import IPanelToolsPort, PanelDebateService
 from stockdesk.llm_platform.application.llm_handle import LLMHandle, Sampling
 from stockdesk.shared.tasks import ITaskStore
 
@@ -20,11 +19,11 @@ DEFAULT_SLOTS = 2  # tickers debated at once (each debate already runs four expe
 
 
 def build_briefing_service(
-    panel: PanelRunner,
+    panel: PanelDebateService,
     tools: IPanelToolsPort,
     llm: LLMHandle,
     *,
-    panel_with_rounds: Callable[[int], PanelRunner],
+    panel_with_rounds: Callable[[int], PanelDebateService],
     slots: int = DEFAULT_SLOTS,
 ) -> BriefingService:
     return BriefingService(

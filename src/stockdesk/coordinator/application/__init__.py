@@ -1,7 +1,7 @@
 """Application interface of the coordinator: the research pipeline and its sessions."""
 
 from stockdesk.coordinator.application.analysis_runs import AnalysisProgress, AnalysisRuns
-from stockdesk.coordinator.application.coordinator_service import ResearchCoordinatorService
+from stockdesk.coordinator.application.coordinator_service import LessonSource, ResearchCoordinatorService
 from stockdesk.coordinator.application.experts import SHORT_NAMES, parse_experts
 from stockdesk.coordinator.application.graph import ResearchGraphState, build_research_graph
 from stockdesk.coordinator.domain.dtos.session import (
@@ -19,7 +19,6 @@ from stockdesk.coordinator.domain.model.enums import (
     NodeStatus,
     SessionStatus,
 )
-from stockdesk.coordinator.domain.ports.lessons import ILessonSource
 
 __all__ = [
     "ALL_EXPERTS",
@@ -28,8 +27,8 @@ __all__ = [
     "AnalysisRuns",
     "DebateModeName",
     "ExpertName",
-    "ILessonSource",
     "Lesson",
+    "LessonSource",
     "NodeExecution",
     "NodeStatus",
     "ResearchCoordinatorService",

@@ -12,7 +12,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from stockdesk.coordinator.domain.ports.gateways import IResearchGateway
+from stockdesk.coordinator.application.gateways import ResearchGateway
 from stockdesk.shared.charts import ChartPanel, ChartSeries, ChartSpec, ReferenceLine
 from stockdesk.shared.errors import one_line
 from stockdesk.shared.numbers import finite_number
@@ -116,7 +116,7 @@ def _guarded(problems: list[str], name: str, make: Callable[[], T], fallback: T)
 
 
 async def attach_charts(
-    research: IResearchGateway, symbol: str, as_of: date | None, final: Mapping[str, Any]
+    research: ResearchGateway, symbol: str, as_of: date | None, final: Mapping[str, Any]
 ) -> dict[str, Any]:
     """The graph's final state plus "charts"; a failure goes to errors["charts"], never up."""
     charts: list[dict[str, Any]] = []

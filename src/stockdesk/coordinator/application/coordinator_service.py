@@ -15,7 +15,15 @@ from datetime import UTC, date, datetime
 from typing import Any
 
 from stockdesk.coordinator.application.charts import attach_charts
-from stockdesk.coordinator.application.graph import build_research_graph
+from stockdesk.coordinator.application.gateways import (
+    CheckedDate,
+    DebateGateway,
+    JudgeGateway,
+    ResearchGateway,
+)
+from stockdesk.coordinator.application.graph import NodeObserver, build_research_graph
+from stockdesk.coordinator.application.llm_run_scope import LLMRunScope
+from stockdesk.coordinator.application.verdict_ledger import VerdictLedger
 from stockdesk.coordinator.domain.dtos.session import (
     Lesson,
     NodeExecution,
@@ -24,16 +32,6 @@ from stockdesk.coordinator.domain.dtos.session import (
     SessionPage,
 )
 from stockdesk.coordinator.domain.model.enums import NodeStatus, SessionStatus
-from stockdesk.coordinator.domain.ports.gateways import (
-    CheckedDate,
-    IDebateGateway,
-    IJudgeGateway,
-    IResearchGateway,
-)
-from stockdesk.coordinator.domain.ports.ledger import IVerdictLedger
-from stockdesk.coordinator.domain.ports.lessons import ILessonSource
-from stockdesk.coordinator.domain.ports.observer import INodeObserver
-from stockdesk.coordinator.domain.ports.run_scope import ILLMRunScope
 from stockdesk.coordinator.domain.ports.session_repository import IResearchSessionRepository
 from stockdesk.research.application import ExpertResult, InvalidExpertResult, expert_result, stored
 from stockdesk.shared.errors import BadRequestException, NotFoundException
@@ -42,6 +40,12 @@ from stockdesk.shared.tasks.cancel import JobCancelled
 FINAL = {NodeStatus.DONE, NodeStatus.FAILED, NodeStatus.SKIPPED, NodeStatus.REUSED}
 
 logger = logging.getLogger(__name__)
+
+LessonSource = Callable[[str, date], list[Lesson]]
+"""(symbol, as_of) -> the newest past verdicts of `symbol` whose outcome was known by `as_of` (bars
+after `as_of` are never read), newest first: the verdict ledger's matured entries as the evaluation
+context's track record scores them, wired by the entrypoints (the coordinator imports no
+evaluation code)."""
 
 
 def _now() -> datetime:
@@ -76,15 +80,15 @@ def final_status(session: ResearchSession) -> SessionStatus:
 class ResearchCoordinatorService:
     def __init__(
         self,
-        research: IResearchGateway,
-        debate: IDebateGateway | None,
-        judge: IJudgeGateway | None,
+        research: ResearchGateway,
+        debate: DebateGateway | None,
+        judge: JudgeGateway | None,
         repository: IResearchSessionRepository,
-        run_scope: ILLMRunScope,
+        run_scope: LLMRunScope,
         *,
         new_id: Callable[[], str] = lambda: uuid.uuid4().hex,
-        ledger: IVerdictLedger | None = None,
-        lessons: ILessonSource | None = None,
+        ledger: VerdictLedger | None = None,
+        lessons: LessonSource | None = None,
     ):
         """`ledger`: where each saved session's verdict is appended (None: nowhere, e.g. tests);
         `lessons`: the past verdicts a reflecting judge is shown when the request names none."""
@@ -100,7 +104,7 @@ class ResearchCoordinatorService:
         self,
         request: ResearchRequest,
         *,
-        observer: INodeObserver | None = None,
+        observer: NodeObserver | None = None,
         on_start: Callable[[ResearchSession], None] | None = None,
         parent: ResearchSession | None = None,
         session_id: str | None = None,
@@ -202,7 +206,7 @@ class ResearchCoordinatorService:
             return list(request.lessons)
         if self._lessons is None or checked.as_of is None:
             return []
-        return self._lessons.lessons(symbol, checked.as_of)
+        return self._lessons(symbol, checked.as_of)
 
     def _save_cancelled(
         self, session: ResearchSession, finished: list[NodeExecution], exc: JobCancelled, seconds: float

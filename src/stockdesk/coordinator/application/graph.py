@@ -34,10 +34,9 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.types import Send
 
 from stockdesk.coordinator.application.aggregation import aggregate, llm_signals, with_data
+from stockdesk.coordinator.application.gateways import DebateGateway, JudgeGateway, ResearchGateway
 from stockdesk.coordinator.domain.dtos.session import NodeExecution
 from stockdesk.coordinator.domain.model.enums import ALL_EXPERTS, NodeStatus
-from stockdesk.coordinator.domain.ports.gateways import IDebateGateway, IJudgeGateway, IResearchGateway
-from stockdesk.coordinator.domain.ports.observer import INodeObserver
 from stockdesk.research.application import (
     ExpertResult,
     ExpertView,
@@ -52,6 +51,8 @@ logger = logging.getLogger(__name__)
 
 ROUTE, AGGREGATOR, DEBATE, JUDGE = "route_to_experts", "aggregator_node", "debate_node", "judge_node"
 TECHNICAL = "technical_analyst"
+NodeObserver = Callable[[NodeExecution], None]
+"""Who wants to know, live, when a node starts and ends (the CLI's live view)."""
 
 
 V = TypeVar("V")
@@ -91,10 +92,10 @@ class _Nodes:
 
     def __init__(
         self,
-        research: IResearchGateway,
-        debate: IDebateGateway | None,
-        judge: IJudgeGateway | None,
-        observer: INodeObserver | None,
+        research: ResearchGateway,
+        debate: DebateGateway | None,
+        judge: JudgeGateway | None,
+        observer: NodeObserver | None,
     ):
         self.research, self.debate, self.judge = research, debate, judge
         self._observer = observer or (lambda event: None)
@@ -267,11 +268,11 @@ class _Nodes:
 
 
 def build_research_graph(
-    research_gateway: IResearchGateway,
-    debate_gateway: IDebateGateway | None = None,
-    judge_gateway: IJudgeGateway | None = None,
+    research_gateway: ResearchGateway,
+    debate_gateway: DebateGateway | None = None,
+    judge_gateway: JudgeGateway | None = None,
     *,
-    observer: INodeObserver | None = None,
+    observer: NodeObserver | None = None,
 ) -> Any:
     """The compiled graph; `judge_gateway=None` keeps the pre-judge shape (debate -> END)."""
     nodes = _Nodes(research_gateway, debate_gateway, judge_gateway, observer)

@@ -18,7 +18,6 @@ import pandas as pd
 from stockdesk.data_engineering.domain.coverage import (
     COVERAGE_DATASETS,
     DatasetRange,
-    ICoverageReader,
     SymbolCoverage,
 )
 from stockdesk.data_engineering.domain.ports import IMarketDataRepository
@@ -71,18 +70,17 @@ def missing_dates(days: pd.DataFrame, symbol: str, limit: int = 50) -> list[date
 
 
 class StoreCoverageUseCase:
-    def __init__(self, repository: IMarketDataRepository, reader: ICoverageReader):
+    def __init__(self, repository: IMarketDataRepository):
         self._repository = repository
-        self._reader = reader
 
     def execute(self, text: str = "", market: str | None = None) -> list[SymbolCoverage]:
         """Every stored symbol (a security, data, or a sync record), by symbol; `text` filters by a
         case-insensitive part of the symbol or name, `market` (CN, US, HK, TW) by market."""
         securities = {s.symbol: s for s in self._repository.list_securities()}
-        ranges = self._reader.ranges()
-        marks = self._reader.sync_marks()
+        ranges = self._repository.ranges()
+        marks = self._repository.sync_marks()
         marks = marks[marks["symbol"] != "*"]  # derived-valuation failures are not a symbol's
-        gaps = missing_trading_days(self._reader.bar_days()).set_index("symbol")
+        gaps = missing_trading_days(self._repository.bar_days()).set_index("symbol")
         symbols = sorted(set(securities) | set(ranges["symbol"]) | set(marks["symbol"]))
         by_symbol = {sym: group for sym, group in ranges.groupby("symbol")}
         marks_by = marks.set_index("symbol")
@@ -125,7 +123,7 @@ class StoreCoverageUseCase:
 
     def missing_dates(self, symbol: str, limit: int = 50) -> list[date] | None:
         """The trading days its daily bars miss (see `missing_dates`)."""
-        return missing_dates(self._reader.bar_days(), normalize_symbol(symbol), limit)
+        return missing_dates(self._repository.bar_days(), normalize_symbol(symbol), limit)
 
 
 def _value(frame: pd.DataFrame, symbol: str, column: str) -> Any:

@@ -27,7 +27,7 @@ from pydantic import BaseModel
 from stockdesk.data_engineering.application.validation import ROW
 from stockdesk.data_engineering.domain.exceptions import IntradayImportError, RowProblem
 from stockdesk.data_engineering.domain.intraday import BASE_MINUTES
-from stockdesk.data_engineering.domain.ports import IIntradayBarRepository
+from stockdesk.data_engineering.domain.ports import IMarketDataRepository
 from stockdesk.data_engineering.domain.symbols import exchange_timezone
 
 logger = logging.getLogger(__name__)
@@ -146,7 +146,7 @@ def validate_intraday(frame: pd.DataFrame, zone: str, header_lines: int = 1) -> 
 
 
 class IntradayImportService:
-    def __init__(self, repository: IIntradayBarRepository):
+    def __init__(self, repository: IMarketDataRepository):
         self._repository = repository
 
     def import_file(self, parsed: IntradayFile) -> IntradayImportResult:
@@ -160,7 +160,7 @@ class IntradayImportService:
             logger.warning("intraday import of %s rejected: %d problem(s)", parsed.source, len(problems))
             raise IntradayImportError(parsed.source, problems, parsed.header_lines)
         frame = frame.sort_values("ts_utc").drop(columns=[ROW], errors="ignore")
-        counts = self._repository.write(frame)
+        counts = self._repository.write_intraday_bars(frame)
         result = IntradayImportResult(
             source=parsed.source,
             symbol=parsed.symbol,

@@ -22,7 +22,7 @@ from stockdesk.data_engineering.domain.dtos import (
 )
 from stockdesk.data_engineering.domain.exceptions import SymbolNotFoundError
 from stockdesk.data_engineering.domain.intraday import interval_minutes, resample
-from stockdesk.data_engineering.domain.ports import IIntradayBarRepository, IMarketDataRepository
+from stockdesk.data_engineering.domain.ports import IMarketDataRepository
 from stockdesk.data_engineering.domain.symbols import market_of, normalize_symbol
 
 
@@ -63,7 +63,7 @@ class GetIntradayBarsUseCase:
     `end` is clipped to `as_of`). Bars are oldest first, stamped with their start.
     """
 
-    def __init__(self, repository: IIntradayBarRepository):
+    def __init__(self, repository: IMarketDataRepository):
         self._repository = repository
 
     def execute(
@@ -81,7 +81,7 @@ class GetIntradayBarsUseCase:
         last = min(end, day) if end else day
         if start and start > last:
             return []
-        bars = self._repository.get(symbol, day, start, last)
+        bars = self._repository.get_intraday_bars(symbol, day, start, last)
         return resample(bars, interval, market_of(symbol))
 
 

@@ -1,15 +1,14 @@
 """What the store holds per symbol (the data page): a date range per dataset, the sync marks, gaps.
 
-The reader port answers in whole-store frames (one grouped query per table), so listing a store of
-thousands of symbols costs a handful of queries, not one per symbol and dataset.
+The store's coverage reads (IMarketDataRepository.ranges, bar_days, sync_marks) answer in whole-store
+frames (one grouped query per table), so listing a store of thousands of symbols costs a handful of
+queries, not one per symbol and dataset.
 """
 
 from __future__ import annotations
 
-from abc import ABC, abstractmethod
 from datetime import date, datetime
 
-import pandas as pd
 from pydantic import BaseModel, Field
 
 # datasets in the order a coverage table shows them; "bars_5m" is the intraday store
@@ -34,19 +33,3 @@ class SymbolCoverage(BaseModel):
         description="market trading days between the first and last daily bar without a bar of this "
         "symbol; None when no other stored symbol of its market tells the trading days",
     )
-
-
-class ICoverageReader(ABC):
-    """Whole-store coverage reads, as frames."""
-
-    @abstractmethod
-    def ranges(self) -> pd.DataFrame:
-        """One row per (symbol, dataset) with data: columns symbol, dataset, rows, first, last (dates)."""
-
-    @abstractmethod
-    def bar_days(self, symbols: list[str] | None = None) -> pd.DataFrame:
-        """Every stored daily bar's (symbol, trade_date), trade_date as datetime64; all symbols if None."""
-
-    @abstractmethod
-    def sync_marks(self) -> pd.DataFrame:
-        """One row per synced symbol: symbol, synced_through (date), last_failure (datetime or None)."""

@@ -24,7 +24,8 @@ from stockdesk.data_engineering.domain.dtos import (
 
 
 class IMarketDataRepository(ABC):
-    """Point-in-time store. Writes are upserts of canonical frames (see `frames.py`)."""
+    """The point-in-time market store: daily data, 5-minute bars, text, and coverage reads over all of
+    it. Writes are upserts of canonical frames (see `frames.py`)."""
 
     # writes: one call is one transaction; returns rows written (inserted or changed)
     @abstractmethod
@@ -129,12 +130,9 @@ class IMarketDataRepository(ABC):
         Chunked so that exporting a market-sized store keeps memory bounded.
         """
 
-
-class IIntradayBarRepository(ABC):
-    """The point-in-time 5-minute bar store (`bars_5m`), keyed by symbol and the bar's start in UTC."""
-
+    # 5-minute bars (`bars_5m`), keyed by symbol and the bar's start in UTC
     @abstractmethod
-    def write(self, frame: pd.DataFrame) -> IntradayWriteCounts:
+    def write_intraday_bars(self, frame: pd.DataFrame) -> IntradayWriteCounts:
         """Upsert canonical INTRADAY_COLUMNS rows (`ts_utc` timezone-aware UTC) in one transaction.
 
         Rows equal to the stored ones are not rewritten (their `imported_at` stays); a NULL amount
@@ -142,13 +140,26 @@ class IIntradayBarRepository(ABC):
         """
 
     @abstractmethod
-    def get(
+    def get_intraday_bars(
         self, symbol: str, as_of: date, start: date | None = None, end: date | None = None
     ) -> list[IntradayBarDTO]:
         """5-minute bars of exchange dates in [start, min(end, as_of)], oldest first."""
 
     @abstractmethod
-    def count(self, symbol: str | None = None) -> int: ...
+    def count_intraday_bars(self, symbol: str | None = None) -> int: ...
+
+    # coverage of the whole store, as frames (one grouped query per table, not one per symbol)
+    @abstractmethod
+    def ranges(self) -> pd.DataFrame:
+        """One row per (symbol, dataset) with data: columns symbol, dataset, rows, first, last (dates)."""
+
+    @abstractmethod
+    def bar_days(self, symbols: list[str] | None = None) -> pd.DataFrame:
+        """Every stored daily bar's (symbol, trade_date), trade_date as datetime64; all symbols if None."""
+
+    @abstractmethod
+    def sync_marks(self) -> pd.DataFrame:
+        """One row per synced symbol: symbol, synced_through (date), last_failure (datetime or None)."""
 
 
 class IMarketDataProvider(ABC):

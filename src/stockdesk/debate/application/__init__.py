@@ -1,9 +1,10 @@
 """Application interface of debate: DebateService and its outcome DTO (it reads research's ExpertView),
-and what the briefing context reads of a panel debate: its sources, artifact, price summary and
-tools port."""
+and what the briefing context reads of a panel debate: the panel service, its sources, artifact,
+price summary and tools port."""
 
 from stockdesk.debate.application.dtos.outcome_dto import DebateOutcomeDTO
-from stockdesk.debate.application.services.debate_service import DebateService, PanelDebateRunner
+from stockdesk.debate.application.services.debate_service import DebateService
+from stockdesk.debate.application.services.panel_debate import PanelDebateService
 from stockdesk.debate.domain.dtos.panel import (
     PANEL_ROLES,
     ArticleSource,
@@ -31,7 +32,7 @@ __all__ = [
     "EventSource",
     "IPanelToolsPort",
     "PanelArtifact",
-    "PanelDebateRunner",
+    "PanelDebateService",
     "PriceSummary",
     "SecFilingSource",
     "Source",

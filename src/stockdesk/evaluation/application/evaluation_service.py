@@ -22,6 +22,7 @@ import pandas as pd
 
 from stockdesk.evaluation.application.batch_usage import usage_in, with_usage
 from stockdesk.evaluation.application.lessons import LESSON_HORIZON, known_lessons
+from stockdesk.evaluation.application.market import EvaluationMarket
 from stockdesk.evaluation.application.mode_calibration import calibrate_mode
 from stockdesk.evaluation.application.reflection import compare_reflection
 from stockdesk.evaluation.application.schedule import evaluation_dates, parse_key, task_key
@@ -48,7 +49,6 @@ from stockdesk.evaluation.domain.dtos import (
     Verdict,
 )
 from stockdesk.evaluation.domain.ports import (
-    IEvaluationMarket,
     ILLMUsage,
     IVerdictSource,
     LessonLookup,
@@ -83,7 +83,7 @@ Panel = tuple[dict[str, SecurityInfo], pd.DataFrame, pd.DataFrame]  # securities
 class EvaluationService:
     def __init__(
         self,
-        market: IEvaluationMarket,
+        market: EvaluationMarket,
         sources: Mapping[EvaluationMode, Callable[[], IVerdictSource]],
         tasks: ITaskStore,
         llm: Callable[[], ILLMUsage],
@@ -205,7 +205,7 @@ class EvaluationService:
     def _prepared(self, config: EvaluationConfig) -> IVerdictSource:
         """The mode's source, prepared; a reflection run's with each point's lessons."""
         source = self._sources[config.mode]()
-        source.prepare(config, self._market)
+        source.prepare(config)
         if config.reflection:
             source.use_lessons(self._lesson_lookup(config, self._finished_baseline(config)))
         return source
@@ -307,7 +307,7 @@ class EvaluationService:
         if name not in metrics:
             return
         source = self._sources[EvaluationMode.RULES]()
-        source.prepare(config, self._market)
+        source.prepare(config)
         for h, learned in source.model_report().items():
             if h in metrics[name]:
                 metrics[name][h]["model"] = learned
@@ -322,7 +322,7 @@ class EvaluationService:
         sets = {config.mode.value: _stored_frame(done)}
         if config.mode is not EvaluationMode.RULES:
             rules_source = self._sources[EvaluationMode.RULES]()
-            rules_source.prepare(config, self._market)
+            rules_source.prepare(config)
             rules = rules_source.verdicts(_by_symbol(done), config.experts)
             sets[RULES_BASELINE] = _frame({k: v for k, v in rules.items() if isinstance(v, Verdict)})
         sets[ALWAYS_HOLD] = _baseline(sets[config.mode.value], "HOLD", 0.0)

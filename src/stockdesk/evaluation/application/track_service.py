@@ -24,20 +24,20 @@ import numpy as np
 import pandas as pd
 
 from stockdesk.coordinator.application import Lesson
+from stockdesk.evaluation.application.ledger_entries import LedgerEntries
 from stockdesk.evaluation.application.lessons import known_lessons
+from stockdesk.evaluation.application.market import EvaluationMarket
 from stockdesk.evaluation.application.scoring import benchmark_levels, outcomes, portfolio
 from stockdesk.evaluation.application.track_scores import cost_scores, expert_scores, horizon_scores
 from stockdesk.evaluation.application.track_text import headline_horizon, headline_text
 from stockdesk.evaluation.domain.dtos import EvaluationConfig
-from stockdesk.evaluation.domain.ports import IEvaluationMarket
 from stockdesk.evaluation.domain.track import (
     ChainStatus,
-    ILedgerEntries,
-    LedgerColumns,
     TrackConfig,
     TrackedEntry,
     TrackReport,
 )
+from stockdesk.ledger.application import LedgerColumns
 from stockdesk.shared.errors import NotFoundException
 
 COLUMNS = [
@@ -170,7 +170,7 @@ def _tracked(frame: pd.DataFrame, horizons: list[int]) -> list[TrackedEntry]:
 
 
 class TrackService:
-    def __init__(self, market: IEvaluationMarket, ledger: ILedgerEntries, universe: Callable[[], list[str]]):
+    def __init__(self, market: EvaluationMarket, ledger: LedgerEntries, universe: Callable[[], list[str]]):
         """`universe()`: every stored symbol (the default benchmark is their equal-weight index: the
         ledger's own symbols would make a one-symbol ledger's excess returns all zero)."""
         self._market_data = market
@@ -211,7 +211,7 @@ class TrackService:
         return headline_text(scores, int(retro.sum()), [h])
 
     def lessons(self, symbol: str, as_of: date) -> list[Lesson]:
-        """A reflecting judge's lessons (the coordinator's ILessonSource): the ledger's verdicts on
+        """A reflecting judge's lessons (the coordinator's LessonSource): the ledger's verdicts on
         `symbol` dated before `as_of` whose 20-day outcome the bars held by `as_of`, newest first,
         live and retrospective alike (what was said and what followed, not a headline figure)."""
         frame = _frame(self._ledger.entries(), None)

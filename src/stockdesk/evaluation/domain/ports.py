@@ -1,4 +1,4 @@
-"""Ports of the evaluation: market data, verdict sources by mode, the LLM's cache and meter."""
+"""Ports of the evaluation: verdict sources by mode, the LLM's cache and meter."""
 
 from __future__ import annotations
 
@@ -8,8 +8,6 @@ from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from datetime import date
 from typing import TYPE_CHECKING, Any
-
-import pandas as pd
 
 from stockdesk.evaluation.domain.dtos import EvaluationConfig, EvaluationMode, Verdict
 
@@ -27,19 +25,6 @@ class SecurityInfo:
     market: str
 
 
-class IEvaluationMarket(ABC):
-    """Prices for schedules, fills and returns, read through data_engineering's application."""
-
-    @abstractmethod
-    def securities(self, symbols: Sequence[str]) -> dict[str, SecurityInfo]:
-        """The stored ones among `symbols` (unknown symbols are left out)."""
-
-    @abstractmethod
-    def bars(self, symbols: Sequence[str], start: date, end: date | None) -> pd.DataFrame:
-        """Long frame: symbol, trade_date, open, close, pre_close, volume, adj_factor (raw prices);
-        `end` None: everything stored (forward returns need the days after the last verdict)."""
-
-
 class IVerdictSource(ABC):
     """Verdicts of one mode for a batch of points, each computed as of its own date only."""
 
@@ -47,9 +32,10 @@ class IVerdictSource(ABC):
     batch_size: int = 1
     """Points per durable batch (a batch's points may run together; its results commit together)."""
 
-    def prepare(self, config: EvaluationConfig, market: IEvaluationMarket) -> None:  # noqa: B027
+    def prepare(self, config: EvaluationConfig) -> None:  # noqa: B027
         """Called once before verdicts of `config` are asked: a source that needs the whole
-        universe at once (the walk-forward signal model) computes it here; others need nothing."""
+        universe at once (the walk-forward signal model, over the market it was built with)
+        computes it here; others need nothing."""
 
     def use_lessons(self, lookup: LessonLookup) -> None:  # noqa: B027
         """Give each point's judge these lessons (evaluate --reflection); sources without an LLM

@@ -1,4 +1,4 @@
-"""What `stockdesk track` reads (the ledger's entries, through a port) and what it answers.
+"""What `stockdesk track` reads (the ledger's entries, application/ledger_entries.py) and what it answers.
 
 The JSON of a TrackReport is a contract: `entries` (one per ledger entry, with `forward_returns` and
 `excess_returns` keyed by horizon as in evaluate's points), `live` and `retrospective` (the scores of
@@ -7,14 +7,12 @@ each kind, never mixed), `headline` (one sentence over live entries only) and `p
 
 from __future__ import annotations
 
-from abc import ABC, abstractmethod
 from datetime import date, datetime
 from typing import Any
 
 from pydantic import BaseModel, Field, field_validator
 
 from stockdesk.evaluation.domain.dtos import trading_day_horizons
-from stockdesk.ledger.application import LedgerColumns
 
 MODES = ("rules", "experts", "full")
 
@@ -54,18 +52,6 @@ class ChainStatus(BaseModel):
     first_bad_entry_id: str | None = None
     problem: str | None = None
     message: str = Field(description="the one line `track verify` prints")
-
-
-class ILedgerEntries(ABC):
-    """The verdict ledger, read through the ledger context's application interface."""
-
-    @abstractmethod
-    def entries(self) -> LedgerColumns:
-        """Every entry in seq order, column by column."""
-
-    @abstractmethod
-    def verify(self) -> ChainStatus:
-        """Recompute the chain; the first bad entry named."""
 
 
 class TrackedEntry(BaseModel):

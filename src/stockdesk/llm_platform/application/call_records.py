@@ -21,7 +21,7 @@ from stockdesk.llm_platform.domain.dtos import (
     TokenUsage,
     ToolCallRecord,
 )
-from stockdesk.llm_platform.domain.ports import ILLMCallAuditRepository
+from stockdesk.llm_platform.domain.ports import ILLMStore
 from stockdesk.shared.errors import ConfigurationError
 from stockdesk.shared.run_scope import active_run_id
 
@@ -33,7 +33,7 @@ _meters: contextvars.ContextVar[tuple[UsageMeter, ...]] = contextvars.ContextVar
 
 
 class CallRecords:
-    def __init__(self, audit: ILLMCallAuditRepository | None, budget: TokenBudget | None):
+    def __init__(self, audit: ILLMStore | None, budget: TokenBudget | None):
         self._audit = audit
         self._budget = budget or TokenBudget(None)
         self._process_run_id = uuid.uuid4().hex[:12]

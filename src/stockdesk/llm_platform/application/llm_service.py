@@ -59,10 +59,9 @@ from stockdesk.llm_platform.domain.exceptions import (
 )
 from stockdesk.llm_platform.domain.ports import (
     CacheStats,
-    ILLMCallAuditRepository,
     ILLMProvider,
+    ILLMStore,
     IRateLimiter,
-    IResponseCache,
 )
 from stockdesk.llm_platform.domain.rate_limits import LimitGrant, estimate_tokens
 from stockdesk.shared.errors import ConfigurationError
@@ -149,13 +148,15 @@ class LLMService:
         self,
         routes: Sequence[ProviderRoute],
         *,
-        audit: ILLMCallAuditRepository | None = None,
-        cache: IResponseCache | None = None,
+        audit: ILLMStore | None = None,
+        cache: ILLMStore | None = None,
         budget: TokenBudget | None = None,
         options: LLMServiceOptions | None = None,
         limiter: IRateLimiter | None = None,
     ):
-        """`limiter` holds each provider call to its alias's limits (shared across workers with Ray)."""
+        """`limiter` holds each provider call to its alias's limits (shared across workers with Ray).
+        `audit` records every call, `cache` answers repeated ones: the same store when there is a
+        database; None leaves that part out."""
         if not routes:
             raise LLMProviderError("no LLM provider is configured")
         self._routes = sorted(routes, key=lambda r: r.priority)
@@ -220,7 +221,7 @@ class LLMService:
         """The newest audited calls, newest first, with the tool calls each asked for."""
         return self._records.recent(limit)
 
-    def _require_cache(self) -> IResponseCache:
+    def _require_cache(self) -> ILLMStore:
         if self._cache is None:
             raise ConfigurationError("the LLM response cache needs a database, and none is configured")
         return self._cache

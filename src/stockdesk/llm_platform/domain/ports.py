@@ -52,7 +52,19 @@ class IRateLimiter(ABC):
         """The provider asked every caller to wait (429 with a hint): hold new grants that long."""
 
 
-class ILLMCallAuditRepository(ABC):
+class CacheStats(BaseModel):
+    """What the response cache holds: entry count, stored size and the age range of the entries."""
+
+    entries: int = 0
+    size_bytes: int = 0  # UTF-8 size of the stored responses (JSON), not counting indexes
+    oldest: datetime | None = None
+    newest: datetime | None = None
+
+
+class ILLMStore(ABC):
+    """What the LLM platform keeps in the database: the audit of every call and the response cache."""
+
+    # ---- the audit ---------------------------------------------------------------------------
     @abstractmethod
     def record(self, record: LLMCallRecord) -> None: ...
 
@@ -64,17 +76,7 @@ class ILLMCallAuditRepository(ABC):
     def recent(self, limit: int = 20) -> list[AuditedCall]:
         """The newest `limit` calls, newest first, each with its tool calls and their results."""
 
-
-class CacheStats(BaseModel):
-    """What the response cache holds: entry count, stored size and the age range of the entries."""
-
-    entries: int = 0
-    size_bytes: int = 0  # UTF-8 size of the stored responses (JSON), not counting indexes
-    oldest: datetime | None = None
-    newest: datetime | None = None
-
-
-class IResponseCache(ABC):
+    # ---- the response cache ------------------------------------------------------------------
     @abstractmethod
     def get(self, key: str) -> CompletionResponse | None: ...
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 import time
 import uuid
 from datetime import UTC, datetime
-from typing import Protocol
 
 from stockdesk.shared.errors import ServiceUnavailableError, StockdeskError, one_line
 from stockdesk.shared.tasks.cancel import JobCancelled, check_cancelled
@@ -50,21 +49,17 @@ from stockdesk.strategy_lab.domain.ports import IStrategist, IStrategyRunReposit
 STALE_AFTER = 2  # iterations without a new champion before the prompt asks to explore again
 
 
-class LoopObserver(Protocol):
-    def iteration_started(self, number: int, total: int) -> None: ...
-    def attempt(self, number: int, attempt: int) -> None: ...
-    def iteration_finished(self, record: IterationRecord, champion: IterationRecord | None) -> None: ...
+class LoopObserver:
+    """Hears a run's progress (the CLI draws it: presentation/cli/progress.py); this one hears nothing."""
 
-
-class SilentObserver:
     def iteration_started(self, number: int, total: int) -> None:
-        pass
+        """Iteration `number` of `total` starts: the strategist is asked."""
 
     def attempt(self, number: int, attempt: int) -> None:
-        pass
+        """Attempt `attempt` of iteration `number` (after the first: a retry with the error feedback)."""
 
     def iteration_finished(self, record: IterationRecord, champion: IterationRecord | None) -> None:
-        pass
+        """The iteration is stored; `champion`: the run's champion so far (on validation)."""
 
 
 class AutonomousLoop:
@@ -89,7 +84,7 @@ class AutonomousLoop:
 
     def execute(self, run_id: str, observer: LoopObserver | None = None) -> StrategyRunDTO:
         """Run (or resume) the iterations still missing; the run's status says how it ended."""
-        observer = observer or SilentObserver()
+        observer = observer or LoopObserver()
         run = self._runs.get(run_id)
         if run is None:
             raise StrategyRunNotFoundError(f"no strategy run with id {run_id}")

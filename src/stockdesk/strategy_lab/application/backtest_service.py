@@ -33,6 +33,7 @@ from stockdesk.backtest.application import (
     zero_costs,
 )
 from stockdesk.strategy_lab.application.fundamentals import CATALYST_FIGURES
+from stockdesk.strategy_lab.application.market_data import StrategyMarketData
 from stockdesk.strategy_lab.application.market_panel import MarketPanel, load_panel
 from stockdesk.strategy_lab.domain.dtos import (
     BacktestResult,
@@ -45,7 +46,7 @@ from stockdesk.strategy_lab.domain.dtos import (
 )
 from stockdesk.strategy_lab.domain.errors import StrategyExecutionError
 from stockdesk.strategy_lab.domain.params import MomentumStrategyParams, StrategyParams
-from stockdesk.strategy_lab.domain.ports import IStrategyMarketData, IStrategySandbox, IStrategySession
+from stockdesk.strategy_lab.domain.ports import IStrategySandbox, IStrategySession
 
 
 @dataclass(frozen=True, eq=False)
@@ -63,7 +64,7 @@ class PeriodScore:
 class BacktestService:
     def __init__(
         self,
-        market: IStrategyMarketData,
+        market: StrategyMarketData,
         sandbox: IStrategySandbox,
         costs: dict[str, CostModel] | None = None,
     ):

@@ -17,10 +17,11 @@ import pandas as pd
 
 from stockdesk.backtest.application import TradingPanel, limit_lookup, trading_panel
 from stockdesk.strategy_lab.application.fundamentals import CATALYST_FIGURES, single_quarter
+from stockdesk.strategy_lab.application.market_data import StrategyMarketData
 from stockdesk.strategy_lab.application.splits import plan_splits
 from stockdesk.strategy_lab.domain.dtos import BacktestWindow, SplitConfig, SplitPlan
 from stockdesk.strategy_lab.domain.errors import InvalidBacktestWindowError, InvalidUniverseError
-from stockdesk.strategy_lab.domain.ports import IStrategyMarketData, StoredSecurity
+from stockdesk.strategy_lab.domain.ports import StoredSecurity
 
 # Prices before `start` let the longest moving average (250 trading days) and momentum exist on day one.
 WARMUP_DAYS = 400
@@ -97,7 +98,7 @@ class MarketPanel:
 
 
 def load_panel(
-    market: IStrategyMarketData, window: BacktestWindow, split: SplitConfig | None = None
+    market: StrategyMarketData, window: BacktestWindow, split: SplitConfig | None = None
 ) -> MarketPanel:
     """Resolve universe and window; read bars (with warm-up) and single-quarter fundamentals.
 

@@ -15,8 +15,9 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
-from typing import Any, Protocol
+from typing import Any
 
+from stockdesk.llm_platform.application.usage_meter import UsageMeter
 from stockdesk.shared.errors import StockdeskError
 from stockdesk.shared.tasks.canonical import canonical_json
 from stockdesk.strategy_lab.application.autonomous_loop import classify
@@ -37,11 +38,8 @@ StrategistFactory = Callable[[int], IStrategist]  # seed -> a strategist samplin
 KEPT_PANELS = 2  # sweeps a worker keeps panels for (a panel of thousands of symbols is large)
 
 
-class Usage(Protocol):
-    def as_dict(self) -> dict[str, Any]: ...
-
-
-UsageScope = Callable[[], AbstractContextManager[Usage]]
+UsageScope = Callable[[], AbstractContextManager[UsageMeter]]
+"""A metered LLM scope (LLMService.usage_scope): an LLM proposal's calls and tokens ride on its trial."""
 
 
 class SweepTrials:
@@ -117,7 +115,7 @@ class SweepTrials:
         base: dict[str, Any] = {"number": chosen.number}
         params = chosen.params
         if params is None:
-            scope: AbstractContextManager[Usage | None] = usage() if usage is not None else nullcontext()
+            scope: AbstractContextManager[UsageMeter | None] = usage() if usage is not None else nullcontext()
             with scope as meter:
                 proposal = self._propose(chosen.number, panel, run_id)
             base.update(proposal)

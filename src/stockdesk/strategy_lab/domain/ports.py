@@ -1,11 +1,10 @@
-"""Ports of the strategy lab: market data, the strategist LLM, the template, the sandbox, run storage."""
+"""Ports of the strategy lab: the strategist LLM, the template, the sandbox, run storage."""
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
-from datetime import date
 
 import pandas as pd
 from pydantic import BaseModel
@@ -25,24 +24,6 @@ from stockdesk.strategy_lab.domain.params import StrategyParams
 class StoredSecurity:
     market: str
     name: str
-
-
-class IStrategyMarketData(ABC):
-    """Prices and fundamentals of a universe, read through data_engineering's application interface."""
-
-    @abstractmethod
-    def securities(self) -> dict[str, StoredSecurity]:
-        """Every stored security: its market (CN, US, HK, TW) and name (the A-share ST price limits)."""
-
-    @abstractmethod
-    def daily_bars(self, symbols: list[str], start: date, end: date) -> pd.DataFrame:
-        """Raw daily bars, one row per (symbol, trade_date): symbol, trade_date, open, close, pre_close,
-        volume, adj_factor (what shared.execution.trading_bars reads)."""
-
-    @abstractmethod
-    def reported_financials(self, symbols: list[str], as_of: date) -> pd.DataFrame:
-        """As reported and announced by `as_of`: symbol, end_date, ann_date, report_type, revenue,
-        profit_dedt, net_profit (year-to-date figures)."""
 
 
 class PromptContext(BaseModel):

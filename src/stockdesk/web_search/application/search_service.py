@@ -19,7 +19,7 @@ from datetime import date, datetime
 from stockdesk.shared.errors import BadRequestException, ConfigurationError
 from stockdesk.shared.run_scope import active_run_id
 from stockdesk.web_search.domain.exceptions import SearchProviderError
-from stockdesk.web_search.domain.ports import ISearchAuditRepository, ISearchCache, IWebSearchProvider
+from stockdesk.web_search.domain.ports import ISearchStore, IWebSearchProvider
 from stockdesk.web_search.domain.search import (
     SearchCallRecord,
     WebSearchItem,
@@ -78,12 +78,14 @@ class WebSearchService:
         providers: Mapping[str, ProviderFactory],
         order: list[str],
         *,
-        cache: ISearchCache | None = None,
-        audit: ISearchAuditRepository | None = None,
+        cache: ISearchStore | None = None,
+        audit: ISearchStore | None = None,
         cache_enabled: bool = True,
         today: Callable[[], date] = date.today,
     ):
-        """`providers` are factories, so a provider without its key only fails when it is asked."""
+        """`providers` are factories, so a provider without its key only fails when it is asked.
+        `cache` answers repeated searches, `audit` records every call: the same store when there is
+        a database; None leaves that part out."""
         unknown = [name for name in order if name not in providers]
         if unknown:
             raise ConfigurationError(

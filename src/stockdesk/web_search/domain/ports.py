@@ -17,14 +17,16 @@ class IWebSearchProvider(ABC):
     def search(self, request: WebSearchRequest) -> WebSearchResponse: ...
 
 
-class ISearchCache(ABC):
+class ISearchStore(ABC):
+    """What web search keeps in the database: the cache of answers and the audit of every call."""
+
     @abstractmethod
-    def get(self, key: str, max_age_seconds: float) -> WebSearchResponse | None: ...
+    def get(self, key: str, max_age_seconds: float) -> WebSearchResponse | None:
+        """The cached answer under `key`, unless it is older than `max_age_seconds`."""
 
     @abstractmethod
     def put(self, key: str, response: WebSearchResponse) -> None: ...
 
-
-class ISearchAuditRepository(ABC):
     @abstractmethod
-    def record(self, record: SearchCallRecord) -> None: ...
+    def record(self, record: SearchCallRecord) -> None:
+        """Audit one call (a cache hit included)."""

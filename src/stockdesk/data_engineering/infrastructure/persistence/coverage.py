@@ -1,4 +1,5 @@
-"""Coverage of the whole store in a few grouped queries: (rows, first, last) per symbol and dataset."""
+"""Coverage of the whole store in a few grouped queries: (rows, first, last) per symbol and dataset;
+a part of the SQL market store (SqlMarketDataRepository, repository.py)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,6 @@ from typing import Any
 import pandas as pd
 from sqlalchemy import func, select
 
-from stockdesk.data_engineering.domain.coverage import ICoverageReader
 from stockdesk.data_engineering.infrastructure.persistence.models import (
     DailyBarRow,
     DailyValuationRow,
@@ -44,9 +44,10 @@ def _day(value: Any) -> date | None:
     return pd.Timestamp(str(value)).date()
 
 
-class SqlCoverageReader(ICoverageReader):
-    def __init__(self, database: Database):
-        self._db = database
+class SqlCoverageReads:
+    """The coverage part of SqlMarketDataRepository, which gives it the database."""
+
+    _db: Database
 
     def ranges(self) -> pd.DataFrame:
         self._db.ensure_schema()

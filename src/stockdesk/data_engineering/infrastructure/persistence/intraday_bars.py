@@ -1,4 +1,4 @@
-"""SQLAlchemy implementation of the 5-minute bar store (`bars_5m`).
+"""The 5-minute bars (`bars_5m`) of the SQL market store (SqlMarketDataRepository, repository.py).
 
 Bar starts are written as timezone-aware UTC: PostgreSQL keeps a timestamptz, SQLite the UTC wall
 time as text (its DateTime drops the offset, so nothing but UTC may ever be bound), read back naive
@@ -20,7 +20,6 @@ from sqlalchemy import Connection, Table, func, select
 from stockdesk.data_engineering.domain import frames as F
 from stockdesk.data_engineering.domain.dtos import IntradayBarDTO, IntradayWriteCounts
 from stockdesk.data_engineering.domain.intraday import BASE_INTERVAL
-from stockdesk.data_engineering.domain.ports import IIntradayBarRepository
 from stockdesk.data_engineering.domain.symbols import exchange_timezone
 from stockdesk.data_engineering.infrastructure.persistence.models import IntradayBarRow
 from stockdesk.shared.db import Database
@@ -55,9 +54,10 @@ def _same(incoming: dict[str, Any], stored: dict[str, Any]) -> bool:
     return all(incoming[c] is None or incoming[c] == stored[c] for c in _VALUES)
 
 
-class SqlIntradayBarRepository(IIntradayBarRepository):
-    def __init__(self, database: Database):
-        self._db = database
+class SqlIntradayBars:
+    """The intraday part of SqlMarketDataRepository, which gives it the database."""
+
+    _db: Database
 
     def _stored(self, conn: Connection, symbol: str, first: datetime, last: datetime) -> dict[datetime, dict]:
         stmt = select(_TABLE).where(
@@ -65,7 +65,7 @@ class SqlIntradayBarRepository(IIntradayBarRepository):
         )
         return {as_utc(r["ts_utc"]): dict(r) for r in conn.execute(stmt).mappings()}  # type: ignore[misc]
 
-    def write(self, frame: pd.DataFrame) -> IntradayWriteCounts:
+    def write_intraday_bars(self, frame: pd.DataFrame) -> IntradayWriteCounts:
         rows = _rows(frame)
         if not rows:
             return IntradayWriteCounts()
@@ -94,7 +94,7 @@ class SqlIntradayBarRepository(IIntradayBarRepository):
                 upsert_columns(conn, _TABLE, columns, F.INTRADAY_KEY)
         return counts
 
-    def get(
+    def get_intraday_bars(
         self, symbol: str, as_of: date, start: date | None = None, end: date | None = None
     ) -> list[IntradayBarDTO]:
         last = min(as_of, end) if end else as_of
@@ -126,7 +126,7 @@ class SqlIntradayBarRepository(IIntradayBarRepository):
             )
         return out
 
-    def count(self, symbol: str | None = None) -> int:
+    def count_intraday_bars(self, symbol: str | None = None) -> int:
         stmt = select(func.count()).select_from(_TABLE)
         if symbol:
             stmt = stmt.where(_TABLE.c.symbol == symbol)

@@ -1,4 +1,5 @@
-"""SQLAlchemy implementation of the point-in-time market store."""
+"""SQLAlchemy implementation of the point-in-time market store (its 5-minute bars in intraday_bars.py,
+its coverage reads in coverage.py)."""
 
 from __future__ import annotations
 
@@ -26,6 +27,8 @@ from stockdesk.data_engineering.domain.dtos import (
 )
 from stockdesk.data_engineering.domain.exceptions import ImportValidationError, RowProblem
 from stockdesk.data_engineering.domain.ports import IMarketDataRepository
+from stockdesk.data_engineering.infrastructure.persistence.coverage import SqlCoverageReads
+from stockdesk.data_engineering.infrastructure.persistence.intraday_bars import SqlIntradayBars
 from stockdesk.data_engineering.infrastructure.persistence.models import (
     DailyBarRow,
     DailyValuationRow,
@@ -88,7 +91,7 @@ def _clean(value: Any) -> Any:
     return value
 
 
-class SqlMarketDataRepository(IMarketDataRepository):
+class SqlMarketDataRepository(SqlIntradayBars, SqlCoverageReads, IMarketDataRepository):
     def __init__(self, database: Database):
         self._db = database
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from datetime import date
-from typing import Any, Protocol, TypeVar
+from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
@@ -27,8 +27,9 @@ from stockdesk.debate.application.claim_round import (
 from stockdesk.debate.application.dtos.outcome_dto import DebateOutcomeDTO
 from stockdesk.debate.application.parallel import run_in_parallel
 from stockdesk.debate.application.services.choices_debate import run_choices
+from stockdesk.debate.application.services.panel_debate import PanelDebateService
 from stockdesk.debate.domain.dtos.bull_bear import BearArgument, BullArgument
-from stockdesk.debate.domain.dtos.outcome import BearCase, BullCase, DebateOutcome, RiskItem
+from stockdesk.debate.domain.dtos.outcome import BearCase, BullCase, RiskItem
 from stockdesk.debate.domain.exceptions import InvalidExpertResultsError
 from stockdesk.debate.domain.model.enums import DebateMode
 from stockdesk.debate.domain.ports.agents import (
@@ -47,21 +48,6 @@ from stockdesk.shared.errors import BadRequestException
 M = TypeVar("M", bound=BaseModel)
 
 
-class PanelRunResult(Protocol):
-    """What the panel service returns (its own PanelResult, read by attribute only)."""
-
-    outcome: DebateOutcome
-    artifact: dict[str, Any]
-    audit: list[dict[str, Any]]
-    dropped_sources: int
-
-
-class PanelDebateRunner(Protocol):
-    """The panel mode's entry point; typed here so debate's bull-bear code needs none of its modules."""
-
-    def run(self, symbol: str, as_of: date, digests: list[ExpertView]) -> PanelRunResult: ...
-
-
 def _audit_row(answer: AgentAnswer[Any]) -> dict[str, Any]:
     return {"agent": answer.agent, "input": answer.input, "output": answer.output, "tokens": answer.tokens}
 
@@ -72,7 +58,7 @@ class DebateService:
         bull: IBullAdvocateAgentPort,
         bear: IBearAdvocateAgentPort,
         resolution: IResolutionAgentPort,
-        panel: PanelDebateRunner | None = None,
+        panel: PanelDebateService | None = None,
         *,
         today: Callable[[], date] = date.today,
         chooser: IChoiceAgentPort | None = None,

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from typing import Any, Protocol, runtime_checkable
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -43,15 +43,6 @@ from stockdesk.evaluation.domain.metrics import BootstrapInterval
 
 POINT_COLUMNS: tuple[str, ...] = ("as_of", "action", "confidence", "forward_return", "excess_return")
 DEFAULT_SEED = 20240101
-
-
-@runtime_checkable
-class DateDecomposable(Protocol):
-    """A statistic whose value is sum_d num_d / sum_d den_d over evaluation dates."""
-
-    def per_date(self, points: pd.DataFrame, dates: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """num_d and den_d for each of `dates` (sorted datetime64); 0 for a date without points."""
-        ...
 
 
 def _ratio(num: np.ndarray | float, den: np.ndarray | float) -> np.ndarray:
@@ -71,10 +62,13 @@ def _per_date_sums(days: np.ndarray, values: np.ndarray, dates: np.ndarray) -> t
     return grouped["sum"].to_numpy(dtype=float), grouped["count"].to_numpy(dtype=float)
 
 
-class _RatioStatistic:
-    """Base of the report's statistics: calling it on a points frame gives sum num / sum den."""
+class DateDecomposable:
+    """A statistic whose value is sum_d num_d / sum_d den_d over evaluation dates: the base of the
+    report's statistics. Calling it on a points frame gives that ratio; the bootstrap resamples
+    its per-date sums instead of rebuilding every resample's points (a plain callable is rebuilt)."""
 
     def per_date(self, points: pd.DataFrame, dates: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """num_d and den_d for each of `dates` (sorted datetime64); 0 for a date without points."""
         raise NotImplementedError
 
     def __call__(self, points: pd.DataFrame) -> float:
@@ -83,7 +77,7 @@ class _RatioStatistic:
         return float(_ratio(num.sum(), den.sum()))
 
 
-class HitRate(_RatioStatistic):
+class HitRate(DateDecomposable):
     """Share of verdicts that hit (BUY up, SELL down, HOLD within the band), points with a known return."""
 
     def __init__(self, hold_band: float = DEFAULT_HOLD_BAND) -> None:
@@ -95,7 +89,7 @@ class HitRate(_RatioStatistic):
         return _per_date_sums(date_array(known["as_of"]), hits, dates)
 
 
-class MeanExcess(_RatioStatistic):
+class MeanExcess(DateDecomposable):
     """Mean excess return of the points with a known forward and excess return.
 
     `actions` (e.g. ("BUY",)) restricts it to those verdicts: when a mode and the baseline
@@ -115,7 +109,7 @@ class MeanExcess(_RatioStatistic):
         return _per_date_sums(date_array(known["as_of"])[finite], excess[finite], dates)
 
 
-class MeanRankIC(_RatioStatistic):
+class MeanRankIC(DateDecomposable):
     """Mean over dates of the Spearman IC of signed confidence vs excess return (NaN without a date)."""
 
     def __init__(self, min_symbols: int = 5) -> None:
@@ -133,7 +127,7 @@ class MeanRankIC(_RatioStatistic):
         return ic.fillna(0.0).to_numpy(dtype=float), ic.notna().to_numpy(dtype=float)
 
 
-class ActionExcess(_RatioStatistic):
+class ActionExcess(DateDecomposable):
     """Mean excess return earned by following the action: +excess for BUY, -excess for SELL, 0
     for HOLD, over the points with a known forward and excess return. Two sets on the same points
     differ only where their actions differ: what a change to the verdict (reflection) earned."""
@@ -147,7 +141,7 @@ class ActionExcess(_RatioStatistic):
         return _per_date_sums(date_array(known["as_of"])[finite], signed[finite], dates)
 
 
-class BrierScore(_RatioStatistic):
+class BrierScore(DateDecomposable):
     """Mean (p - 1[excess > 0])^2 over the points with a calibrated probability and a known excess
     return (uncalibrated points carry no probability and are left out)."""
 

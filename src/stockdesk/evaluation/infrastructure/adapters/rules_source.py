@@ -20,6 +20,7 @@ from typing import Any
 import pandas as pd
 
 from stockdesk.backtest.application import index_levels, limit_lookup
+from stockdesk.evaluation.application.market import EvaluationMarket
 from stockdesk.evaluation.application.schedule import evaluation_dates
 from stockdesk.evaluation.domain.dtos import (
     EvaluationConfig,
@@ -27,7 +28,7 @@ from stockdesk.evaluation.domain.dtos import (
     ExpertVoice,
     Verdict,
 )
-from stockdesk.evaluation.domain.ports import IEvaluationMarket, IVerdictSource
+from stockdesk.evaluation.domain.ports import IVerdictSource
 from stockdesk.judge.application import JudgeService, is_sufficient, signals_with_data
 from stockdesk.research.application import RulesEvidence, RulesSignalService, model_view
 from stockdesk.research.application.signal_model.run import ModelInputs, run_model_with_report
@@ -41,18 +42,25 @@ class RulesVerdictSource(IVerdictSource):
     mode = EvaluationMode.RULES
     batch_size = 1000  # ~1-2 s of work: a killed run loses at most that; histories load once a batch
 
-    def __init__(self, signals: Callable[[], RulesSignalService], judge: Callable[[], JudgeService]):
+    def __init__(
+        self,
+        signals: Callable[[], RulesSignalService],
+        judge: Callable[[], JudgeService],
+        market: EvaluationMarket,
+    ):
+        """`market`: the universe's securities and bars the model is run over (in `prepare`)."""
         self._signals = signals
         self._judge = judge
+        self._market = market
         self._config: EvaluationConfig | None = None
         self._rows: Rows | None = None
         self._report: dict[str, Any] = {}
 
-    def prepare(self, config: EvaluationConfig, market: IEvaluationMarket) -> None:
+    def prepare(self, config: EvaluationConfig) -> None:
         key = config_hash(config.model_dump(mode="json"))
         if key not in _RUNS:
             _RUNS.clear()
-            rows, report = self._run(config, market)
+            rows, report = self._run(config)
             _RUNS[key] = (
                 {(r["symbol"], pd.Timestamp(r["date"])): r for r in rows.to_dict("records")},
                 report,
@@ -62,9 +70,8 @@ class RulesVerdictSource(IVerdictSource):
     def model_report(self) -> dict[str, Any]:
         return self._report
 
-    def _run(
-        self, config: EvaluationConfig, market: IEvaluationMarket
-    ) -> tuple[pd.DataFrame, dict[str, Any]]:
+    def _run(self, config: EvaluationConfig) -> tuple[pd.DataFrame, dict[str, Any]]:
+        market = self._market
         securities = market.securities(config.symbols)
         universe = [s for s in config.symbols if s in securities]
         bars = market.bars(universe, date(1990, 1, 1), None)

@@ -1,4 +1,4 @@
-"""SQLAlchemy implementations of the audit and cache ports."""
+"""SQLAlchemy implementation of the LLM platform's store: the audit of calls and the response cache."""
 
 from __future__ import annotations
 
@@ -14,11 +14,7 @@ from stockdesk.llm_platform.domain.dtos import (
     LLMCallRecord,
     ToolCallRecord,
 )
-from stockdesk.llm_platform.domain.ports import (
-    CacheStats,
-    ILLMCallAuditRepository,
-    IResponseCache,
-)
+from stockdesk.llm_platform.domain.ports import CacheStats, ILLMStore
 from stockdesk.llm_platform.infrastructure.persistence.models import (
     LLMCallRow,
     LLMResponseCacheRow,
@@ -29,10 +25,11 @@ from stockdesk.shared.db.lengths import fit_lengths
 from stockdesk.shared.redact import redact_text
 
 
-class SqlLLMCallAuditRepository(ILLMCallAuditRepository):
+class SqlLLMStore(ILLMStore):
     def __init__(self, database: Database):
         self._db = database
 
+    # ---- the audit ---------------------------------------------------------------------------
     def record(self, record: LLMCallRecord) -> None:
         row = record.model_dump()
         row["error_message"] = redact_text(row["error_message"])  # provider errors may quote URLs
@@ -69,43 +66,7 @@ class SqlLLMCallAuditRepository(ILLMCallAuditRepository):
                 for row in rows
             ]
 
-
-def _audited(row: LLMCallRow, ran: dict[tuple[str, str], LLMToolCallRow]) -> AuditedCall:
-    calls = []
-    for asked in row.tool_calls or []:
-        done = ran.get((row.call_id or "", str(asked.get("id"))))
-        calls.append(
-            AuditedToolCall(
-                id=str(asked.get("id")),
-                name=str(asked.get("name")),
-                arguments=asked.get("arguments") or {},
-                status=done.status if done else "not_run",
-                result_chars=done.result_chars if done else 0,
-                error=done.error if done else None,
-            )
-        )
-    return AuditedCall(
-        call_id=row.call_id,
-        created_at=_utc(row.created_at) or row.created_at,
-        run_id=row.run_id,
-        model=row.model,
-        provider=row.provider,
-        purpose=row.caller,
-        status=row.status,
-        tokens=row.prompt_tokens + row.completion_tokens,
-        prompt_tokens=row.prompt_tokens,
-        completion_tokens=row.completion_tokens,
-        prompt_tokens_evaluated=row.prompt_tokens_evaluated,
-        prompt_tokens_cached=row.prompt_tokens_cached,
-        seconds=row.latency_seconds,
-        tool_calls=calls,
-    )
-
-
-class SqlResponseCache(IResponseCache):
-    def __init__(self, database: Database):
-        self._db = database
-
+    # ---- the response cache ------------------------------------------------------------------
     def get(self, key: str) -> CompletionResponse | None:
         with self._db.session() as session:
             row = session.get(LLMResponseCacheRow, key)
@@ -141,6 +102,38 @@ class SqlResponseCache(IResponseCache):
         with self._db.session() as session:
             result = session.execute(delete(LLMResponseCacheRow))
             return int(result.rowcount or 0)  # type: ignore[attr-defined]
+
+
+def _audited(row: LLMCallRow, ran: dict[tuple[str, str], LLMToolCallRow]) -> AuditedCall:
+    calls = []
+    for asked in row.tool_calls or []:
+        done = ran.get((row.call_id or "", str(asked.get("id"))))
+        calls.append(
+            AuditedToolCall(
+                id=str(asked.get("id")),
+                name=str(asked.get("name")),
+                arguments=asked.get("arguments") or {},
+                status=done.status if done else "not_run",
+                result_chars=done.result_chars if done else 0,
+                error=done.error if done else None,
+            )
+        )
+    return AuditedCall(
+        call_id=row.call_id,
+        created_at=_utc(row.created_at) or row.created_at,
+        run_id=row.run_id,
+        model=row.model,
+        provider=row.provider,
+        purpose=row.caller,
+        status=row.status,
+        tokens=row.prompt_tokens + row.completion_tokens,
+        prompt_tokens=row.prompt_tokens,
+        completion_tokens=row.completion_tokens,
+        prompt_tokens_evaluated=row.prompt_tokens_evaluated,
+        prompt_tokens_cached=row.prompt_tokens_cached,
+        seconds=row.latency_seconds,
+        tool_calls=calls,
+    )
 
 
 def _utc(moment: datetime | None) -> datetime | None:

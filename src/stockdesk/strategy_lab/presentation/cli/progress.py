@@ -12,12 +12,13 @@ from rich.progress import (
     TimeElapsedColumn,
 )
 
+from stockdesk.strategy_lab.application.autonomous_loop import LoopObserver
 from stockdesk.strategy_lab.domain.dtos import IterationRecord
 from stockdesk.strategy_lab.presentation.cli.tables import STATUS_STYLE
 
 
-class RunProgress:
-    """A LoopObserver that draws on stderr (stdout stays clean for --json)."""
+class RunProgress(LoopObserver):
+    """Draws the loop's progress on stderr (stdout stays clean for --json)."""
 
     def __init__(self, console: Console, total: int, max_attempts: int, done: int = 0):
         self._console = console

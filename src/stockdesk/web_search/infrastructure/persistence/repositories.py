@@ -1,4 +1,4 @@
-"""SQLAlchemy implementations of web search's audit and cache ports."""
+"""SQLAlchemy implementation of web search's store: the audit of calls and the cache of answers."""
 
 from __future__ import annotations
 
@@ -10,14 +10,16 @@ from sqlalchemy import select
 from stockdesk.shared.db import Database
 from stockdesk.shared.db.lengths import fit_lengths
 from stockdesk.shared.redact import redact_text
-from stockdesk.web_search.domain.ports import ISearchAuditRepository, ISearchCache
+from stockdesk.web_search.domain.ports import ISearchStore
 from stockdesk.web_search.domain.search import SearchCallRecord, WebSearchResponse
 from stockdesk.web_search.infrastructure.persistence.models import SearchCacheRow, SearchCallRow
 
 
-class SqlSearchAuditRepository(ISearchAuditRepository):
-    def __init__(self, database: Database):
+class SqlSearchStore(ISearchStore):
+    def __init__(self, database: Database, *, now: Callable[[], datetime] = lambda: datetime.now(UTC)):
+        """`now`: the clock a cached answer's age is told by."""
         self._db = database
+        self._now = now
 
     def record(self, record: SearchCallRecord) -> None:
         row = record.model_dump()
@@ -32,12 +34,6 @@ class SqlSearchAuditRepository(ISearchAuditRepository):
                 SearchCallRecord.model_validate({f: getattr(r, f) for f in SearchCallRecord.model_fields})
                 for r in rows
             ]
-
-
-class SqlSearchCache(ISearchCache):
-    def __init__(self, database: Database, *, now: Callable[[], datetime] = lambda: datetime.now(UTC)):
-        self._db = database
-        self._now = now
 
     def get(self, key: str, max_age_seconds: float) -> WebSearchResponse | None:
         with self._db.session() as session:

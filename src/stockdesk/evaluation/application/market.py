@@ -1,4 +1,5 @@
-"""IEvaluationMarket over data_engineering's application interface (bulk frames, one read each)."""
+"""Prices for schedules, fills and returns, read through data_engineering's application interface
+(bulk frames, one read each)."""
 
 from __future__ import annotations
 
@@ -8,19 +9,20 @@ from datetime import date, timedelta
 import pandas as pd
 
 from stockdesk.data_engineering.application import GetMarketFramesUseCase, ListSecuritiesUseCase
-from stockdesk.evaluation.domain.ports import IEvaluationMarket, SecurityInfo
+from stockdesk.evaluation.domain.ports import SecurityInfo
 
 BAR_COLUMNS = ["symbol", "trade_date", "open", "close", "pre_close", "volume", "adj_factor"]
 LAST_DAY = date(2100, 1, 1)
 LOOK_BACK = timedelta(days=10)  # the day before the window: a pre_close fallback for its first day
 
 
-class StoreEvaluationMarket(IEvaluationMarket):
+class EvaluationMarket:
     def __init__(self, securities: ListSecuritiesUseCase, frames: GetMarketFramesUseCase):
         self._securities = securities
         self._frames = frames
 
     def securities(self, symbols: Sequence[str]) -> dict[str, SecurityInfo]:
+        """The stored ones among `symbols` (unknown symbols are left out)."""
         wanted = set(symbols)
         return {
             s.symbol: SecurityInfo(symbol=s.symbol, name=s.name, market=s.market)
@@ -29,5 +31,7 @@ class StoreEvaluationMarket(IEvaluationMarket):
         }
 
     def bars(self, symbols: Sequence[str], start: date, end: date | None) -> pd.DataFrame:
+        """Long frame: symbol, trade_date, open, close, pre_close, volume, adj_factor (raw prices);
+        `end` None: everything stored (forward returns need the days after the last verdict)."""
         frame = self._frames.bars(list(symbols), start - LOOK_BACK, end or LAST_DAY)
         return frame.reindex(columns=BAR_COLUMNS)

@@ -1,4 +1,5 @@
-"""IVerdictLedger over the ledger's application: a saved session becomes one VerdictRecord.
+"""Where a finished session's verdict is recorded: the verdict ledger, through its application; a
+saved session becomes one VerdictRecord.
 
 What the record holds, from the session:
 - mode: `rules` (rules-only), `experts` (LLM experts combined by the rules) or `full`;
@@ -19,7 +20,6 @@ from datetime import date
 from typing import Any
 
 from stockdesk.coordinator.domain.dtos.session import ResearchSession
-from stockdesk.coordinator.domain.ports.ledger import IVerdictLedger
 from stockdesk.ledger.application import (
     ExpertVoiceRecord,
     LedgerService,
@@ -108,7 +108,7 @@ def verdict_record(session: ResearchSession, cost_usd: float | None = None) -> V
     )
 
 
-class LedgerGatewayAdapter(IVerdictLedger):
+class VerdictLedger:
     def __init__(
         self, service: Callable[[], LedgerService], cost_of: Callable[[str], float | None] | None = None
     ):
@@ -118,5 +118,7 @@ class LedgerGatewayAdapter(IVerdictLedger):
         self._cost_of = cost_of
 
     def record(self, session: ResearchSession) -> None:
+        """Append the session's verdict once (the session id names the entry: a second call for
+        the same session appends nothing)."""
         cost = self._cost_of(session.id) if self._cost_of is not None and session.llm_calls else None
         self._service().append(verdict_record(session, cost))

@@ -1,21 +1,24 @@
-"""ILedgerEntries over the ledger's application interface (LedgerService)."""
+"""The verdict ledger as `stockdesk track` reads it, through the ledger context's application
+interface (LedgerService)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from stockdesk.evaluation.domain.track import ChainStatus, ILedgerEntries
+from stockdesk.evaluation.domain.track import ChainStatus
 from stockdesk.ledger.application import LedgerColumns, LedgerService
 
 
-class LedgerEntriesAdapter(ILedgerEntries):
+class LedgerEntries:
     def __init__(self, service: Callable[[], LedgerService]):
         self._service = service
 
     def entries(self) -> LedgerColumns:
+        """Every entry in seq order, column by column."""
         return self._service().fact_columns()
 
     def verify(self) -> ChainStatus:
+        """Recompute the chain; the first bad entry named."""
         check = self._service().verify()
         bad = check.first_bad
         return ChainStatus(

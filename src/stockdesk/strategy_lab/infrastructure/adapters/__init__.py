@@ -1,1 +1,0 @@
-"""Adapters of the strategy lab onto other contexts' application interfaces."""
