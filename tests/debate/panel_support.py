@@ -25,10 +25,10 @@ from stockdesk.data_engineering.application import (
 from stockdesk.data_engineering.application.import_service import MarketDataImportService
 from stockdesk.data_engineering.infrastructure.importers.filing_document import read_filing_document
 from stockdesk.data_engineering.infrastructure.persistence.repository import SqlMarketDataRepository
+from stockdesk.debate.application.panel_tools import PanelData
 from stockdesk.debate.application.services.panel_debate import PanelDebateService
 from stockdesk.debate.infrastructure.agents.sampling import SAMPLING
 from stockdesk.debate.infrastructure.panel_factory import build_panel_service, build_panel_tools
-from stockdesk.debate.infrastructure.tools.store_tools import PanelData
 from stockdesk.llm_platform.application.llm_handle import LLMHandle
 from stockdesk.llm_platform.application.llm_service import LLMService
 from stockdesk.llm_platform.domain.dtos import CompletionRequest, ToolCall

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from datetime import date
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 import pytest
 
@@ -20,8 +20,7 @@ from stockdesk.data_engineering.application.intraday_import import IntradayImpor
 from stockdesk.data_engineering.infrastructure.importers.intraday_csv import read_intraday_csv
 from stockdesk.data_engineering.infrastructure.persistence.repository import SqlMarketDataRepository
 from stockdesk.debate.application.panel_context import NO_INTRADAY, load_context
-from stockdesk.debate.infrastructure.tools.page_index import FilingPageIndex
-from stockdesk.debate.infrastructure.tools.store_tools import PanelData, StorePanelTools
+from stockdesk.debate.application.panel_tools import PanelData, PanelTools
 from stockdesk.shared.db import Database
 from stockdesk.shared.errors import BadRequestException
 
@@ -36,7 +35,7 @@ class NoIndex:
         raise AssertionError("the page index was used")
 
 
-def tools(database: Database, *, intraday: bool = True, max_rows: int = 500) -> StorePanelTools:
+def tools(database: Database, *, intraday: bool = True, max_rows: int = 500) -> PanelTools:
     market = SqlMarketDataRepository(database)
     data = PanelData(
         news=GetNewsUseCase(market),
@@ -45,7 +44,7 @@ def tools(database: Database, *, intraday: bool = True, max_rows: int = 500) -> 
         filing_pages=GetFilingPagesUseCase(market),
         intraday=GetIntradayBarsUseCase(SqlMarketDataRepository(database)) if intraday else None,
     )
-    return StorePanelTools(data, cast(FilingPageIndex, NoIndex()), max_ohlcv_rows=max_rows)
+    return PanelTools(data, NoIndex().index, max_ohlcv_rows=max_rows)
 
 
 @pytest.fixture

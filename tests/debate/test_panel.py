@@ -17,6 +17,7 @@ from stockdesk.data_engineering.application import GetFilingPagesUseCase, GetNew
 from stockdesk.data_engineering.infrastructure.persistence.repository import SqlMarketDataRepository
 from stockdesk.debate.application.consensus import is_consensus
 from stockdesk.debate.application.panel_context import NO_INTRADAY, load_context
+from stockdesk.debate.application.panel_tools import PanelTools, news_pk
 from stockdesk.debate.application.services.panel_debate import PanelDebateService, PanelResult
 from stockdesk.debate.application.sources import validate_sources
 from stockdesk.debate.domain.dtos.panel import (
@@ -31,7 +32,6 @@ from stockdesk.debate.infrastructure.agents.panel_expert.output_parser import pa
 from stockdesk.debate.infrastructure.agents.sampling import SAMPLING
 from stockdesk.debate.infrastructure.tools.page_index import SUMMARY_INPUT_CHARS, FilingPageIndex, index_path
 from stockdesk.debate.infrastructure.tools.page_parts import split_page
-from stockdesk.debate.infrastructure.tools.store_tools import StorePanelTools, news_pk
 from stockdesk.judge.application.services.debate_outcome import judge_input_from_outcome
 from stockdesk.llm_platform.application.llm_handle import LLMHandle
 from stockdesk.llm_platform.application.llm_service import LLMService
@@ -91,9 +91,9 @@ def panel(
 
 def tools_over(
     script: PanelScript, repository: SqlMarketDataRepository, settings: Settings, database: Database
-) -> StorePanelTools:
+) -> PanelTools:
     index = FilingPageIndex(LLMHandle(llm_over(script, database), SAMPLING), settings.cache_dir)
-    return StorePanelTools(panel_data(repository), index)
+    return PanelTools(panel_data(repository), index.index)
 
 
 def ex(action: str, confidence: float) -> ExpertTurn:

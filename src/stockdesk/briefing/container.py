@@ -8,7 +8,7 @@ from functools import cached_property
 
 from stockdesk.briefing.application import BriefingJobs, BriefingService
 from stockdesk.briefing.infrastructure.factory import SAMPLING, build_briefing_jobs, build_briefing_service
-from stockdesk.debate.application import IPanelToolsPort, PanelDebateService
+from stockdesk.debate.application import PanelDebateService, PanelTools
 from stockdesk.llm_platform.application.llm_handle import LLMHandle
 from stockdesk.llm_platform.application.llm_service import LLMService
 from stockdesk.shared.tasks import ITaskStore
@@ -19,7 +19,7 @@ class BriefingContainer:
         self,
         llm_service: Callable[[], LLMService],
         panel: Callable[[], PanelDebateService | None],
-        tools: Callable[[], IPanelToolsPort | None],
+        tools: Callable[[], PanelTools | None],
         panel_with_rounds: Callable[[int], PanelDebateService],
         tasks: Callable[[], ITaskStore] | None = None,
     ):

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from stockdesk.debate.application import DebateService
+from stockdesk.debate.application.panel_tools import PanelData, PanelTools
 from stockdesk.debate.application.services.panel_debate import PanelDebateService
 from stockdesk.debate.domain.ports.agents import (
     IBearAdvocateAgentPort,
@@ -16,14 +17,12 @@ from stockdesk.debate.domain.ports.agents import (
     IChoiceAgentPort,
     IResolutionAgentPort,
 )
-from stockdesk.debate.domain.ports.panel import IPanelToolsPort
 from stockdesk.debate.infrastructure.agents.bear_advocate.agent import BearAdvocateAgent
 from stockdesk.debate.infrastructure.agents.bull_advocate.agent import BullAdvocateAgent
 from stockdesk.debate.infrastructure.agents.choices.agent import ChoiceAgent
 from stockdesk.debate.infrastructure.agents.resolution.agent import ResolutionAgent
 from stockdesk.debate.infrastructure.agents.sampling import SAMPLING
 from stockdesk.debate.infrastructure.panel_factory import PanelOptions, build_panel_service, build_panel_tools
-from stockdesk.debate.infrastructure.tools.store_tools import PanelData
 from stockdesk.llm_platform.application.llm_handle import LLMHandle
 from stockdesk.llm_platform.application.llm_service import LLMService
 from stockdesk.shared.errors import BadRequestException
@@ -65,7 +64,7 @@ class DebateContainer:
         return ResolutionAgent(self.llm)
 
     @cached_property
-    def panel_tools(self) -> IPanelToolsPort | None:
+    def panel_tools(self) -> PanelTools | None:
         """The panel's five spec tools over the store (None without panel data)."""
         if self._panel_data is None or self._cache_dir is None:
             return None

@@ -15,9 +15,9 @@ from stockdesk.coordinator.container import CoordinatorContainer
 from stockdesk.data_engineering.application.sync_runs import KIND as SYNC_KIND
 from stockdesk.data_engineering.application.sync_runs import SyncRuns
 from stockdesk.data_engineering.container import DataEngineeringContainer
+from stockdesk.debate.application.panel_tools import PanelData
 from stockdesk.debate.container import DebateContainer
 from stockdesk.debate.infrastructure.panel_factory import PanelOptions
-from stockdesk.debate.infrastructure.tools.store_tools import PanelData
 from stockdesk.evaluation.application.evaluation_service import JOB_KIND as EVALUATION_STORED
 from stockdesk.evaluation.container import EvaluationContainer
 from stockdesk.evaluation.presentation.jobs import KIND as EVALUATION_KIND

@@ -48,7 +48,7 @@ from stockdesk.briefing.domain.ports import (
     RefinerInput,
     WorkerInput,
 )
-from stockdesk.debate.application import IPanelToolsPort, PanelDebateService, PriceSummary
+from stockdesk.debate.application import PanelDebateService, PanelTools, PriceSummary
 from stockdesk.debate.application.panel_context import PRICE_WINDOW_DAYS, summarize_rows
 from stockdesk.debate.application.parallel import run_bounded
 from stockdesk.shared.errors import BadRequestException, LLMOutputParseError, NotFoundException, one_line
@@ -61,7 +61,7 @@ class BriefingService:
     def __init__(
         self,
         panel: PanelDebateService,
-        tools: IPanelToolsPort,
+        tools: PanelTools,
         worker: IScriptWorkerPort,
         refiner: IScriptRefinerPort,
         *,

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from stockdesk.briefing.application import BriefingJobs, BriefingService
 from stockdesk.briefing.infrastructure.agents.script_refiner.agent import ScriptRefinerAgent
 from stockdesk.briefing.infrastructure.agents.script_worker.agent import ScriptWorkerAgent
-from stockdesk.debate.application import IPanelToolsPort, PanelDebateService
+from stockdesk.debate.application import PanelDebateService, PanelTools
 from stockdesk.llm_platform.application.llm_handle import LLMHandle, Sampling
 from stockdesk.shared.tasks import ITaskStore
 
@@ -20,7 +20,7 @@ DEFAULT_SLOTS = 2  # tickers debated at once (each debate already runs four expe
 
 def build_briefing_service(
     panel: PanelDebateService,
-    tools: IPanelToolsPort,
+    tools: PanelTools,
     llm: LLMHandle,
     *,
     panel_with_rounds: Callable[[int], PanelDebateService],

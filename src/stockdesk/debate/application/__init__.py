@@ -3,6 +3,7 @@ and what the briefing context reads of a panel debate: the panel service, its so
 price summary and tools port."""
 
 from stockdesk.debate.application.dtos.outcome_dto import DebateOutcomeDTO
+from stockdesk.debate.application.panel_tools import PanelTools
 from stockdesk.debate.application.services.debate_service import DebateService
 from stockdesk.debate.application.services.panel_debate import PanelDebateService
 from stockdesk.debate.domain.dtos.panel import (
@@ -18,7 +19,6 @@ from stockdesk.debate.domain.dtos.panel import (
     Source,
 )
 from stockdesk.debate.domain.model.enums import DebateMode
-from stockdesk.debate.domain.ports.panel import IPanelToolsPort
 
 __all__ = [
     "PANEL_ROLES",
@@ -30,9 +30,9 @@ __all__ = [
     "DebateOutcomeDTO",
     "DebateService",
     "EventSource",
-    "IPanelToolsPort",
     "PanelArtifact",
     "PanelDebateService",
+    "PanelTools",
     "PriceSummary",
     "SecFilingSource",
     "Source",

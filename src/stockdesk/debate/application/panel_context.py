@@ -10,6 +10,7 @@ from __future__ import annotations
 from datetime import date, timedelta
 from typing import Any
 
+from stockdesk.debate.application.panel_tools import PanelTools
 from stockdesk.debate.domain.dtos.panel import (
     ArticleSource,
     ChartSource,
@@ -20,7 +21,6 @@ from stockdesk.debate.domain.dtos.panel import (
     PriceSummary,
     SecFilingSource,
 )
-from stockdesk.debate.domain.ports.panel import IPanelToolsPort
 
 NO_INTRADAY = "数据不足 / no intraday data"
 PRICE_WINDOW_DAYS = 30
@@ -29,7 +29,7 @@ PREFERRED_FORMS = ["10-K", "10-Q"]
 
 
 def load_context(
-    tools: IPanelToolsPort,
+    tools: PanelTools,
     ticker: str,
     as_of: date,
     *,
@@ -64,16 +64,14 @@ def load_context(
     )
 
 
-def _news(tools: IPanelToolsPort, ticker: str, as_of: date, limit: int) -> list[NewsBrief]:
+def _news(tools: PanelTools, ticker: str, as_of: date, limit: int) -> list[NewsBrief]:
     listed = tools.get_news_list(tickers=[ticker], as_of=as_of)["articles"][:limit]
     return [
         NewsBrief(pk=a["pk"], title=a["title"], date=a["gsi_utc_pk"].removeprefix("UTC#")) for a in listed
     ]
 
 
-def _price(
-    tools: IPanelToolsPort, ticker: str, as_of: date
-) -> tuple[PriceSummary | None, ChartSource | None]:
+def _price(tools: PanelTools, ticker: str, as_of: date) -> tuple[PriceSummary | None, ChartSource | None]:
     start = as_of - timedelta(days=PRICE_WINDOW_DAYS)
     answer = tools.get_ohlcv(
         ticker=ticker, start_date=start.isoformat(), end_date=as_of.isoformat(), interval="1d", as_of=as_of
@@ -106,7 +104,7 @@ def summarize_rows(rows: list[dict[str, Any]]) -> PriceSummary:
     )
 
 
-def _intraday(tools: IPanelToolsPort, ticker: str, as_of: date) -> str:
+def _intraday(tools: PanelTools, ticker: str, as_of: date) -> str:
     """The latest trading day's 5-minute bars at or before `as_of` (a weekend reads Friday)."""
     start = (as_of - timedelta(days=INTRADAY_LOOKBACK_DAYS)).isoformat()
     answer = tools.get_ohlcv(
@@ -142,7 +140,7 @@ def summarize_intraday(rows: list[dict[str, Any]]) -> str:
     )
 
 
-def _filings(tools: IPanelToolsPort, ticker: str, as_of: date, limit: int) -> list[FilingBrief]:
+def _filings(tools: PanelTools, ticker: str, as_of: date, limit: int) -> list[FilingBrief]:
     listed = tools.get_sec_filing_list(ticker=ticker, forms=PREFERRED_FORMS, limit=limit, as_of=as_of)
     if not listed["filings"]:  # no 10-K/10-Q (e.g. not a US listing): whatever forms are stored
         listed = tools.get_sec_filing_list(ticker=ticker, limit=limit, as_of=as_of)

@@ -6,12 +6,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from stockdesk.debate.application.panel_tools import PanelData, PanelTools
 from stockdesk.debate.application.services.panel_debate import PanelDebateService
-from stockdesk.debate.domain.ports.panel import IPanelToolsPort
 from stockdesk.debate.infrastructure.agents.moderator.agent import ModeratorAgent
 from stockdesk.debate.infrastructure.agents.panel_expert.agent import PanelExpertAgent
 from stockdesk.debate.infrastructure.tools.page_index import FilingPageIndex
-from stockdesk.debate.infrastructure.tools.store_tools import PanelData, StorePanelTools
 from stockdesk.llm_platform.application.llm_handle import LLMHandle
 from stockdesk.llm_platform.application.tool_loop import ToolLimits
 
@@ -35,14 +34,14 @@ class PanelOptions:
         }
 
 
-def build_panel_tools(llm: LLMHandle, data: PanelData, cache_dir: Path) -> StorePanelTools:
+def build_panel_tools(llm: LLMHandle, data: PanelData, cache_dir: Path) -> PanelTools:
     """The five spec tools over the store; `cache_dir` holds the filing page indexes."""
-    return StorePanelTools(data, FilingPageIndex(llm, cache_dir))
+    return PanelTools(data, FilingPageIndex(llm, cache_dir).index)
 
 
 def build_panel_service(
     llm: LLMHandle,
-    tools: IPanelToolsPort,
+    tools: PanelTools,
     *,
     min_rounds: int = 2,
     max_rounds: int = 4,

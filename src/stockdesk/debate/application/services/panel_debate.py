@@ -31,6 +31,7 @@ from pydantic import BaseModel
 from stockdesk.debate.application.claim_round import ClaimRound, claim_round
 from stockdesk.debate.application.consensus import DEFAULT_CONSENSUS_CONFIDENCE, is_consensus
 from stockdesk.debate.application.panel_context import load_context
+from stockdesk.debate.application.panel_tools import PanelTools
 from stockdesk.debate.application.parallel import run_in_parallel
 from stockdesk.debate.application.sources import resolve_citations
 from stockdesk.debate.application.tool_sources import tool_sources
@@ -52,7 +53,6 @@ from stockdesk.debate.domain.ports.panel import (
     ExpertAnswer,
     IModeratorAgentPort,
     IPanelExpertAgentPort,
-    IPanelToolsPort,
     ModeratorQuestion,
     PanelTurn,
 )
@@ -88,7 +88,7 @@ class PanelResult(BaseModel):
 class PanelDebateService:
     def __init__(
         self,
-        tools: IPanelToolsPort,
+        tools: PanelTools,
         expert_agent: IPanelExpertAgentPort,
         moderator: IModeratorAgentPort,
         *,

@@ -1,5 +1,7 @@
-"""Ports of the panel debate: the five data tools (spec 5), one expert agent, the moderator agent
-(the last two named as the desk's one agent contract, `Agent[question, answer]`).
+"""Ports of the panel debate: one expert agent and the moderator agent, named as the desk's one
+agent contract (`Agent[question, answer]`), and what their answers carry.
+
+The five data tools (spec 5) are a plain class over the store, `debate.application.panel_tools`.
 
 Tool arguments carry the spec's input JSON field names and return its output JSON; `as_of` is added
 because every read is point in time (nothing published after that day is visible).
@@ -7,9 +9,7 @@ because every read is point in time (nothing published after that day is visible
 
 from __future__ import annotations
 
-from abc import ABC, abstractmethod
 from dataclasses import dataclass
-from datetime import date
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -23,36 +23,6 @@ from stockdesk.debate.domain.dtos.panel import (
 )
 from stockdesk.llm_platform.application.agent import Agent, AgentAnswer
 from stockdesk.research.application import ExpertView
-
-
-class IPanelToolsPort(ABC):
-    @abstractmethod
-    def get_news_list(
-        self, tickers: list[str], keywords: list[str] | None = None, *, as_of: date
-    ) -> dict[str, Any]:
-        """{count, filters{tickers, keywords}, articles[{pk, title, url, tickers, publish_et_iso, ...}]}."""
-
-    @abstractmethod
-    def get_news_content(self, pks: list[str], bucket: str | None = None, *, as_of: date) -> dict[str, Any]:
-        """{count, articles[{pk, title, body, cached, body_truncated}]}."""
-
-    @abstractmethod
-    def get_ohlcv(
-        self, ticker: str, start_date: str, end_date: str, interval: str = "1d", *, as_of: date
-    ) -> dict[str, Any]:
-        """{ticker, start_date, end_date, interval, rows[{ts, open, high, low, close, volume}]}."""
-
-    @abstractmethod
-    def get_sec_filing_list(
-        self, ticker: str, forms: list[str] | None = None, limit: int = 6, *, as_of: date
-    ) -> dict[str, Any]:
-        """{ticker, cik, company_name, count, filings[{form, filed_date, accession_number, ...}]}."""
-
-    @abstractmethod
-    def get_sec_filing_content(
-        self, ticker: str, accession_numbers: list[str], page: int | None = None, *, as_of: date
-    ) -> dict[str, Any]:
-        """{count, filings[{..., index, total_pages, cached}]}; with `page` also `page` and `content`."""
 
 
 class ToolUse(BaseModel):

@@ -12,7 +12,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from stockdesk.debate.domain.ports.panel import IPanelToolsPort
+from stockdesk.debate.application.panel_tools import PanelTools
 from stockdesk.llm_platform.application.tool_loop import Tool
 
 DAY = r"^\d{4}-\d{2}-\d{2}$"
@@ -48,7 +48,7 @@ class FilingContentArgs(BaseModel):
     page: int | None = Field(default=None, ge=1, description="omit for the page index only")
 
 
-def panel_tools(port: IPanelToolsPort, as_of: date) -> list[Tool]:
+def panel_tools(port: PanelTools, as_of: date) -> list[Tool]:
     """The five tools over `port`, reading nothing after `as_of`."""
     return [
         Tool(

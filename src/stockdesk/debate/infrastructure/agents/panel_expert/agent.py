@@ -10,12 +10,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from importlib import resources
 
+from stockdesk.debate.application.panel_tools import PanelTools
 from stockdesk.debate.application.sources import render_sources
 from stockdesk.debate.domain.dtos.panel import PANEL_ROLES, ExpertReply, PanelRole
 from stockdesk.debate.domain.ports.panel import (
     ExpertAnswer,
     IPanelExpertAgentPort,
-    IPanelToolsPort,
     PanelTurn,
     ToolUse,
 )
@@ -50,9 +50,7 @@ def load_roles() -> dict[PanelRole, RoleText]:
 
 
 class PanelExpertAgent(IPanelExpertAgentPort):
-    def __init__(
-        self, llm: LLMHandle, tools: IPanelToolsPort | None = None, limits: ToolLimits | None = None
-    ):
+    def __init__(self, llm: LLMHandle, tools: PanelTools | None = None, limits: ToolLimits | None = None):
         """Without `tools` (or with `limits.max_calls` 0) the expert gets no tools."""
         self._llm = llm
         self._limits = limits or ToolLimits()

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, date
 from typing import Any
@@ -27,8 +28,6 @@ from stockdesk.data_engineering.application import (
     IntradayBarDTO,
     NewsItemDTO,
 )
-from stockdesk.debate.domain.ports.panel import IPanelToolsPort
-from stockdesk.debate.infrastructure.tools.page_index import FilingPageIndex
 from stockdesk.shared.errors import BadRequestException
 
 PAGE_CHARS = 20_000  # the store's filing page size
@@ -77,11 +76,19 @@ def _digits(accession: str) -> str:
     return re.sub(r"\D", "", accession or "")
 
 
-class StorePanelTools(IPanelToolsPort):
+# A filing's page index: (filing meta, its pages) -> (one summary per page, whether it came from
+# the cache). FilingPageIndex.index in infrastructure: an LLM summarises the pages once.
+PageIndexer = Callable[[dict[str, Any], list[str]], tuple[list[dict[str, str]], bool]]
+
+
+class PanelTools:
+    """The tools every panel expert may call (spec 5), each bound to the debate date by the tool
+    definitions; `page_index` summarises a filing's pages for get_sec_filing_list."""
+
     def __init__(
         self,
         data: PanelData,
-        page_index: FilingPageIndex,
+        page_index: PageIndexer,
         *,
         news_scan_limit: int = NEWS_SCAN_LIMIT,
         body_chars: int = BODY_CHARS,
@@ -228,7 +235,7 @@ class StorePanelTools(IPanelToolsPort):
             "form": filing.form,
             "filed_date": filing.filed_date.isoformat(),
         }
-        index, cached = self._index.index(meta, pages)
+        index, cached = self._index(meta, pages)
         answer: dict[str, Any] = {
             "accession_number": filing.accession_number,
             "form": filing.form,
