@@ -28,8 +28,8 @@ LATENCY_SECONDS = "1.0"  # per LLM answer: experts, debate and judge take a few 
 RECORD_PROGRESS = """
 document.addEventListener("htmx:sseMessage", function (event) {
   if (!event.detail || event.detail.type !== "progress") return;
-  var state = document.querySelector("#progress-body .progress-state");
-  var rows = Array.from(document.querySelectorAll("#progress-body tr[data-node]"));
+  var state = document.querySelector("#analysis-progress .job-panel");
+  var rows = Array.from(document.querySelectorAll("#analysis-progress tr[data-node]"));
   window.recordProgress(JSON.stringify({
     state: state ? state.getAttribute("data-state") : null,
     nodes: rows.map(function (r) { return r.dataset.node + ":" + r.dataset.state; }),
@@ -81,7 +81,7 @@ def test_start_an_analysis_and_see_it_finish_through_sse(
     page.get_by_role("button", name="Start the analysis").click()
     expect(page).to_have_url(re.compile(r"/analyses/[0-9a-f]{32}$"))
     session_id = page.url.rsplit("/", 1)[1]
-    expect(page.locator("#progress-body table.nodes")).to_be_visible()
+    expect(page.locator("#analysis-progress table.nodes")).to_be_visible()
     shots(page, "2-progress")
 
     expect(page).to_have_url(f"{slow_server.url}/sessions/{session_id}", timeout=60_000)
@@ -112,7 +112,7 @@ def test_cancel_stops_the_analysis_and_the_session_says_so(
     expect(note).to_contain_text("cancelled by the user")
     shots(page, "cancelled-session")
     page.goto(f"{slow_server.url}/analyses/{session_id}")
-    expect(page.locator(".progress-state")).to_have_attribute("data-state", "cancelled")
+    expect(page.locator("#progress-panel")).to_have_attribute("data-state", "cancelled")
     expect(page.get_by_role("button", name="Cancel")).to_have_count(0)
     shots(page, "cancelled-progress")
 

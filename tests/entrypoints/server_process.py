@@ -25,8 +25,10 @@ def free_port() -> int:
 
 
 def environment(home: Path, **extra: str) -> dict[str, str]:
+    """The server's environment: its own home, and this checkout's `src` and tests on the path (a
+    worktree that shares another checkout's virtualenv would otherwise serve that checkout's code)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("STOCKDESK_")}
-    env.update(STOCKDESK_HOME=str(home), PYTHONPATH=str(REPO), **extra)
+    env.update(STOCKDESK_HOME=str(home), PYTHONPATH=os.pathsep.join([str(REPO / "src"), str(REPO)]), **extra)
     return env
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import threading
 from pathlib import Path
 
 import typer
@@ -12,6 +13,7 @@ from stockdesk.evaluation.presentation.rest import EvaluationBody
 from stockdesk.shared.config import Settings
 from stockdesk.shared.db import Database
 from stockdesk.shared.db.task_store import SqlTaskStore
+from stockdesk.shared.errors import BadRequestException
 from stockdesk.shared.tasks import JobStatus, TaskStatus, config_hash
 from tests.coordinator.support import SYMBOL, pipeline
 
@@ -71,6 +73,32 @@ def test_cancelling_a_running_job_leaves_a_stop_request_for_its_runner(
     assert result.exit_code == 0 and "cancelled" in result.output
     assert store.get_job(waiting).status is JobStatus.CANCELLED  # type: ignore[union-attr]
     assert store.tasks(waiting)[0].status is TaskStatus.PENDING  # nothing lost: resumable
+
+
+def test_jobs_cancel_stops_through_the_job_kinds_as_every_cancel_does(
+    cli_app: typer.Typer, settings: Settings, database: Database
+) -> None:
+    """Held by the process's own executor (what a server does), the job is stopped there at once, as
+    the REST and web cancel stop it; an ended one is refused (a 400: exit 2 from `stockdesk`) and
+    left as it is."""
+    import stockdesk.entrypoints.cli as entry
+
+    job_id = _job(database, "g", ["K1"])
+    store = SqlTaskStore(database)
+    store.start_run(job_id)
+    executor, release = entry.container().jobs, threading.Event()
+    assert executor.submit("unit-test", job_id, lambda: release.wait(30))
+    try:
+        result = runner.invoke(cli_app, ["jobs", "cancel", job_id[:12]])
+        assert result.exit_code == 0, result.output
+        assert result.output == f"job {job_id[:12]}: asked to stop; it stops after the tasks in flight\n"
+        assert executor.state_of(job_id) == "cancelling"  # stopped where it runs, not only asked in the store
+    finally:
+        release.set()
+    done = _job(database, "h", ["K1"], JobStatus.DONE)
+    refused = runner.invoke(cli_app, ["jobs", "cancel", done])
+    assert isinstance(refused.exception, BadRequestException) and refused.exception.code == "JOB_FINISHED"
+    assert store.cancel_requested(done) is None and store.get_job(done).status is JobStatus.DONE  # type: ignore[union-attr]
 
 
 def test_unknown_ids_and_kinds_without_a_resumer_are_one_line_errors(

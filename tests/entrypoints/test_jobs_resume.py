@@ -1,5 +1,6 @@
 """`POST /api/v1/jobs/{id}/resume`: one route resumes a stopped job of every kind that resumes in a
-server (evaluations, briefings, strategy runs), through the job kinds, on the app's executor.
+server (evaluations, briefings, strategy runs), through the job kinds, on the app's executor; batch
+analyses and sweeps are refused with the CLI command that resumes them.
 
 Each job is opened the way its kind's start opens it but never handed to the executor (what a
 server stopped mid-way leaves behind); the resume must run it to its end through the real app,
@@ -15,17 +16,20 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
+from stockdesk.coordinator.application.batch_analysis import BatchAnalysisConfig
 from stockdesk.entrypoints.container import AppContainer
 from stockdesk.evaluation.presentation.rest import EvaluationBody
 from stockdesk.llm_platform.infrastructure.scripted import ScriptedProvider
 from stockdesk.shared.config import Settings
 from stockdesk.shared.dates import parse_day
 from stockdesk.shared.db.task_store import SqlTaskStore
+from stockdesk.shared.tasks import JobStatus
+from stockdesk.strategy_lab.application.sweep_service import JOB_KIND as SWEEP_KIND
 from stockdesk.strategy_lab.presentation.rest.strategy_schemas import RunBody
 from tests.api_support import api_client, wait_for_job
 from tests.briefing.briefing_support import BriefingModel, llm_over, seed_briefing_store
 from tests.conftest import scripted_service
-from tests.coordinator.support import SYMBOL, pipeline
+from tests.coordinator.support import AS_OF, SYMBOL, pipeline
 from tests.strategy_lab.support import answer, populate
 
 EVALUATION = {
@@ -141,6 +145,40 @@ def test_unknown_running_and_unresumable_jobs_are_refused_with_their_codes(setti
     store.start_run(elsewhere.id)  # a live runner (this process, as the CLI's `evaluate` would be)
     running = client.post(f"/api/v1/jobs/{elsewhere.id}/resume")
     assert running.status_code == 409 and running.json()["error"]["code"] == "JOB_RUNNING"
+
+
+def test_batch_analyses_and_sweeps_resume_from_the_cli_and_the_server_says_which_command(
+    settings: Settings, tmp_path: Path
+) -> None:
+    """They run on a task engine (Ray) the server does not build for a resume: the REST and the web
+    resume refuse them (409 NOT_RESUMABLE) naming `stockdesk jobs resume <id>`, and the jobs page
+    offers Resume on a stopped evaluation but not on them; nothing starts."""
+    container, _, _ = pipeline(settings)
+    client = api_client(container)
+    config = BatchAnalysisConfig(symbols=[SYMBOL], as_of=AS_OF, out_dir=str(tmp_path / "batch"))
+    batch, _ = container.batch_analysis.open(config)  # opened, never run: what a stopped server leaves
+    store = SqlTaskStore(container.database)
+    sweep, _ = store.open_with_tasks(SWEEP_KIND, {"grid": {"top_n": [5, 10]}}, ["s0", "s1"])
+    evaluation = container.evaluation.service.start(EvaluationBody.model_validate(EVALUATION).config())
+
+    for job_id in (batch.id, sweep.id):
+        refused = client.post(f"/api/v1/jobs/{job_id}/resume")
+        assert refused.status_code == 409 and refused.json()["error"]["code"] == "NOT_RESUMABLE"
+        assert f"run `stockdesk jobs resume {job_id}`" in refused.json()["error"]["message"]
+        page = client.post(f"/jobs/{job_id}/resume?back=/jobs")
+        assert page.status_code == 409 and 'data-code="NOT_RESUMABLE"' in page.text
+        assert f"stockdesk jobs resume {job_id}" in page.text
+
+    jobs = client.get("/jobs").text
+    stopped = jobs[jobs.index('id="stopped-table"') :]
+    assert (
+        f'data-job="{evaluation.job_id}"' in stopped
+        and f'hx-post="/jobs/{evaluation.job_id}/resume"' in stopped
+    )
+    for job_id in (batch.id, sweep.id):
+        assert job_id not in jobs
+    assert container.jobs.active() == []
+    assert store.get_job(batch.id).status is JobStatus.PENDING  # type: ignore[union-attr]
 
 
 def test_the_openapi_document_shows_one_resume_route(settings: Settings) -> None:

@@ -136,3 +136,31 @@ def test_a_kind_keeping_its_own_records_is_found_resumed_and_listed_with_the_sto
     release = held(executor, "briefing", briefing.id)  # held here: not offered for resuming
     assert [j.id for j in kinds.stopped()] == ["r-stopped"]
     release.set()
+
+
+def test_a_kind_that_resumes_elsewhere_is_refused_naming_its_command_and_never_listed(
+    database: Database,
+) -> None:
+    """A server registers batch analyses with the CLI command that resumes them: NOT_RESUMABLE names
+    it with the job's id, the kind's resume is never reached, and the stopped list leaves it out."""
+    store, resumed = SqlTaskStore(database), []
+    kinds = JobKinds(
+        lambda: JobExecutor(),
+        lambda: store,
+        [
+            JobKind("batch_analyze", resumed_by="stockdesk jobs resume {id}"),
+            JobKind("briefing", resume=resumed.append),
+        ],
+    )
+    batch, _ = store.open_with_tasks("batch_analyze", {"symbols": ["AAPL"]}, ["AAPL"])
+    with pytest.raises(ConflictException) as refused:
+        kinds.resume(batch.id)
+    assert refused.value.code == "NOT_RESUMABLE"
+    assert (
+        refused.value.message
+        == f"jobs of kind batch_analyze do not resume here: run `stockdesk jobs resume {batch.id}`"
+    )
+    assert kinds.stopped() == [] and resumed == []
+    other, _ = store.open_with_tasks("sync", {"datasets": ["bars"]}, ["01:bars"])  # no command named
+    with pytest.raises(ConflictException, match=r"own command runs again \(resumable here: briefing\)"):
+        kinds.resume(other.id)

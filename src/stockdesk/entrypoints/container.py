@@ -10,6 +10,7 @@ from stockdesk.briefing.presentation.jobs import KIND as BRIEFING_KIND
 from stockdesk.briefing.presentation.jobs import configured, resume_briefing
 from stockdesk.coordinator.application import AnalysisRuns
 from stockdesk.coordinator.application.analysis_runs import KIND as ANALYSIS_KIND
+from stockdesk.coordinator.application.batch_analysis import JOB_KIND as BATCH_KIND
 from stockdesk.coordinator.application.batch_analysis import BatchAnalysisService
 from stockdesk.coordinator.container import CoordinatorContainer
 from stockdesk.data_engineering.application.sync_runs import KIND as SYNC_KIND
@@ -34,11 +35,14 @@ from stockdesk.shared.db.api_key_store import SqlApiKeyStore
 from stockdesk.shared.db.task_store import SqlTaskStore
 from stockdesk.shared.tasks.executor import JobExecutor
 from stockdesk.shared.tasks.kinds import JobKind, JobKinds
+from stockdesk.strategy_lab.application.sweep_service import JOB_KIND as SWEEP_KIND
 from stockdesk.strategy_lab.container import StrategyLabContainer
 from stockdesk.strategy_lab.presentation.jobs import KIND as STRATEGY_KIND
 from stockdesk.strategy_lab.presentation.jobs import recent_runs, resume_strategy_run, run_record
 from stockdesk.web_search.application.search_service import WebSearchService
 from stockdesk.web_search.container import build_search_service
+
+RESUMED_BY_CLI = "stockdesk jobs resume {id}"  # batch analyses and sweeps: in the foreground, on Ray
 
 
 class AppContainer:
@@ -231,7 +235,9 @@ class AppContainer:
         """How each kind of job stops and resumes in the server: analyses and syncs stop through
         their own services (they mark their live state), every other kind through the executor;
         evaluations, briefings and strategy runs resume on the executor (strategy runs are found
-        in the strategy lab's records, the others in the task store)."""
+        in the strategy lab's records, the others in the task store). Batch analyses and sweeps
+        run on a task engine (Ray) the server does not build for a resume: they resume from the
+        CLI, which NOT_RESUMABLE names, and the jobs page offers no Resume for them."""
         strategy = lambda: self.strategy_lab.service  # noqa: E731
         return JobKinds(
             lambda: self.jobs,
@@ -258,6 +264,8 @@ class AppContainer:
                     find=lambda run_id: run_record(strategy(), run_id),
                     recent=lambda limit: recent_runs(strategy(), limit),
                 ),
+                JobKind(BATCH_KIND, resumed_by=RESUMED_BY_CLI),
+                JobKind(SWEEP_KIND, resumed_by=RESUMED_BY_CLI),
             ],
         )
 

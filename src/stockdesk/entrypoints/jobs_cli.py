@@ -2,9 +2,10 @@
 
 A job is found by its id or any unique prefix of it (`jobs list` shows twelve characters).
 `cancel` asks the job's runner, in whatever process, to stop between tasks (unfinished tasks stay
-pending); `resume` runs a job's unfinished tasks again here, in the foreground, through the job
-kinds (`shared.tasks.kinds`) the command is given for the run's options: the same checks as the
-REST and web resume, each kind's own way of running.
+pending), through the job kinds (`shared.tasks.kinds`) as the REST and web cancel do: this process
+runs no job, so a running one gets the stop request its runner reads. `resume` runs a job's
+unfinished tasks again here, in the foreground, through the job kinds the command is given for the
+run's options: the same checks as the REST and web resume, each kind's own way of running.
 """
 
 from __future__ import annotations
@@ -33,6 +34,8 @@ class RunOptions:
 
 MAX_SHOWN_FAILURES = 20
 ACTIVE = (JobStatus.RUNNING, JobStatus.PENDING)
+CANCELLED_HERE = "cancelled by `stockdesk jobs cancel`"
+RUNS_NOTHING = RunOptions(workers=1, ray_address=None, budget=None)  # what `cancel` builds the kinds with
 
 
 def find_job(store: ITaskStore, prefix: str) -> JobRecord:
@@ -53,6 +56,22 @@ def find_job(store: ITaskStore, prefix: str) -> JobRecord:
     return found[0]
 
 
+def stop_job(store: ITaskStore, kinds: JobKinds, job: JobRecord) -> str:
+    """Stop `job` and say how: a running one as every cancel stops it (here, by the stop request its
+    runner reads); one nothing runs is marked cancelled, its stop request left all the same for a
+    runner about to start (queued in a server). An ended job is a 400 JOB_FINISHED."""
+    if job.status in (JobStatus.DONE, JobStatus.CANCELLED):
+        raise BadRequestException(f"job {job.id[:12]} is already {job.status.value}", code="JOB_FINISHED")
+    try:
+        kinds.cancel(job.id, CANCELLED_HERE, remote_reason=CANCELLED_HERE)
+    except NotFoundException:  # not running anywhere
+        store.request_cancel(job.id, CANCELLED_HERE)
+    if job.live:
+        return "asked to stop; it stops after the tasks in flight"
+    store.set_job_status(job.id, JobStatus.CANCELLED, CANCELLED_HERE)
+    return "cancelled"
+
+
 def _job_dict(store: ITaskStore, job: JobRecord) -> dict[str, object]:
     return {**job.model_dump(mode="json"), "tasks": store.counts(job.id).model_dump()}
 
@@ -60,7 +79,8 @@ def _job_dict(store: ITaskStore, job: JobRecord) -> dict[str, object]:
 def build_jobs_cli(
     get_store: Callable[[], ITaskStore], job_kinds: Callable[[RunOptions], JobKinds]
 ) -> typer.Typer:
-    """`job_kinds(options)`: the kinds `resume` can run in this process, run with those options."""
+    """`job_kinds(options)`: the kinds `resume` can run in this process, run with those options;
+    `cancel` stops through them too (it runs nothing, so the options do not matter there)."""
     app = typer.Typer(help="Durable jobs: batch analyses, evaluations, strategy sweeps, syncs.")
 
     @app.command("list")
@@ -123,15 +143,7 @@ def build_jobs_cli(
         """Stop a job between tasks (finished tasks are kept; `jobs resume` goes on)."""
         store = get_store()
         job = find_job(store, job_id)
-        if job.status in (JobStatus.DONE, JobStatus.CANCELLED):
-            raise BadRequestException(f"job {job.id[:12]} is already {job.status.value}", code="JOB_FINISHED")
-        # always leave the request: a runner about to start (queued in a server) sees it too
-        store.request_cancel(job.id, "cancelled by `stockdesk jobs cancel`")
-        if job.live:
-            typer.echo(f"job {job.id[:12]}: asked to stop; it stops after the tasks in flight")
-            return
-        store.set_job_status(job.id, JobStatus.CANCELLED, "cancelled by `stockdesk jobs cancel`")
-        typer.echo(f"job {job.id[:12]}: cancelled")
+        typer.echo(f"job {job.id[:12]}: {stop_job(store, job_kinds(RUNS_NOTHING), job)}")
 
     @app.command("resume")
     def resume(

@@ -92,8 +92,9 @@ def build_jobs_router(
     @router.post("/{job_id}/resume", response_model=ActiveJobDTO, status_code=202)
     def resume(job_id: str) -> ActiveJobDTO:
         """Run a stopped job again from where it stopped, finished work kept (404 JOB_NOT_FOUND; 409
-        NOT_RESUMABLE for a kind that resumes only by its own command, JOB_RUNNING or JOB_DONE; 422
-        an evaluation over this server's bounds)."""
+        NOT_RESUMABLE for a kind that resumes only by its own command, which the message names, e.g.
+        `stockdesk jobs resume <id>` for batch analyses and sweeps; JOB_RUNNING or JOB_DONE; 422 an
+        evaluation over this server's bounds)."""
         done = kinds.resume(job_id)
         return ActiveJobDTO(kind=done.kind, job_id=job_id, state=done.state)
 

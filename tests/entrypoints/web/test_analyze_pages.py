@@ -6,6 +6,7 @@ analysis runs in the server's job executor exactly as it does when a browser sta
 
 from __future__ import annotations
 
+import re
 import threading
 import time
 from typing import Any
@@ -158,14 +159,16 @@ def test_the_event_stream_of_a_finished_analysis_is_its_table_then_done(settings
     assert stream.status_code == 200 and stream.headers["content-type"].startswith("text/event-stream")
     events = [block for block in stream.text.split("\n\n") if block.strip()]
     assert [e.splitlines()[0] for e in events] == ["event: progress", "event: done"]
-    assert 'data: <div class="progress-state" data-state="completed">' in events[0]
+    assert events[0].startswith('event: progress\ndata: <section class="card job-panel"')
+    assert panel_state(events[0]) == "completed"
     assert 'data-node="judge_node" data-state="done"' in events[0]
     assert "<html" not in events[0]  # a fragment, swapped into the page
 
 
 def test_a_live_analysis_streams_each_change_and_can_be_cancelled(settings: Settings) -> None:
-    """The progress page follows a running analysis over SSE; Cancel (htmx) stops it before its next
-    step; the stored session says cancelled, with the reason, on a reload."""
+    """The progress page follows a running analysis over SSE in the job panel; its Cancel posts to the
+    general jobs route, which stops it before its next step and comes back to the page (cancelling,
+    no Cancel any more); the stored session says cancelled, with the reason, on a reload."""
     router = GatedRouter()
     container, _, _ = pipeline(settings, router)
     client = api_client(container)
@@ -175,7 +178,8 @@ def test_a_live_analysis_streams_each_change_and_can_be_cancelled(settings: Sett
     page = client.get(f"/analyses/{session_id}").text
     assert f'sse-connect="/analyses/{session_id}/events"' in page
     assert f'data-done-url="/sessions/{session_id}"' in page and 'data-state="running"' in page
-    assert f'hx-post="/analyses/{session_id}/cancel"' in page
+    cancel = f"/jobs/{session_id}/cancel?back=/analyses/{session_id}"
+    assert f'<form method="post" action="{cancel}">' in page and "hx-post" not in page
     assert 'data-node="valuation_modeler" data-state="running"' in page
     assert session_id in client.get("/").text  # listed as running now
 
@@ -187,21 +191,29 @@ def test_a_live_analysis_streams_each_change_and_can_be_cancelled(settings: Sett
     reader.start()
     assert reads.wait(60)  # the stream has read (and sent) the running state
 
-    cancelled = client.post(f"/analyses/{session_id}/cancel", headers={"HX-Request": "true"})
-    assert cancelled.status_code == 200 and "<html" not in cancelled.text
-    assert 'data-state="cancelling"' in cancelled.text and "hx-post" not in cancelled.text
+    cancelled = client.post(cancel, follow_redirects=False)
+    assert cancelled.status_code == 303 and cancelled.headers["location"] == f"/analyses/{session_id}"
+    back = client.get(cancelled.headers["location"]).text
+    assert panel_state(back) == "cancelling" and "Stopping before the next step" in back
+    assert f'action="{cancel}"' not in back and f'sse-connect="/analyses/{session_id}/events"' in back
     router.gate.set()
     reader.join(60)
     assert finished(container, session_id).state == "cancelled"
 
-    states = [line for line in streamed["text"].splitlines() if 'class="progress-state"' in line]
-    assert states[0].endswith('data-state="running">') and states[-1].endswith('data-state="cancelled">')
+    states = [panel_state(line) for line in streamed["text"].splitlines() if 'class="card job-panel"' in line]
+    assert states[0] == "running" and states[-1] == "cancelled"
     assert streamed["text"].rstrip().endswith("event: done\ndata: finished")
 
     reloaded = client.get(f"/analyses/{session_id}").text
     assert 'data-state="cancelled"' in reloaded and "was cancelled" in reloaded
     assert "Reason: job cancelled by the user" in reloaded and "sse-connect" not in reloaded
     assert container.coordinator.service.get(session_id).status.value == "cancelled"
+
+
+def panel_state(html: str) -> str | None:
+    """The state the page's (or the fragment's) job panel shows."""
+    found = re.search(r'<section class="card job-panel" id="progress-panel" [^>]*data-state="([\w-]+)"', html)
+    return found.group(1) if found else None
 
 
 def _count_stream_reads(runs: AnalysisRuns) -> threading.Event:
@@ -220,16 +232,23 @@ def _count_stream_reads(runs: AnalysisRuns) -> threading.Event:
     return read_twice
 
 
-def test_a_plain_form_cancel_goes_back_to_the_progress_page(settings: Settings) -> None:
+def test_the_old_cancel_route_redirects_to_the_jobs_route_and_still_stops_it(settings: Settings) -> None:
+    """A page loaded before the move posts to `/analyses/{id}/cancel`: 307 (still a POST) to the jobs
+    route, which stops the analysis and comes back to its page."""
     router = GatedRouter()
     container, _, _ = pipeline(settings, router)
     client = api_client(container)
     session_id = start(client, experts=["technical_analyst"])
     assert router.waiting.wait(60)
-    response = client.post(f"/analyses/{session_id}/cancel", follow_redirects=False)
+    moved = client.post(f"/analyses/{session_id}/cancel", follow_redirects=False)
+    assert moved.status_code == 307
+    assert moved.headers["location"] == f"/jobs/{session_id}/cancel?back=/analyses/{session_id}"
+    response = client.post(moved.headers["location"], follow_redirects=False)
     assert response.status_code == 303 and response.headers["location"] == f"/analyses/{session_id}"
     router.gate.set()
     assert finished(container, session_id).state == "cancelled"
+    late = client.post(moved.headers["location"], follow_redirects=False)  # ended meanwhile: left as it is
+    assert late.status_code == 303 and late.headers["location"] == f"/analyses/{session_id}"
 
 
 def test_symbol_suggestions_match_code_or_name_and_are_capped(settings: Settings) -> None:

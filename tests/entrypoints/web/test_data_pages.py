@@ -308,6 +308,8 @@ def test_a_queued_sync_is_followed_live_over_sse_until_it_finishes(
 def test_a_queued_sync_can_be_cancelled_before_it_fetches_anything(
     client: TestClient, container: AppContainer
 ) -> None:
+    """The run page's Cancel, in the job panel, posts to the general jobs route, which stops the run
+    through the job kinds and comes back to the page: cancelling, no Cancel any more."""
     sdk = FixtureAkShare()
     providers(container, sdk)
     with slot_taken(container.jobs, "sync"):
@@ -315,11 +317,36 @@ def test_a_queued_sync_can_be_cancelled_before_it_fetches_anything(
         jobs = client.get("/jobs")
         assert f'data-job="{run_id}" data-kind="sync" data-state="queued"' in jobs.text
         assert f'href="/data/sync/{run_id}"' in jobs.text
-        cancelled = client.post(f"/data/sync/{run_id}/cancel", headers={"HX-Request": "true"})
-        assert cancelled.status_code == 200 and "Stopping after the symbol in hand" in cancelled.text
+        page = client.get(f"/data/sync/{run_id}").text
+        cancel = f"/jobs/{run_id}/cancel?back=/data/sync/{run_id}"
+        assert f'<section class="card job-panel" id="progress-panel" data-job="{run_id}"' in page
+        assert f'<form method="post" action="{cancel}">' in page and "hx-post" not in page
+        cancelled = client.post(cancel, follow_redirects=False)
+        assert cancelled.status_code == 303 and cancelled.headers["location"] == f"/data/sync/{run_id}"
+        back = client.get(f"/data/sync/{run_id}").text
+        assert 'data-state="cancelling"' in back and "Stopping after the symbol in hand" in back
+        assert f'action="{cancel}"' not in back
+        assert "处理完当前标的后停止" in client.get(f"/data/sync/{run_id}", headers=ZH).text
     body = wait_finished(client, run_id)
     assert body["state"] == "cancelled" and sdk.calls == []
     assert body["symbols"][0]["state"] == "not-run"
+    late = client.post(cancel, follow_redirects=False)  # ended meanwhile: the page shows it as it is
+    assert late.status_code == 303 and late.headers["location"] == f"/data/sync/{run_id}"
+
+
+def test_the_old_sync_cancel_route_redirects_to_the_jobs_route_and_still_stops_it(
+    client: TestClient, container: AppContainer
+) -> None:
+    sdk = FixtureAkShare()
+    providers(container, sdk)
+    with slot_taken(container.jobs, "sync"):
+        run_id = start_sync(client)
+        moved = client.post(f"/data/sync/{run_id}/cancel", follow_redirects=False)
+        assert moved.status_code == 307
+        assert moved.headers["location"] == f"/jobs/{run_id}/cancel?back=/data/sync/{run_id}"
+        followed = client.post(f"/data/sync/{run_id}/cancel")  # 307, then the jobs route's 303: the page
+        assert followed.status_code == 200 and 'data-state="cancelling"' in followed.text
+    assert wait_finished(client, run_id)["state"] == "cancelled" and sdk.calls == []
 
 
 def test_refused_sync_forms_are_400_and_start_nothing(client: TestClient, container: AppContainer) -> None:

@@ -1,9 +1,11 @@
 """One job-page skeleton: the evaluation, strategy run and briefing pages show a stopped job in the same
 progress panel (`templates/_job.html.j2`), whose Resume posts to the general jobs route and comes
-back to the page; each page keeps its own words (both languages) and its own rows.
+back to the page; the analysis and sync pages show a live job in it, whose Cancel does the same;
+each page keeps its own words (both languages) and its own rows.
 
-Each job is opened as its kind's start opens it and never run (what a stopped server leaves), in the
-real app over SQLite; the panel's shape is read from the page and compared with one shape.
+A stopped job is opened as its kind's start opens it and never run (what a stopped server leaves);
+a live one is held (its model answer or its executor slot) while the page is read; all in the real
+app over SQLite. The panel's shape is read from the page and compared with one shape.
 """
 
 from __future__ import annotations
@@ -26,6 +28,11 @@ from tests.api_support import api_client
 from tests.briefing.briefing_support import BriefingModel, llm_over, seed_briefing_store
 from tests.conftest import scripted_service
 from tests.coordinator.support import SYMBOL, pipeline
+from tests.data_engineering.provider_fakes import FixtureAkShare
+from tests.entrypoints.web.lab_support import slot_taken
+from tests.entrypoints.web.test_analyze_pages import GatedRouter, finished
+from tests.entrypoints.web.test_analyze_pages import start as start_analysis
+from tests.entrypoints.web.test_data_pages import providers, start_sync, wait_finished
 from tests.strategy_lab.support import answer, populate
 
 Opened = tuple[TestClient, AppContainer, str, str]  # the app's client, its container, the job, its page
@@ -43,6 +50,9 @@ SHAPE = [
     ("form", None, ("action", "method")),
     ("button", None, ("type",)),
 ]
+# a live job's panel: the same header, then Cancel instead of Resume
+LIVE_SHAPE = [*SHAPE[:6], ("form", None, ("action", "method")), ("button", "danger", ("class", "type"))]
+UNCOUNTED = ("progress", "p")  # an analysis cannot count its steps ahead: no bar, no counts
 
 
 class PanelShape(HTMLParser):
@@ -147,3 +157,52 @@ def test_a_stopped_job_shows_the_one_panel_with_resume_through_the_jobs_route(
     while container.jobs.is_active(job_id) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert panel_of(client.get(page).text).actions == []  # ran to its end: nothing to resume or cancel
+
+
+@pytest.fixture
+def live_analysis(settings: Settings) -> Iterator[Opened]:
+    router = GatedRouter()
+    container, _, _ = pipeline(settings, router)
+    client = api_client(container)
+    session_id = start_analysis(client, experts=["technical_analyst"])
+    assert router.waiting.wait(60)  # its expert waits for the model: the analysis is live
+    yield client, container, session_id, f"/analyses/{session_id}"
+    router.gate.set()
+    finished(container, session_id)
+
+
+@pytest.fixture
+def live_sync(settings: Settings) -> Iterator[Opened]:
+    container, _, _ = pipeline(settings)
+    providers(container, FixtureAkShare())
+    client = api_client(container)
+    with slot_taken(container.jobs, "sync"):  # queued behind the slot: live until it is let go
+        run_id = start_sync(client)
+        yield client, container, run_id, f"/data/sync/{run_id}"
+    wait_finished(client, run_id)
+
+
+LIVE: dict[str, tuple[str, str, str]] = {  # fixture -> its own rows, "cancelling" in English, in Chinese
+    "live_analysis": ('table class="nodes"', "Stopping before the next step", "将在下一步骤开始前停止"),
+    "live_sync": ('id="sync-symbols"', "Stopping after the symbol in hand", "处理完当前标的后停止"),
+}
+
+
+@pytest.mark.parametrize("kind", list(LIVE))
+def test_a_live_analysis_or_sync_shows_the_one_panel_with_cancel_through_the_jobs_route(
+    kind: str, request: pytest.FixtureRequest
+) -> None:
+    client, _, job_id, page = request.getfixturevalue(kind)
+    own, cancelling_en, cancelling_zh = LIVE[kind]
+    html = client.get(page).text
+    panel = panel_of(html)
+    expected = [tag for tag in LIVE_SHAPE if kind != "live_analysis" or tag[0] not in UNCOUNTED]
+    assert panel.shape == expected, kind
+    assert panel.actions == [f"/jobs/{job_id}/cancel?back={page}"]
+    assert f'sse-connect="{page}/events"' in html and own in html
+
+    cancelled = client.post(panel.actions[0], follow_redirects=False)
+    assert cancelled.status_code == 303 and cancelled.headers["location"] == page
+    after = client.get(page).text
+    assert panel_of(after).actions == [] and 'data-state="cancelling"' in after
+    assert cancelling_en in after and cancelling_zh in client.get(page, headers=ZH).text

@@ -120,6 +120,8 @@ def test_a_stopped_job_is_offered_for_resuming_and_resume_runs_it(
         ("/strategy/runs/{id}/cancel", "/jobs/{id}/cancel?back=/strategy/runs/{id}"),
         ("/strategy/runs/{id}/resume", "/jobs/{id}/resume?back=/strategy/runs/{id}"),
         ("/briefings/{id}/cancel", "/jobs/{id}/cancel?back=/briefings/{id}"),
+        ("/analyses/{id}/cancel", "/jobs/{id}/cancel?back=/analyses/{id}"),
+        ("/data/sync/{id}/cancel", "/jobs/{id}/cancel?back=/data/sync/{id}"),
     ],
 )
 def test_a_job_page_s_old_cancel_or_resume_route_redirects_to_the_jobs_route(
@@ -131,8 +133,9 @@ def test_a_job_page_s_old_cancel_or_resume_route_redirects_to_the_jobs_route(
 
 def test_back_goes_only_to_the_job_s_own_page(client: TestClient) -> None:
     """A late Cancel from a job page lands on that page; any other `back` is not followed."""
-    own = client.post("/jobs/j1/cancel?back=/evaluations/j1", follow_redirects=False)
-    assert own.status_code == 303 and own.headers["location"] == "/evaluations/j1"
+    for page in ("/evaluations/j1", "/analyses/j1", "/data/sync/j1"):
+        own = client.post(f"/jobs/j1/cancel?back={page}", follow_redirects=False)
+        assert own.status_code == 303 and own.headers["location"] == page
     for elsewhere in ("https://example.com/", "/evaluations/j2", "//example.com"):
         refused = client.post(f"/jobs/j1/cancel?back={elsewhere}", follow_redirects=False)
         assert refused.status_code == 404 and 'data-code="JOB_NOT_FOUND"' in refused.text

@@ -8,7 +8,10 @@ another process (a CLI `evaluate`, a batch driver) gets a stop request in the ta
 its runner reads before the next batch.
 
 A kind that can go on from where it stopped registers its resume: a server's resume hands the job
-to its executor, the CLI's runs it in the foreground (each process registers what it can run).
+to its executor, the CLI's runs it in the foreground (each process registers what it can run). A
+kind that resumes only in another process (batch analyses and sweeps need a task engine, Ray, that
+a server does not build for a resume) registers the command that does it instead, so the refusal
+says what to run.
 Which job it is, and whether it may resume, is answered once here for every kind: from the task
 store, or for a kind that keeps its jobs in records of its own (strategy runs) from those.
 """
@@ -49,6 +52,8 @@ class JobKind:
     `stored_as`: the task store's kind of its jobs when it is not `name` (evaluations: `evaluate`).
     `find` and `recent`: for a kind that keeps its jobs in records of its own, one job by id (None
     when it is not one of its jobs) and the newest ones.
+    `resumed_by`: for a kind without a `resume` here, the command that resumes it elsewhere (`{id}`
+    stands for the job's id); NOT_RESUMABLE names it.
     """
 
     name: str
@@ -57,6 +62,7 @@ class JobKind:
     stored_as: str | None = None
     find: Callable[[str], StoredJob | None] | None = None
     recent: Callable[[int], list[StoredJob]] | None = None
+    resumed_by: str | None = None
 
     @property
     def store_kind(self) -> str:
@@ -137,11 +143,7 @@ class JobKinds:
         job = self.find(job_id)
         kind = self._kinds.get(job.kind)
         if kind is None or kind.resume is None:
-            here = ", ".join(sorted(k.name for k in self._kinds.values() if k.resume is not None))
-            raise ConflictException(
-                f"jobs of kind {job.kind} resume when their own command runs again (resumable here: {here})",
-                code="NOT_RESUMABLE",
-            )
+            raise ConflictException(self._not_here(job, kind), code="NOT_RESUMABLE")
         if job.live:
             raise ConflictException(f"job {job_id} is running in another process", code="JOB_RUNNING")
         if job.status is JobStatus.DONE:
@@ -177,6 +179,14 @@ class JobKinds:
                 jobs = [self._of(job) for job in self._store().list_jobs(kind.store_kind, limit)]
             found += [j for j in jobs if j.status is not JobStatus.DONE and not j.live and j.id not in held]
         return sorted(found, key=lambda job: job.updated_at, reverse=True)[:limit]
+
+    def _not_here(self, job: StoredJob, kind: JobKind | None) -> str:
+        """Why a job does not resume in this process, and what does resume it."""
+        if kind is not None and kind.resumed_by:
+            command = kind.resumed_by.format(id=job.id)
+            return f"jobs of kind {job.kind} do not resume here: run `{command}`"
+        here = ", ".join(sorted(k.name for k in self._kinds.values() if k.resume is not None))
+        return f"jobs of kind {job.kind} resume when their own command runs again (resumable here: {here})"
 
     def _of(self, job: JobRecord) -> StoredJob:
         kind = self._stored.get(job.kind)

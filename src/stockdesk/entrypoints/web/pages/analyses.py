@@ -1,8 +1,10 @@
-"""Analyses started from the web: the form's POST, the live progress page (SSE), and Cancel.
+"""Analyses started from the web: the form's POST and the live progress page (SSE).
 
 Starting goes through AnalysisRuns.start, exactly as `POST /api/v1/coordinator/research/jobs`
 does; progress is read from AnalysisRuns.progress (the live run, or the stored session after it),
-so a reload or a second tab shows the same state.
+so a reload or a second tab shows the same state. The page's Cancel posts to the general jobs
+route (`POST /jobs/{id}/cancel?back=...`), which stops the analysis through the job kinds and
+comes back here; the page's own cancel route answers 307 there.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from stockdesk.coordinator.application import AnalysisProgress
 from stockdesk.entrypoints.web.deps import WebDeps
 from stockdesk.entrypoints.web.pages.analyses_view import AnalysisForm, progress_view
 from stockdesk.entrypoints.web.pages.home import home_context
-from stockdesk.entrypoints.web.templating import is_htmx
+from stockdesk.entrypoints.web.pages.jobs import moved_to_jobs
 from stockdesk.shared.errors import StockdeskError
 from stockdesk.shared.sse import HEADERS, progress_events
 
@@ -67,11 +69,8 @@ def build_analyses_router(deps: WebDeps) -> APIRouter:
         return StreamingResponse(stream, media_type="text/event-stream", headers=HEADERS)
 
     @router.post("/analyses/{session_id}/cancel")
-    def cancel(request: Request, session_id: str) -> Response:
-        """Stop before the next node; htmx gets the updated table, a plain form the page again."""
-        progress = runs().cancel(session_id)
-        if is_htmx(request):
-            return deps.pages.render(request, TEMPLATE, context(progress), block="progress")
-        return RedirectResponse(f"/analyses/{session_id}", status_code=303)
+    def cancel(session_id: str) -> Response:
+        """Moved to the jobs route (307), which comes back to this analysis's page."""
+        return moved_to_jobs(session_id, "cancel", f"/analyses/{session_id}")
 
     return router

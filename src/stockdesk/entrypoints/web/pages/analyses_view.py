@@ -1,4 +1,5 @@
-"""The Analyze form and the progress table: form fields -> ResearchRequest, AnalysisProgress -> rows.
+"""The Analyze form and the progress page: form fields -> ResearchRequest, AnalysisProgress -> the job
+panel every job page shows (state, error, Cancel) and the rows of its steps below it.
 
 Only wording and parsing live here; validation of what the pipeline accepts (known symbol, at least
 one expert) stays in AnalysisRuns.start, the same call the REST jobs route makes.
@@ -16,13 +17,14 @@ from stockdesk.coordinator.application import (
     ResearchRequest,
 )
 from stockdesk.coordinator.presentation.reports import formatting as fmt
+from stockdesk.entrypoints.web.pages.jobs_view import JobPanel
 from stockdesk.shared.dates import parse_day
 from stockdesk.shared.errors import BadRequestException
 
 SKIP_DEBATE = "skip"
 DEBATE_CHOICES = (DebateModeName.BULL_BEAR.value, DebateModeName.PANEL.value, SKIP_DEBATE)
 EXPERT_CHOICES = tuple(e.value for e in ALL_EXPERTS)
-LIVE_STATES = frozenset({"queued", "running"})  # the states a Cancel button can still act on
+SETTLED_NODES = frozenset({"done", "failed", "skipped", "reused"})  # a step that will not change any more
 
 
 @dataclass
@@ -74,13 +76,24 @@ class ProgressView:
     as_of: str
     state: str
     finished: bool
-    cancellable: bool
     nodes: list[NodeLine]
     llm_calls: str
     tokens: str
     elapsed: str
     error: str
     action: str
+
+    @property
+    def panel(self) -> JobPanel:
+        """The page's job panel. An analysis's steps depend on its graph (experts, debate, judge), so
+        it cannot say ahead how many there are: the counts are of the steps started so far, and the
+        page shows no bar. It cannot resume (a retry is a new session)."""
+        settled = sum(node.state in SETTLED_NODES for node in self.nodes)
+        return JobPanel(
+            id=self.id, kind="analysis", state=self.state, live=not self.finished,
+            done=sum(node.state == "done" for node in self.nodes), total=len(self.nodes), settled=settled,
+            resumable=False,
+        )  # fmt: skip
 
 
 def progress_view(progress: AnalysisProgress) -> ProgressView:
@@ -90,7 +103,6 @@ def progress_view(progress: AnalysisProgress) -> ProgressView:
         as_of=progress.as_of.isoformat() if progress.as_of else "",
         state=progress.state,
         finished=progress.finished,
-        cancellable=progress.state in LIVE_STATES,
         nodes=[
             NodeLine(
                 node=n.node,

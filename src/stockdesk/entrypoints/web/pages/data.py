@@ -3,7 +3,9 @@
 Uploads take the CLI's import path (`data_engineering.presentation.file_import`): the same importer
 and import service, all or nothing; the file is kept in a temporary folder inside the app's home
 only while it is imported. A sync starts through `launch_sync` (what the REST route calls) and
-its page follows the run over SSE, reading the same progress the REST API answers.
+its page follows the run over SSE, reading the same progress the REST API answers; its Cancel posts
+to the general jobs route (`POST /jobs/{id}/cancel?back=...`), and the run's own cancel route
+answers 307 there.
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ from stockdesk.entrypoints.web.pages.data_view import (
     rejection,
     sync_view,
 )
-from stockdesk.entrypoints.web.templating import is_htmx
+from stockdesk.entrypoints.web.pages.jobs import moved_to_jobs
 from stockdesk.shared.errors import BadRequestException, NotFoundException, StockdeskError
 from stockdesk.shared.sse import HEADERS, progress_events
 
@@ -136,7 +138,7 @@ def _import_routes(router: APIRouter, deps: WebDeps) -> None:
 
 
 def _sync_routes(router: APIRouter, deps: WebDeps) -> None:
-    """The sync form, a sync run's live page and its cancel."""
+    """The sync form and a sync run's live page (its Cancel goes to the jobs route)."""
 
     def runs() -> SyncRuns:
         return deps.container.sync_runs
@@ -187,12 +189,9 @@ def _sync_routes(router: APIRouter, deps: WebDeps) -> None:
         return StreamingResponse(stream, media_type="text/event-stream", headers=HEADERS)
 
     @router.post("/data/sync/{run_id}/cancel")
-    def cancel_sync(request: Request, run_id: str) -> Response:
-        """Stop before the next symbol; htmx gets the progress panel, a plain form the page again."""
-        runs().cancel(run_id)
-        if is_htmx(request):
-            return deps.pages.render(request, RUN, run_context(run_id), block="progress")
-        return RedirectResponse(f"/data/sync/{run_id}", status_code=303)
+    def cancel_sync(run_id: str) -> Response:
+        """Moved to the jobs route (307), which comes back to this run's page."""
+        return moved_to_jobs(run_id, "cancel", f"/data/sync/{run_id}")
 
 
 def _symbol_routes(router: APIRouter, deps: WebDeps) -> None:

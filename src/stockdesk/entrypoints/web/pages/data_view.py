@@ -17,6 +17,7 @@ from stockdesk.data_engineering.domain.coverage import COVERAGE_DATASETS, Datase
 from stockdesk.data_engineering.domain.exceptions import ImportValidationError
 from stockdesk.data_engineering.presentation.file_import import HEADER_LINES, FileImportReport
 from stockdesk.entrypoints.web.pages.form_text import stamp
+from stockdesk.entrypoints.web.pages.jobs_view import JobPanel
 from stockdesk.shared.dates import parse_day
 
 MARKETS = ("cn", "us", "hk", "tw")
@@ -183,6 +184,15 @@ class SyncView:
     error: str | None
     created: str
     symbols: list[SymbolView]
+
+    @property
+    def panel(self) -> JobPanel:
+        """The run page's job panel: symbols done of the run's symbols. A sync does not resume (a
+        new one skips what is up to date), so a stopped run offers nothing."""
+        return JobPanel(
+            id=self.run_id, kind="sync", state=self.state, live=self.live,
+            done=self.done, total=self.total, settled=self.done, resumable=False,
+        )  # fmt: skip
 
 
 def _cells(symbol: SymbolSync) -> list[DatasetCell]:

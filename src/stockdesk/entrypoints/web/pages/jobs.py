@@ -4,8 +4,8 @@ that may resume, with a Resume button; each linked to its page.
 The active list is the executor's (`JobExecutor.active()`), the stopped one the job kinds'
 (`JobKinds.stopped()`); the page polls itself every two seconds. Cancel and Resume go through the
 job kinds (`shared.tasks.kinds`), as the REST routes do; they are also what the Cancel and Resume
-buttons of the evaluation, strategy run and briefing pages post to, with `back` naming the page to
-come back to. The per-kind routes those buttons used answer 307 here (`moved_to_jobs`).
+buttons of every job page (analysis, sync, evaluation, strategy run, briefing) post to, with `back`
+naming the page to come back to. The per-kind routes those buttons used answer 307 here (`moved_to_jobs`).
 """
 
 from __future__ import annotations

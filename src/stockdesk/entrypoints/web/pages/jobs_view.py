@@ -1,5 +1,5 @@
 """The jobs pages' view models: the jobs table's rows (active, and stopped ones that may resume) and
-the one progress panel every job page shows (evaluations, strategy runs, briefings).
+the one progress panel every job page shows (analyses, syncs, evaluations, strategy runs, briefings).
 
 Each job links to the page that follows it; that page's Cancel and Resume post to the general jobs
 routes with `back` naming it, and come back to it.
