@@ -9,11 +9,11 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from stockdesk.shared.access.keys import IApiKeyStore
+from stockdesk.shared.db.api_key_store import SqlApiKeyStore
 from stockdesk.shared.errors import NotFoundException
 
 
-def build_keys_cli(get_store: Callable[[], IApiKeyStore]) -> typer.Typer:
+def build_keys_cli(get_store: Callable[[], SqlApiKeyStore]) -> typer.Typer:
     app = typer.Typer(help="API keys for `stockdesk serve` (sent as 'Authorization: Bearer KEY').")
 
     @app.command("create")

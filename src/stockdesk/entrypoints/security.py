@@ -25,7 +25,7 @@ from stockdesk.entrypoints.http_errors import error_response
 from stockdesk.llm_platform.application.llm_service import LLMService
 from stockdesk.shared.access import AccessGrant, AccessPolicy, AuthMode, ConcurrencyLimiter, RateLimiter
 from stockdesk.shared.access.grant import reset_grant, set_grant
-from stockdesk.shared.access.keys import IApiKeyStore
+from stockdesk.shared.db.api_key_store import SqlApiKeyStore
 
 API = "/api/v1"
 PUBLIC_PATHS = frozenset(
@@ -117,7 +117,7 @@ class SecurityMiddleware:
         app: ASGIApp,
         *,
         policy: AccessPolicy,
-        keys: Callable[[], IApiKeyStore],
+        keys: Callable[[], SqlApiKeyStore],
         llm: Callable[[], LLMService],
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
     ):

@@ -1,11 +1,11 @@
 """Who may call the REST API and how much: API keys (hashed at rest), per-key limits, the policy.
 
-Pure: DTOs, the key store port, the limiters and the policy. `stockdesk.shared.db.api_key_store`
-implements the port over SQL; `stockdesk.entrypoints.security` applies the policy to requests.
+Pure: DTOs, the limiters and the policy. The key store is `stockdesk.shared.db.api_key_store` (one
+SQL class); `stockdesk.entrypoints.security` applies the policy to requests.
 """
 
 from stockdesk.shared.access.grant import AccessGrant, current_grant
-from stockdesk.shared.access.keys import ApiKeyRecord, IApiKeyStore, hash_key, new_key
+from stockdesk.shared.access.keys import ApiKeyRecord, hash_key, new_key
 from stockdesk.shared.access.limits import ConcurrencyLimiter, RateLimiter
 from stockdesk.shared.access.policy import AccessPolicy, AuthMode, is_loopback
 
@@ -15,7 +15,6 @@ __all__ = [
     "ApiKeyRecord",
     "AuthMode",
     "ConcurrencyLimiter",
-    "IApiKeyStore",
     "RateLimiter",
     "current_grant",
     "hash_key",

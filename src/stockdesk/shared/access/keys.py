@@ -8,8 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import secrets
-from abc import ABC, abstractmethod
-from datetime import date, datetime
+from datetime import datetime
 
 from pydantic import BaseModel
 
@@ -37,31 +36,3 @@ class ApiKeyRecord(BaseModel):
     @property
     def active(self) -> bool:
         return self.revoked_at is None
-
-
-class IApiKeyStore(ABC):
-    """Keys and their daily token usage. Every method is one transaction."""
-
-    @abstractmethod
-    def create(self, name: str) -> tuple[ApiKeyRecord, str]:
-        """A new active key named `name`; returns its record and the key in clear (never stored)."""
-
-    @abstractmethod
-    def list(self) -> list[ApiKeyRecord]:
-        """All keys, newest first, revoked ones included."""
-
-    @abstractmethod
-    def revoke(self, key_id: str) -> ApiKeyRecord | None:
-        """Revoke by id (or unique id prefix); None when no such key. Revoking twice is harmless."""
-
-    @abstractmethod
-    def authenticate(self, key: str) -> ApiKeyRecord | None:
-        """The active key whose hash matches, its last use stamped; None for unknown or revoked."""
-
-    @abstractmethod
-    def tokens_on(self, key_id: str, day: date) -> int:
-        """Tokens the key's requests spent on `day` (UTC)."""
-
-    @abstractmethod
-    def add_tokens(self, key_id: str, day: date, tokens: int) -> None:
-        """Add to the key's usage of `day`."""

@@ -1,4 +1,4 @@
-"""IApiKeyStore over SQLAlchemy: `api_keys` (sha256 of each key, never the key) and `api_key_usage`."""
+"""The API key store over SQLAlchemy: `api_keys` (sha256 of each key, never the key) and `api_key_usage`."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from sqlalchemy import Date, DateTime, ForeignKey, Integer, String, select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Mapped, mapped_column
 
-from stockdesk.shared.access.keys import ApiKeyRecord, IApiKeyStore, hash_key, new_key
+from stockdesk.shared.access.keys import ApiKeyRecord, hash_key, new_key
 from stockdesk.shared.db.base import Base
 from stockdesk.shared.db.database import Database
 from stockdesk.shared.db.timestamps import as_utc
@@ -50,11 +50,14 @@ def _record(row: ApiKeyRow) -> ApiKeyRecord:
     )
 
 
-class SqlApiKeyStore(IApiKeyStore):
+class SqlApiKeyStore:
+    """Keys and their daily token usage. Every method is one transaction."""
+
     def __init__(self, database: Database):
         self._db = database
 
     def create(self, name: str) -> tuple[ApiKeyRecord, str]:
+        """A new active key named `name`; returns its record and the key in clear (never stored)."""
         key = new_key()
         row = ApiKeyRow(
             id=uuid.uuid4().hex[:12],
@@ -69,11 +72,13 @@ class SqlApiKeyStore(IApiKeyStore):
             return _record(row), key
 
     def list(self) -> list[ApiKeyRecord]:
+        """All keys, newest first, revoked ones included."""
         with self._db.session() as session:
             rows = session.scalars(select(ApiKeyRow).order_by(ApiKeyRow.created_at.desc())).all()
             return [_record(r) for r in rows]
 
     def revoke(self, key_id: str) -> ApiKeyRecord | None:
+        """Revoke by id (or unique id prefix); None when no such key. Revoking twice is harmless."""
         with self._db.session() as session:
             # ids are lower-case hex; PostgreSQL's LIKE is case-sensitive, SQLite's is not
             prefix = ApiKeyRow.id.startswith(key_id.lower(), autoescape=True)
@@ -86,6 +91,7 @@ class SqlApiKeyStore(IApiKeyStore):
             return _record(row)
 
     def authenticate(self, key: str) -> ApiKeyRecord | None:
+        """The active key whose hash matches, its last use stamped; None for unknown or revoked."""
         with self._db.session() as session:
             row = session.scalars(select(ApiKeyRow).where(ApiKeyRow.key_hash == hash_key(key))).first()
             if row is None or row.revoked_at is not None:
@@ -94,11 +100,13 @@ class SqlApiKeyStore(IApiKeyStore):
             return _record(row)
 
     def tokens_on(self, key_id: str, day: date) -> int:
+        """Tokens the key's requests spent on `day` (UTC)."""
         with self._db.session() as session:
             row = session.get(ApiKeyUsageRow, (key_id, day))
             return row.tokens if row is not None else 0
 
     def add_tokens(self, key_id: str, day: date, tokens: int) -> None:
+        """Add to the key's usage of `day`."""
         if tokens <= 0:
             return
         with self._db.session() as session:  # one atomic upsert: concurrent first uses of a day add up
