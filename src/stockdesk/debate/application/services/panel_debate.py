@@ -188,7 +188,8 @@ class PanelDebateService:
         """
         earlier = list(previous)
         calls = [
-            partial(self._checked_turn, role, round_no, context, digests, earlier) for role in PANEL_ROLES
+            partial(self._checked_turn, PanelTurn(role, round_no, context, digests, earlier))
+            for role in PANEL_ROLES
         ]
         replies = run_in_parallel(calls, name="panel")
         turns: dict[str, ExpertTurn] = {}
@@ -211,28 +212,21 @@ class PanelDebateService:
             audit += _turn_audit(role, round_no, answers, checked.record)
         return PanelRound(round=round_no, **turns), dropped, tool_calls
 
-    def _checked_turn(
-        self,
-        role: PanelRole,
-        round_no: int,
-        context: PanelContext,
-        digests: list[ExpertView],
-        previous: list[PanelRound],
-    ) -> tuple[ClaimRound[ExpertReply], list[ExpertAnswer]]:
+    def _checked_turn(self, turn: PanelTurn) -> tuple[ClaimRound[ExpertReply], list[ExpertAnswer]]:
         """One expert's turn through `claim_round`; also returns every call made (for the audit
         and the sources its tool calls returned). A repair call's tool results join the facts
         before its answer is checked: the expert may quote what it fetched in that call."""
-        seen = seen_by(role, context, digests, previous)
+        seen = seen_by(turn.role, turn.context, turn.digests, turn.previous)
         answers: list[ExpertAnswer] = []
 
         def ask(feedback: str | None) -> AgentAnswer[ExpertReply]:
-            answer = self._speak(role, round_no, context, digests, previous, feedback)
+            answer = self._expert.answer(turn, feedback)  # the repair passes the findings as feedback
             answers.append(answer)
             seen["tool_results"] += [use.result for use in answer.tools if use.result is not None]
             # its own confidence is a number it gives, not a claim about the data
             seen["own_confidence"].append(answer.parsed.confidence)
             return AgentAnswer[ExpertReply](
-                agent=f"panel.{role}",
+                agent=f"panel.{turn.role}",
                 input=answer.input,
                 output=answer.output,
                 parsed=answer.parsed,
@@ -240,18 +234,6 @@ class PanelDebateService:
             )
 
         return claim_round(ask, PANEL_TEXTS, seen, role=None), answers
-
-    def _speak(
-        self,
-        role: PanelRole,
-        round_no: int,
-        context: PanelContext,
-        digests: list[ExpertView],
-        previous: list[PanelRound],
-        feedback: str | None,
-    ) -> ExpertAnswer:
-        """The expert's call; the repair passes the findings as `feedback`."""
-        return self._expert.answer(PanelTurn(role, round_no, context, digests, previous), feedback)
 
 
 def seen_by(
