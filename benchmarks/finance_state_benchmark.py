@@ -28,7 +28,7 @@ from pathlib import Path
 import pandas as pd
 
 from stockdesk.data_engineering.domain import frames as F
-from stockdesk.research.infrastructure.snapshot.rules_fields import _Reports
+from stockdesk.research.application.snapshot.rules_fields import _Reports
 
 
 def store_versions(count: int) -> tuple[dict[str, pd.DataFrame], date]:

@@ -5,7 +5,7 @@
     sample of the same inputs; prints seconds, symbols/s of each and the ratio (target: < 1 s for
     5,000 symbols, at least 20x the ~560 symbols/s per-symbol reference of issue 20).
 (b) load: a fresh SQLite file filled by the project's importer (`import_benchmark`'s bars and
-    valuations, plus securities and 12 quarters per symbol), then `ScreenPanelAdapter.load` (one read
+    valuations, plus securities and 12 quarters per symbol), then `ScreenPanelReader.load` (one read
     per table); prints the rows read per second beside the importer's rows written per second.
 No assertions: the figures are printed.
 
@@ -33,13 +33,12 @@ from stockdesk.data_engineering.application.use_cases import (
     ListSecuritiesUseCase,
 )
 from stockdesk.data_engineering.infrastructure.persistence.repository import SqlMarketDataRepository
-from stockdesk.research.domain.ports.screen import ScreenPanel
-from stockdesk.research.infrastructure.screen.figures_builder import ScreenFiguresBuilder
-from stockdesk.research.infrastructure.screen.long_rows import as_categories
-from stockdesk.research.infrastructure.screen.panel_adapter import ScreenPanelAdapter
-from stockdesk.research.infrastructure.snapshot.financial_snapshot_builder import FinancialSnapshotBuilder
-from stockdesk.research.infrastructure.snapshot.technical_snapshot_builder import TechnicalSnapshotBuilder
-from stockdesk.research.infrastructure.snapshot.valuation_snapshot_builder import ValuationSnapshotBuilder
+from stockdesk.research.application.screen.figures_builder import ScreenFiguresBuilder
+from stockdesk.research.application.screen.long_rows import as_categories
+from stockdesk.research.application.screen.panel import ScreenPanel, ScreenPanelReader
+from stockdesk.research.application.snapshot.financial_snapshot_builder import FinancialSnapshotBuilder
+from stockdesk.research.application.snapshot.technical_snapshot_builder import TechnicalSnapshotBuilder
+from stockdesk.research.application.snapshot.valuation_snapshot_builder import ValuationSnapshotBuilder
 from stockdesk.shared.db import Database
 
 AS_OF = snapshot_benchmark.AS_OF
@@ -140,7 +139,7 @@ def load(count: int, days: int, chunk: int) -> None:
         extra = time.perf_counter() - started
         rows_written = sum(rows for rows, _, _ in timings.values()) + written
         import_seconds = sum(seconds for _, seconds, _ in timings.values()) + extra
-        adapter = ScreenPanelAdapter(
+        adapter = ScreenPanelReader(
             ListSecuritiesUseCase(repository),
             GetStockBasicInfoUseCase(repository),
             GetMarketFramesUseCase(repository),

@@ -17,6 +17,9 @@ from datetime import date, timedelta
 import numpy as np
 import pandas as pd
 
+from stockdesk.research.application.snapshot.financial_snapshot_builder import FinancialSnapshotBuilder
+from stockdesk.research.application.snapshot.technical_snapshot_builder import TechnicalSnapshotBuilder
+from stockdesk.research.application.snapshot.valuation_snapshot_builder import ValuationSnapshotBuilder
 from stockdesk.research.domain.dtos.financial import AuditFinanceRecordInput
 from stockdesk.research.domain.dtos.technical import PriceBarInput
 from stockdesk.research.domain.dtos.valuation import (
@@ -24,9 +27,6 @@ from stockdesk.research.domain.dtos.valuation import (
     StockOverviewInput,
     ValuationDailyInput,
 )
-from stockdesk.research.infrastructure.snapshot.financial_snapshot_builder import FinancialSnapshotBuilder
-from stockdesk.research.infrastructure.snapshot.technical_snapshot_builder import TechnicalSnapshotBuilder
-from stockdesk.research.infrastructure.snapshot.valuation_snapshot_builder import ValuationSnapshotBuilder
 
 AS_OF = date(2024, 6, 28)
 DAYS = pd.bdate_range(end=AS_OF, periods=750)
