@@ -22,19 +22,21 @@ $(STAMP_DEV): pyproject.toml | $(BIN)/python
 install: $(STAMP_DEMO) web-assets
 install-dev: $(STAMP_DEV) web-assets
 
-# The web UI's front-end libraries, pinned in web/package-lock.json (with integrity hashes) and copied
-# into the package (gitignored): no CDN, no bundler. Redone only when the lock file changes. Without
-# npm the UI shows a banner and the browser tests skip; never fails the build.
+# The web UI's front-end libraries (and Swagger UI for /api/v1/docs), pinned in web/package-lock.json
+# (with integrity hashes) and copied into the package (gitignored): no CDN, no bundler, no install
+# scripts run (swagger-ui-dist's analytics dependency would phone home). Redone only when the lock
+# file changes. Without npm the UI shows a banner and the browser tests skip; never fails the build.
 VENDOR := src/stockdesk/entrypoints/web/static/vendor
 STAMP_WEB := $(VENDOR)/.stamp
 VENDOR_SOURCES := web/node_modules/htmx.org/dist/htmx.min.js web/node_modules/htmx-ext-sse/dist/sse.js \
-	web/node_modules/echarts/dist/echarts.min.js
+	web/node_modules/echarts/dist/echarts.min.js web/node_modules/swagger-ui-dist/swagger-ui-bundle.js \
+	web/node_modules/swagger-ui-dist/swagger-ui.css web/node_modules/swagger-ui-dist/favicon-32x32.png
 
 $(STAMP_WEB): web/package.json web/package-lock.json
 	@if ! command -v npm >/dev/null 2>&1; then \
 	  echo "web-assets: npm not found; the web UI will show a 'front-end files missing' banner and the browser tests will skip"; \
 	  exit 0; fi; \
-	npm ci --prefix web --no-audit --no-fund --loglevel=error \
+	npm ci --prefix web --ignore-scripts --no-audit --no-fund --loglevel=error \
 	  && mkdir -p $(VENDOR) && cp $(VENDOR_SOURCES) $(VENDOR)/ && touch $@ \
 	  || echo "web-assets: npm ci failed; the web UI will show a banner and the browser tests will skip"
 

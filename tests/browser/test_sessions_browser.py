@@ -73,6 +73,17 @@ def test_open_a_session_and_find_the_trade_plans_numbers_and_a_rendered_chart(
     assert phone_page.evaluate("document.documentElement.scrollWidth") <= 390
     shots(phone_page, "session-phone")
 
+    # the report read in the browser: framed in the UI, its charts drawn, its downloads beside it
+    page.get_by_role("link", name="Read the report").click()
+    expect(page).to_have_url(f"{web_server.url}/sessions/{session_id}/report")
+    report = page.frame_locator("#report-frame")
+    expect(report.locator("svg").first).to_be_visible()
+    expect(report.locator("body")).to_contain_text("600001.SH")
+    expect(page.get_by_role("link", name="HTML")).to_have_attribute(
+        "href", f"/sessions/{session_id}/report.html"
+    )
+    shots(page, "session-report")
+
 
 def test_compare_two_sessions(web_server: WebServer, page: Page, phone_page: Page, shots: Callable) -> None:
     """Done-when: "compare two sessions" — two analyses of one symbol, ticked in the list, side by side

@@ -26,6 +26,7 @@ from stockdesk.coordinator.presentation.rest.coordinator_router import build_coo
 from stockdesk.data_engineering.presentation.rest import build_data_router
 from stockdesk.data_engineering.presentation.sync_rest import build_sync_router
 from stockdesk.debate.presentation.rest.debate_router import build_debate_router
+from stockdesk.entrypoints.api_docs import install_api_docs
 from stockdesk.entrypoints.batch.analyze_work import AnalyzeSymbolsWork
 from stockdesk.entrypoints.batch.workers import batch_engine
 from stockdesk.entrypoints.container import AppContainer
@@ -177,7 +178,7 @@ def create_app(container: AppContainer | None = None, policy: AccessPolicy | Non
     app = FastAPI(
         title="stockdesk",
         version=__version__,
-        docs_url=f"{API_PREFIX}/docs",
+        docs_url=None,  # install_api_docs: the same page from vendored files, not a CDN
         openapi_url=f"{API_PREFIX}/openapi.json",
         redoc_url=None,
         lifespan=lifespan,
@@ -186,6 +187,7 @@ def create_app(container: AppContainer | None = None, policy: AccessPolicy | Non
     app.state.policy = policy
     install_error_handlers(app)
     install_openapi(app)
+    install_api_docs(app)
     if policy.cors_origins:
         app.add_middleware(
             CORSMiddleware,

@@ -88,6 +88,31 @@ def test_report_files_are_the_stored_session_as_markdown_html_and_json(settings:
     assert client.get(f"/sessions/{session.id}/report.pdf").status_code == 404
 
 
+def test_the_report_is_read_in_the_browser_with_its_download_buttons(settings: Settings) -> None:
+    """The session page links to a report view: the HTML report framed in the UI (shown inline,
+    under a policy that lets nothing in it run or load) beside the buttons that download it."""
+    container, _, _ = pipeline(settings)
+    session = run(container, experts=[ExpertName.TECHNICAL_ANALYST])
+    client = api_client(container)
+    assert f'href="/sessions/{session.id}/report"' in client.get(f"/sessions/{session.id}").text
+    view = client.get(f"/sessions/{session.id}/report")
+    assert view.status_code == 200
+    assert f'src="/sessions/{session.id}/report.html?inline=1"' in view.text and "sandbox" in view.text
+    for fmt in ("md", "html", "json"):
+        assert f'href="/sessions/{session.id}/report.{fmt}" download' in view.text
+    framed = client.get(f"/sessions/{session.id}/report.html", params={"inline": 1})
+    assert framed.headers["content-disposition"].startswith("inline;") and "<svg" in framed.text
+    policy = framed.headers["content-security-policy"]
+    assert "default-src 'none'" in policy and "frame-ancestors 'self'" in policy
+    downloaded = client.get(f"/sessions/{session.id}/report.html")
+    assert downloaded.headers["content-disposition"].startswith("attachment;")
+    md = client.get(f"/sessions/{session.id}/report.md", params={"inline": 1})
+    assert md.headers["content-disposition"].startswith("attachment;")  # only the HTML report is shown
+    chinese = client.get(f"/sessions/{session.id}/report", headers={"Accept-Language": "zh-CN,zh;q=0.9"})
+    assert "返回会话" in chinese.text
+    assert client.get("/sessions/nope/report").status_code == 404
+
+
 def test_unknown_sessions_are_404_pages(settings: Settings) -> None:
     container, _, _ = pipeline(settings)
     client = api_client(container)

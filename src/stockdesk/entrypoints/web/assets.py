@@ -9,7 +9,14 @@ from __future__ import annotations
 from pathlib import Path
 
 VENDOR_DIR = Path(__file__).resolve().parent / "static" / "vendor"
-VENDOR_FILES = ("htmx.min.js", "sse.js", "echarts.min.js")
+VENDOR_FILES = (
+    "htmx.min.js",
+    "sse.js",
+    "echarts.min.js",
+    "swagger-ui-bundle.js",
+    "swagger-ui.css",
+    "favicon-32x32.png",
+)
 
 
 def missing_vendor_files() -> list[str]:

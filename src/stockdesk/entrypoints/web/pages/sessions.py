@@ -26,6 +26,14 @@ from stockdesk.shared.errors import BadRequestException, NotFoundException
 MEDIA = {"md": "text/markdown", "html": "text/html", "json": "application/json"}
 
 
+# The report is our own HTML (charts inlined as SVG, no script): in the view's frame nothing of it may
+# run or load, and only the UI's own pages may frame it.
+FRAMED_REPORT = {
+    "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'; img-src data:; "
+    "frame-ancestors 'self'"
+}
+
+
 def _two(a: str, b: str, pick: list[str]) -> tuple[str, str]:
     """The two sessions to compare: `a` and `b`, or exactly two ticked in the list (`pick`)."""
     chosen = [a.strip(), b.strip()] if a.strip() and b.strip() else [p.strip() for p in pick if p.strip()]
@@ -86,19 +94,29 @@ def build_sessions_router(deps: WebDeps) -> APIRouter:
         context = {"s": view, "id": session_id, "track_record": line}
         return deps.pages.render(request, "sessions/session.html.j2", context)
 
+    @router.get("/sessions/{session_id}/report")
+    def report_view(request: Request, session_id: str) -> Response:
+        """The HTML report read in the browser, framed in the UI with its download buttons."""
+        found = service().get(session_id)
+        context = {"id": session_id, "symbol": found.symbol, "downloads": DOWNLOADS}
+        return deps.pages.render(request, "sessions/report.html.j2", context)
+
     @router.get("/sessions/{session_id}/report.{fmt}")
-    def report_file(session_id: str, fmt: str) -> Response:
-        """The report as a file (Markdown, self-contained HTML, or the whole session as JSON)."""
+    def report_file(session_id: str, fmt: str, inline: bool = False) -> Response:
+        """The report as a file (Markdown, self-contained HTML, or the whole session as JSON);
+        `inline` (HTML only): shown in the report view's frame instead of downloaded."""
         if fmt not in DOWNLOADS:
             raise NotFoundException(f"no report format '{fmt}': use md, html or json", code="NOT_FOUND")
         session = service().get(session_id)
         chosen: ReportFormat = fmt  # type: ignore[assignment]  (checked against DOWNLOADS above)
         name = f"{session.symbol}-{session.as_of or 'latest'}-{session.id[:8]}.{fmt}"
+        shown = inline and fmt == "html"
         return Response(
             render_report(session, chosen),
             media_type=f"{MEDIA[fmt]}; charset=utf-8",
-            headers={
-                "Content-Disposition": f'attachment; filename="{name}"',
+            headers=(FRAMED_REPORT if shown else {})
+            | {
+                "Content-Disposition": f'{"inline" if shown else "attachment"}; filename="{name}"',
                 "X-Content-Type-Options": "nosniff",
             },
         )
