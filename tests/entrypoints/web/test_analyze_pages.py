@@ -281,3 +281,43 @@ def test_a_chinese_browser_gets_the_form_in_chinese(settings: Settings) -> None:
     for text in ("开始分析", "估值建模师", "多空辩论", "仅规则（不调用大模型）", "正在运行"):
         assert text in html
     assert "Start an analysis" not in html
+
+
+def test_a_name_typed_and_sent_without_picking_a_suggestion_is_analyzed(settings: Settings) -> None:
+    """Typing “示例银行” (or a part of it) and sending the form analyzes the one security so named."""
+    container, _, _ = pipeline(settings)
+    client = api_client(container)
+    for typed in ("示例银行", "示例", f" {SYMBOL.lower()} "):
+        session_id = start(client, symbol=typed)
+        assert finished(container, session_id).symbol == SYMBOL
+
+
+def test_a_name_several_securities_share_is_answered_with_the_list_to_pick_from() -> None:
+    from stockdesk.data_engineering.application import SecurityDTO
+    from stockdesk.entrypoints.web.pages.symbols_view import resolve_typed
+
+    stocks = [
+        SecurityDTO(symbol="600519.SH", name="贵州茅台", market="CN"),
+        SecurityDTO(symbol="600036.SH", name="招商银行", market="CN"),
+        SecurityDTO(symbol="000001.SZ", name="平安银行", market="CN"),
+    ]
+    assert resolve_typed(stocks, "茅台") == "600519.SH"
+    assert resolve_typed(stocks, "600519.sh") == "600519.sh"  # a code the store knows, kept as typed
+    assert [s.symbol for s in resolve_typed(stocks, "银行")] == ["600036.SH", "000001.SZ"]  # type: ignore[union-attr]
+    assert resolve_typed(stocks, "999999.SH") == "999999.SH"  # unknown: the analysis says so
+
+
+def test_the_form_offers_the_matches_of_an_ambiguous_name_and_a_pick_starts_it(settings: Settings) -> None:
+    from tests.research.support import populate_store
+
+    container, _, _ = pipeline(settings)
+    populate_store(container.database, "600002.SH")  # a second security named 示例银行
+    client = api_client(container)
+    refused = client.post("/analyses", data=form(symbol="示例银行"), follow_redirects=False)
+    assert refused.status_code == 400 and 'data-code="SYMBOL_AMBIGUOUS"' in refused.text
+    assert "“示例银行” matches 2 securities: pick one" in refused.text
+    for symbol in (SYMBOL, "600002.SH"):
+        assert f'name="pick" value="{symbol}"' in refused.text
+    picked = client.post("/analyses", data=form(symbol="示例银行", pick=SYMBOL), follow_redirects=False)
+    assert picked.status_code == 303
+    assert finished(container, picked.headers["location"].rsplit("/", 1)[1]).symbol == SYMBOL

@@ -20,7 +20,8 @@ from stockdesk.entrypoints.web.deps import WebDeps
 from stockdesk.entrypoints.web.pages.analyses_view import AnalysisForm, progress_view
 from stockdesk.entrypoints.web.pages.home import home_context
 from stockdesk.entrypoints.web.pages.jobs import moved_to_jobs
-from stockdesk.shared.errors import StockdeskError
+from stockdesk.entrypoints.web.pages.symbols_view import resolve_typed
+from stockdesk.shared.errors import BadRequestException, StockdeskError
 from stockdesk.shared.sse import HEADERS, progress_events
 
 TEMPLATE = "analyses/progress.html.j2"
@@ -38,13 +39,27 @@ def build_analyses_router(deps: WebDeps) -> APIRouter:
         experts: Annotated[list[str] | None, Form()] = None,
         debate: str = Form("bull-bear"),
         rules_only: str | None = Form(None),
+        pick: str | None = Form(None),
     ) -> Response:
-        """Queue the analysis and go to its progress page; a refused form comes back with the reason."""
+        """Queue the analysis and go to its progress page; a refused form comes back with the reason.
+        A name typed without picking a suggestion is resolved (several matches: the list to pick
+        from, each a button sending `pick`)."""
+        symbol = pick or symbol
         form = AnalysisForm(symbol, as_of, experts or [], debate, rules_only is not None)
+        resolved = resolve_typed(deps.container.data.securities.execute(), symbol)
         try:
+            if isinstance(resolved, list):
+                raise BadRequestException(
+                    f"'{symbol.strip()}' matches {len(resolved)} securities: pick one",
+                    code="SYMBOL_AMBIGUOUS",
+                    details={"typed": symbol.strip(), "count": len(resolved)},
+                )
+            form.symbol = resolved
             started = runs().start(form.to_request())
         except StockdeskError as exc:
-            context = home_context(deps, form, exc)
+            context = home_context(deps, form, exc) | {
+                "choices": resolved if isinstance(resolved, list) else []
+            }
             return deps.pages.render(request, "home.html.j2", context, status_code=exc.http_status)
         return RedirectResponse(f"/analyses/{started.session_id}", status_code=303)
 

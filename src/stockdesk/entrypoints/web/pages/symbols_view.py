@@ -29,3 +29,24 @@ def suggest(securities: Iterable[SecurityDTO], typed: str, limit: int = MAX_SUGG
         elif security.name and needle in security.name.casefold():
             by_name.append(item)
     return [*by_symbol, *by_name][:limit]
+
+
+def resolve_typed(securities: Iterable[SecurityDTO], typed: str) -> str | list[Suggestion]:
+    """What a symbol field's text stands for when the form is sent without picking a suggestion.
+
+    A code the store knows, or a name that one security has (exactly, else as a part of its name),
+    is that security's symbol. Several securities matching is the list to choose from; nothing
+    matching is the text as typed (the analysis then says the symbol is not in the store).
+    """
+    text = typed.strip()
+    needle = text.casefold()
+    known = list(securities)
+    if not needle or any(s.symbol.casefold() == needle for s in known):
+        return text
+    exact = [s for s in known if s.name and s.name.casefold() == needle]
+    if len(exact) == 1:
+        return exact[0].symbol
+    found = suggest(known, text)
+    if len(found) == 1:
+        return found[0].symbol
+    return found or text
