@@ -2,6 +2,15 @@
 (function () {
   "use strict";
   // Symbol autocomplete: an <input data-suggest="/symbols/suggest"> gets a <datalist> filled as you type.
+  // A field of several symbols (data-suggest-multi) asks for the one being typed, after the last comma
+  // or space, and each suggestion keeps the symbols before it.
+  var SEPARATED = /^(.*[,\s\uFF0C])([^,\s\uFF0C]*)$/;
+  function typedToken(input) {
+    var text = input.value;
+    if (!input.hasAttribute("data-suggest-multi")) return { before: "", token: text };
+    var parts = text.match(SEPARATED);
+    return parts ? { before: parts[1], token: parts[2] } : { before: "", token: text };
+  }
   function wireSuggest(root) {
     root.querySelectorAll("input[data-suggest]:not([data-wired])").forEach(function (input) {
       input.setAttribute("data-wired", "1");
@@ -10,7 +19,9 @@
       input.addEventListener("input", function () {
         clearTimeout(timer);
         timer = setTimeout(function () {
-          var url = input.getAttribute("data-suggest") + "?q=" + encodeURIComponent(input.value);
+          var typed = typedToken(input);
+          if (!typed.token.trim()) { if (list) list.innerHTML = ""; return; }
+          var url = input.getAttribute("data-suggest") + "?q=" + encodeURIComponent(typed.token);
           fetch(url, { headers: { Accept: "application/json" } })
             .then(function (r) { return r.ok ? r.json() : []; })
             .then(function (items) {
@@ -18,7 +29,7 @@
               list.innerHTML = "";
               items.forEach(function (item) {
                 var option = document.createElement("option");
-                option.value = item.symbol;
+                option.value = typed.before + item.symbol;
                 option.label = item.label;
                 list.appendChild(option);
               });
