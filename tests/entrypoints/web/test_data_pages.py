@@ -152,6 +152,27 @@ def test_an_unknown_symbol_is_a_404_page_and_a_malformed_one_a_400(client: TestC
     assert bad.status_code == 400 and 'data-code="INVALID_SYMBOL"' in bad.text
 
 
+def test_a_symbols_page_is_as_of_its_data_end_unless_asked_and_a_bad_date_is_a_400(
+    client: TestClient,
+) -> None:
+    """Not today's clock: without `as_of` the figures are those of the newest stored bar, labelled
+    so; an asked date is used and labelled as-of; `?as_of=2019-13-45` is refused, not ignored."""
+    plain = client.get(f"/data/{SYMBOL}").text
+    assert re.search(r"Data through</\w+>\s*<\w+[^>]*>2024-06-28<", plain), "the newest bar's date"
+    asked = client.get(f"/data/{SYMBOL}", params={"as_of": "2024-03-29"}).text
+    assert re.search(r"As of</\w+>\s*<\w+[^>]*>2024-03-29<", asked)
+    assert "数据截至" in client.get(f"/data/{SYMBOL}", headers=ZH).text
+    bad = client.get(f"/data/{SYMBOL}", params={"as_of": "2019-13-45"})
+    assert bad.status_code == 400 and 'data-code="INVALID_DATE"' in bad.text
+
+
+def test_a_symbols_page_links_to_analyze_it_and_to_its_sessions(client: TestClient) -> None:
+    page = client.get(f"/data/{SYMBOL}").text
+    assert f'href="/?symbol={SYMBOL}"' in page and f'href="/sessions?symbol={SYMBOL}"' in page
+    form = client.get("/", params={"symbol": SYMBOL}).text  # the analysis form, filled in
+    assert re.search(rf'id="symbol" name="symbol" type="text" value="{re.escape(SYMBOL)}"', form)
+
+
 # ---- upload ---------------------------------------------------------------------------------------
 def test_a_good_yahoo_csv_upload_imports_and_reports_its_rows_per_table(
     client: TestClient, container: AppContainer

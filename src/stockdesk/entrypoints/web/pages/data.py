@@ -39,6 +39,7 @@ from stockdesk.entrypoints.web.pages.data_view import (
     sync_view,
 )
 from stockdesk.entrypoints.web.pages.jobs import moved_to_jobs
+from stockdesk.shared.dates import parse_day
 from stockdesk.shared.errors import BadRequestException, NotFoundException, StockdeskError
 from stockdesk.shared.sse import HEADERS, progress_events
 
@@ -196,14 +197,17 @@ def _sync_routes(router: APIRouter, deps: WebDeps) -> None:
 
 def _symbol_routes(router: APIRouter, deps: WebDeps) -> None:
     @router.get("/data/{symbol}")
-    def symbol_detail(request: Request, symbol: str) -> Response:
-        """`data show` of one symbol, its other datasets, last sync and the trading days it misses."""
+    def symbol_detail(request: Request, symbol: str, as_of: str | None = None) -> Response:
+        """`data show` of one symbol, its other datasets, last sync and the trading days it misses;
+        as of `as_of` (a bad date is a 400 page), else as of its newest stored bar, not today."""
+        asked = parse_day(as_of or None)
         data = deps.container.data
+        found = data.coverage.one(symbol)
+        bars = found.datasets.get("bars") if found else None
         try:
-            summary = data.summary.execute(symbol)
+            summary = data.summary.execute(symbol, asked or (bars.last if bars else None))
         except SymbolNotFoundError:
             summary = None
-        found = data.coverage.one(symbol)
         if summary is None and found is None:
             raise NotFoundException(f"{symbol} is not in the store", code="STOCK_NOT_FOUND")
         row = coverage_row(found) if found else None
@@ -214,6 +218,7 @@ def _symbol_routes(router: APIRouter, deps: WebDeps) -> None:
             "row": row,
             "missing": missing,
             "symbol": symbol.upper(),
+            "as_of_asked": asked is not None,
         }
         return deps.pages.render(request, DETAIL, context)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Query, Request
 from starlette.responses import Response
 
 from stockdesk.entrypoints.web.deps import WebDeps
@@ -36,7 +36,8 @@ def build_home_router(deps: WebDeps) -> APIRouter:
     router = APIRouter(include_in_schema=False)
 
     @router.get("/")
-    def home(request: Request) -> Response:
-        return deps.pages.render(request, "home.html.j2", home_context(deps, AnalysisForm()))
+    def home(request: Request, symbol: str = Query("", max_length=20)) -> Response:
+        """The analysis form; `symbol` fills it in (the data page's "Analyze" link)."""
+        return deps.pages.render(request, "home.html.j2", home_context(deps, AnalysisForm(symbol=symbol)))
 
     return router
