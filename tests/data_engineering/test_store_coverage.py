@@ -7,7 +7,7 @@ from datetime import date, datetime
 
 import pandas as pd
 
-from stockdesk.data_engineering.application.coverage import missing_trading_days
+from stockdesk.data_engineering.application.coverage import Gap, long_gaps, missing_trading_days
 from stockdesk.data_engineering.container import DataEngineeringContainer
 from stockdesk.shared.config import Settings
 from stockdesk.shared.db import Database
@@ -94,3 +94,16 @@ def test_gaps_count_only_days_inside_the_symbols_own_range() -> None:
     assert gaps.loc["600002.SH", "missing_days"] == 1
     assert (gaps["reference_symbols"] == 2).all()
     assert missing_trading_days(pd.DataFrame(columns=["symbol", "trade_date"])).empty
+
+
+def test_runs_of_more_than_ten_missing_trading_days_are_listed_with_their_dates() -> None:
+    """A count of missing days hides a hole: the runs longer than ten trading days are given with
+    their first and last day; shorter runs (a suspension of a few days) are not."""
+    full = bars("600001.SH", DAYS)
+    holed = bars("600002.SH", DAYS)
+    kept = [i for i in range(len(DAYS)) if not (5 <= i <= 16 or 18 <= i <= 20)]  # 12 days, then 3
+    gaps = long_gaps(pd.concat([full, holed.iloc[kept]]), "600002.SH")
+    assert gaps == [Gap(first=DAYS[5].date(), last=DAYS[16].date(), days=12)]
+    assert long_gaps(pd.concat([full, holed.iloc[kept]]), "600002.SH", longer_than=2)[1].days == 3
+    assert long_gaps(pd.concat([full, holed]), "600002.SH") == []
+    assert long_gaps(holed, "600002.SH") == []  # no other symbol of its market: days cannot be told

@@ -173,6 +173,24 @@ def test_a_symbols_page_links_to_analyze_it_and_to_its_sessions(client: TestClie
     assert re.search(rf'id="symbol" name="symbol" type="text" value="{re.escape(SYMBOL)}"', form)
 
 
+def test_a_hole_of_more_than_ten_trading_days_is_listed_with_its_dates(
+    client: TestClient, container: AppContainer
+) -> None:
+    """The second symbol loses 15 trading days of bars inside its range (its peer keeps them): the
+    page lists that run with its first and last day, not only a count of missing days."""
+    from sqlalchemy import text
+
+    with container.database.session() as session:
+        session.execute(
+            text("DELETE FROM daily_bars WHERE symbol = :s AND trade_date BETWEEN :a AND :b"),
+            {"s": SECOND_SYMBOL, "a": "2024-03-01", "b": "2024-03-21"},
+        )
+    page = client.get(f"/data/{SECOND_SYMBOL}").text
+    assert "Gaps longer than 10 trading days:" in page
+    assert re.search(r"<code>2024-03-01</code> – <code>2024-03-21</code> \(15 trading days\)", page)
+    assert "long-gaps" not in client.get(f"/data/{SYMBOL}").text  # no hole, no list
+
+
 # ---- upload ---------------------------------------------------------------------------------------
 def test_a_good_yahoo_csv_upload_imports_and_reports_its_rows_per_table(
     client: TestClient, container: AppContainer

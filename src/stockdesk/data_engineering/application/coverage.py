@@ -9,6 +9,7 @@ Vectorised: one sorted calendar per market and `searchsorted`, no loop over days
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
@@ -69,6 +70,39 @@ def missing_dates(days: pd.DataFrame, symbol: str, limit: int = 50) -> list[date
     return [pd.Timestamp(day).date() for day in gaps]
 
 
+@dataclass(frozen=True)
+class Gap:
+    """A run of consecutive trading days a symbol's daily bars miss."""
+
+    first: date
+    last: date
+    days: int
+
+
+def long_gaps(days: pd.DataFrame, symbol: str, longer_than: int = 10) -> list[Gap]:
+    """The runs of more than `longer_than` consecutive missing trading days, oldest first: a hole a
+    count of missing days hides (601318.SH's 2020-06..2023-01 looked like "67 missing days")."""
+    frame = days[["symbol", "trade_date"]].drop_duplicates()
+    peers = frame[_markets(frame["symbol"]) == market_of(symbol)]
+    own = np.unique(peers.loc[peers["symbol"] == symbol, "trade_date"].to_numpy())
+    if own.size == 0 or peers["symbol"].nunique() < 2:
+        return []
+    calendar = np.unique(peers["trade_date"].to_numpy())
+    window = calendar[(calendar >= own[0]) & (calendar <= own[-1])]
+    missing = ~np.isin(window, own)
+    gaps: list[Gap] = []
+    start = None
+    for index, absent in enumerate([*missing, False]):  # a sentinel closes a run at the end
+        if absent and start is None:
+            start = index
+        elif not absent and start is not None:
+            if index - start > longer_than:
+                first, last = (pd.Timestamp(window[i]).date() for i in (start, index - 1))
+                gaps.append(Gap(first=first, last=last, days=index - start))
+            start = None
+    return gaps
+
+
 class StoreCoverageUseCase:
     def __init__(self, repository: IMarketDataRepository):
         self._repository = repository
@@ -124,6 +158,10 @@ class StoreCoverageUseCase:
     def missing_dates(self, symbol: str, limit: int = 50) -> list[date] | None:
         """The trading days its daily bars miss (see `missing_dates`)."""
         return missing_dates(self._repository.bar_days(), normalize_symbol(symbol), limit)
+
+    def long_gaps(self, symbol: str, longer_than: int = 10) -> list[Gap]:
+        """Its runs of more than `longer_than` missing trading days (see `long_gaps`)."""
+        return long_gaps(self._repository.bar_days(), normalize_symbol(symbol), longer_than)
 
 
 def _value(frame: pd.DataFrame, symbol: str, column: str) -> Any:

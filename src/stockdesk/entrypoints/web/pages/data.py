@@ -50,6 +50,7 @@ SYNC = "data/sync.html.j2"
 RUN = "data/run.html.j2"
 RECENT_RUNS = 10
 MISSING_SHOWN = 50
+LONG_GAP_DAYS = 10  # a run of missing trading days longer than this is listed with its dates
 
 
 def safe_name(filename: str | None) -> str:
@@ -212,11 +213,14 @@ def _symbol_routes(router: APIRouter, deps: WebDeps) -> None:
             raise NotFoundException(f"{symbol} is not in the store", code="STOCK_NOT_FOUND")
         row = coverage_row(found) if found else None
         missing = data.coverage.missing_dates(symbol, MISSING_SHOWN) if row and row.missing_days else []
+        long_gaps = data.coverage.long_gaps(symbol, LONG_GAP_DAYS) if missing else []
         context = {
             "summary": summary,
             "security": summary.security if summary else None,
             "row": row,
             "missing": missing,
+            "long_gaps": long_gaps,
+            "long_gap_days": LONG_GAP_DAYS,
             "symbol": symbol.upper(),
             "as_of_asked": asked is not None,
         }
