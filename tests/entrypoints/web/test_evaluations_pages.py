@@ -74,9 +74,19 @@ def test_start_an_evaluation_in_rules_mode_and_read_its_charts_hit_rates_and_ski
     assert len(charts) == 3 and all("&#34;panels&#34;" in c for c in charts)
     assert {"equity", "reliability", "hit-rate"} == set(re.findall(r"&#34;id&#34;:&#34;([a-z-]+)&#34;", page))
     assert "Not drawn: rank IC per date" in page  # one symbol: no cross-sectional IC, and the page says so
-    hit_rates = page[page.index('id="hit-rates"') : page.index('id="skill"')]
+    hit_rates = page[page.index('id="hit-rates"') : page.index('id="by-action-heading"')]
     assert hit_rates.count("<tr>") == 1 + 3 * 2  # header + (rules, always HOLD, buy & hold) x 2 horizons
     assert "rules mode" in hit_rates and "100.0%" in hit_rates
+    by_action = page[page.index('id="by-action"') : page.index('id="skill"')]
+    report = client.get(f"/api/v1/evaluations/{job_id}/report").json()
+    shown = 0
+    for name, by_horizon in report["metrics"].items():
+        for horizon, metrics in by_horizon.items():
+            for action, figures in metrics["detail"]["actions"].items():
+                if figures["count"]:
+                    shown += 1
+                    assert f"{figures['hit_rate'] * 100:.1f}%" in by_action, (name, horizon, action)
+    assert shown and by_action.count("<tr data-action=") == shown  # every action that occurred, once
     skill = page[page.index('id="skill"') : page.index('class="attribution"')]
     assert "always HOLD" in skill and "not distinguishable from the rules baseline" in skill
     assert page.count('class="attribution"') == 2 and "valuation_modeler" in page

@@ -22,6 +22,7 @@ from stockdesk.evaluation.presentation.rest import EvaluationBody
 
 CHART_IDS = ("equity", "reliability", "rank-ic", "hit-rate")  # every chart a report can draw
 STATS = ("hit_rate", "rank_ic", "mean_excess_bought")  # the bootstrap's statistics
+ACTIONS = ("BUY", "SELL", "HOLD")
 MODES = tuple(mode.value for mode in EvaluationMode)
 SET_NAMES = (*MODES, "rules_baseline", "always_hold", "buy_and_hold", "benchmark")  # named in i18n
 
@@ -131,6 +132,7 @@ def report_view(report: EvaluationReport) -> dict[str, Any]:
         "charts": [c.model_dump(mode="json") for c in charts],
         "missing": [c for c in CHART_IDS if c not in drawn],
         "hit_rows": _hit_rows(report, horizons),
+        "action_rows": _action_rows(report, horizons),
         "skill_rows": _skill_rows(report, horizons),
         "experts": [(h, _expert_rows(report, mode, h)) for h in horizons],
         "portfolio": _portfolio_rows(report),
@@ -154,6 +156,26 @@ def _hit_rows(report: EvaluationReport, horizons: list[str]) -> list[dict[str, A
                     "brier_skill": num(m["brier_skill"]), "ece": num(m["ece"]),
                 }
             )  # fmt: skip
+    return rows
+
+
+def _action_rows(report: EvaluationReport, horizons: list[str]) -> list[dict[str, Any]]:
+    """What followed each action, per set and horizon: the figures the all-points row averages
+    away (its mean excess is the same for every set: it is the mean over all points)."""
+    rows = []
+    for name, by_horizon in report.metrics.items():
+        for h in horizons:
+            actions = ((by_horizon.get(h) or {}).get("detail") or {}).get("actions") or {}
+            for action in ACTIONS:
+                a = actions.get(action)
+                if a and a.get("count"):
+                    rows.append(
+                        {
+                            "set": name, "horizon": h, "action": action, "count": a["count"],
+                            "hit_rate": pct(a["hit_rate"]), "mean_excess": pct(a["mean_excess"], 2),
+                            "median_excess": pct(a["median_excess"], 2),
+                        }
+                    )  # fmt: skip
     return rows
 
 
