@@ -55,19 +55,27 @@ def missing_trading_days(days: pd.DataFrame) -> pd.DataFrame:
     return pd.concat(parts, ignore_index=True)[GAP_COLUMNS]
 
 
-def missing_dates(days: pd.DataFrame, symbol: str, limit: int = 50) -> list[date] | None:
-    """The first `limit` missing trading days of one symbol (see the module docstring), oldest first;
-    None when they cannot be told (no other symbol of its market, or no bars)."""
+def _missing_in_window(days: pd.DataFrame, symbol: str) -> tuple[np.ndarray, np.ndarray] | None:
+    """The market's trading days from the symbol's first to its last bar, and which of them it
+    lacks; None when they cannot be told (no other symbol of its market, or no bars)."""
     frame = days[["symbol", "trade_date"]].drop_duplicates()
-    market = market_of(symbol)
-    peers = frame[_markets(frame["symbol"]) == market]
+    peers = frame[_markets(frame["symbol"]) == market_of(symbol)]
     own = np.unique(peers.loc[peers["symbol"] == symbol, "trade_date"].to_numpy())
     if own.size == 0 or peers["symbol"].nunique() < 2:
         return None
     calendar = np.unique(peers["trade_date"].to_numpy())
     window = calendar[(calendar >= own[0]) & (calendar <= own[-1])]
-    gaps = np.setdiff1d(window, own, assume_unique=True)[:limit]
-    return [pd.Timestamp(day).date() for day in gaps]
+    return window, ~np.isin(window, own)
+
+
+def missing_dates(days: pd.DataFrame, symbol: str, limit: int = 50) -> list[date] | None:
+    """The first `limit` missing trading days of one symbol (see the module docstring), oldest first;
+    None when they cannot be told (no other symbol of its market, or no bars)."""
+    found = _missing_in_window(days, symbol)
+    if found is None:
+        return None
+    window, missing = found
+    return [pd.Timestamp(day).date() for day in window[missing][:limit]]
 
 
 @dataclass(frozen=True)
@@ -82,25 +90,25 @@ class Gap:
 def long_gaps(days: pd.DataFrame, symbol: str, longer_than: int = 10) -> list[Gap]:
     """The runs of more than `longer_than` consecutive missing trading days, oldest first: a hole a
     count of missing days hides (601318.SH's 2020-06..2023-01 looked like "67 missing days")."""
-    frame = days[["symbol", "trade_date"]].drop_duplicates()
-    peers = frame[_markets(frame["symbol"]) == market_of(symbol)]
-    own = np.unique(peers.loc[peers["symbol"] == symbol, "trade_date"].to_numpy())
-    if own.size == 0 or peers["symbol"].nunique() < 2:
+    found = _missing_in_window(days, symbol)
+    if found is None:
         return []
-    calendar = np.unique(peers["trade_date"].to_numpy())
-    window = calendar[(calendar >= own[0]) & (calendar <= own[-1])]
-    missing = ~np.isin(window, own)
-    gaps: list[Gap] = []
-    start = None
-    for index, absent in enumerate([*missing, False]):  # a sentinel closes a run at the end
-        if absent and start is None:
-            start = index
-        elif not absent and start is not None:
-            if index - start > longer_than:
-                first, last = (pd.Timestamp(window[i]).date() for i in (start, index - 1))
-                gaps.append(Gap(first=first, last=last, days=index - start))
-            start = None
-    return gaps
+    window, missing = found
+    edges = np.flatnonzero(np.diff(np.concatenate(([0], missing.astype(np.int8), [0]))))
+    starts, ends = edges[::2], edges[1::2]  # each run is window[start:end]
+    return [
+        Gap(first=pd.Timestamp(window[a]).date(), last=pd.Timestamp(window[b - 1]).date(), days=int(b - a))
+        for a, b in zip(starts, ends, strict=True)
+        if b - a > longer_than
+    ]
+
+
+@dataclass(frozen=True)
+class MissingDays:
+    """A symbol's missing trading days (None: they cannot be told) and its long runs of them."""
+
+    dates: list[date] | None
+    long_gaps: list[Gap]
 
 
 class StoreCoverageUseCase:
@@ -159,9 +167,11 @@ class StoreCoverageUseCase:
         """The trading days its daily bars miss (see `missing_dates`)."""
         return missing_dates(self._repository.bar_days(), normalize_symbol(symbol), limit)
 
-    def long_gaps(self, symbol: str, longer_than: int = 10) -> list[Gap]:
-        """Its runs of more than `longer_than` missing trading days (see `long_gaps`)."""
-        return long_gaps(self._repository.bar_days(), normalize_symbol(symbol), longer_than)
+    def missing(self, symbol: str, limit: int = 50, longer_than: int = 10) -> MissingDays:
+        """Its first `limit` missing trading days and its runs of more than `longer_than` of them,
+        from one read of the store's bar days (it is the whole store's)."""
+        days, canonical = self._repository.bar_days(), normalize_symbol(symbol)
+        return MissingDays(missing_dates(days, canonical, limit), long_gaps(days, canonical, longer_than))
 
 
 def _value(frame: pd.DataFrame, symbol: str, column: str) -> Any:

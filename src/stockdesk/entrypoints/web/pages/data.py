@@ -212,8 +212,10 @@ def _symbol_routes(router: APIRouter, deps: WebDeps) -> None:
         if summary is None and found is None:
             raise NotFoundException(f"{symbol} is not in the store", code="STOCK_NOT_FOUND")
         row = coverage_row(found) if found else None
-        missing = data.coverage.missing_dates(symbol, MISSING_SHOWN) if row and row.missing_days else []
-        long_gaps = data.coverage.long_gaps(symbol, LONG_GAP_DAYS) if missing else []
+        found = (
+            data.coverage.missing(symbol, MISSING_SHOWN, LONG_GAP_DAYS) if row and row.missing_days else None
+        )
+        missing, long_gaps = (found.dates or [], found.long_gaps) if found else ([], [])
         context = {
             "summary": summary,
             "security": summary.security if summary else None,
