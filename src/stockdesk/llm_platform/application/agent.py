@@ -19,7 +19,7 @@ from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel
 
-from stockdesk.llm_platform.application.llm_handle import FEEDBACK_HEADER, LLMHandle
+from stockdesk.llm_platform.application.llm_handle import FEEDBACK_HEADER, Asked, LLMHandle
 from stockdesk.shared.prompts import load_prompts
 
 T = TypeVar("T", bound=BaseModel)
@@ -36,6 +36,14 @@ class AgentAnswer(BaseModel, Generic[T]):
     output: str
     parsed: T
     tokens: int = 0
+
+
+def answered(asked: Asked[T], agent: str = "") -> AgentAnswer[T]:
+    """What the audit keeps of one `LLMHandle.ask`: the prompt as sent (feedback included), the raw
+    text, the validated answer and the tokens."""
+    return AgentAnswer[T](
+        agent=agent, input=asked.prompt, output=asked.text, parsed=asked.parsed, tokens=asked.tokens
+    )
 
 
 class Agent(ABC, Generic[Q, R]):
@@ -122,6 +130,4 @@ class PromptAgent(Generic[T]):
             max_tokens=self._max_tokens,
             header=self._header,
         )
-        return AgentAnswer[T](
-            agent=self._agent, input=asked.prompt, output=asked.text, parsed=asked.parsed, tokens=asked.tokens
-        )
+        return answered(asked, self._agent)

@@ -23,6 +23,8 @@ from stockdesk.llm_platform.domain.dtos import ChatMessage
 T = TypeVar("T", bound=BaseModel)
 # How a re-ask tells the model its first answer was refused (research's experts, the debate).
 FEEDBACK_HEADER = "\n\n## 上一次回答未通过校验，请修正\n"
+# How a re-ask tells a chooser its card picks were refused (the experts' and the debate's choosers).
+PICKS_FEEDBACK_HEADER = "\n\n## 上一次的选择未被接受，请修正\n"
 
 
 @dataclass(frozen=True)

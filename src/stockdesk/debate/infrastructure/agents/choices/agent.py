@@ -15,11 +15,11 @@ from pydantic import BaseModel
 from stockdesk.debate.domain.dtos.choices import choice_model
 from stockdesk.debate.domain.ports.agents import AgentAnswer, ChoiceQuestion, IChoiceAgentPort
 from stockdesk.debate.infrastructure.agents.digest_text import render_card
-from stockdesk.llm_platform.application.llm_handle import LLMHandle
+from stockdesk.llm_platform.application.agent import answered
+from stockdesk.llm_platform.application.llm_handle import PICKS_FEEDBACK_HEADER, LLMHandle
 from stockdesk.research.application import ExpertView
 from stockdesk.shared.prompts import PromptTemplates
 
-FEEDBACK_HEADER = "\n\n## 上一次的选择未被接受，请修正\n"
 NONE = "（无）"
 
 
@@ -52,12 +52,6 @@ class ChoiceAgent(IChoiceAgentPort):
             response_model=choice_model(role, cards),
             caller=f"debate.choices.{role}",
             feedback=feedback,
-            header=FEEDBACK_HEADER,
+            header=PICKS_FEEDBACK_HEADER,
         )
-        return AgentAnswer[BaseModel](
-            agent=f"{role}_choices",
-            input=asked.prompt,
-            output=asked.text,
-            parsed=asked.parsed,
-            tokens=asked.tokens,
-        )
+        return answered(asked, f"{role}_choices")

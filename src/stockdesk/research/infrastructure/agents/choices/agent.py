@@ -12,7 +12,8 @@ from importlib import resources
 
 from pydantic import BaseModel
 
-from stockdesk.llm_platform.application.llm_handle import LLMHandle
+from stockdesk.llm_platform.application.agent import answered
+from stockdesk.llm_platform.application.llm_handle import PICKS_FEEDBACK_HEADER, LLMHandle
 from stockdesk.research.domain.dtos.evidence_card import EvidenceCard
 from stockdesk.research.domain.dtos.expert import AgentAnswer
 from stockdesk.research.domain.dtos.expert_choice import expert_choice_model
@@ -20,7 +21,6 @@ from stockdesk.research.domain.ports.choices import ChoiceQuestion, IExpertChoic
 from stockdesk.shared.claims import card_line
 from stockdesk.shared.prompts import load_prompts
 
-FEEDBACK_HEADER = "\n\n## 上一次的选择未被接受，请修正\n"
 NONE = "（无：该专家的数据没有可用的证据卡）"
 NOTE_FIELD = ', "note": "一般留空；要写时不超过 40 个字"'
 
@@ -79,8 +79,6 @@ class ExpertChoiceAgent(IExpertChoicePort):
             response_model=expert_choice_model(allowed, [c.id for c in cards], notes=self._notes),
             caller=f"research.{expert}.choices",
             feedback=feedback,
-            header=FEEDBACK_HEADER,
+            header=PICKS_FEEDBACK_HEADER,
         )
-        return AgentAnswer[BaseModel](
-            input=asked.prompt, output=asked.text, parsed=asked.parsed, tokens=asked.tokens
-        )
+        return answered(asked)
