@@ -1,9 +1,10 @@
 """The panel's five tools (spec 5.1-5.5) over the local store, through data_engineering's use cases.
 
 Same input/output JSON as the spec; the store replaces S3, yfinance and EDGAR, so there is no
-network here. Every read is point in time: news published by the end of `as_of` (UTC, as stored),
-bars up to `as_of`, filings filed by `as_of`. Article pks are derived from the stored URL
-(`id#{symbol}:{sha1(url)[:12]}`), so they are stable across runs and re-imports.
+network here. Every read is point in time (each tool takes `as_of` beside the spec's arguments):
+news published by the end of `as_of` (UTC, as stored), bars up to `as_of`, filings filed by
+`as_of`. Article pks are derived from the stored URL (`id#{symbol}:{sha1(url)[:12]}`), so they are
+stable across runs and re-imports.
 """
 
 from __future__ import annotations

@@ -1,10 +1,8 @@
 """Ports of the panel debate: one expert agent and the moderator agent, named as the desk's one
 agent contract (`Agent[question, answer]`), and what their answers carry.
 
-The five data tools (spec 5) are a plain class over the store, `debate.application.panel_tools`.
-
-Tool arguments carry the spec's input JSON field names and return its output JSON; `as_of` is added
-because every read is point in time (nothing published after that day is visible).
+The five data tools (spec 5) are a plain class over the store, `debate.application.panel_tools`,
+which says how their arguments and answers follow the spec.
 """
 
 from __future__ import annotations
