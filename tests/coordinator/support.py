@@ -4,15 +4,19 @@ scripted LLM that answers each agent by the schema it asks for (no numbers, so g
 from __future__ import annotations
 
 import json
+import socket
+import subprocess
 import threading
 from collections.abc import Callable
-from datetime import date
+from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
+from sqlalchemy import update
 
 from stockdesk.coordinator.application.gateways import ResearchGateway
+from stockdesk.coordinator.infrastructure.persistence.models import ResearchSessionRow
 from stockdesk.data_engineering.application.import_service import MarketDataImportService
 from stockdesk.data_engineering.infrastructure.persistence.repository import SqlMarketDataRepository
 from stockdesk.entrypoints.container import AppContainer
@@ -20,6 +24,7 @@ from stockdesk.llm_platform.domain.dtos import CompletionRequest
 from stockdesk.llm_platform.infrastructure.scripted import ScriptedProvider
 from stockdesk.research.application import ExpertResult, RulesOnlyResultDTO
 from stockdesk.shared.config import Settings
+from stockdesk.shared.db import Database
 from tests.conftest import scripted_service
 from tests.research.support import AS_OF, populate_store
 
@@ -130,3 +135,19 @@ def break_charts(container: AppContainer) -> None:
     builder = container.research.chart_series_builder
     for name in ("price", "valuation", "financials"):
         setattr(builder, name, broken)
+
+
+def dead_runner() -> str:
+    """A `host:pid` whose process has ended: the liveness record of a runner that died."""
+    process = subprocess.Popen(["true"])
+    process.wait()
+    return f"{socket.gethostname()}:{process.pid}"
+
+
+def died(database: Database, session_id: str, heartbeat_at: datetime | None = None) -> None:
+    """Make a stored `running` session look as a killed process leaves it: its runner is dead."""
+    values: dict[str, Any] = {"owner": dead_runner()}
+    if heartbeat_at is not None:
+        values["heartbeat_at"] = heartbeat_at
+    with database.session() as db:
+        db.execute(update(ResearchSessionRow).where(ResearchSessionRow.id == session_id).values(**values))

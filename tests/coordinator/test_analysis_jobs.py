@@ -11,7 +11,7 @@ from stockdesk.coordinator.application import ResearchSession
 from stockdesk.llm_platform.domain.dtos import CompletionRequest
 from stockdesk.shared.config import Settings
 from tests.api_support import api_client
-from tests.coordinator.support import AS_OF, SYMBOL, Router, pipeline
+from tests.coordinator.support import AS_OF, SYMBOL, Router, died, pipeline
 
 URL = "/api/v1/coordinator/research"
 BODY = {"symbol": SYMBOL, "as_of": AS_OF.isoformat(), "experts": ["valuation_modeler", "financial_auditor"]}
@@ -123,8 +123,9 @@ def test_a_session_left_running_by_a_stopped_server_reads_as_interrupted(setting
             id="cut-off", symbol=SYMBOL, experts=["valuation_modeler"], started_at=datetime.now(UTC)
         )
     )
+    died(container.database, "cut-off")
     client = api_client(container)
     body = client.get(f"{URL}/jobs/cut-off").json()
-    assert body["state"] == "interrupted" and "server stopped" in body["error"]
+    assert body["state"] == "interrupted" and "killed or crashed" in body["error"]
     assert client.get(f"{URL}/jobs/nope").status_code == 404
     assert client.get(f"{URL}/jobs/nope/events").status_code == 404

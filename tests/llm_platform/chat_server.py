@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import json
 import os
+import select
+import socket
 import threading
 import time
 from collections.abc import Iterable
@@ -35,6 +37,7 @@ class ChatServerState:
     latency_seconds: float = 0.0
     script: list[Answer] = field(default_factory=list)  # consumed first; then plain 200s
     arrivals: list[float] = field(default_factory=list)  # time.monotonic() of each chat request
+    hangups: list[float] = field(default_factory=list)  # when a client closed its connection mid-answer
     statuses: list[int] = field(default_factory=list)
     in_flight: int = 0
     max_in_flight: int = 0
@@ -125,12 +128,24 @@ def _handler_for(state: ChatServerState) -> type[BaseHTTPRequestHandler]:
                 state.statuses.append(answer.status)
                 state.in_flight += 1
                 state.max_in_flight = max(state.max_in_flight, state.in_flight)
-            if state.latency_seconds:
-                time.sleep(state.latency_seconds)
+            gone = self._client_left_within(state.latency_seconds)
             with state.lock:  # before answering: a client's next call can only come after this
                 state.in_flight -= 1
+                if gone:  # as llama.cpp does, a client that hung up gets no answer
+                    state.hangups.append(time.monotonic())
+                    return
             payload = _completion(state, body.get("model", "m")) if answer.status == 200 else _error(answer)
             self._send(answer.status, payload, answer.headers)
+
+        def _client_left_within(self, seconds: float) -> bool:
+            """Wait `seconds` (the answer's latency) watching the connection: True as soon as the
+            client closes it (readable with nothing to read)."""
+            deadline = time.monotonic() + seconds
+            while (left := deadline - time.monotonic()) > 0:
+                readable, _, _ = select.select([self.connection], [], [], min(left, 0.05))
+                if readable and not self.connection.recv(1, socket.MSG_PEEK):
+                    return True
+            return False
 
         def _send(self, status: int, payload: dict[str, Any], headers: tuple[tuple[str, str], ...]) -> None:
             data = json.dumps(payload).encode()

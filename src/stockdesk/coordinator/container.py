@@ -66,6 +66,13 @@ class CoordinatorContainer:
 
     @cached_property
     def service(self) -> ResearchCoordinatorService:
+        """The service; building it (the first time this process reads or runs sessions) marks the
+        sessions whose process died `interrupted`, so none is read as `running` forever."""
+        service = self._service()
+        service.mark_interrupted()
+        return service
+
+    def _service(self) -> ResearchCoordinatorService:
         return ResearchCoordinatorService(
             ResearchGateway(
                 self._experts,

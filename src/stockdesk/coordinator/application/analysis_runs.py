@@ -1,10 +1,11 @@
 """Analyses run as jobs: started now, run in the job executor, followed live by any number of pages.
 
-The web UI and the REST API start an analysis here and get its session id at once; progress (each
-node's state, LLM calls, tokens, elapsed time) is read from the live run while this process runs it
-and from the stored session afterwards, so a page reload or a second tab sees the same progress.
-A session stored as `running` that no live run here owns was cut off (the server stopped):
-it reads as `interrupted`.
+The web UI and the REST API start an analysis here and get its session id at once; progress (every
+planned step's state, LLM calls, tokens, elapsed time, an estimate of the time left) is read from the
+live run while this process runs it and from the stored session afterwards, so a page reload or a
+second tab sees the same progress. A session stored as `running` that no live run here owns is run
+by another process (the CLI) while that process lives; once it is dead the session is marked
+`interrupted` (coordinator_service.mark_interrupted) and reads so, with its real elapsed time.
 """
 
 from __future__ import annotations
@@ -13,11 +14,20 @@ import threading
 import time
 import uuid
 from collections.abc import Callable
-from datetime import date, datetime
+from datetime import UTC, date, datetime
 
 from pydantic import BaseModel, Field
 
 from stockdesk.coordinator.application.coordinator_service import ResearchCoordinatorService
+from stockdesk.coordinator.application.run_steps import (
+    StepPlan,
+    StepProgress,
+    Typical,
+    eta_seconds,
+    plan_for,
+    plan_of,
+    steps,
+)
 from stockdesk.coordinator.domain.dtos.session import NodeExecution, ResearchRequest, ResearchSession
 from stockdesk.coordinator.domain.model.enums import SessionStatus
 from stockdesk.shared.tasks.dtos import FINISHED_RUN_STATES, RunState
@@ -34,6 +44,13 @@ class AnalysisProgress(BaseModel):
     as_of: date | None = None
     state: RunState
     nodes: list[NodeExecution] = Field(default_factory=list, description="in the order they started")
+    steps: list[StepProgress] = Field(
+        default_factory=list, description="every planned step in run order, pending ones included"
+    )
+    eta_seconds: float | None = Field(
+        default=None, description="seconds left, from past runs' step timings; None: no estimate"
+    )
+    eta_runs: int = Field(default=0, description="how many past runs the estimate rests on")
     llm_calls: int = 0
     tokens: int = 0
     elapsed_seconds: float = 0.0
@@ -48,8 +65,9 @@ class AnalysisProgress(BaseModel):
 class _Live:
     """A run of this process: its node events as they come (any thread), under a lock."""
 
-    def __init__(self, session_id: str, symbol: str, as_of: date | None):
+    def __init__(self, session_id: str, symbol: str, as_of: date | None, plan: StepPlan, typical: Typical):
         self.session_id, self.symbol, self.as_of = session_id, symbol, as_of
+        self.plan, self.typical = plan, typical
         self.started = time.monotonic()
         self.state: RunState = "queued"
         self.error: str | None = None
@@ -78,17 +96,21 @@ class AnalysisRuns:
 
     def start(self, request: ResearchRequest) -> AnalysisProgress:
         """Check the request now (404 unknown symbol, 400 no experts), then queue it as a job."""
-        symbol = self._service.check_request(request)
-        return self._submit(request.model_copy(update={"symbol": symbol}), None)
+        symbol, as_of = self._service.check_request(request)
+        return self._submit(request.model_copy(update={"symbol": symbol}), None, as_of)
 
     def retry(self, session_id: str) -> AnalysisProgress:
         """A new session rerunning only what failed in `session_id` (404 unknown, 400 nothing
         failed, both before anything is queued); it reuses the rest and names its parent."""
         parent, request = self._service.retry_request(session_id)
-        return self._submit(request, parent)
+        return self._submit(request, parent, request.as_of or parent.as_of)
 
-    def _submit(self, request: ResearchRequest, parent: ResearchSession | None) -> AnalysisProgress:
-        live = _Live(self._new_id(), request.symbol, request.as_of)
+    def _submit(
+        self, request: ResearchRequest, parent: ResearchSession | None, as_of: date | None
+    ) -> AnalysisProgress:
+        plan = plan_for(request, parent.expert_results if parent else ())
+        typical = self._service.typical_steps(plan.rules)
+        live = _Live(self._new_id(), request.symbol, as_of, plan, typical)
         with self._lock:
             self._live[live.session_id] = live
         try:
@@ -129,38 +151,54 @@ class AnalysisRuns:
     def _from_live(self, live: _Live) -> AnalysisProgress:
         calls, tokens = self._service.usage(live.session_id)
         with live.lock:
-            return AnalysisProgress(
-                session_id=live.session_id,
-                symbol=live.symbol,
-                as_of=live.as_of,
-                state=live.state,
-                nodes=list(live.nodes.values()),
-                llm_calls=calls,
-                tokens=tokens,
-                elapsed_seconds=round(time.monotonic() - live.started, 1),
-                error=live.error,
-            )
+            state, nodes, error = live.state, list(live.nodes.values()), live.error
+        if state == "cancelling":  # the run saved itself as cancelled; its threads are winding down
+            stored = self._service.find(live.session_id)
+            if stored is not None and stored.status is SessionStatus.CANCELLED:
+                return self._from_session(stored)
+        progress = steps(live.plan, nodes, _now(), False, live.typical)
+        return AnalysisProgress(
+            session_id=live.session_id,
+            symbol=live.symbol,
+            as_of=live.as_of,
+            state=state,
+            nodes=nodes,
+            steps=progress,
+            eta_seconds=eta_seconds(live.plan, progress),
+            eta_runs=live.typical.runs,
+            llm_calls=calls,
+            tokens=tokens,
+            elapsed_seconds=round(time.monotonic() - live.started, 1),
+            error=error,
+        )
 
     def _from_session(self, session: ResearchSession) -> AnalysisProgress:
-        state: RunState = (
-            "interrupted" if session.status is SessionStatus.RUNNING else session.status.value  # type: ignore[assignment]
-        )
+        if session.status is SessionStatus.RUNNING:  # no run here owns it: is its process alive?
+            self._service.mark_interrupted()
+            session = self._service.get(session.id)
+        state: RunState = session.status.value  # type: ignore[assignment]
+        running = session.status is SessionStatus.RUNNING  # in another process (the CLI)
         elapsed = session.duration_seconds
-        if elapsed is None and session.finished_at is not None:
+        if running:
+            elapsed = (_now() - session.started_at).total_seconds()
+        elif elapsed is None and session.finished_at is not None:
             elapsed = (session.finished_at - session.started_at).total_seconds()
-        error = session.errors.get("cancelled") or (
-            "the server stopped while this analysis ran; start it again" if state == "interrupted" else None
-        )
+        plan = plan_of(session)
+        typical = self._service.typical_steps(plan.rules) if running else Typical({}, 0)
+        progress = steps(plan, _ordered(session.nodes), _now(), not running, typical)
         return AnalysisProgress(
             session_id=session.id,
             symbol=session.symbol,
             as_of=session.as_of,
             state=state,
             nodes=_ordered(session.nodes),
+            steps=progress,
+            eta_seconds=eta_seconds(plan, progress) if running else None,
+            eta_runs=typical.runs,
             llm_calls=session.llm_calls,
             tokens=session.tokens,
             elapsed_seconds=round(elapsed or 0.0, 1),
-            error=error,
+            error=session.errors.get("cancelled") or session.errors.get("interrupted"),
             action=str(session.verdict.get("action") or "") or None,
         )
 
@@ -172,7 +210,7 @@ class AnalysisRuns:
         with self._lock:
             live = self._live.get(session_id)
         if live is None:
-            return "interrupted"
+            return self.progress(session_id).state
         with live.lock:
             return live.state
 
@@ -181,6 +219,10 @@ class AnalysisRuns:
         with self._lock:
             lives = sorted(self._live.values(), key=lambda live: live.started)
         return [self._from_live(live) for live in lives]
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
 
 
 def _ordered(nodes: list[NodeExecution]) -> list[NodeExecution]:

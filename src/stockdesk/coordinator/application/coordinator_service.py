@@ -23,6 +23,8 @@ from stockdesk.coordinator.application.gateways import (
 )
 from stockdesk.coordinator.application.graph import NodeObserver, build_research_graph
 from stockdesk.coordinator.application.llm_run_scope import LLMRunScope
+from stockdesk.coordinator.application.run_steps import PAST_RUNS, Typical
+from stockdesk.coordinator.application.session_pulse import SessionPulse
 from stockdesk.coordinator.application.verdict_ledger import VerdictLedger
 from stockdesk.coordinator.domain.dtos.session import (
     Lesson,
@@ -34,12 +36,14 @@ from stockdesk.coordinator.domain.dtos.session import (
 from stockdesk.coordinator.domain.model.enums import NodeStatus, SessionStatus
 from stockdesk.coordinator.domain.ports.session_repository import IResearchSessionRepository
 from stockdesk.research.application import ExpertResult, InvalidExpertResult, expert_result, stored
-from stockdesk.shared.errors import BadRequestException, NotFoundException
+from stockdesk.shared.errors import BadRequestException, NotFoundException, one_line
 from stockdesk.shared.tasks.cancel import JobCancelled
 
-FINAL = {NodeStatus.DONE, NodeStatus.FAILED, NodeStatus.SKIPPED, NodeStatus.REUSED}
+FINAL = {NodeStatus.DONE, NodeStatus.FAILED, NodeStatus.SKIPPED, NodeStatus.REUSED, NodeStatus.CANCELLED}
 
 logger = logging.getLogger(__name__)
+
+INTERRUPTED = "the process running this analysis stopped (killed or crashed) before it ended; start it again"
 
 LessonSource = Callable[[str, date], list[Lesson]]
 """(symbol, as_of) -> the newest past verdicts of `symbol` whose outcome was known by `as_of` (bars
@@ -144,10 +148,12 @@ class ResearchCoordinatorService:
             on_start(session)
 
         finished: list[NodeExecution] = []
+        pulse = SessionPulse(self._repository, session.id)
 
         def record(event: NodeExecution) -> None:
             if event.status in FINAL:
                 finished.append(event)
+                pulse.finished(event)
             if observer:
                 observer(event)
 
@@ -171,9 +177,15 @@ class ResearchCoordinatorService:
         clock = asyncio.get_running_loop().time()
         with self._run_scope.scope(session.id):
             try:
-                final = await graph.ainvoke(state)
+                with pulse:
+                    final = await graph.ainvoke(state)
             except JobCancelled as exc:
-                self._save_cancelled(session, finished, exc, asyncio.get_running_loop().time() - clock)
+                self._save_stopped(
+                    session, finished, SessionStatus.CANCELLED, {"cancelled": exc.message}, clock
+                )
+                raise
+            except Exception as exc:  # a bug, not a node's failure (those degrade): never left `running`
+                self._save_stopped(session, finished, SessionStatus.FAILED, {"run": one_line(exc)}, clock)
                 raise
         final = await attach_charts(self._research, session.symbol, session.as_of, final)
         calls, tokens = self._run_scope.usage(session.id)
@@ -208,16 +220,22 @@ class ResearchCoordinatorService:
             return []
         return self._lessons(symbol, checked.as_of)
 
-    def _save_cancelled(
-        self, session: ResearchSession, finished: list[NodeExecution], exc: JobCancelled, seconds: float
+    def _save_stopped(
+        self,
+        session: ResearchSession,
+        finished: list[NodeExecution],
+        status: SessionStatus,
+        errors: dict[str, str],
+        clock: float,
     ) -> None:
+        """A run that stopped before its end (cancelled, or broken by a bug), with what finished."""
         calls, tokens = self._run_scope.usage(session.id)
         stopped = session.model_copy(
             update={
-                "status": SessionStatus.CANCELLED,
-                "errors": {"cancelled": exc.message},
+                "status": status,
+                "errors": errors,
                 "finished_at": _now(),
-                "duration_seconds": round(seconds, 3),
+                "duration_seconds": round(asyncio.get_running_loop().time() - clock, 3),
                 "llm_calls": calls,
                 "tokens": tokens,
                 "nodes": finished,
@@ -225,10 +243,11 @@ class ResearchCoordinatorService:
         )
         self._repository.save(stopped)
 
-    def check_request(self, request: ResearchRequest) -> str:
+    def check_request(self, request: ResearchRequest) -> tuple[str, date | None]:
         """What `arun` would refuse, refused now (a job must not be queued for an unknown symbol
-        or a date outside its stored bars)."""
-        return self._checked(request)[0]
+        or a date outside its stored bars); else the symbol and the date it will run as of."""
+        symbol, checked = self._checked(request)
+        return symbol, checked.as_of
 
     def check_date(self, request: ResearchRequest) -> CheckedDate:
         """The date `arun` will run as of (the newest stored bar's when none is asked), or its refusal."""
@@ -280,6 +299,20 @@ class ResearchCoordinatorService:
     def usage(self, session_id: str) -> tuple[int, int]:
         """(LLM calls, tokens) of a running session so far: the live counter reads this."""
         return self._run_scope.usage(session_id)
+
+    def typical_steps(self, rules: bool) -> Typical:
+        """Median step durations of the last finished runs of the kind: what a progress ETA reads."""
+        seconds, runs = self._repository.recent_step_seconds(rules, PAST_RUNS)
+        return Typical.of(seconds, runs)
+
+    def mark_interrupted(self) -> list[str]:
+        """Sessions left `running` by a process that died become `interrupted` (with their elapsed
+        time up to their last heartbeat and the steps they finished): what a process does when it
+        opens the store, and what a page does before it reads a `running` session no run here owns."""
+        return self._repository.mark_interrupted(INTERRUPTED)
+
+    def find(self, session_id: str) -> ResearchSession | None:
+        return self._repository.get(session_id)
 
     def get(self, session_id: str) -> ResearchSession:
         session = self._repository.get(session_id)

@@ -45,7 +45,7 @@ from stockdesk.research.application import (
     snapshot_of,
 )
 from stockdesk.shared.errors import one_line
-from stockdesk.shared.tasks.cancel import check_cancelled
+from stockdesk.shared.tasks.cancel import JobCancelled, check_cancelled
 
 logger = logging.getLogger(__name__)
 
@@ -114,6 +114,10 @@ class _Nodes:
         self.emit(node, NodeStatus.RUNNING, started_at=started)
         try:
             update = await work()
+        except JobCancelled:  # the run stops here; what finished before is kept
+            seconds = round(time.perf_counter() - clock, 3)
+            self.emit(node, NodeStatus.CANCELLED, started_at=started, finished_at=_now(), seconds=seconds)
+            raise
         except Exception as exc:  # recorded and degraded: one node never aborts the run
             error = one_line(exc)
             logger.warning("node %s failed: %s", node, error, exc_info=exc)  # the traceback, for the log

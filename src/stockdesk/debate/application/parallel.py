@@ -11,6 +11,8 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import TypeVar
 
+from stockdesk.shared.tasks.cancel import check_cancelled
+
 R = TypeVar("R")
 
 
@@ -36,4 +38,6 @@ def run_bounded(calls: Sequence[Callable[[], R]], *, slots: int, name: str) -> l
 
         return run
 
-    return run_in_parallel([caught(call) for call in calls], name=name, slots=slots) if calls else []
+    results = run_in_parallel([caught(call) for call in calls], name=name, slots=slots) if calls else []
+    check_cancelled()  # a call cut by a cancel of the job is no failure to record: the job stops
+    return results

@@ -67,6 +67,7 @@ from stockdesk.llm_platform.domain.rate_limits import LimitGrant, estimate_token
 from stockdesk.shared.errors import ConfigurationError
 from stockdesk.shared.run_scope import active_run_id as shared_run_id
 from stockdesk.shared.run_scope import run_scope as shared_run_scope
+from stockdesk.shared.tasks.cancel import check_cancelled, sleep_or_stop
 
 logger = logging.getLogger(__name__)
 
@@ -447,6 +448,7 @@ class LLMService:
         retrying = Retrying(
             stop=stop_after_attempt(self._options.max_retries + 1),
             wait=self._retry_wait,
+            sleep=sleep_or_stop,  # a cancelled job does not sit out its backoff
             # a timed-out request would time out again: fail over instead of resending it
             retry=retry_if_exception_type(LLMTransientError) & retry_if_not_exception_type(LLMTimeoutError),
             reraise=True,
@@ -494,6 +496,7 @@ class LLMService:
                 )
                 return hit, True, call_id
         started = time.perf_counter()
+        check_cancelled()  # a cancelled job makes no new call
         try:
             grant = self._acquire(route, request)
             started = time.perf_counter()  # the call's latency, not the wait for its grant
@@ -503,6 +506,8 @@ class LLMService:
             self._records.errored(
                 _where(route), run_id, caller, tags, prompt_hash, exc, time.perf_counter() - started
             )
+            # the provider's connection was cut by a cancel of the job: stop, neither retry nor fail over
+            check_cancelled()
             raise
         latency = time.perf_counter() - started
         self._records.spent(run_id, meters, response.usage, route.cost(response.usage))

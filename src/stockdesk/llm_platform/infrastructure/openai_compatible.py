@@ -21,8 +21,10 @@ from stockdesk.llm_platform.domain.dtos import (
 )
 from stockdesk.llm_platform.domain.exceptions import LLMProviderError, LLMTimeoutError, LLMTransientError
 from stockdesk.llm_platform.domain.ports import ILLMProvider
+from stockdesk.llm_platform.infrastructure.abortable_http import abortable_client
 from stockdesk.llm_platform.infrastructure.retry_hints import retry_after_seconds
 from stockdesk.shared.redact import redact_text, redact_url, register_secrets, url_secrets
+from stockdesk.shared.tasks.cancel import cancel_hook, current_token
 
 logger = logging.getLogger(__name__)
 
@@ -83,7 +85,7 @@ class OpenAICompatibleProvider(ILLMProvider):
             else:
                 kwargs["response_format"] = {"type": "json_object"}
         try:
-            completion = self._client.chat.completions.create(**kwargs)
+            completion = self._create(kwargs)
         except openai.APITimeoutError as exc:
             raise LLMTimeoutError(f"{self.name} did not answer within {request.timeout_seconds:g} s") from exc
         except openai.APIConnectionError as exc:
@@ -120,6 +122,18 @@ class OpenAICompatibleProvider(ILLMProvider):
             model=self.model,
             provider=self.name,
         )
+
+    def _create(self, kwargs: dict[str, Any]) -> Any:
+        """The SDK call; inside a job, on a connection of its own that a cancel of the job cuts
+        (the read ends at once and the server stops generating), outside one on the shared pool."""
+        if current_token() is None:
+            return self._client.chat.completions.create(**kwargs)
+        http_client, connections = abortable_client(self.base_url)
+        try:
+            with cancel_hook(connections.abort):
+                return self._client.with_options(http_client=http_client).chat.completions.create(**kwargs)
+        finally:
+            http_client.close()
 
     def close(self) -> None:
         self._client.close()

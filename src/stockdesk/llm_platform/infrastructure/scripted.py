@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import threading
-import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from stockdesk.llm_platform.domain.dtos import CompletionRequest, CompletionResponse, TokenUsage, ToolCall
+from stockdesk.llm_platform.domain.exceptions import LLMTransientError
 from stockdesk.llm_platform.domain.ports import ILLMProvider
+from stockdesk.llm_platform.infrastructure.abortable_http import ABORTED
+from stockdesk.shared.tasks.cancel import wait_cancelled
 
 
 @dataclass(frozen=True)
@@ -59,8 +61,9 @@ class ScriptedProvider(ILLMProvider):
             self.calls += 1
             self.requests.append(request)
             entry = self._script[index]
-        if self.latency_seconds:
-            time.sleep(self.latency_seconds)
+        # a slow reply is cut short by a cancel of its job, as a real provider's connection is
+        if self.latency_seconds and wait_cancelled(self.latency_seconds):
+            raise LLMTransientError(ABORTED)
         if isinstance(entry, Exception):
             raise entry
         answer = entry(request) if callable(entry) else entry

@@ -21,6 +21,7 @@ from stockdesk.research.application.factors import FactorService
 from stockdesk.research.application.rules_history import RulesHistory
 from stockdesk.research.application.snapshot.rules_fields import RulesFieldsBuilder
 from stockdesk.shared.errors import StockdeskError
+from stockdesk.shared.tasks.cancel import JobCancelled
 
 logger = logging.getLogger(__name__)
 BATCH_EXPERTS = ("valuation_modeler", "technical_analyst", "financial_auditor")
@@ -98,5 +99,7 @@ class RulesSignalService:
             return {"dimensions": []}  # what the search path yields when every search is empty
         try:
             return self._search[expert](symbol, day).model_dump(mode="json")
+        except JobCancelled:  # a stop, not a search that found nothing
+            raise
         except StockdeskError as exc:
             return f"{type(exc).__name__}: {exc}"

@@ -21,7 +21,8 @@ class SessionStatus(StrEnum):
     COMPLETED = "completed"
     PARTIAL = "partial"  # some node failed; the rest ran and the session still has results
     FAILED = "failed"  # every expert failed: nothing to debate
-    CANCELLED = "cancelled"  # stopped by a user (or a stopping server) between two nodes
+    CANCELLED = "cancelled"  # stopped by a user (or a stopping server); an LLM call in flight is cut
+    INTERRUPTED = "interrupted"  # its process died; marked by the next process that opens the store
 
 
 class NodeStatus(StrEnum):
@@ -31,6 +32,7 @@ class NodeStatus(StrEnum):
     FAILED = "failed"
     SKIPPED = "skipped"
     REUSED = "reused"  # a retry took this expert's result from the parent session
+    CANCELLED = "cancelled"  # the run was cancelled while this node ran
 
 
 class DebateModeName(StrEnum):

@@ -43,6 +43,8 @@ class ResearchSessionRow(Base):
     errors: Mapped[dict] = mapped_column(JSON, default=dict)
     charts: Mapped[list] = mapped_column(JSON, default=list)
     llm_settings: Mapped[dict] = mapped_column(JSON, default=dict)
+    owner: Mapped[str | None] = mapped_column(String(128))  # host:pid of the process running it
+    heartbeat_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
 
 
 class NodeExecutionRow(Base):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, date, datetime, time
 
-from sqlalchemy import func, select
+from sqlalchemy import Update, delete, func, select, update
 
 from stockdesk.coordinator.domain.dtos.session import (
     NodeExecution,
@@ -12,16 +12,31 @@ from stockdesk.coordinator.domain.dtos.session import (
     SessionPage,
     SessionSummary,
 )
+from stockdesk.coordinator.domain.model.enums import SessionStatus
 from stockdesk.coordinator.domain.ports.session_repository import IResearchSessionRepository
 from stockdesk.coordinator.infrastructure.persistence.models import NodeExecutionRow, ResearchSessionRow
 from stockdesk.shared.db import Database
 from stockdesk.shared.db.timestamps import as_utc
+from stockdesk.shared.tasks.liveness import runner_alive, this_runner
 
 SESSION_FIELDS = (
     "parent_session_id", "symbol", "as_of", "skip_debate", "status", "started_at",
     "finished_at", "duration_seconds", "llm_calls", "tokens", "expert_results", "expert_errors",
     "reused_experts", "aggregation", "debate_outcome", "verdict", "errors", "charts", "llm_settings",
 )  # fmt: skip
+
+
+def _beat(session_id: str) -> Update:
+    return (
+        update(ResearchSessionRow)
+        .where(ResearchSessionRow.id == session_id)
+        .values(heartbeat_at=datetime.now(UTC))
+    )
+
+
+def _rules_kind(settings: dict | None) -> bool:
+    settings = settings or {}
+    return bool(settings.get("rules_only") or settings.get("verdict_by_rules"))
 
 
 class SqlResearchSessionRepository(IResearchSessionRepository):
@@ -38,6 +53,10 @@ class SqlResearchSessionRepository(IResearchSessionRepository):
             status=session.status.value,
             action=(session.verdict or {}).get("action"),
         )
+        running = session.status is SessionStatus.RUNNING
+        values.update(
+            owner=this_runner() if running else None, heartbeat_at=datetime.now(UTC) if running else None
+        )
         with self._db.session() as db:
             row = db.get(ResearchSessionRow, session.id)
             if row is None:
@@ -46,10 +65,67 @@ class SqlResearchSessionRepository(IResearchSessionRepository):
                 for name, value in values.items():
                     setattr(row, name, value)
             db.flush()
+            db.execute(delete(NodeExecutionRow).where(NodeExecutionRow.session_id == session.id))
             db.add_all(
                 NodeExecutionRow(session_id=session.id, **node.model_dump(mode="python"))
                 for node in session.nodes
             )
+
+    def add_node(self, session_id: str, node: NodeExecution) -> None:
+        with self._db.session() as db:
+            db.add(NodeExecutionRow(session_id=session_id, **node.model_dump(mode="python")))
+            db.execute(_beat(session_id))
+
+    def heartbeat(self, session_id: str) -> None:
+        with self._db.session() as db:
+            db.execute(_beat(session_id))
+
+    def recent_step_seconds(self, rules: bool, runs: int) -> tuple[dict[str, list[float]], int]:
+        finished = (SessionStatus.COMPLETED.value, SessionStatus.PARTIAL.value)
+        with self._db.session() as db:
+            candidates = db.execute(
+                select(ResearchSessionRow.id, ResearchSessionRow.llm_settings)
+                .where(ResearchSessionRow.status.in_(finished))
+                .order_by(ResearchSessionRow.started_at.desc())
+                .limit(runs * 5)  # the kinds mix; the settings are JSON, read here rather than queried
+            ).all()
+            ids = [id_ for id_, settings in candidates if _rules_kind(settings) == rules][:runs]
+            rows = db.execute(
+                select(NodeExecutionRow.node, NodeExecutionRow.seconds).where(
+                    NodeExecutionRow.session_id.in_(ids),
+                    NodeExecutionRow.status == "done",
+                    NodeExecutionRow.seconds.is_not(None),
+                )
+            ).all()
+        seconds: dict[str, list[float]] = {}
+        for node, value in rows:
+            seconds.setdefault(node, []).append(float(value))
+        return seconds, len(ids)
+
+    def mark_interrupted(self, reason: str) -> list[str]:
+        marked: list[str] = []
+        with self._db.session() as db:
+            rows = db.scalars(
+                select(ResearchSessionRow).where(ResearchSessionRow.status == SessionStatus.RUNNING.value)
+            ).all()
+            for row in rows:
+                if runner_alive(row.owner, as_utc(row.heartbeat_at)):
+                    continue
+                last_node = db.scalar(
+                    select(func.max(NodeExecutionRow.finished_at)).where(
+                        NodeExecutionRow.session_id == row.id
+                    )
+                )
+                started = as_utc(row.started_at)
+                signs = [t for t in (as_utc(row.heartbeat_at), as_utc(last_node)) if t is not None]
+                last_seen = max([started, *signs])
+                row.status = SessionStatus.INTERRUPTED.value
+                row.finished_at = last_seen
+                row.duration_seconds = round((last_seen - started).total_seconds(), 3)
+                row.errors = {**(row.errors or {}), "interrupted": reason}
+                row.owner = None
+                marked.append(row.id)
+        return marked
 
     def get(self, session_id: str) -> ResearchSession | None:
         with self._db.session() as db:

@@ -24,7 +24,7 @@ from stockdesk.shared.errors import BadRequestException
 SKIP_DEBATE = "skip"
 DEBATE_CHOICES = (DebateModeName.BULL_BEAR.value, DebateModeName.PANEL.value, SKIP_DEBATE)
 EXPERT_CHOICES = tuple(e.value for e in ALL_EXPERTS)
-SETTLED_NODES = frozenset({"done", "failed", "skipped", "reused"})  # a step that will not change any more
+SETTLED_NODES = frozenset({"done", "failed", "skipped", "reused", "cancelled", "not_run"})  # will not change
 
 
 @dataclass
@@ -64,6 +64,7 @@ class NodeLine:
     state: str
     started: str
     seconds: str
+    typical: str
     error: str
 
 
@@ -82,12 +83,13 @@ class ProgressView:
     elapsed: str
     error: str
     action: str
+    eta: str | None  # seconds left, worded; None: no estimate (no past run of the kind to time it from)
+    eta_runs: int
 
     @property
     def panel(self) -> JobPanel:
-        """The page's job panel. An analysis's steps depend on its graph (experts, debate, judge), so
-        it cannot say ahead how many there are: the counts are of the steps started so far, and the
-        page shows no bar. It cannot resume (a retry is a new session)."""
+        """The page's job panel: every planned step counts (the bar fills with those that will not
+        change any more, skipped ones too). It cannot resume (a retry is a new session)."""
         settled = sum(node.state in SETTLED_NODES for node in self.nodes)
         return JobPanel(
             id=self.id, kind="analysis", state=self.state, live=not self.finished,
@@ -105,17 +107,20 @@ def progress_view(progress: AnalysisProgress) -> ProgressView:
         finished=progress.finished,
         nodes=[
             NodeLine(
-                node=n.node,
-                state=str(n.status),
-                started=n.started_at.strftime("%H:%M:%S") if n.started_at else fmt.DASH,
-                seconds=fmt.seconds(n.seconds),
-                error=fmt.text(n.error) if n.error else "",
+                node=step.node,
+                state=step.state,
+                started=step.started_at.strftime("%H:%M:%S") if step.started_at else fmt.DASH,
+                seconds=fmt.seconds(step.seconds),
+                typical=fmt.seconds(step.typical_seconds),
+                error=fmt.text(step.error) if step.error else "",
             )
-            for n in progress.nodes
+            for step in progress.steps
         ],
         llm_calls=fmt.count(progress.llm_calls),
         tokens=fmt.count(progress.tokens),
         elapsed=fmt.seconds(progress.elapsed_seconds),
         error=progress.error or "",
         action=progress.action or "",
+        eta=fmt.seconds(progress.eta_seconds) if progress.eta_seconds is not None else None,
+        eta_runs=progress.eta_runs,
     )

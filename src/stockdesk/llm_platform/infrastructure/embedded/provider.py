@@ -22,8 +22,10 @@ from stockdesk.llm_platform.infrastructure.embedded.tool_template import (
     uses_tools,
 )
 from stockdesk.llm_platform.infrastructure.openai_compatible import OpenAICompatibleProvider
+from stockdesk.shared.tasks.cancel import check_cancelled, is_cancelled
 
 LOCAL_MODEL_NAME = "qwen2.5-coder-1.5b-instruct-q4_k_m"
+SLOT_POLL_SECONDS = 0.2  # how often a caller queued for a slot looks whether its job was cancelled
 
 
 class EmbeddedProvider(ILLMProvider):
@@ -67,16 +69,30 @@ class EmbeddedProvider(ILLMProvider):
         # wait for a free slot (this process's, and the node's when the server is shared by many
         # workers); the request timeout starts after this
         node_slot = getattr(self._server, "slot", None)
-        with self._slots, node_slot() if node_slot is not None else nullcontext():
-            adapter = self._adapter()
-            try:
-                return adapter.complete(request)
-            except LLMTransientError as exc:
-                if self._server.restart_if_dead():
-                    raise LLMTransientError(
-                        "the embedded model server died during the call; it restarts on the next try"
-                    ) from exc
-                raise
+        self._wait_for_slot()
+        try:
+            with node_slot() if node_slot is not None else nullcontext():
+                return self._send_in_slot(request)
+        finally:
+            self._slots.release()
+
+    def _wait_for_slot(self) -> None:
+        """Queue for one of this process's slots; a cancelled job leaves the queue at once."""
+        while not self._slots.acquire(timeout=SLOT_POLL_SECONDS):
+            check_cancelled()
+        if is_cancelled():
+            self._slots.release()
+            check_cancelled()
+
+    def _send_in_slot(self, request: CompletionRequest) -> CompletionResponse:
+        try:
+            return self._adapter().complete(request)
+        except LLMTransientError as exc:
+            if self._server.restart_if_dead():
+                raise LLMTransientError(
+                    "the embedded model server died during the call; it restarts on the next try"
+                ) from exc
+            raise
 
     def close(self) -> None:
         self._server.stop()

@@ -14,6 +14,9 @@ from stockdesk.llm_platform.domain.rate_limits import (
     ProviderLimits,
 )
 from stockdesk.llm_platform.infrastructure.limits import DEFAULT_MAX_WAIT_SECONDS, wait_error
+from stockdesk.shared.tasks.cancel import check_cancelled
+
+CANCEL_POLL_SECONDS = 0.5
 
 
 class InProcessRateLimiter(IRateLimiter):
@@ -38,8 +41,12 @@ class InProcessRateLimiter(IRateLimiter):
                 waited = time.monotonic() - started
                 if waited >= self._max_wait:
                     raise wait_error(outcome, waited)
-                # a release notifies; the refusal's retry_in bounds the wait for windows and leases
-                self._changed.wait(min(self._max_wait - waited, outcome.retry_in) + 0.001)
+                # a release notifies; the refusal's retry_in bounds the wait for windows and leases,
+                # and a cancelled job stops waiting within a poll
+                check_cancelled()
+                self._changed.wait(
+                    min(self._max_wait - waited, outcome.retry_in, CANCEL_POLL_SECONDS) + 0.001
+                )
 
     def release(self, grant: LimitGrant, actual_tokens: int | None) -> None:
         if not grant.grant_id:
