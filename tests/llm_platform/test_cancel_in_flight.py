@@ -84,7 +84,9 @@ def _wait_for(condition: Callable[[], bool], seconds: float = 5.0) -> bool:
 
 
 def _provider(server: ChatServer) -> OpenAICompatibleProvider:
-    return OpenAICompatibleProvider(name="remote", base_url=server.base_url, model="m", api_key="sk-test")
+    return OpenAICompatibleProvider(
+        name="remote", base_url=server.base_url, model="m", api_key="sk-cancel-in-flight"
+    )
 
 
 def test_a_cancel_cuts_the_providers_connection_and_the_server_sees_it_go(slow_server: ChatServer) -> None:

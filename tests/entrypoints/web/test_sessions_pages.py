@@ -17,7 +17,7 @@ from stockdesk.entrypoints.container import AppContainer
 from stockdesk.shared.config import Settings
 from tests.api_support import api_client
 from tests.browser.served_web import SECOND_SYMBOL, add_second_symbol
-from tests.coordinator.support import AS_OF, SYMBOL, pipeline
+from tests.coordinator.support import AS_OF, SYMBOL, died, pipeline
 from tests.entrypoints.web.test_analyze_pages import GatedRouter, finished, start
 
 JOBS = "/api/v1/coordinator/research/jobs"
@@ -187,12 +187,15 @@ def test_a_session_cut_off_by_a_stopped_server_reads_as_interrupted(settings: Se
         }
     )
     container.coordinator.repository.save(cut)
+    died(container.database, "cutoff")
     client = api_client(container)
     page = client.get("/sessions/cutoff").text
-    assert 'data-state="interrupted"' in page and "Interrupted: the server stopped" in page
+    assert (
+        'data-state="interrupted"' in page and "Interrupted: the process running this session stopped" in page
+    )
     assert 'class="badge state-interrupted"' in client.get("/sessions").text
     progress = client.get("/analyses/cutoff").text
-    assert "was interrupted" in progress and "the server stopped while this analysis ran" in progress
+    assert "was interrupted" in progress and "killed or crashed" in progress
 
 
 def test_a_running_session_page_sends_the_reader_to_its_progress(settings: Settings) -> None:
