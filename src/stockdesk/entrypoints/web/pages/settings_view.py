@@ -12,6 +12,7 @@ as set or not set. Labels and units are catalogue keys (`settings.field.*`, `set
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from stockdesk.data_engineering.container import PROVIDER_ENVS as DATA_ENVS
@@ -178,119 +179,70 @@ class _Reader:
         return redact_text(text, self._secrets) if text else text
 
 
-def _storage(r: _Reader) -> Section:
-    s = r.s
-    return Section(
-        "storage",
-        [
-            r.text("home", s.home, env="STOCKDESK_HOME"),
-            r.text("database_url", s.effective_database_url, env=env_of("database_url")),
-            r.field("sqlite_busy_timeout_seconds", "seconds"),
-            r.text("models_dir", s.models_dir, env="STOCKDESK_MODELS_DIR"),
-            r.text("log_dir", s.log_dir),
-            r.text("cache_dir", s.cache_dir),
-            r.field("log_level"),
-            r.field("console_log_level"),
-        ],
-    )
+# Each section's rows, in order: a Settings field by name, with its unit (a figure) and the word for
+# None when the defaults do not fit (a bool is a switch, no unit is text); names in SPECIAL_ROWS are
+# built by their own function.
+Row = str | tuple[str, str | None] | tuple[str, str | None, str]
+SECTIONS: dict[str, tuple[Row, ...]] = {
+    "storage": ("home", "database_url", ("sqlite_busy_timeout_seconds", "seconds"), "models_dir",
+                "log_dir", "cache_dir", "log_level", "console_log_level"),
+    "llm": (("llm_timeout_seconds", "seconds"), ("llm_max_retries", "retries"),
+            ("llm_max_output_tokens", "tokens"), ("max_tokens_per_run", "tokens"), "llm_cache",
+            ("llm_seed", None, "random"), ("llm_repetition_penalty", None, "off"), "llm_output_style",
+            "llm_expert_notes", "llm_fallback_to_local"),
+    "local": (("local_n_ctx", "tokens"), ("local_threads", "threads"), ("local_parallel_slots", "calls"),
+              ("local_timeout_seconds", "seconds")),
+    "search": ("search_providers", "searxng_url", ("search_timeout_seconds", "seconds"), "search_cache"),
+    "access": ("api_allowed_hosts", ("api_cors_origins", None, "closed"), "api_max_body_bytes",
+               ("api_rate_per_minute", "requests_per_minute"), ("api_max_concurrent_per_key", "requests"),
+               ("api_max_tokens_per_request", "tokens"), ("api_max_tokens_per_day", "tokens_per_day")),
+    "jobs": (("jobs_max_running", "jobs"), ("jobs_max_queued", "jobs"), "jobs_max_running_per_kind",
+             ("batch_workers", "tasks"), ("ray_address", None, "local_ray"),
+             ("max_universe_symbols", "symbols"), ("max_window_days", "days"),
+             ("strategy_max_iterations", "iterations")),
+    "strategy": (("strategy_cpu_seconds", "seconds"), ("strategy_memory_mb", "mb"),
+                 ("strategy_timeout_seconds", "seconds"), "strategy_temperature",
+                 ("strategy_costs", None, "default_costs")),
+    "panel": (("panel_min_rounds", "rounds"), ("panel_max_rounds", "rounds"), "panel_consensus_confidence",
+              ("panel_max_tool_calls", "calls"), ("panel_tool_token_budget", "tokens")),
+}  # fmt: skip
 
 
-def _llm(r: _Reader) -> Section:
+def _output_style(r: _Reader) -> Shown:
     style = r.s.llm_output_style
-    return Section(
-        "llm",
-        [
-            r.field("llm_timeout_seconds", "seconds"),
-            r.field("llm_max_retries", "retries"),
-            r.field("llm_max_output_tokens", "tokens"),
-            r.field("max_tokens_per_run", "tokens"),
-            r.field("llm_cache"),
-            r.field("llm_seed", none="random"),
-            r.field("llm_repetition_penalty", none="off"),
-            Shown(
-                "llm_output_style",
-                word=f"style.{style}" if style else "per_alias",
-                env=env_of("llm_output_style"),
-            ),
-            r.field("llm_expert_notes"),
-            r.field("llm_fallback_to_local"),
-        ],
+    return Shown(
+        "llm_output_style", word=f"style.{style}" if style else "per_alias", env=env_of("llm_output_style")
     )
 
 
-def _search(r: _Reader) -> Section:
-    return Section(
-        "search",
-        [
-            r.text("search_providers", " → ".join(r.s.search_providers), env=env_of("search_providers")),
-            r.field("searxng_url"),
-            r.field("search_timeout_seconds", "seconds"),
-            r.field("search_cache"),
-        ],
-    )
+# rows that are not one field shown as it is: derived paths, a list in order, a size, a percentage
+SPECIAL_ROWS: dict[str, Callable[[_Reader], Shown]] = {
+    "home": lambda r: r.text("home", r.s.home, env="STOCKDESK_HOME"),
+    "database_url": lambda r: r.text("database_url", r.s.effective_database_url, env=env_of("database_url")),
+    "models_dir": lambda r: r.text("models_dir", r.s.models_dir, env="STOCKDESK_MODELS_DIR"),
+    "log_dir": lambda r: r.text("log_dir", r.s.log_dir),
+    "cache_dir": lambda r: r.text("cache_dir", r.s.cache_dir),
+    "llm_output_style": _output_style,
+    "search_providers": lambda r: r.text(
+        "search_providers", " → ".join(r.s.search_providers), env=env_of("search_providers")
+    ),
+    "api_max_body_bytes": lambda r: size(
+        "api_max_body_bytes", r.s.api_max_body_bytes, env=env_of("api_max_body_bytes")
+    ),
+    "panel_consensus_confidence": lambda r: figure(
+        "panel_consensus_confidence",
+        r.s.panel_consensus_confidence * 100,
+        "percent",
+        env=env_of("panel_consensus_confidence"),
+    ),
+}
 
 
-def _access(r: _Reader) -> Section:
-    s = r.s
-    return Section(
-        "access",
-        [
-            r.field("api_allowed_hosts"),
-            r.field("api_cors_origins", none="closed"),
-            size("api_max_body_bytes", s.api_max_body_bytes, env=env_of("api_max_body_bytes")),
-            r.field("api_rate_per_minute", "requests_per_minute"),
-            r.field("api_max_concurrent_per_key", "requests"),
-            r.field("api_max_tokens_per_request", "tokens"),
-            r.field("api_max_tokens_per_day", "tokens_per_day"),
-        ],
-    )
-
-
-def _jobs(r: _Reader) -> Section:
-    return Section(
-        "jobs",
-        [
-            r.field("jobs_max_running", "jobs"),
-            r.field("jobs_max_queued", "jobs"),
-            r.field("jobs_max_running_per_kind"),
-            r.field("batch_workers", "tasks"),
-            r.field("ray_address", none="local_ray"),
-            r.field("max_universe_symbols", "symbols"),
-            r.field("max_window_days", "days"),
-            r.field("strategy_max_iterations", "iterations"),
-        ],
-    )
-
-
-def _strategy(r: _Reader) -> Section:
-    return Section(
-        "strategy",
-        [
-            r.field("strategy_cpu_seconds", "seconds"),
-            r.field("strategy_memory_mb", "mb"),
-            r.field("strategy_timeout_seconds", "seconds"),
-            r.field("strategy_temperature"),
-            r.field("strategy_costs", none="default_costs"),
-        ],
-    )
-
-
-def _panel(r: _Reader) -> Section:
-    return Section(
-        "panel",
-        [
-            r.field("panel_min_rounds", "rounds"),
-            r.field("panel_max_rounds", "rounds"),
-            figure(
-                "panel_consensus_confidence",
-                r.s.panel_consensus_confidence * 100,
-                "percent",
-                env=env_of("panel_consensus_confidence"),
-            ),
-            r.field("panel_max_tool_calls", "calls"),
-            r.field("panel_tool_token_budget", "tokens"),
-        ],
-    )
+def _row(r: _Reader, row: Row) -> Shown:
+    name, unit, *none = (row, None) if isinstance(row, str) else row
+    if name in SPECIAL_ROWS:
+        return SPECIAL_ROWS[name](r)
+    return r.field(name, unit, **({"none": none[0]} if none else {}))
 
 
 def _alias(r: _Reader, alias: LLMAliasConfig) -> AliasRow:
@@ -331,18 +283,6 @@ def _local_model(r: _Reader) -> LocalModel:
     )
 
 
-def _local_rows(r: _Reader) -> Section:
-    return Section(
-        "local",
-        [
-            r.field("local_n_ctx", "tokens"),
-            r.field("local_threads", "threads"),
-            r.field("local_parallel_slots", "calls"),
-            r.field("local_timeout_seconds", "seconds"),
-        ],
-    )
-
-
 def _credentials(aliases: list[LLMAliasConfig]) -> list[Credential]:
     """Every variable that holds a key here: the providers' and the aliases', plus the known secret
     ones (unused unless something reads them)."""
@@ -363,16 +303,7 @@ def settings_view(settings: Settings, markets: dict[str, list[MarketSource]]) ->
     config_file = settings.config_file
     return SettingsView(
         config_file=r.redact(str(config_file)) if config_file else None,
-        sections=[
-            _storage(r),
-            _llm(r),
-            _local_rows(r),
-            _search(r),
-            _access(r),
-            _jobs(r),
-            _strategy(r),
-            _panel(r),
-        ],
+        sections=[Section(key, [_row(r, row) for row in rows]) for key, rows in SECTIONS.items()],
         aliases=[_alias(r, alias) for alias in aliases],
         local_model=_local_model(r),
         markets=markets,
