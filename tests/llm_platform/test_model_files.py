@@ -303,3 +303,23 @@ def test_real_pin_parts_are_installed_and_add_up() -> None:
     assert all(p.is_file() for p in paths)
     assert len(set(paths)) == 22
     assert sum(p.stat().st_size for p in paths) == QWEN_CODER_1_5B.size_bytes
+
+
+def test_the_file_status_says_missing_then_verified_then_unverified_once_the_file_changes(
+    parts: list[Path], models_dir: Path
+) -> None:
+    """What the settings page shows, without hashing: the checksum mark written after assembly."""
+    pin = _pin_for(parts)
+    missing = model_files.model_file_status(models_dir, pin)
+    assert (missing.present, missing.verified, missing.size_bytes) == (False, False, None)
+    assert missing.path == models_dir / pin.file_name and missing.expected_bytes == sum(PART_SIZES)
+
+    target = ensure_model_file(models_dir, pin, sources=parts)
+    verified = model_files.model_file_status(models_dir, pin)
+    assert (verified.present, verified.verified, verified.size_bytes) == (True, True, sum(PART_SIZES))
+    assert verified.sha256 == pin.sha256
+
+    stat = target.stat()
+    os.utime(target, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000_000))  # touched after its check
+    changed = model_files.model_file_status(models_dir, pin)
+    assert (changed.present, changed.verified) == (True, False)

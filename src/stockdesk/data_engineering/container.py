@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from functools import cached_property
 
 from stockdesk.data_engineering.application.as_of_range import CheckAsOfUseCase
@@ -32,12 +33,24 @@ from stockdesk.data_engineering.infrastructure.persistence.sync_state import Sql
 from stockdesk.data_engineering.infrastructure.providers.akshare_provider import AkShareProvider
 from stockdesk.data_engineering.infrastructure.providers.common import UnconfiguredProvider
 from stockdesk.data_engineering.infrastructure.providers.resilience import SYNC_POLICY
-from stockdesk.data_engineering.infrastructure.providers.sec_provider import SecEdgarProvider
+from stockdesk.data_engineering.infrastructure.providers.sec_provider import USER_AGENT_ENV, SecEdgarProvider
 from stockdesk.data_engineering.infrastructure.providers.tushare_provider import TOKEN_ENV, TushareProvider
 from stockdesk.data_engineering.infrastructure.providers.yfinance_provider import YFinanceProvider
 from stockdesk.shared.config import Settings
 from stockdesk.shared.db import Database
 from stockdesk.shared.errors import ConfigurationError
+
+# the providers that read the environment, and the variable each reads (a key, or SEC's contact)
+PROVIDER_ENVS = {"tushare": TOKEN_ENV, "sec": USER_AGENT_ENV}
+
+
+@dataclass(frozen=True)
+class MarketSource:
+    """A provider a sync of a market tries, in order; `usable` is False for one that stands in
+    unconfigured (a missing environment variable: its datasets fail with that reason)."""
+
+    name: str
+    usable: bool
 
 
 class DataEngineeringContainer:
@@ -69,6 +82,13 @@ class DataEngineeringContainer:
         except ConfigurationError as exc:  # recorded per dataset as the reason SEC was not used
             sec = UnconfiguredProvider("sec", ("US",), exc, serves=("security", "financials"))
         return {"CN": cn, "US": [yfinance, sec], "HK": [yfinance], "TW": [yfinance]}
+
+    def market_sources(self) -> dict[str, list[MarketSource]]:
+        """Each market's providers in the order a sync tries them (what the settings page shows)."""
+        return {
+            market: [MarketSource(p.name, not isinstance(p, UnconfiguredProvider)) for p in providers]
+            for market, providers in self.providers_by_market.items()
+        }
 
     @cached_property
     def news_fetch(self) -> FetchNewsService:

@@ -26,6 +26,7 @@ from stockdesk.llm_platform.application.llm_service import LLMService
 from stockdesk.shared.access import AccessGrant, AccessPolicy, AuthMode, ConcurrencyLimiter, RateLimiter
 from stockdesk.shared.access.grant import reset_grant, set_grant
 from stockdesk.shared.db.api_key_store import SqlApiKeyStore
+from stockdesk.shared.errors import StockdeskError
 
 API = "/api/v1"
 PUBLIC_PATHS = frozenset(
@@ -61,6 +62,7 @@ UI_SPENDING_ROUTES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("POST", r"/briefings"),
         ("POST", r"/data/sync"),
         ("POST", r"/jobs/[^/]+/resume"),
+        ("POST", r"/settings/ping"),  # one model call: `stockdesk llm ping`
     )
 )
 UI_PUBLIC_PREFIXES = ("/static/", "/login", "/lang/", "/favicon.ico")
@@ -235,23 +237,37 @@ class SecurityMiddleware:
             return
         caps = [c for c in (self.policy.max_tokens_per_request, daily and daily - spent_today) if c]
         try:
-            with self._llm().usage_scope(min(caps) if caps else None) as meter:
-                charge: Callable[[int], None] = (
-                    (lambda tokens: store.add_tokens(key_id, self._clock().date(), tokens))
-                    if key_id != "local"
-                    else (lambda tokens: None)
-                )
-                grant = AccessGrant(
-                    key_id=key_id, run_id=uuid.uuid4().hex, spent=lambda: meter.tokens, charge=charge
-                )
-                token = set_grant(grant)
-                try:
-                    await self.app(scope, receive, send)
-                finally:
-                    reset_grant(token)
-                    await to_thread.run_sync(grant.record)
+            llm = self._llm()
+        except StockdeskError:  # the model cannot be built (a key is missing): no token can be spent, and
+            llm = None  # the route meets the same error and answers it as its page or body does
+        try:
+            if llm is None:
+                await self.app(scope, receive, send)
+            else:
+                await self._metered(llm, scope, receive, send, key_id, min(caps) if caps else None)
         finally:
             self.concurrency.release(key_id)
+
+    async def _metered(
+        self, llm: LLMService, scope: Scope, receive: Receive, send: Send, key_id: str, cap: int | None
+    ) -> None:
+        """Run the request in a usage scope capped at `cap` tokens, charging what it spent to the key."""
+        store = self._keys()
+        with llm.usage_scope(cap) as meter:
+            charge: Callable[[int], None] = (
+                (lambda tokens: store.add_tokens(key_id, self._clock().date(), tokens))
+                if key_id != "local"
+                else (lambda tokens: None)
+            )
+            grant = AccessGrant(
+                key_id=key_id, run_id=uuid.uuid4().hex, spent=lambda: meter.tokens, charge=charge
+            )
+            token = set_grant(grant)
+            try:
+                await self.app(scope, receive, send)
+            finally:
+                reset_grant(token)
+                await to_thread.run_sync(grant.record)
 
     async def _bounded_body(self, receive: Receive, method: str, limit: int) -> Receive | None:
         """Read the body up front (it is small, by the limit) so that chunked uploads are bounded too."""

@@ -10,7 +10,12 @@ from stockdesk.llm_platform.application.budget import TokenBudget
 from stockdesk.llm_platform.application.llm_service import LLMService, LLMServiceOptions, ProviderRoute
 from stockdesk.llm_platform.domain.ports import ILLMProvider, IRateLimiter
 from stockdesk.llm_platform.domain.rate_limits import ProviderLimits
-from stockdesk.llm_platform.infrastructure.embedded.model_files import ProgressCallback, ensure_model_file
+from stockdesk.llm_platform.infrastructure.embedded.model_files import (
+    ModelFileStatus,
+    ProgressCallback,
+    ensure_model_file,
+    model_file_status,
+)
 from stockdesk.llm_platform.infrastructure.embedded.provider import EmbeddedProvider
 from stockdesk.llm_platform.infrastructure.embedded.server import EmbeddedServer, ModelServer
 from stockdesk.llm_platform.infrastructure.limits.in_process import InProcessRateLimiter
@@ -32,6 +37,11 @@ def embedded_server_factory(
         threads=settings.local_threads,
         slots=settings.local_parallel_slots,
     )
+
+
+def embedded_model_status(settings: Settings) -> ModelFileStatus:
+    """The embedded model's file in the configured models folder (read, never assembled here)."""
+    return model_file_status(settings.models_dir)
 
 
 def build_provider(

@@ -7,8 +7,15 @@ from stockdesk.shared.config import Settings
 from stockdesk.shared.db import Database
 from stockdesk.web_search.application.search_service import ProviderFactory, WebSearchService
 from stockdesk.web_search.infrastructure.persistence.repositories import SqlSearchStore
-from stockdesk.web_search.infrastructure.providers.factory import WEB_PROVIDERS, build_web_search_provider
+from stockdesk.web_search.infrastructure.providers.factory import (
+    KEYED_PROVIDERS,
+    WEB_PROVIDERS,
+    build_web_search_provider,
+)
 from stockdesk.web_search.infrastructure.providers.local_index import LocalIndexSearchProvider
+
+# the environment variable holding each keyed web provider's key (SearXNG's URL is a setting)
+PROVIDER_ENVS = {name: provider.key_env for name, (provider, _) in KEYED_PROVIDERS.items()}
 
 
 def build_search_service(

@@ -29,6 +29,7 @@ NAV = (  # (path, i18n key): the top navigation, in order
     ("/briefings", "nav.briefings"),
     ("/data", "nav.data"),
     ("/jobs", "nav.jobs"),
+    ("/settings", "nav.settings"),
 )
 SECURITY_HEADERS = {
     # every script and style is a file of ours: no inline script can run, nothing loads from elsewhere

@@ -8,7 +8,7 @@ one ORM object each.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from datetime import UTC, datetime
 from typing import Any
 
@@ -37,7 +37,16 @@ from sqlalchemy.sql.dml import Insert
 from stockdesk.shared.db.base import Base
 from stockdesk.shared.db.database import Database
 from stockdesk.shared.db.timestamps import as_utc
-from stockdesk.shared.tasks import ITaskStore, JobRecord, JobStatus, TaskCounts, TaskRecord, TaskStatus
+from stockdesk.shared.tasks import (
+    ITaskStore,
+    JobPage,
+    JobRecord,
+    JobStatus,
+    JobSummary,
+    TaskCounts,
+    TaskRecord,
+    TaskStatus,
+)
 from stockdesk.shared.tasks.canonical import jsonable
 from stockdesk.shared.tasks.liveness import runner_alive, this_runner
 
@@ -110,6 +119,12 @@ def _job(row: JobRow) -> JobRecord:
         cancel_reason=row.cancel_reason,
         owner=row.owner,
         live=row.status == JobStatus.RUNNING.value and runner_alive(row.owner, row.heartbeat_at),
+    )
+
+
+def _counts(by_status: Mapping[str, int]) -> TaskCounts:
+    return TaskCounts(
+        **{s.value: by_status.get(s.value, 0) for s in TaskStatus}, total=sum(by_status.values())
     )
 
 
@@ -306,10 +321,7 @@ class SqlTaskStore(ITaskStore):
             .group_by(JobTaskRow.status)
         )
         with self._db.session() as db:
-            by_status = {status: int(n) for status, n in db.execute(query)}
-        return TaskCounts(
-            **{s.value: by_status.get(s.value, 0) for s in TaskStatus}, total=sum(by_status.values())
-        )
+            return _counts({status: int(n) for status, n in db.execute(query)})
 
     def set_job_status(self, job_id: str, status: JobStatus, error: str | None = None) -> None:
         with self._db.session() as db:
@@ -360,3 +372,30 @@ class SqlTaskStore(ITaskStore):
             query = query.where(JobRow.kind == kind)
         with self._db.session() as db:
             return [_job(row) for row in db.scalars(query)]
+
+    def job_history(
+        self,
+        statuses: Collection[JobStatus],
+        kinds: Collection[str] | None = None,
+        *,
+        offset: int = 0,
+        limit: int = 20,
+    ) -> JobPage:
+        wanted = [JobRow.status.in_([JobStatus(s).value for s in statuses])]
+        if kinds is not None:
+            wanted.append(JobRow.kind.in_(list(kinds)))
+        page = select(JobRow).where(*wanted).order_by(JobRow.updated_at.desc(), JobRow.id)
+        with self._db.session() as db:
+            total = db.scalar(select(func.count()).select_from(JobRow).where(*wanted)) or 0
+            rows = list(db.scalars(page.offset(offset).limit(limit)))
+            by_job: dict[str, dict[str, int]] = {row.id: {} for row in rows}
+            counted = (
+                select(JobTaskRow.job_id, JobTaskRow.status, func.count())
+                .where(JobTaskRow.job_id.in_(list(by_job)))
+                .group_by(JobTaskRow.job_id, JobTaskRow.status)
+            )
+            for job_id, status, n in db.execute(counted) if by_job else ():
+                by_job[job_id][status] = int(n)
+            present = list(db.scalars(select(JobRow.kind).distinct().order_by(JobRow.kind)))
+            jobs = [JobSummary(job=_job(row), counts=_counts(by_job[row.id])) for row in rows]
+        return JobPage(jobs=jobs, total=int(total), kinds=present)

@@ -19,8 +19,10 @@ back untouched with `live` set, and callers must not start a second runner on it
 from stockdesk.shared.tasks.canonical import canonical_json, config_hash, jsonable, plain_json
 from stockdesk.shared.tasks.dtos import (
     ENDED_JOB_STATUSES,
+    JobPage,
     JobRecord,
     JobStatus,
+    JobSummary,
     TaskCounts,
     TaskRecord,
     TaskStatus,
@@ -36,8 +38,10 @@ __all__ = [
     "ITaskEngine",
     "ITaskStore",
     "InlineEngine",
+    "JobPage",
     "JobRecord",
     "JobStatus",
+    "JobSummary",
     "ProgressCallback",
     "RunBudget",
     "TaskCounts",

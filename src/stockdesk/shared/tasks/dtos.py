@@ -69,3 +69,19 @@ class TaskCounts(BaseModel):
     done: int = 0
     failed: int = 0
     total: int = 0
+
+
+class JobSummary(BaseModel):
+    """A job and how far its tasks got: one row of the job history."""
+
+    job: JobRecord
+    counts: TaskCounts
+
+
+class JobPage(BaseModel):
+    """One page of the job history, how many jobs match in all (`total`), and the kinds the store
+    holds jobs of (what the history may be filtered by)."""
+
+    jobs: list[JobSummary]
+    total: int
+    kinds: list[str]

@@ -13,7 +13,8 @@ kind that resumes only in another process (batch analyses and sweeps need a task
 a server does not build for a resume) registers the command that does it instead, so the refusal
 says what to run.
 Which job it is, and whether it may resume, is answered once here for every kind: from the task
-store, or for a kind that keeps its jobs in records of its own (strategy runs) from those.
+store, or for a kind that keeps its jobs in records of its own (strategy runs) from those. The
+history of ended jobs (the jobs history page) is the task store's, named by the registered kinds.
 """
 
 from __future__ import annotations
@@ -23,12 +24,20 @@ from contextlib import suppress
 from dataclasses import dataclass
 from datetime import datetime
 
-from stockdesk.shared.errors import ConflictException, NotFoundException
-from stockdesk.shared.tasks.dtos import JobRecord, JobStatus
+from stockdesk.shared.errors import BadRequestException, ConflictException, NotFoundException
+from stockdesk.shared.tasks.dtos import JobRecord, JobStatus, TaskCounts
 from stockdesk.shared.tasks.executor import JobExecutor
 from stockdesk.shared.tasks.ports import ITaskStore
 
 CANCEL_REASON = "cancelled by the user"
+# the statuses of a job no runner is at, as the history lists and filters them
+HISTORY_STATUSES = (
+    JobStatus.DONE,
+    JobStatus.FAILED,
+    JobStatus.CANCELLED,
+    JobStatus.INTERRUPTED,
+    JobStatus.STOPPED,
+)
 
 
 @dataclass(frozen=True)
@@ -41,6 +50,29 @@ class StoredJob:
     status: JobStatus
     updated_at: datetime
     live: bool = False  # a live process runs it (the task store's liveness)
+
+
+@dataclass(frozen=True)
+class PastJob:
+    """An ended job of the task store as the history shows it: when it was opened and last changed,
+    its tasks' counts and the error it ended with (None when it ended well)."""
+
+    kind: str
+    id: str
+    status: JobStatus
+    created_at: datetime
+    updated_at: datetime
+    error: str | None
+    counts: TaskCounts
+
+
+@dataclass(frozen=True)
+class JobHistory:
+    """One page of ended jobs, how many match on every page, and the kinds the store holds jobs of."""
+
+    jobs: list[PastJob]
+    total: int
+    kinds: list[str]
 
 
 @dataclass(frozen=True)
@@ -180,6 +212,45 @@ class JobKinds:
             found += [j for j in jobs if j.status is not JobStatus.DONE and not j.live and j.id not in held]
         return sorted(found, key=lambda job: job.updated_at, reverse=True)[:limit]
 
+    def history(
+        self, kind: str | None = None, status: str | None = None, *, offset: int = 0, limit: int = 20
+    ) -> JobHistory:
+        """Ended jobs of the task store (every status of HISTORY_STATUSES, or `status`; every kind,
+        or `kind` by its registered name), the most recently changed first. 400 BAD_JOB_STATUS for a
+        status that is not an ended one, BAD_JOB_KIND for a kind neither registered here nor held by
+        the store (`details` name the value and the choices)."""
+        ended = {s.value: s for s in HISTORY_STATUSES}
+        if status is not None and status not in ended:
+            choices = ", ".join(ended)
+            raise BadRequestException(
+                f"unknown job status '{status}': choose {choices}",
+                code="BAD_JOB_STATUS",
+                details={"value": status, "choices": choices},
+            )
+        stored_as = {k.name: k.store_kind for k in self._stored.values()}
+        kinds = None if kind is None else [stored_as.get(kind, kind)]
+        statuses = HISTORY_STATUSES if status is None else (ended[status],)
+        page = self._store().job_history(statuses, kinds, offset=offset, limit=limit)
+        present = sorted({self._name(k) for k in page.kinds})
+        if kind is not None and kind not in stored_as and kind not in present:
+            choices = ", ".join(sorted({*stored_as, *present}))
+            raise BadRequestException(
+                f"unknown job kind '{kind}': choose {choices}",
+                code="BAD_JOB_KIND",
+                details={"value": kind, "choices": choices},
+            )
+        jobs = [
+            PastJob(self._name(s.job.kind), s.job.id, s.job.status, s.job.created_at, s.job.updated_at,
+                    s.job.error, s.counts)
+            for s in page.jobs
+        ]  # fmt: skip
+        return JobHistory(jobs, page.total, present)
+
+    def _name(self, store_kind: str) -> str:
+        """The registered name of a task-store kind (evaluations are stored as `evaluate`)."""
+        kind = self._stored.get(store_kind)
+        return kind.name if kind else store_kind
+
     def _not_here(self, job: StoredJob, kind: JobKind | None) -> str:
         """Why a job does not resume in this process, and what does resume it."""
         if kind is not None and kind.resumed_by:
@@ -189,5 +260,4 @@ class JobKinds:
         return f"jobs of kind {job.kind} resume when their own command runs again (resumable here: {here})"
 
     def _of(self, job: JobRecord) -> StoredJob:
-        kind = self._stored.get(job.kind)
-        return StoredJob(kind.name if kind else job.kind, job.id, job.status, job.updated_at, job.live)
+        return StoredJob(self._name(job.kind), job.id, job.status, job.updated_at, job.live)

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from datetime import datetime
 from typing import Any
 
 from stockdesk.shared.tasks.canonical import config_hash
-from stockdesk.shared.tasks.dtos import JobRecord, JobStatus, TaskCounts, TaskRecord, TaskStatus
+from stockdesk.shared.tasks.dtos import JobPage, JobRecord, JobStatus, TaskCounts, TaskRecord, TaskStatus
 
 
 class ITaskStore(ABC):
@@ -119,3 +119,15 @@ class ITaskStore(ABC):
     @abstractmethod
     def list_jobs(self, kind: str | None = None, limit: int = 20) -> list[JobRecord]:
         """Newest first."""
+
+    @abstractmethod
+    def job_history(
+        self,
+        statuses: Collection[JobStatus],
+        kinds: Collection[str] | None = None,
+        *,
+        offset: int = 0,
+        limit: int = 20,
+    ) -> JobPage:
+        """The jobs of these statuses (and kinds, when given), the most recently changed first, from
+        `offset`; each with its task counts. One read, so the page, its total and the kinds agree."""

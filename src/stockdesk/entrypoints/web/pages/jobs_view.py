@@ -1,5 +1,6 @@
-"""The jobs pages' view models: the jobs table's rows (active, and stopped ones that may resume) and
-the one progress panel every job page shows (analyses, syncs, evaluations, strategy runs, briefings).
+"""The jobs pages' view models: the jobs table's rows (active, and stopped ones that may resume), the
+job history's filters, pages and rows, and the one progress panel every job page shows (analyses,
+syncs, evaluations, strategy runs, briefings).
 
 Each job links to the page that follows it; that page's Cancel and Resume post to the general jobs
 routes with `back` naming it, and come back to it.
@@ -8,11 +9,14 @@ routes with `back` naming it, and come back to it.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from urllib.parse import quote
+from typing import Any
+from urllib.parse import quote, urlencode
 
 from stockdesk.entrypoints.web.pages.form_text import stamp
+from stockdesk.shared.errors import BadRequestException
+from stockdesk.shared.redact import redact_text
 from stockdesk.shared.tasks.executor import ActiveJob
-from stockdesk.shared.tasks.kinds import StoredJob
+from stockdesk.shared.tasks.kinds import HISTORY_STATUSES, PastJob, StoredJob
 
 # job kind (as submitted to the executor, or as the task store keeps it) -> the page of one job of it
 PAGES = {
@@ -23,7 +27,18 @@ PAGES = {
     "strategy-run": "/strategy/runs/{id}",
     "sync": "/data/sync/{id}",
 }
-KNOWN_KINDS = ("analysis", "briefing", "evaluation", "strategy-run", "sync")  # named in i18n
+# named in i18n (jobs.kind.*); the last two are the CLI's and REST's batch kinds, kept in the task store
+KNOWN_KINDS = (
+    "analysis",
+    "briefing",
+    "evaluation",
+    "strategy-run",
+    "sync",
+    "batch_analyze",
+    "strategy_sweep",
+)
+HISTORY_PAGE_SIZE = 20
+HISTORY_STATUS_NAMES = tuple(status.value for status in HISTORY_STATUSES)
 
 
 @dataclass(frozen=True)
@@ -52,6 +67,68 @@ def stopped_rows(stopped: list[StoredJob]) -> list[JobRow]:
         JobRow(job.kind, job.id, job.status.value, stamp(job.updated_at), page_of(job.kind, job.id))
         for job in stopped
     ]
+
+
+@dataclass(frozen=True)
+class HistoryFilters:
+    """The job history's query as typed (empty = every kind, every ended status) and its page (from 1).
+    A page that is not a whole number from 1 is 400 BAD_PAGE; kinds and statuses are checked by the
+    job kinds (BAD_JOB_KIND, BAD_JOB_STATUS)."""
+
+    kind: str = ""
+    status: str = ""
+    page: int = 1
+
+    @classmethod
+    def parse(cls, kind: str, status: str, page: str) -> HistoryFilters:
+        typed = page.strip() or "1"
+        if not typed.isdigit() or int(typed) < 1:
+            raise BadRequestException(
+                f"page must be a whole number from 1, not '{page}'", code="BAD_PAGE", details={"value": page}
+            )
+        return cls(kind.strip(), status.strip().lower(), int(typed))
+
+    def query(self) -> dict[str, Any]:
+        """Keyword arguments of JobKinds.history."""
+        return {
+            "kind": self.kind or None,
+            "status": self.status or None,
+            "offset": (self.page - 1) * HISTORY_PAGE_SIZE,
+            "limit": HISTORY_PAGE_SIZE,
+        }
+
+    def url(self, page: int) -> str:
+        """The history at another page, with the same filters."""
+        params = {k: v for k, v in (("kind", self.kind), ("status", self.status)) if v}
+        if page > 1:
+            params["page"] = str(page)
+        return "/jobs/history" + (f"?{urlencode(params)}" if params else "")
+
+
+@dataclass(frozen=True)
+class HistoryRow:
+    """One ended job: what it was, when, how far it got (`done` of `total` tasks, `failed` of them)
+    and how it ended (`error`, redacted, when the store kept one)."""
+
+    kind: str
+    id: str
+    state: str
+    submitted: str
+    updated: str
+    href: str | None
+    done: int
+    failed: int
+    total: int
+    error: str | None
+
+
+def history_rows(jobs: list[PastJob]) -> list[HistoryRow]:
+    return [
+        HistoryRow(job.kind, job.id, job.status.value, stamp(job.created_at), stamp(job.updated_at),
+                   page_of(job.kind, job.id), job.counts.done, job.counts.failed, job.counts.total,
+                   redact_text(job.error) if job.error else None)
+        for job in jobs
+    ]  # fmt: skip
 
 
 def own_page(job_id: str, back: str | None) -> str | None:

@@ -87,8 +87,8 @@ def _ensure_model_file(
     sources: list[Path] | None,
 ) -> Path:
     target = models_dir / pin.file_name
-    marker = target.with_suffix(target.suffix + ".sha256")
-    if target.is_file() and target.stat().st_size == pin.size_bytes and _marker_ok(marker, target, pin):
+    marker = _marker_of(target)
+    if _verified(target, pin):
         return target
     chunks = sources if sources is not None else part_paths(pin)
     total = sum(p.stat().st_size for p in chunks)
@@ -123,6 +123,46 @@ def _ensure_model_file(
         tmp.unlink(missing_ok=True)
     marker.write_text(f"{pin.sha256} {target.stat().st_size} {target.stat().st_mtime_ns}\n")
     return target
+
+
+@dataclass(frozen=True)
+class ModelFileStatus:
+    """The embedded model's file as it is now, without hashing it: `verified` when it has the pinned
+    size and the checksum mark written after its sha256 was checked still matches it (unchanged since)."""
+
+    path: Path
+    present: bool
+    size_bytes: int | None
+    expected_bytes: int
+    sha256: str
+    verified: bool
+
+
+def model_file_status(models_dir: Path, pin: ModelPin = QWEN_CODER_1_5B) -> ModelFileStatus:
+    """What the settings page says of the model file: where it is, its size, whether it is verified."""
+    target = models_dir / pin.file_name
+    present = target.is_file()
+    return ModelFileStatus(
+        path=target,
+        present=present,
+        size_bytes=target.stat().st_size if present else None,
+        expected_bytes=pin.size_bytes,
+        sha256=pin.sha256,
+        verified=_verified(target, pin),
+    )
+
+
+def _marker_of(target: Path) -> Path:
+    return target.with_suffix(target.suffix + ".sha256")
+
+
+def _verified(target: Path, pin: ModelPin) -> bool:
+    """The file is there, of the pinned size, and its checksum mark still matches it."""
+    return (
+        target.is_file()
+        and target.stat().st_size == pin.size_bytes
+        and _marker_ok(_marker_of(target), target, pin)
+    )
 
 
 def _marker_ok(marker: Path, target: Path, pin: ModelPin) -> bool:
