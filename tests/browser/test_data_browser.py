@@ -152,3 +152,31 @@ def test_a_sync_with_unreachable_providers_shows_each_datasets_failure(
             page.locator(f'.sync-failures li[data-symbol="{SYMBOL}"][data-dataset="bars"]')
         ).to_contain_text("akshare")
     shots(page, "2-sync-finished")
+
+
+def test_a_symbols_page_draws_its_price_and_valuation_charts_with_labelled_figures(
+    web_server: WebServer, page: Page, phone_page: Page, shots: Callable[[Page, str], Path]
+) -> None:
+    """Issue 32: the data page had no chart and unitless numbers. Both charts (price with its moving
+    averages and volume, PE/PB with the median) are drawn by ECharts on canvases, with no JS error
+    (the `page` fixture fails on any), and the latest figures carry their units."""
+    page.goto(f"{web_server.url}/data/{SYMBOL}?as_of=2024-03-29")
+    charts = page.locator("#data-charts .chart[data-spec]")
+    expect(charts).to_have_count(2)
+    for index in range(2):
+        chart = charts.nth(index)
+        chart.scroll_into_view_if_needed()
+        expect(chart).to_have_attribute("data-rendered", "1")
+        assert int(chart.get_attribute("data-points") or 0) > 0
+        expect(chart.locator("canvas").first).to_be_attached()
+    expect(page.locator('#latest-bar [data-figure="volume"] dd')).to_have_text(
+        re.compile(r"^[\d.,]+[KMB]? shares$")
+    )
+    expect(page.locator('#latest-valuation [data-figure="pb"] dt')).to_have_text("P/B")
+    shots(page, "1-symbol-charts")
+
+    phone_page.goto(f"{web_server.url}/data/{SYMBOL}")
+    expect(phone_page.locator("#data-charts .chart[data-spec]").first).to_have_attribute("data-rendered", "1")
+    overflow = phone_page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
+    assert overflow <= 0, f"the symbol page is {overflow}px wider than the phone"
+    shots(phone_page, "2-symbol-charts-phone")

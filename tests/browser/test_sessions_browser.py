@@ -51,9 +51,9 @@ def test_open_a_session_and_find_the_trade_plans_numbers_and_a_rendered_chart(
     expect(page).to_have_url(f"{web_server.url}/sessions/{session_id}")
 
     plan = page.locator("#trade-plan")
-    expect(plan).to_contain_text("20.00 (close of 2024-06-28)")
-    expect(plan.get_by_role("row", name=re.compile("Watch below"))).to_contain_text("18.00 (10%)")
-    expect(plan.get_by_role("row", name=re.compile("Watch above"))).to_contain_text("22.00 (10%)")
+    expect(plan).to_contain_text("20.00 CNY (close of 2024-06-28)")
+    expect(plan.get_by_role("row", name=re.compile("Watch below"))).to_contain_text("18.00 CNY (-10.00%)")
+    expect(plan.get_by_role("row", name=re.compile("Watch above"))).to_contain_text("22.00 CNY (+10.00%)")
     charts = page.locator(".chart[data-spec]")
     expect(charts.first).to_have_attribute("data-rendered", "1")
     assert charts.count() >= 3

@@ -8,6 +8,7 @@ the aggregation from aggregation.aggregate(), and DebateOutcomeDTO / VerdictDTO 
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
@@ -287,8 +288,9 @@ def panel_session() -> ResearchSession:
     )
 
 
-def number_shown(report: str, fmt: str, name: str, value: str) -> bool:
-    return (f"`{name}` {value}" if fmt == "md" else f"<code>{name}</code> {value}") in report
+def number_shown(report: str, fmt: str, label: str, value: str) -> bool:
+    """A key figure as the report shows it: its label and its value with the unit (shared.figures)."""
+    return (f"{label}: **{value}**" if fmt == "md" else f"<li><span>{label}</span> {value}</li>") in report
 
 
 def risk_row(fmt: str, row: dict[str, str]) -> str:
@@ -312,8 +314,8 @@ def test_full_report_shows_verdict_experts_debate_risks_and_usage(fmt: str) -> N
         assert text in report
     for text in (
         "confidence capped from 0.85 to 0.72: 3 of 5 voices bullish",
-        "1,600.00 (3.03%)",
-        "1,900.00 (15.15%)",
+        "1,600.00 CNY (-3.03%)",  # a BUY's stop is below the entry: signed as the verdict's words sign it
+        "1,900.00 CNY (+15.15%)",
         "Risk/reward",
         "verdict stability 4/5",
         "3 of 5 voices bullish · confidence cap 0.72",
@@ -322,12 +324,13 @@ def test_full_report_shows_verdict_experts_debate_risks_and_usage(fmt: str) -> N
         assert text in report, text
     for signal in ("Undervalued", "BULLISH", "STRONG_BULLISH", "Neutral", "Positive"):
         assert signal in report
-    assert number_shown(report, fmt, "pe_ttm", "23.46")
-    assert number_shown(report, fmt, "rsi14", "44.7")
-    assert number_shown(report, fmt, "macd_hist", "-0.0031")
+    assert number_shown(report, fmt, "P/E (TTM)", "23.46×")
+    assert number_shown(report, fmt, "RSI (14 days, 0–100)", "44.7")
+    assert number_shown(report, fmt, "MACD histogram", "-0.0031")
+    assert "<code>pe_ttm</code>" not in report and "`pe_ttm`" not in report  # labels, not keys
     # key figures are the snapshot's numbers (the auditor's own 0-100 score is its answer, not one)
-    assert not number_shown(report, fmt, "financial_score", "82")
-    assert number_shown(report, fmt, "has_information", "no")
+    assert "financial_score" not in report
+    assert number_shown(report, fmt, "Anything found", "no")
     # agreement: Undervalued, BULLISH, STRONG_BULLISH are bullish; the two search experts found no item
     # their rules count (research's code signal says so), so they are missing, not voices
     assert "100% agree" in report and "mean confidence 0.71" in report
@@ -374,7 +377,7 @@ def test_partial_report_names_the_failed_expert_and_why_there_is_no_verdict(fmt:
     assert f"The debate failed, so the judge had nothing to rule on: {DEBATE_ERROR}" in report
     assert "reused from the parent session" in report and "c0ffee00" in report
     assert "No risk matrix" in report
-    assert number_shown(report, fmt, "pe_ttm", "23.46")
+    assert number_shown(report, fmt, "P/E (TTM)", "23.46×")
     assert "4,100" in report and "partial" in report
 
 
@@ -487,3 +490,30 @@ def test_a_choices_debate_shows_its_english_sentences_and_why_there_is_no_risk_m
     assert outcome.bull_case.core_thesis in report
     assert "code does not invent probability or impact levels" in report
     assert "there was no debate outcome" not in report
+
+
+@pytest.mark.parametrize("action", ["BUY", "SELL", "HOLD"])
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_plans_levels_carry_the_sign_the_verdicts_words_give_them(action: str, lang: str) -> None:
+    """Issue 32: "Watch below 12.86 (4.95%)" under a verdict that says -4.95%. The plan stores its
+    distances unsigned; each row's sign must be the one the judge's own text writes beside the level."""
+    from stockdesk.coordinator.presentation.reports.view import plan_rows
+    from stockdesk.judge.application.services.plan_text import plan_texts
+    from stockdesk.judge.application.services.trade_plan import compute_trade_plan
+    from stockdesk.judge.domain.dtos.trade_plan import PlanInputs
+    from stockdesk.judge.domain.model.enums import ActionDirection
+
+    prices = PlanInputs(trade_date="2025-11-14", close=13.53, atr=0.4, low_20d=12.9, high_20d=14.6)
+    plan = compute_trade_plan(ActionDirection(action), prices, 0.6)
+    words = plan_texts(plan)
+    rows, _ = plan_rows(plan.model_dump(mode="json"), lang, "CNY")
+    for text, row, level in ((words["stop_loss"], rows[1], plan.stop_loss_price),
+                             (words["take_profit"], rows[2], plan.take_profit_price)):  # fmt: skip
+        said = re.search(r"（([+-])([\d.]+)%", text)
+        assert said, text
+        shown = re.search(r"\(([+-])([\d.]+)%\)$", row.value)
+        assert shown, row.value
+        assert shown.group(1) == said.group(1), f"{row.name}: {row.value} under {text}"
+        assert float(shown.group(2)) == pytest.approx(float(said.group(2)))
+        assert shown.group(1) == ("-" if level < plan.entry_price else "+")
+        assert f"{level:,.2f}" in row.value and ("CNY" in row.value or "元" in row.value)

@@ -8,9 +8,11 @@ A real app and SQLite store (600001.SH 示例银行 and 000002.SZ 示例地产, 
 
 from __future__ import annotations
 
+import json
 import re
 import threading
 import time
+from html import unescape
 from pathlib import Path
 
 import pandas as pd
@@ -189,6 +191,72 @@ def test_a_hole_of_more_than_ten_trading_days_is_listed_with_its_dates(
     assert "Gaps longer than 10 trading days:" in page
     assert re.search(r"<code>2024-03-01</code> – <code>2024-03-21</code> \(15 trading days\)", page)
     assert "long-gaps" not in client.get(f"/data/{SYMBOL}").text  # no hole, no list
+
+
+def chart_specs(html: str) -> list[dict]:
+    return [json.loads(unescape(raw)) for raw in re.findall(r'data-spec="([^"]+)"', html)]
+
+
+def test_a_symbols_latest_figures_are_labelled_with_units_in_both_languages(client: TestClient) -> None:
+    """Issue 32: no "Volume 7647805.0" or "PB 6.1876": each figure has its label and unit from the
+    one figures table (shared.figures), in the page's language."""
+    en = client.get(f"/data/{SYMBOL}").text
+    shown = dict(re.findall(r'<div data-figure="([a-z_]+)"><dt>[^<]+</dt><dd>([^<]+)</dd></div>', en))
+    assert re.fullmatch(r"[\d.,]+[KMB]? shares", shown["volume"]), shown["volume"]
+    assert re.fullmatch(r"[\d.,]+[KMB]? CNY", shown["amount"]), shown["amount"]
+    assert shown["close"] == "20.00 CNY" and shown["pb"] == "2.00×" and shown["pe_ttm"] == "30.00×"
+    assert shown["roe"] == "12.50%" and re.fullmatch(r"[\d.,]+[KMB] CNY", shown["market_cap"])
+    assert '<div data-figure="volume"><dt>Volume</dt>' in en and "<dt>P/B</dt>" in en
+    assert "<dt>PB</dt>" not in en and "<dt>PE TTM</dt>" not in en  # the old unlabelled names
+    assert not re.search(r"<dd>\d+\.\d</dd>", en), "a raw float without its unit"
+    zh = client.get(f"/data/{SYMBOL}", headers=ZH).text
+    shown_zh = dict(re.findall(r'<div data-figure="([a-z_]+)"><dt>[^<]+</dt><dd>([^<]+)</dd></div>', zh))
+    assert re.fullmatch(r"[\d.,]+(万|亿)?股", shown_zh["volume"]), shown_zh["volume"]
+    assert shown_zh["close"] == "20.00元" and "<dt>成交量</dt>" in zh and "<dt>市净率</dt>" in zh
+
+
+def test_a_symbols_page_draws_price_with_moving_averages_and_valuation_with_its_median(
+    client: TestClient,
+) -> None:
+    """The research charts the session page draws (one chart module), for the page's as-of date."""
+    page = client.get(f"/data/{SYMBOL}", params={"as_of": "2024-03-29"}).text
+    specs = chart_specs(page)
+    assert [s["id"] for s in specs] == ["price", "valuation"]
+    price, valuation = specs
+    assert [s["name"] for s in price["panels"][0]["series"]] == ["close", "MA20", "MA60", "MA120"]
+    assert price["panels"][1]["series"][0]["name"] == "volume"
+    assert price["x"][-1] == "2024-03-29" and valuation["x"][-1] == "2024-03-29"
+    assert {p["lines"][0]["style"] for p in valuation["panels"]} == {"median"}
+    assert {p["series"][0]["name"] for p in valuation["panels"]} == {"PE (TTM)", "PB"}
+    assert "Up to 2024-03-29" in page
+
+
+def test_the_data_pages_charts_read_nothing_after_their_as_of_date(
+    client: TestClient, container: AppContainer
+) -> None:
+    """Point in time: bars and valuations after the as-of date are changed (prices tripled, a new
+    adjustment factor, PE and PB multiplied); the charts of the earlier date do not move."""
+    from sqlalchemy import text
+
+    before = chart_specs(client.get(f"/data/{SYMBOL}", params={"as_of": "2024-03-29"}).text)
+    latest = chart_specs(client.get(f"/data/{SYMBOL}").text)
+    with container.database.session() as session:
+        session.execute(
+            text(
+                "UPDATE daily_bars SET close = close * 3, high = high * 3, low = low * 3, open = open * 3,"
+                " volume = volume * 7, adj_factor = 2.0 WHERE symbol = :s AND trade_date > :d"
+            ),
+            {"s": SYMBOL, "d": "2024-03-29"},
+        )
+        session.execute(
+            text(
+                "UPDATE daily_valuations SET pe_ttm = pe_ttm * 5, pb = pb * 5"
+                " WHERE symbol = :s AND trade_date > :d"
+            ),
+            {"s": SYMBOL, "d": "2024-03-29"},
+        )
+    assert chart_specs(client.get(f"/data/{SYMBOL}", params={"as_of": "2024-03-29"}).text) == before
+    assert chart_specs(client.get(f"/data/{SYMBOL}").text) != latest  # the change is real and visible
 
 
 # ---- upload ---------------------------------------------------------------------------------------

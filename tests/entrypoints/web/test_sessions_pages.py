@@ -56,12 +56,18 @@ def test_the_session_page_shows_the_verdict_its_trade_plan_the_experts_and_inter
     assert "600001.SH research session" in html and 'class="badge state-completed"' in html
     assert re.search(r'<span class="badge tone-hold" data-field="action"[^>]*>HOLD</span>', html)
     plan = cells(html, "trade-plan")
-    for number in ("20.00 (close of 2024-06-28)", "18.00 (10%)", "22.00 (10%)", "ATR(14)"):
-        assert number in plan  # the plan's numbers, computed in code
+    for number in (
+        "20.00 CNY (close of 2024-06-28)",
+        "18.00 CNY (-10.00%)",
+        "22.00 CNY (+10.00%)",
+        "ATR(14)",
+    ):
+        assert number in plan  # the plan's numbers, computed in code, with their unit and sign
     experts = cells(html, "experts-table")
     for title in ("Valuation modeler", "Technical analyst", "Financial auditor", "Catalyst detective"):
         assert title in experts
-    assert "<code>pe_ttm</code></dt><dd>30</dd>" in html  # a number an expert's claims rest on
+    # a number an expert's claims rest on, labelled and with its unit
+    assert '<div data-figure="pe_ttm"><dt>P/E (TTM)</dt><dd>30.00×</dd></div>' in html
     assert "Bull case" in html and "Bear case" in html and "Judge" in html
     specs = [json.loads(unescape(s)) for s in re.findall(r'data-spec="([^"]+)"', html)]
     assert [s["id"] for s in specs] == [c["id"] for c in session.charts] and len(specs) >= 3
@@ -282,9 +288,13 @@ def test_compare_two_sessions_of_one_symbol_highlights_what_changed(settings: Se
     technical = re.search(r'data-expert="technical_analyst"(.*?)</table>', html, re.S)
     assert technical and 'class="changed"' not in technical.group(1)  # same answer both times
     assert '<tr data-row="signal">' in technical.group(1)
+    # a key figure's row: its label and its value with the unit, as on the session page
+    assert re.search(
+        r'<tr data-row="close">\s*<th scope="row">Close</th>\s*<td>20.00 CNY</td>', technical.group(1)
+    )
     verdict = cells(html, "compare-verdict")
     assert '<tr data-row="action">' in verdict  # HOLD both times: not highlighted
-    assert "20.00" in verdict and "18.00" in verdict and "22.00" in verdict
+    assert "20.00 CNY" in verdict and "18.00 CNY" in verdict and "22.00 CNY" in verdict
 
     same = client.get("/sessions/compare", params={"a": later.id, "b": earlier.id}).text
     assert re.findall(r'<th scope="col"><a href="/sessions/([^"]+)">', same)[:2] == [earlier.id, later.id]
@@ -322,6 +332,31 @@ def test_comparing_sessions_of_two_symbols_is_a_400_with_a_clear_message(setting
     for params in ({"pick": one.id}, {}, [("pick", one.id), ("pick", other.id), ("pick", "x")]):
         refused = client.get("/sessions/compare", params=params)
         assert refused.status_code == 400 and 'data-code="PICK_TWO"' in refused.text
+
+
+def test_expert_figures_are_labelled_with_units_and_the_plans_signs_agree_with_the_verdict(
+    settings: Settings,
+) -> None:
+    """Issue 32: no `graham_safety_margin -10.9` (a raw key, no unit) on an expert's card, and no
+    "Watch below 12.86 (4.95%)" under a verdict that says -4.95%: in both languages."""
+    container, _, _ = pipeline(settings)
+    session = run(container)
+    client = api_client(container)
+    for lang, below in (("en", "Watch below (turns bearish)"), ("zh", "下方观察位（跌破转弱）")):
+        html = client.get(f"/sessions/{session.id}", headers={"Accept-Language": lang}).text
+        shown = re.findall(r'<div data-figure="([a-z0-9_]+)"><dt>([^<]+)</dt><dd>([^<]+)</dd></div>', html)
+        assert len(shown) >= 20, "every expert's figures are on the page"
+        for key, label, _value in shown:
+            assert label != key and not re.fullmatch(r"[a-z0-9]+(_[a-z0-9]+)+", label), (key, label)
+            assert f"<code>{key}</code>" not in html
+        figures = {key: value for key, _, value in shown}
+        assert figures["graham_safety_margin"] == "-12.8%" and figures["roe"] == "12.50%"
+        assert figures["current_price"] == ("20.00 CNY" if lang == "en" else "20.00元")
+        said = re.search(r"跌破 ([\d.]+)（([+-])([\d.]+)%）", html)  # the verdict's stop words
+        assert said, "the verdict states the watch-below level with its signed distance"
+        row = re.search(rf"<th scope=\"row\">{re.escape(below)}</th><td[^>]*>([^<]+)</td>", html)
+        assert row, below
+        assert f"({said.group(2)}{float(said.group(3)):.2f}%)" in row.group(1)
 
 
 def test_a_chinese_browser_gets_the_session_pages_in_chinese(settings: Settings) -> None:

@@ -33,6 +33,7 @@ from stockdesk.data_engineering.domain.dtos import (
     TextHitDTO,
 )
 from stockdesk.data_engineering.domain.exceptions import AsOfOutOfRangeError
+from stockdesk.data_engineering.domain.symbols import currency_of
 
 __all__ = [
     "MAX_DAYS_AFTER",
@@ -63,4 +64,5 @@ __all__ = [
     "SecurityDTO",
     "StockDataSummaryDTO",
     "TextHitDTO",
+    "currency_of",
 ]

@@ -56,6 +56,11 @@ def market_of(symbol: str) -> str:
     return "US"
 
 
+def currency_of(symbol: str) -> str:
+    """The listing currency of a canonical symbol (its market's): what its prices are quoted in."""
+    return CURRENCY[market_of(symbol)]
+
+
 def exchange_of(symbol: str) -> str:
     market = market_of(symbol)
     if market == "CN":

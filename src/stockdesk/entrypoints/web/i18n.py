@@ -1,6 +1,8 @@
 """UI text in English and Chinese: the browser's language picks, the `lang` cookie (the switch) overrides.
 
-Catalogs are `i18n/<lang>/<area>.json` (one file per page area, flat `key: text`), merged at start.
+Catalogs are `i18n/<lang>/<area>.json` (one file per page area, flat `key: text`), merged at start,
+with the figures' namespace `figure.*` (labels and unit words of `shared.figures`, kept beside that
+table in `shared/i18n/` because the report, written outside the web app, reads it too).
 A key missing from Chinese falls back to English; a key missing everywhere shows as itself, so a
 typo is visible on the page and caught by the catalog test rather than hidden.
 """
@@ -14,6 +16,8 @@ from typing import Any
 
 from starlette.requests import Request
 
+from stockdesk.shared.figures import figure_texts
+
 LANGUAGES = ("en", "zh")
 DEFAULT = "en"
 LANG_COOKIE = "lang"
@@ -22,8 +26,8 @@ LANGUAGE_NAMES = {"en": "English", "zh": "中文"}
 
 @cache
 def catalog(lang: str) -> dict[str, str]:
-    """Every area's texts of one language."""
-    merged: dict[str, str] = {}
+    """Every area's texts of one language, and the figures' labels."""
+    merged: dict[str, str] = dict(figure_texts(lang))
     folder = resources.files("stockdesk.entrypoints.web") / "i18n" / lang
     for entry in sorted(folder.iterdir(), key=lambda e: e.name):
         if entry.name.endswith(".json"):

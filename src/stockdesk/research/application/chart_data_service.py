@@ -7,7 +7,7 @@ The failures are returned by name so the caller can record them; nothing here ca
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from datetime import date
 
 from pydantic import BaseModel, Field
@@ -35,8 +35,9 @@ class ChartDataService:
         self._data = data
         self._builder = builder
 
-    def build(self, symbol: str, as_of: date | None = None) -> ChartSet:
-        """Unknown symbol -> NotFoundException; otherwise every chart there is data for."""
+    def build(self, symbol: str, as_of: date | None = None, only: Collection[str] | None = None) -> ChartSet:
+        """Unknown symbol -> NotFoundException; otherwise every chart there is data for (`only`: just
+        these of price, valuation, financials; the data page draws the first two)."""
         symbol = require_symbol(symbol)
         day = as_of or date.today()
         canonical, _, _ = require_found(self._data.get_stock_info(symbol), symbol)
@@ -51,6 +52,8 @@ class ChartDataService:
         }
         result = ChartSet()
         for name, make in makers.items():
+            if only is not None and name not in only:
+                continue
             try:
                 chart = make()
             except Exception as exc:  # a chart is an extra: record why and draw the others

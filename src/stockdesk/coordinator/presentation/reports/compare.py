@@ -9,15 +9,17 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
 
 from stockdesk.coordinator.application import ResearchSession
 from stockdesk.coordinator.presentation.reports import formatting as fmt
 from stockdesk.coordinator.presentation.reports.view import build_view
 from stockdesk.coordinator.presentation.reports.view_model import ExpertRow, ReportView
+from stockdesk.data_engineering.application import currency_of
 from stockdesk.shared.errors import BadRequestException
+from stockdesk.shared.figures import ShownFigure, format_figure
 
-RowKind = Literal["field", "number"]  # a named field (translated by the page) or a key number's own name
+RowKind = Literal["field", "number"]  # a named field (translated by the page) or a key figure (its label)
 PLAN_LEVELS = (  # (row key, trade plan field)
     ("entry", "entry_price"),
     ("stop", "stop_loss_price"),
@@ -32,6 +34,7 @@ class ComparedRow:
     before: str
     after: str
     kind: RowKind = "field"
+    label: str = ""  # a key figure's label (shared.figures), in the page's language
 
     @property
     def changed(self) -> bool:
@@ -73,14 +76,7 @@ class SessionComparison:
         return sum(row.changed for row in rows)
 
 
-def _level(plan: Mapping[str, Any], field: str) -> str:
-    value = plan.get(field)
-    if not fmt.is_number(value):
-        return fmt.DASH
-    return fmt.number(value) if field == "risk_reward" else f"{value:,.2f}"
-
-
-def _verdict_values(session: ResearchSession, report: ReportView) -> dict[str, str]:
+def _verdict_values(session: ResearchSession, report: ReportView, lang: str) -> dict[str, str]:
     card = report.verdict
     verdict = session.verdict if isinstance(session.verdict, Mapping) else {}
     plan = verdict.get("trade_plan") if isinstance(verdict.get("trade_plan"), Mapping) else {}
@@ -89,19 +85,20 @@ def _verdict_values(session: ResearchSession, report: ReportView) -> dict[str, s
         "confidence": card.confidence,
         "position": card.position,
     }
-    values.update({key: _level(plan, field) for key, field in PLAN_LEVELS})
+    currency = currency_of(session.symbol)
+    values.update({key: format_figure(field, plan.get(field), lang, currency) for key, field in PLAN_LEVELS})
     values["horizon"] = card.time_horizon
     return values
 
 
-def _expert_values(row: ExpertRow | None) -> tuple[dict[str, str], dict[str, str]]:
-    """(named fields, key numbers) of one expert in one session; a missing expert is all dashes."""
+def _expert_values(row: ExpertRow | None) -> tuple[dict[str, str], dict[str, ShownFigure]]:
+    """(named fields, key figures by key) of one expert in one session; a missing expert is all dashes."""
     if row is None:
         return {"status": "missing"}, {}
     fields = {"status": row.status, "signal": row.signal, "stance": row.stance, "confidence": row.confidence}
     if row.status != "ok":
         fields["error"] = row.error
-    return fields, {pair.name: pair.value for pair in row.key_numbers}
+    return fields, {figure.key: figure for figure in row.key_numbers}
 
 
 def _expert(name: str, before: ExpertRow | None, after: ExpertRow | None) -> ComparedExpert:
@@ -112,10 +109,11 @@ def _expert(name: str, before: ExpertRow | None, after: ExpertRow | None) -> Com
         for key in ("status", "signal", "stance", "confidence", "error")
         if key in fields_a or key in fields_b
     ]
-    names = list(dict.fromkeys([*numbers_a, *numbers_b]))
-    rows += [
-        ComparedRow(n, numbers_a.get(n, fmt.DASH), numbers_b.get(n, fmt.DASH), kind="number") for n in names
-    ]
+    for key in dict.fromkeys([*numbers_a, *numbers_b]):
+        a, b = numbers_a.get(key), numbers_b.get(key)
+        label = (a or b).name if (a or b) else key
+        values = (a.value if a else fmt.DASH, b.value if b else fmt.DASH)
+        rows.append(ComparedRow(key, *values, kind="number", label=label))
     known = after or before
     return ComparedExpert(name=name, title=known.title if known else fmt.label(name), rows=rows)
 
@@ -130,8 +128,9 @@ def _side(session: ResearchSession, report: ReportView) -> SessionSide:
     )
 
 
-def compare_sessions(first: ResearchSession, second: ResearchSession) -> SessionComparison:
-    """The earlier of the two as `before`, the later as `after` (400 when their symbols differ)."""
+def compare_sessions(first: ResearchSession, second: ResearchSession, lang: str = "en") -> SessionComparison:
+    """The earlier of the two as `before`, the later as `after` (400 when their symbols differ); the
+    figures worded in `lang` by the one figures table, as the session page words them."""
     if first.symbol != second.symbol:
         raise BadRequestException(
             f"sessions of different symbols cannot be compared ({first.symbol} and {second.symbol}): "
@@ -139,8 +138,8 @@ def compare_sessions(first: ResearchSession, second: ResearchSession) -> Session
             code="DIFFERENT_SYMBOLS",
         )
     before, after = sorted((first, second), key=lambda s: (s.started_at, s.id))
-    view_a, view_b = build_view(before), build_view(after)
-    verdict_a, verdict_b = _verdict_values(before, view_a), _verdict_values(after, view_b)
+    view_a, view_b = build_view(before, lang), build_view(after, lang)
+    verdict_a, verdict_b = _verdict_values(before, view_a, lang), _verdict_values(after, view_b, lang)
     experts_a = {row.name: row for row in view_a.experts}
     experts_b = {row.name: row for row in view_b.experts}
     names = list(dict.fromkeys([*experts_a, *experts_b]))

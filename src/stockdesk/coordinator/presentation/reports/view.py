@@ -37,11 +37,14 @@ from stockdesk.coordinator.presentation.reports.view_model import (
     RiskRow,
     VerdictCard,
 )
+from stockdesk.data_engineering.application import currency_of
 
 # debate's digest reads these fields; the report reads them too, only when the aggregation has no
 # digest for an expert (e.g. no debate gateway was wired)
 from stockdesk.judge.application import MIN_EXPERTS_WITH_DATA
 from stockdesk.research.application import ExpertView
+from stockdesk.shared.figures import ShownFigure, figure_label, format_figure, show_figure, words
+from stockdesk.shared.numbers import finite_number
 
 PANEL_ROLES = ("fundamental", "risk", "growth", "sentiment")
 NO_DATA = "no data: missing, not a voice"
@@ -81,34 +84,56 @@ def _why_no_verdict(session: ResearchSession) -> str:
     return "The judge did not run (no judge service was configured)."
 
 
-def _price(value: Any) -> str:
-    return f"{value:,.2f}" if fmt.is_number(value) else fmt.DASH
+# the plan's three levels by action: (entry, stop, target) labels, `figure.plan.<name>`
+PLAN_NAMES = {
+    "BUY": ("entry", "stop_loss", "take_profit"),
+    "SELL": ("exit", "invalidation", "downside_target"),
+    "HOLD": ("reference", "watch_below", "watch_above"),
+}
+PLAN_VARIANTS = ("standard", "conservative")
 
 
-def plan_rows(plan: Mapping[str, Any]) -> tuple[list[Pair], list[str]]:
-    """The trade plan (judge.domain.dtos.trade_plan.TradePlan) as rows, each number from code."""
+def _level(plan: Mapping[str, Any], price: str, distance: str, lang: str, currency: str | None) -> str:
+    """A level and its move from the entry. The plan stores the distance unsigned; it is signed here by
+    the side of the entry the level lies on, as the verdict's own words sign it (-4.95% below)."""
+    level, entry = finite_number(plan.get(price)), finite_number(plan.get("entry_price"))
+    shown = format_figure(price, level, lang, currency)
+    moved = finite_number(plan.get(distance))
+    if moved is None:
+        return shown
+    side = -1 if level is not None and entry is not None and level < entry else 1
+    return f"{shown} ({format_figure(distance, side * abs(moved), lang)})"
+
+
+def plan_rows(
+    plan: Mapping[str, Any], lang: str = "en", currency: str | None = None
+) -> tuple[list[Pair], list[str]]:
+    """The trade plan (judge.domain.dtos.trade_plan.TradePlan) as rows, each number from code, each
+    written by the one figures table (`shared.figures`) in `lang`; prices in `currency`."""
     if not plan:
         return [], []
-    action = str(plan.get("action", ""))
-    stop_name, target_name = {
-        "SELL": ("Invalidation (bearish view wrong above)", "Downside target"),
-        "HOLD": ("Watch below (turns bearish)", "Watch above (turns bullish)"),
-    }.get(action, ("Stop-loss", "Take-profit"))
-    entry_name = {"SELL": "Exit reference", "HOLD": "Reference (no entry)"}.get(action, "Entry")
+    entry_name, stop_name, target_name = (
+        words(f"figure.plan.{n}", lang)
+        for n in PLAN_NAMES.get(str(plan.get("action", "")), PLAN_NAMES["BUY"])
+    )
     day = plan.get("reference_date")
+    entry = format_figure("entry_price", plan.get("entry_price"), lang, currency)
+    low, high = (format_figure(k, plan.get(k), lang, currency) for k in ("swing_low", "swing_high"))
+    variant = str(plan.get("variant"))
     rows = [
-        Pair(entry_name, _price(plan.get("entry_price")) + (f" (close of {day})" if day else "")),
+        Pair(entry_name, entry + (f" ({words('figure.plan.close_of', lang, day=day)})" if day else "")),
+        Pair(stop_name, _level(plan, "stop_loss_price", "stop_distance_pct", lang, currency)),
+        Pair(target_name, _level(plan, "take_profit_price", "target_distance_pct", lang, currency)),
+        Pair(figure_label("risk_reward", lang), format_figure("risk_reward", plan.get("risk_reward"), lang)),
         Pair(
-            stop_name, f"{_price(plan.get('stop_loss_price'))} ({fmt.number(plan.get('stop_distance_pct'))}%)"
+            figure_label("atr", lang),
+            f"{format_figure('atr', plan.get('atr'), lang, currency)} ({fmt.text(plan.get('atr_source'))})",
         ),
+        Pair(words("figure.plan.swing", lang), f"{low} / {high}"),
         Pair(
-            target_name,
-            f"{_price(plan.get('take_profit_price'))} ({fmt.number(plan.get('target_distance_pct'))}%)",
+            words("figure.plan.variant", lang),
+            words(f"figure.plan.variant.{variant}", lang) if variant in PLAN_VARIANTS else fmt.text(variant),
         ),
-        Pair("Risk/reward", fmt.number(plan.get("risk_reward"))),
-        Pair("ATR", f"{_price(plan.get('atr'))} ({fmt.text(plan.get('atr_source'))})"),
-        Pair("Swing low / high", f"{_price(plan.get('swing_low'))} / {_price(plan.get('swing_high'))}"),
-        Pair("Plan", fmt.text(plan.get("variant"))),
     ]
     rules = [
         f"{name}: {fmt.text(plan.get(key))}"
@@ -177,14 +202,14 @@ def insufficient_card(verdict: Mapping[str, Any]) -> VerdictCard:
     )
 
 
-def verdict_card(session: ResearchSession) -> VerdictCard:
+def verdict_card(session: ResearchSession, lang: str = "en") -> VerdictCard:
     verdict = _dict(session.verdict)
     if not verdict:
         return VerdictCard(present=False, missing_reason=_why_no_verdict(session))
     if verdict.get("evidence") == "insufficient":
         return insufficient_card(verdict)
     action = fmt.text(verdict.get("action")).upper()
-    plan, plan_rules = plan_rows(_dict(verdict.get("trade_plan")))
+    plan, plan_rules = plan_rows(_dict(verdict.get("trade_plan")), lang, currency_of(session.symbol))
     return VerdictCard(
         source=fmt.text(verdict.get("source") or "llm"),
         plan=plan,
@@ -247,8 +272,18 @@ def guard_summary(flags: list[Flag]) -> str:
     return ", ".join(parts) or "ok"
 
 
+def _key_numbers(view: ExpertView | None, lang: str, currency: str | None) -> list[ShownFigure]:
+    """The expert's key figures, each labelled and with its unit (`shared.figures`)."""
+    return [show_figure(str(k), v, lang, currency) for k, v in (view.key_figures if view else {}).items()]
+
+
 def _expert_row(
-    name: str, result: Mapping[str, Any], view: ExpertView | None, stances: Mapping[str, Any], reused: bool
+    name: str,
+    result: Mapping[str, Any],
+    view: ExpertView | None,
+    stances: Mapping[str, Any],
+    reused: bool,
+    numbers: list[ShownFigure],
 ) -> ExpertRow:
     grounding, flags = guard_flags(result)
     code = view.code_signal if view is not None else None
@@ -262,7 +297,7 @@ def _expert_row(
         confidence=fmt.confidence(view.confidence if view else None),
         code_signal=f"{code.stance} ({code.score:+.2f})" if code is not None else fmt.DASH,
         code_reasons=list(code.reasons) if code is not None else [],
-        key_numbers=[Pair(str(k), fmt.number(v)) for k, v in (view.key_figures if view else {}).items()],
+        key_numbers=numbers,
         reasoning=fmt.text(view.text) if view and view.text else "",
         risks=list(view.risks) if view else [],
         grounding=grounding,
@@ -271,7 +306,7 @@ def _expert_row(
     )
 
 
-def expert_rows(session: ResearchSession) -> list[ExpertRow]:
+def expert_rows(session: ResearchSession, lang: str = "en") -> list[ExpertRow]:
     aggregation = _dict(session.aggregation)
     views = {v.expert: v for v in stored_views(aggregation, session.expert_results)}
     stances = _dict(aggregation.get("stances"))
@@ -288,7 +323,9 @@ def expert_rows(session: ResearchSession) -> list[ExpertRow]:
             )
         elif name in session.expert_results:
             result = _dict(session.expert_results[name])
-            row = _expert_row(name, result, views.get(name), stances, reused)
+            view = views.get(name)
+            numbers = _key_numbers(view, lang, currency_of(session.symbol))
+            row = _expert_row(name, result, view, stances, reused, numbers)
             rows.append(replace(row, stance=NO_DATA) if name in without else row)
         else:
             rows.append(ExpertRow(name=name, title=fmt.label(name), status="missing", error="no result"))
@@ -427,13 +464,15 @@ def footer(session: ResearchSession) -> Footer:
     )
 
 
-def build_view(session: ResearchSession) -> ReportView:
+def build_view(session: ResearchSession, lang: str = "en") -> ReportView:
+    """The report's view; `lang` ("en" for the report files) words its figures (`shared.figures`):
+    the session page builds it in the page's language."""
     return ReportView(
         symbol=session.symbol,
         as_of=session.as_of.isoformat() if session.as_of else "latest",
         status=str(session.status),
-        verdict=verdict_card(session),
-        experts=expert_rows(session),
+        verdict=verdict_card(session, lang),
+        experts=expert_rows(session, lang),
         agreement=agreement(session),
         debate=debate(session),
         errors=[Pair(k, fmt.text(v)) for k, v in session.errors.items()],

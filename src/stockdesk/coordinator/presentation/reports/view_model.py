@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 
 from stockdesk.coordinator.presentation.reports.charts_view import ChartView
 from stockdesk.coordinator.presentation.reports.formatting import DASH
+from stockdesk.shared.figures import ShownFigure
 
 
 @dataclass(frozen=True)
@@ -71,7 +72,7 @@ class ExpertRow:
     confidence: str = DASH
     code_signal: str = DASH  # the rules' reading of the same snapshot, no LLM
     code_reasons: list[str] = field(default_factory=list)
-    key_numbers: list[Pair] = field(default_factory=list)
+    key_numbers: list[ShownFigure] = field(default_factory=list)  # labelled, with units
     reasoning: str = ""
     risks: list[str] = field(default_factory=list)
     grounding: str = ""

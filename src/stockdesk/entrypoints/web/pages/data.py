@@ -23,17 +23,20 @@ from fastapi import APIRouter, File, Form, Request, UploadFile
 from fastapi.responses import RedirectResponse, StreamingResponse
 from starlette.responses import Response
 
+from stockdesk.data_engineering.application import StockDataSummaryDTO
 from stockdesk.data_engineering.application.sync_runs import SyncRuns
 from stockdesk.data_engineering.domain.exceptions import ImportValidationError, SymbolNotFoundError
 from stockdesk.data_engineering.presentation.file_import import FOLDER_KINDS, KINDS, FileImport, import_file
 from stockdesk.data_engineering.presentation.sync_jobs import launch_sync
 from stockdesk.entrypoints.web.deps import WebDeps
+from stockdesk.entrypoints.web.i18n import pick_language
 from stockdesk.entrypoints.web.pages.data_view import (
     MARKETS,
     ImportForm,
     SyncForm,
     coverage_row,
     import_outcome,
+    latest_figures,
     parse_form_day,
     rejection,
     sync_view,
@@ -51,6 +54,7 @@ RUN = "data/run.html.j2"
 RECENT_RUNS = 10
 MISSING_SHOWN = 50
 LONG_GAP_DAYS = 10  # a run of missing trading days longer than this is listed with its dates
+CHARTS = ("price", "valuation")  # of research's charts: price, MAs and volume; PE/PB with its median
 
 
 def safe_name(filename: str | None) -> str:
@@ -216,8 +220,12 @@ def _symbol_routes(router: APIRouter, deps: WebDeps) -> None:
             data.coverage.missing(symbol, MISSING_SHOWN, LONG_GAP_DAYS) if row and row.missing_days else None
         )
         missing, long_gaps = (found.dates or [], found.long_gaps) if found else ([], [])
+        charts, failed = _charts(deps, summary)
         context = {
             "summary": summary,
+            "figures": latest_figures(summary, pick_language(request)) if summary else None,
+            "charts": charts,
+            "charts_failed": failed,
             "security": summary.security if summary else None,
             "row": row,
             "missing": missing,
@@ -227,6 +235,18 @@ def _symbol_routes(router: APIRouter, deps: WebDeps) -> None:
             "as_of_asked": asked is not None,
         }
         return deps.pages.render(request, DETAIL, context)
+
+
+def _charts(
+    deps: WebDeps, summary: StockDataSummaryDTO | None
+) -> tuple[list[dict[str, Any]], dict[str, str]]:
+    """The price and valuation charts (ChartSpec dicts for charts.js) of the window ending at the
+    page's as-of date, from research's one chart module (the session page's charts): nothing after
+    it is read. Also, by chart, why one could not be drawn."""
+    if summary is None:
+        return [], {}
+    built = deps.container.research.chart_data.build(summary.security.symbol, summary.as_of, only=CHARTS)
+    return [c.model_dump(mode="json") for c in built.charts], built.failed
 
 
 def _request(fields: ImportForm, path: Path) -> FileImport:

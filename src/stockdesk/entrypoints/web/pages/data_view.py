@@ -1,4 +1,5 @@
-"""What the data pages show, as text: coverage cells, an import's outcome or rejection, a sync's progress.
+"""What the data pages show, as text: coverage cells, a symbol's latest figures (labelled, with units,
+by the one figures table `shared.figures`), an import's outcome or rejection, a sync's progress.
 
 Formatting only: the numbers come from the data context's use cases, the import report and the
 sync run; nothing here decides what is stored or imported.
@@ -11,6 +12,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
+from stockdesk.data_engineering.application import StockDataSummaryDTO, currency_of
 from stockdesk.data_engineering.application.sync_runs import SymbolSync, SyncProgress
 from stockdesk.data_engineering.application.sync_service import DATASETS
 from stockdesk.data_engineering.domain.coverage import COVERAGE_DATASETS, DatasetRange, SymbolCoverage
@@ -19,6 +21,7 @@ from stockdesk.data_engineering.presentation.file_import import HEADER_LINES, Fi
 from stockdesk.entrypoints.web.pages.form_text import stamp
 from stockdesk.entrypoints.web.pages.jobs_view import JobPanel
 from stockdesk.shared.dates import parse_day
+from stockdesk.shared.figures import ShownFigure, show_figure
 
 MARKETS = ("cn", "us", "hk", "tw")
 SHOWN_PROBLEMS = 20
@@ -69,6 +72,40 @@ def coverage_row(row: SymbolCoverage) -> CoverageRow:
         synced_through=row.synced_through.isoformat() if row.synced_through else "",
         last_failure=stamp(row.last_sync_failure),
         missing_days=row.missing_days,
+    )
+
+
+# ---- one symbol's latest figures -----------------------------------------------------------------
+# (figure key, the stored field) per card; the store's units (data_engineering.domain.frames)
+BAR_FIGURES = (("close", "close"), ("open", "open"), ("high", "high"), ("low", "low"),
+               ("pct_chg", "pct_chg"), ("volume", "volume"), ("amount", "amount"))  # fmt: skip
+VALUATION_FIGURES = (("pe_ttm", "pe_ttm"), ("pb", "pb"), ("ps_ttm", "ps_ttm"), ("dv_ratio", "dv_ratio"),
+                     ("market_cap", "total_mv"), ("turnover_rate", "turnover_rate"))  # fmt: skip
+REPORT_FIGURES = (("eps", "eps"), ("bps", "bps"), ("roe", "roe"), ("gross_margin", "grossprofit_margin"),
+                  ("net_margin", "netprofit_margin"), ("debt_to_assets", "debt_to_assets"),
+                  ("revenue", "revenue"), ("net_profit", "net_profit"))  # fmt: skip
+
+
+@dataclass(frozen=True)
+class LatestFigures:
+    """The newest bar's, valuation's and report's figures as of the page's date, each labelled."""
+
+    bar: list[ShownFigure]
+    valuation: list[ShownFigure]
+    report: list[ShownFigure]
+
+
+def latest_figures(summary: StockDataSummaryDTO, lang: str) -> LatestFigures:
+    """Prices and amounts in the security's currency (its market's when the row has none)."""
+    currency = summary.security.currency or currency_of(summary.security.symbol)
+
+    def shown(row: Any, fields: tuple[tuple[str, str], ...]) -> list[ShownFigure]:
+        return [show_figure(key, getattr(row, name), lang, currency) for key, name in fields] if row else []
+
+    return LatestFigures(
+        bar=shown(summary.latest_bar, BAR_FIGURES),
+        valuation=shown(summary.latest_valuation, VALUATION_FIGURES),
+        report=shown(summary.latest_financial, REPORT_FIGURES),
     )
 
 

@@ -13,6 +13,7 @@ from starlette.responses import Response
 from stockdesk.coordinator.presentation.reports.compare import compare_sessions
 from stockdesk.coordinator.presentation.reports.render import ReportFormat, render_report
 from stockdesk.entrypoints.web.deps import WebDeps
+from stockdesk.entrypoints.web.i18n import pick_language
 from stockdesk.entrypoints.web.pages.sessions_view import (
     ACTIONS,
     DOWNLOADS,
@@ -79,7 +80,7 @@ def build_sessions_router(deps: WebDeps) -> APIRouter:
     ) -> Response:
         """Side by side, earlier session first; 400 for two symbols or not exactly two sessions."""
         first, second = _two(a, b, pick)
-        comparison = compare_sessions(service().get(first), service().get(second))
+        comparison = compare_sessions(service().get(first), service().get(second), pick_language(request))
         return deps.pages.render(request, "sessions/compare.html.j2", {"c": comparison})
 
     @router.get("/sessions/{session_id}")
@@ -89,7 +90,7 @@ def build_sessions_router(deps: WebDeps) -> APIRouter:
         if not progress.finished:
             return RedirectResponse(f"/analyses/{session_id}", status_code=303)
         found = service().get(session_id)
-        view = session_page(found, progress.state)
+        view = session_page(found, progress.state, pick_language(request))
         line = deps.container.evaluation.track.headline() if found.verdict else None  # the desk's, live only
         context = {"s": view, "id": session_id, "track_record": line}
         return deps.pages.render(request, "sessions/session.html.j2", context)

@@ -89,8 +89,9 @@ class SessionPage:
     downloads: tuple[str, ...] = DOWNLOADS
 
 
-def session_page(session: ResearchSession, state: str) -> SessionPage:
-    report = build_view(session)
+def session_page(session: ResearchSession, state: str, lang: str = "en") -> SessionPage:
+    """The report's view with its figures (expert figures, trade plan) worded in the page's language."""
+    report = build_view(session, lang)
     charts = [
         PageChart(
             title=c.title,
