@@ -27,6 +27,7 @@ class RequestBounds:
             raise LimitExceededError(
                 f"{which} asked; at most {self.max_symbols} per request (max_universe_symbols)",
                 code="UNIVERSE_TOO_LARGE",
+                details={"count": count, "max": self.max_symbols},  # a page words it in its language
             )
 
     def check_window(self, start: date | None, end: date | None) -> None:
