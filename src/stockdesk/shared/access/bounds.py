@@ -36,6 +36,7 @@ class RequestBounds:
             raise LimitExceededError(
                 f"the window spans {days} days; at most {self.max_window_days} (max_window_days)",
                 code="WINDOW_TOO_LONG",
+                details={"days": days, "max": self.max_window_days},
             )
 
     def check_iterations(self, iterations: int) -> None:
