@@ -8,6 +8,7 @@ from typing import Any
 
 from fastapi.testclient import TestClient
 
+from stockdesk.coordinator.presentation.batch_jobs import BatchLauncher
 from stockdesk.entrypoints.api import create_app, default_policy
 from stockdesk.entrypoints.container import AppContainer
 from stockdesk.shared.access import AuthMode
@@ -15,14 +16,22 @@ from stockdesk.shared.access import AuthMode
 LOOPBACK = "http://127.0.0.1"
 
 
-def api_client(container: AppContainer, *, auth: AuthMode = AuthMode.NONE, **policy: Any) -> TestClient:
-    """A client of the app with `container`; no key needed unless `auth` says otherwise.
+def api_client(
+    container: AppContainer,
+    *,
+    auth: AuthMode = AuthMode.NONE,
+    batches: BatchLauncher | None = None,
+    **policy: Any,
+) -> TestClient:
+    """A client of the app with `container`; no key needed unless `auth` says otherwise; `batches`:
+    how its batch analyses run (default the server's, on Ray).
 
     Route tests use the default (the server as `stockdesk serve --no-auth` runs it); the access
     tests in tests/entrypoints/test_access.py pass the modes a real server uses.
     """
     chosen = replace(default_policy(container.settings), auth=auth, **policy)
-    return TestClient(create_app(container, chosen), base_url=LOOPBACK, raise_server_exceptions=False)
+    app = create_app(container, chosen, batches)
+    return TestClient(app, base_url=LOOPBACK, raise_server_exceptions=False)
 
 
 def wait_for_job(

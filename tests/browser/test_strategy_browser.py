@@ -114,7 +114,7 @@ def test_the_best_strategy_of_a_run_shows_its_equity_curve_metrics_and_rendered_
     chart (a canvas with data points), beside its metrics against the universe and its rendered code."""
     url = champion_server.url
     page.goto(f"{url}/strategy")
-    page.get_by_label("From", exact=True).fill("2023-07-03")
+    page.locator("#strategy-form").get_by_label("From", exact=True).fill("2023-07-03")  # not the backtest's
     start_run(page, url, iterations="2", attempts="1", keep_form=True)
     expect(page.locator("#run-panel")).to_have_attribute("data-state", "completed", timeout=LONG)
     expect(page.locator("#best")).to_contain_text("The champion is iteration 1")

@@ -11,6 +11,7 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
 from stockdesk.coordinator.application.batch_analysis import BatchAnalysisService
+from stockdesk.coordinator.presentation.batch_jobs import BatchLauncher
 from stockdesk.coordinator.presentation.rest.batch_router import build_batch_router
 from stockdesk.data_engineering.application import CheckAsOfUseCase
 from stockdesk.data_engineering.infrastructure.persistence.repository import SqlMarketDataRepository
@@ -37,17 +38,15 @@ def client(settings: Settings, database: Database, tmp_path: Path) -> TestClient
     executor = JobExecutor(max_running=1, max_queued=4)
     app = FastAPI()
     install_error_handlers(app)
-    app.include_router(
-        build_batch_router(
-            lambda: service,
-            lambda: executor,
-            # threads here: the scripted LLM is built per worker as on Ray (Ray runs in test_batch_analyze)
-            lambda config: AnalyzeSymbolsWork(settings, config, llm=scripted_llm, distributed=False),
-            lambda: ThreadEngine(2),
-            lambda: tmp_path / "batches",
-        ),
-        prefix=API_PREFIX,
+    launcher = BatchLauncher(
+        service=lambda: service,
+        jobs=lambda: executor,
+        # threads here: the scripted LLM is built per worker as on Ray (Ray runs in test_batch_analyze)
+        make_work=lambda config: AnalyzeSymbolsWork(settings, config, llm=scripted_llm, distributed=False),
+        make_engine=lambda: ThreadEngine(2),
+        out_root=lambda: tmp_path / "batches",
     )
+    app.include_router(build_batch_router(lambda: launcher), prefix=API_PREFIX)
     app.include_router(build_jobs_router(lambda: executor, lambda: store), prefix=API_PREFIX)
     return TestClient(app)
 

@@ -21,14 +21,14 @@ from starlette.routing import Match
 
 from stockdesk import __version__
 from stockdesk.briefing.presentation.rest import build_briefing_router
+from stockdesk.coordinator.presentation.batch_jobs import BatchLauncher
 from stockdesk.coordinator.presentation.rest.batch_router import build_batch_router
 from stockdesk.coordinator.presentation.rest.coordinator_router import build_coordinator_router
 from stockdesk.data_engineering.presentation.rest import build_data_router
 from stockdesk.data_engineering.presentation.sync_rest import build_sync_router
 from stockdesk.debate.presentation.rest.debate_router import build_debate_router
 from stockdesk.entrypoints.api_docs import install_api_docs
-from stockdesk.entrypoints.batch.analyze_work import AnalyzeSymbolsWork
-from stockdesk.entrypoints.batch.workers import batch_engine
+from stockdesk.entrypoints.batch.launcher import server_batch_launcher
 from stockdesk.entrypoints.container import AppContainer
 from stockdesk.entrypoints.http_errors import error_response
 from stockdesk.entrypoints.jobs_rest import build_jobs_router as build_jobs_api
@@ -164,7 +164,12 @@ def default_policy(settings: Settings) -> AccessPolicy:
     )
 
 
-def create_app(container: AppContainer | None = None, policy: AccessPolicy | None = None) -> FastAPI:
+def create_app(
+    container: AppContainer | None = None,
+    policy: AccessPolicy | None = None,
+    batches: BatchLauncher | None = None,
+) -> FastAPI:
+    """`batches`: how batch analyses start (REST and web UI); default the server's, on Ray."""
     container = container or AppContainer()
     settings = container.settings
     policy = policy or default_policy(settings)
@@ -261,17 +266,7 @@ def create_app(container: AppContainer | None = None, policy: AccessPolicy | Non
     app.include_router(
         build_jobs_api(jobs, lambda: SqlTaskStore(container.database), container.job_kinds), prefix=API_PREFIX
     )
-    app.include_router(
-        build_batch_router(
-            lambda: container.batch_analysis,
-            jobs,
-            lambda config: AnalyzeSymbolsWork(container.settings, config),
-            lambda: batch_engine(settings.batch_workers, ray_address=settings.ray_address),
-            lambda: settings.home / "batches",
-            bounds,
-            max_tokens=settings.api_max_tokens_per_request,
-        ),
-        prefix=API_PREFIX,
-    )
-    mount_web(app, container, bounds, jobs)
+    launcher = batches or server_batch_launcher(container)
+    app.include_router(build_batch_router(lambda: launcher), prefix=API_PREFIX)
+    mount_web(app, container, bounds, jobs, launcher)
     return app

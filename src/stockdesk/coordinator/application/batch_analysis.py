@@ -110,7 +110,9 @@ class BatchAnalysisService:
                 more = f" and {len(unknown) - 10} more" if len(unknown) > 10 else ""
                 shown = ", ".join(unknown[:10]) + more
                 raise NotFoundException(
-                    f"not in the store: {shown} (import or sync them first)", code="UNKNOWN_SYMBOL"
+                    f"not in the store: {shown} (import or sync them first)",
+                    code="UNKNOWN_SYMBOL",
+                    details={"symbols": unknown},  # a page words the refusal in its own language
                 )
         if self._check_as_of is not None:
             self._check_as_of(config.symbols, config.as_of)
@@ -141,6 +143,17 @@ class BatchAnalysisService:
 
     def job(self, job_id: str) -> JobRecord | None:
         return self._tasks.get_job(job_id)
+
+    def get(self, job_id: str) -> JobRecord:
+        """The batch job of that id; 404 BATCH_NOT_FOUND for any other id (another kind's job too)."""
+        job = self._tasks.get_job(job_id)
+        if job is None or job.kind != JOB_KIND:
+            raise NotFoundException(f"no batch analysis {job_id}", code="BATCH_NOT_FOUND")
+        return job
+
+    def recent(self, limit: int = 20) -> list[JobRecord]:
+        """The newest batch jobs, whoever started them (CLI, REST, web UI)."""
+        return self._tasks.list_jobs(JOB_KIND, limit)
 
     def counts(self, job_id: str) -> TaskCounts:
         return self._tasks.counts(job_id)

@@ -8,6 +8,7 @@ from fastapi import FastAPI, Request
 from fastapi.staticfiles import StaticFiles
 from starlette.responses import Response
 
+from stockdesk.coordinator.presentation.batch_jobs import BatchLauncher
 from stockdesk.entrypoints.container import AppContainer
 from stockdesk.entrypoints.web.deps import WebDeps
 from stockdesk.entrypoints.web.pages.account import build_account_router
@@ -19,10 +20,14 @@ STATIC = "stockdesk.entrypoints.web"
 
 
 def mount_web(
-    app: FastAPI, container: AppContainer, bounds: RequestBounds, jobs: Callable[[], JobExecutor]
+    app: FastAPI,
+    container: AppContainer,
+    bounds: RequestBounds,
+    jobs: Callable[[], JobExecutor],
+    batches: BatchLauncher,
 ) -> None:
     pages = Pages()
-    deps = WebDeps(container=container, pages=pages, bounds=bounds, jobs=jobs)
+    deps = WebDeps(container=container, pages=pages, bounds=bounds, jobs=jobs, batches=batches)
     app.mount("/static", StaticFiles(packages=[(STATIC, "static")]), name="static")
     for build in _routers():
         app.include_router(build(deps))

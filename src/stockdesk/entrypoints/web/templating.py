@@ -22,6 +22,7 @@ from stockdesk.entrypoints.web.i18n import LANGUAGE_NAMES, LANGUAGES, Translator
 
 NAV = (  # (path, i18n key): the top navigation, in order
     ("/", "nav.analyze"),
+    ("/batches", "nav.batches"),
     ("/sessions", "nav.sessions"),
     ("/evaluations", "nav.evaluations"),
     ("/track", "nav.track"),

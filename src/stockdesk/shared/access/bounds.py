@@ -27,6 +27,7 @@ class RequestBounds:
             raise LimitExceededError(
                 f"{which} asked; at most {self.max_symbols} per request (max_universe_symbols)",
                 code="UNIVERSE_TOO_LARGE",
+                details={"count": count, "max": self.max_symbols},  # a page words it in its language
             )
 
     def check_window(self, start: date | None, end: date | None) -> None:
@@ -35,6 +36,7 @@ class RequestBounds:
             raise LimitExceededError(
                 f"the window spans {days} days; at most {self.max_window_days} (max_window_days)",
                 code="WINDOW_TOO_LONG",
+                details={"days": days, "max": self.max_window_days},
             )
 
     def check_iterations(self, iterations: int) -> None:

@@ -120,7 +120,10 @@ def load_panel(
     end = window.end or closes.index[-1].date()
     start = window.start or date(end.year - DEFAULT_YEARS, end.month, min(end.day, 28))
     if start >= end:
-        raise InvalidBacktestWindowError(f"the window is empty: --from {start} is not before --to {end}")
+        raise InvalidBacktestWindowError(
+            f"the window is empty: --from {start} is not before --to {end}",
+            details={"start": start.isoformat(), "end": end.isoformat()},  # a page words it itself
+        )
     load_from = start - timedelta(days=WARMUP_DAYS)
     first = closes.index[0].date()
     if window.start is None and first > load_from + timedelta(days=HOLIDAY_DAYS):
@@ -137,7 +140,8 @@ def load_panel(
     if not universe:
         raise InvalidUniverseError(
             f"no symbol has {MIN_WINDOW_BARS} daily bars between {start} and {end} "
-            f"(asked for {len(wanted)}: {', '.join(wanted[:8])}{'...' if len(wanted) > 8 else ''})"
+            f"(asked for {len(wanted)}: {', '.join(wanted[:8])}{'...' if len(wanted) > 8 else ''})",
+            details={"min_bars": MIN_WINDOW_BARS, "start": start.isoformat(), "end": end.isoformat()},
         )
     notes = []
     if dropped:
@@ -170,5 +174,8 @@ def _wanted(universe: list[str] | None, known: dict[str, StoredSecurity]) -> lis
     asked = [s.strip().upper() for s in universe if s.strip()]
     unknown = [s for s in asked if s not in known]
     if unknown:
-        raise InvalidUniverseError(f"not in the store: {', '.join(unknown)} (see `stockdesk data show`)")
+        raise InvalidUniverseError(
+            f"not in the store: {', '.join(unknown)} (see `stockdesk data show`)",
+            details={"unknown": unknown},
+        )
     return list(dict.fromkeys(asked))

@@ -14,39 +14,19 @@ from fastapi import APIRouter, Depends
 from fastapi.responses import FileResponse, HTMLResponse, StreamingResponse
 from pydantic import BaseModel, Field
 
-from stockdesk.coordinator.application import ALL_EXPERTS, DebateModeName, ExpertName
 from stockdesk.coordinator.application.batch_analysis import (
-    JOB_KIND,
     BatchAnalysisConfig,
     BatchAnalysisService,
     BatchRow,
-    clean_symbols,
 )
-from stockdesk.coordinator.presentation.reports.batch_index import INDEX_NAME, run_and_index
-from stockdesk.shared.access.bounds import RequestBounds
-from stockdesk.shared.dates import IsoDay
-from stockdesk.shared.errors import ConflictException, NotFoundException
+from stockdesk.coordinator.presentation.batch_jobs import BatchBody, BatchLauncher
+from stockdesk.coordinator.presentation.reports.batch_index import INDEX_NAME
+from stockdesk.shared.errors import NotFoundException
 from stockdesk.shared.sse import HEADERS, progress_events
-from stockdesk.shared.symbol_text import SymbolText
-from stockdesk.shared.tasks import (
-    ENDED_JOB_STATUSES,
-    BatchWorker,
-    ITaskEngine,
-    JobStatus,
-    RunBudget,
-    config_hash,
-)
+from stockdesk.shared.tasks import ENDED_JOB_STATUSES, JobStatus
 from stockdesk.shared.tasks.executor import JobExecutor
 
-
-class BatchBody(BaseModel):
-    symbols: list[SymbolText] = Field(min_length=1, max_length=5000, examples=[["000338.SZ", "601318.SH"]])
-    as_of: IsoDay
-    experts: list[ExpertName] = Field(default_factory=lambda: list(ALL_EXPERTS), min_length=1)
-    skip_debate: bool = False
-    debate_mode: DebateModeName = DebateModeName.BULL_BEAR
-    max_tokens: int | None = Field(default=None, ge=1, description="stop starting analyses past this")
-    max_cost_usd: float | None = Field(default=None, ge=0.0)
+__all__ = ["BatchBody", "BatchJob", "build_batch_router"]
 
 
 class BatchJob(BaseModel):
@@ -61,9 +41,7 @@ class BatchJob(BaseModel):
 
 
 def _job(service: BatchAnalysisService, job_id: str, *, rows: bool = False) -> BatchJob:
-    job = service.job(job_id)
-    if job is None or job.kind != JOB_KIND:
-        raise NotFoundException(f"no batch analysis {job_id}", code="BATCH_NOT_FOUND")
+    job = service.get(job_id)
     counts = service.counts(job_id)
     return BatchJob(
         job_id=job_id, status=job.status.value, error=job.error, done=counts.done, failed=counts.failed,
@@ -72,47 +50,21 @@ def _job(service: BatchAnalysisService, job_id: str, *, rows: bool = False) -> B
     )  # fmt: skip
 
 
-def build_batch_router(
-    get_service: Callable[[], BatchAnalysisService],
-    get_jobs: Callable[[], JobExecutor],
-    make_work: Callable[[BatchAnalysisConfig], BatchWorker],
-    make_engine: Callable[[], ITaskEngine],
-    out_root: Callable[[], Path],
-    bounds: RequestBounds | None = None,
-    max_tokens: int | None = None,
-) -> APIRouter:
-    """`max_tokens`: the server's cap per request, applied to a batch's whole run (its workers too)."""
+def build_batch_router(get_launcher: Callable[[], BatchLauncher]) -> APIRouter:
+    """The routes over the server's one batch launcher (`BatchLauncher`: service, executor, workers)."""
     router = APIRouter(prefix="/batch/analyses", tags=["batch"])
-    limits = bounds or RequestBounds()
+
+    def get_service() -> BatchAnalysisService:
+        return get_launcher().service()
+
+    def get_jobs() -> JobExecutor:
+        return get_launcher().jobs()
 
     @router.post("", response_model=BatchJob, status_code=202)
-    def start(body: BatchBody, service: BatchAnalysisService = Depends(get_service)) -> BatchJob:
+    def start(body: BatchBody) -> BatchJob:
         """Start or resume the batch of this body (422 bad body, 413 too many symbols); poll or stream it."""
-        symbols = clean_symbols(list(body.symbols))
-        limits.check_universe(symbols)
-        what = body.model_dump(mode="json", exclude={"max_tokens", "max_cost_usd"}) | {"symbols": symbols}
-        folder = out_root() / f"{body.as_of.isoformat()}-{config_hash(what)[:12]}"
-        config = BatchAnalysisConfig(
-            symbols=symbols, as_of=body.as_of, experts=body.experts, skip_debate=body.skip_debate,
-            debate_mode=body.debate_mode, out_dir=str(folder.resolve()),
-        )  # fmt: skip
-        job, _ = service.open(config)
-        caps = [cap for cap in (body.max_tokens, max_tokens) if cap is not None]
-        budget = RunBudget(min(caps) if caps else None, body.max_cost_usd)
-        if job.live and not get_jobs().is_active(job.id):
-            raise ConflictException(
-                f"batch {job.id[:12]} is running in another process ({job.owner})", code="JOB_RUNNING"
-            )
-        counts = service.counts(job.id)
-        if counts.done < counts.total:
-            get_jobs().submit(
-                JOB_KIND,
-                job.id,
-                lambda: run_and_index(
-                    service, config, job.id, make_work(config), make_engine(), budget=budget
-                ),
-            )
-        return _job(service, job.id)
+        launcher = get_launcher()
+        return _job(launcher.service(), launcher.launch(body))
 
     @router.get("/{job_id}", response_model=BatchJob)
     def status(job_id: str, service: BatchAnalysisService = Depends(get_service)) -> BatchJob:
@@ -164,9 +116,7 @@ def build_batch_router(
 
 
 def _file(service: BatchAnalysisService, job_id: str, name: str) -> Path:
-    job = service.job(job_id)
-    if job is None or job.kind != JOB_KIND:
-        raise NotFoundException(f"no batch analysis {job_id}", code="BATCH_NOT_FOUND")
+    job = service.get(job_id)
     path = Path(BatchAnalysisConfig.model_validate(job.config).out_dir) / Path(name).name
     if not path.is_file():
         raise NotFoundException(f"{path.name} is not written yet", code="REPORT_NOT_FOUND")

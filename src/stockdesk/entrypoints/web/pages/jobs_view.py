@@ -1,6 +1,6 @@
 """The jobs pages' view models: the jobs table's rows (active, and stopped ones that may resume), the
 job history's filters, pages and rows, and the one progress panel every job page shows (analyses,
-syncs, evaluations, strategy runs, briefings).
+batches, syncs, evaluations, strategy runs, briefings).
 
 Each job links to the page that follows it; that page's Cancel and Resume post to the general jobs
 routes with `back` naming it, and come back to it.
@@ -21,6 +21,7 @@ from stockdesk.shared.tasks.kinds import HISTORY_STATUSES, PastJob, StoredJob
 # job kind (as submitted to the executor, or as the task store keeps it) -> the page of one job of it
 PAGES = {
     "analysis": "/analyses/{id}",
+    "batch_analyze": "/batches/{id}",
     "briefing": "/briefings/{id}",
     "evaluation": "/evaluations/{id}",
     "evaluate": "/evaluations/{id}",  # an evaluation stopped in another process, as the store names it

@@ -1,6 +1,8 @@
-"""The strategy lab: start a run and list runs, follow a run's iterations live, cancel or resume it.
+"""The strategy lab: start a run and list runs, follow a run's iterations live, cancel or resume it;
+backtest one parameter set of a family (no model) and see its figures and NAV chart.
 
-Starting goes through `strategy_lab.presentation.jobs` (what the REST routes call); the run page's
+Starting goes through `strategy_lab.presentation.jobs` and a backtest through
+`strategy_lab.presentation.backtests` (what the REST routes call); the run page's
 Cancel and Resume post to the general jobs routes (`pages/jobs.py`). The run page reads the stored
 run (every iteration is stored as it ends) and the executor, so a reload or a second tab shows the
 same state. The best strategy's equity curve is the stored
@@ -13,9 +15,17 @@ from typing import Any
 
 from fastapi import APIRouter, Form, Request
 from fastapi.responses import RedirectResponse, StreamingResponse
+from starlette.concurrency import run_in_threadpool
 from starlette.responses import Response
 
 from stockdesk.entrypoints.web.deps import WebDeps
+from stockdesk.entrypoints.web.i18n import Translator, pick_language
+from stockdesk.entrypoints.web.pages.backtest_view import (
+    FAMILY_FIELDS,
+    BacktestForm,
+    backtest_view,
+    refusal_lines,
+)
 from stockdesk.entrypoints.web.pages.jobs import moved_to_jobs
 from stockdesk.entrypoints.web.pages.strategy_view import (
     RunForm,
@@ -28,10 +38,12 @@ from stockdesk.shared.errors import StockdeskError
 from stockdesk.shared.sse import HEADERS, progress_events
 from stockdesk.strategy_lab.application.charts import equity_chart
 from stockdesk.strategy_lab.application.service import StrategyLabService
+from stockdesk.strategy_lab.presentation.backtests import checked_backtest
 from stockdesk.strategy_lab.presentation.jobs import launch_strategy_run
 
 INDEX = "strategy/index.html.j2"
 RUN = "strategy/run.html.j2"
+BACKTEST = "strategy/backtest.html.j2"
 LIST_SIZE = 20
 
 
@@ -46,7 +58,14 @@ def build_strategy_router(deps: WebDeps) -> APIRouter:
 
     def index(request: Request, form: RunForm, error: StockdeskError | None = None) -> Response:
         runs = [run_view(run, deps.jobs().state_of(run.id)) for run in service().list(LIST_SIZE)]
-        context = {"form": form, "error": error, "runs": runs, "max_iterations": deps.bounds.max_iterations}
+        context = {
+            "form": form,
+            "error": error,
+            "runs": runs,
+            "max_iterations": deps.bounds.max_iterations,
+            "bt_form": BacktestForm(),
+            "families": FAMILY_FIELDS,
+        }
         return deps.pages.render(request, INDEX, context, status_code=error.http_status if error else 200)
 
     @router.get("/strategy")
@@ -75,6 +94,27 @@ def build_strategy_router(deps: WebDeps) -> APIRouter:
         except StockdeskError as exc:
             return index(request, form, exc)
         return RedirectResponse(f"/strategy/runs/{run.id}", status_code=303)
+
+    @router.post("/strategy/backtest")
+    async def backtest(request: Request) -> Response:
+        """Score the form's parameter set as REST does (off the event loop), then its figures and
+        NAV chart under the form; a refused form comes back with why, in the page's language."""
+        form = BacktestForm.read(await request.form())
+        t = Translator(pick_language(request))
+        context: dict[str, Any] = {
+            "bt_form": form,
+            "families": FAMILY_FIELDS,
+            "result": None,
+            "refusal": [],
+        }
+        try:
+            body = form.body()
+            result = await run_in_threadpool(checked_backtest, service(), deps.bounds, body)
+        except StockdeskError as exc:
+            context |= {"error": exc, "refusal": refusal_lines(exc, form, t)}
+            return deps.pages.render(request, BACKTEST, context, status_code=exc.http_status)
+        context |= {"error": None, "result": backtest_view(result, t("strategy.backtest.chart_title"))}
+        return deps.pages.render(request, BACKTEST, context)
 
     @router.get("/strategy/runs/{run_id}")
     def run_page(request: Request, run_id: str) -> Response:

@@ -14,6 +14,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from stockdesk.backtest.application import PerformanceMetrics, StrategyMetrics
 from stockdesk.entrypoints.web.pages.form_text import refused, split_list, stamp
 from stockdesk.entrypoints.web.pages.jobs_view import JobPanel
 from stockdesk.strategy_lab.application.trials import best_scored
@@ -180,12 +181,22 @@ def best_record(run: StrategyRunDTO) -> IterationRecord | None:
 
 def metrics_rows(record: IterationRecord) -> list[dict[str, str]]:
     """Strategy against the equal-weight universe, in the CLI table's rows and formats."""
-    m, b = record.metrics, record.benchmark
-    if m is None:
-        return []
+    return [] if record.metrics is None else metric_rows(record.metrics, record.benchmark)
+
+
+def metric_rows(
+    m: StrategyMetrics, b: PerformanceMetrics | None, gross: StrategyMetrics | None = None
+) -> list[dict[str, str]]:
+    """After costs, without costs (when known) and the equal-weight universe, in the CLI table's rows
+    and formats (returns in %, turnover as a multiple, counts with separators)."""
     shared = [(name, spec, fmt(getattr(b, name, None), spec)) for _, name, spec in ROWS]
     own = [(name, spec, "–") for _, name, spec in STRATEGY_ONLY]
     return [
-        {"name": name, "strategy": fmt(getattr(m, name), spec), "benchmark": benchmark}
+        {
+            "name": name,
+            "strategy": fmt(getattr(m, name), spec),
+            "gross": fmt(getattr(gross, name, None), spec),
+            "benchmark": benchmark,
+        }
         for name, spec, benchmark in shared + own
     ]

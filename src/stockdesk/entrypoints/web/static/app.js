@@ -39,8 +39,23 @@
       });
     });
   }
+  // A family choice (<select data-family-switch>) shows the fieldset of the chosen family only
+  // (<fieldset data-family="...">, in the same form); the server reads the chosen family's fields.
+  function wireFamilySwitch(root) {
+    root.querySelectorAll("select[data-family-switch]:not([data-wired])").forEach(function (select) {
+      select.setAttribute("data-wired", "1");
+      function show() {
+        select.form.querySelectorAll("fieldset[data-family]").forEach(function (set) {
+          set.hidden = set.getAttribute("data-family") !== select.value;
+        });
+      }
+      select.addEventListener("change", show);
+      show();
+    });
+  }
   function wire(root) {
     wireSuggest(root);
+    wireFamilySwitch(root);
     if (window.StockdeskCharts) window.StockdeskCharts.renderAll(root);
   }
   document.addEventListener("DOMContentLoaded", function () { wire(document); });

@@ -15,8 +15,9 @@ from starlette.responses import Response
 from stockdesk.shared.access.bounds import RequestBounds
 from stockdesk.shared.routes import cancel_moved, resume_moved
 from stockdesk.shared.tasks.executor import JobExecutor
-from stockdesk.strategy_lab.application.service import StrategyLabService, parse_params
+from stockdesk.strategy_lab.application.service import StrategyLabService
 from stockdesk.strategy_lab.domain.dtos import BacktestResult, StrategyRunDTO
+from stockdesk.strategy_lab.presentation.backtests import checked_backtest
 from stockdesk.strategy_lab.presentation.jobs import launch_strategy_run
 from stockdesk.strategy_lab.presentation.rest.strategy_schemas import BacktestBody, RunBody
 
@@ -32,9 +33,7 @@ def build_strategy_router(
     @router.post("/backtest", response_model=BacktestResult)
     def backtest(body: BacktestBody, service: StrategyLabService = Depends(get_service)) -> BacktestResult:
         """Score one parameter set (no LLM); bad parameters are 400 INVALID_STRATEGY_PARAMS with details."""
-        limits.check_universe(body.universe)
-        limits.check_window(body.start, body.end)
-        return service.backtest(parse_params(body.params), body.window(), body.execution)
+        return checked_backtest(service, limits, body)
 
     @router.post("/runs", response_model=StrategyRunDTO, status_code=202)
     def start_run(body: RunBody, service: StrategyLabService = Depends(get_service)) -> StrategyRunDTO:
