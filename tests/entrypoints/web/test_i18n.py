@@ -20,6 +20,16 @@ def _request(headers: dict[str, str]) -> Request:
     return Request({"type": "http", "method": "GET", "path": "/", "headers": raw, "query_string": b""})
 
 
+def test_no_catalogue_file_names_a_key_twice() -> None:
+    """JSON keeps the last of two equal keys silently: a merge that adds a key twice must be seen."""
+    files = [*WEB.glob("i18n/*/*.json"), *WEB.parents[1].glob("shared/i18n/*/*.json")]
+    assert len(files) > 10
+    for path in files:
+        pairs = json.loads(path.read_text("utf-8"), object_pairs_hook=lambda items: items)
+        keys = [key for key, _ in pairs]
+        assert len(keys) == len(set(keys)), f"{path}: {sorted(k for k in set(keys) if keys.count(k) > 1)}"
+
+
 def test_every_area_file_has_the_same_keys_in_both_languages() -> None:
     areas = {p.name for lang in LANGUAGES for p in (WEB / "i18n" / lang).glob("*.json")}
     assert "common.json" in areas
