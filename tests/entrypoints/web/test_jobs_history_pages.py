@@ -90,7 +90,7 @@ def test_ended_jobs_of_every_kind_are_listed_newest_first_with_progress_and_outc
         f'href="/evaluations/{evaluation.job_id}"' in page.text and f'href="/data/sync/{failed}"' in page.text
     )
     assert f'href="/briefings/{interrupted}"' in page.text
-    assert f"<code>{cancelled[:12]}</code>" in page.text and "/batch" not in page.text  # no page of its own
+    assert f'<a href="/batches/{cancelled}"><code>{cancelled[:12]}</code></a>' in page.text  # its batch page
     assert "1 of 3 tasks failed after 3 attempts" in page.text and "cancelled by the user" in page.text
     assert f"All {counts.total} tasks done." in page.text
     assert '<progress class="job-bar" value="2" max="3" aria-label="2 of 3 done">' in page.text
