@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from itertools import pairwise
 from typing import TYPE_CHECKING
 
 import pytest
 
+from tests.browser.chart_text import assert_labels_clear, wait_placed
 from tests.browser.conftest import WebServer
 
 if TYPE_CHECKING:
@@ -40,6 +42,38 @@ def analyze(page: Page, base: str, experts: tuple[str, ...]) -> str:
     return page.url.rsplit("/", 1)[1]
 
 
+CELLS = """() => [...document.querySelectorAll('#nodes-heading + dl.pairs dd')].map((dd) => {
+    const range = document.createRange();
+    range.selectNodeContents(dd);
+    const text = range.getBoundingClientRect();
+    const cell = dd.getBoundingClientRect();
+    const value = dd.textContent.trim();
+    return { value, text: [text.left, text.right], cell: [cell.left, cell.right, cell.top] };
+})"""
+
+
+def assert_readable_session_page(page: Page) -> None:
+    """Issue 32: every chart's labels clear of each other and inside the chart, and in "Steps and
+    timings" each value (the 32-character session id above all) within its own cell."""
+    charts = page.locator(".chart[data-spec]")
+    wait_placed(page, charts.count())
+    for index in range(charts.count()):
+        assert_labels_clear(page, charts.nth(index).get_attribute("data-chart-id") or "")
+    cells = page.evaluate(CELLS)
+    assert len(cells[0]["value"]) == 32  # the session id
+    for cell in cells:
+        (left, right), (cell_left, cell_right, _) = cell["text"], cell["cell"]
+        assert cell_left - 0.5 <= left and right <= cell_right + 0.5, (
+            f"{cell['value']!r} runs out of its cell"
+        )
+    rows: dict[float, list[list[float]]] = {}
+    for cell in cells:
+        rows.setdefault(round(cell["cell"][2]), []).append(cell["cell"][:2])
+    for row in rows.values():  # cells side by side never overlap
+        row.sort()
+        assert all(a[1] <= b[0] + 0.5 for a, b in pairwise(row))
+
+
 def test_open_a_session_and_find_the_trade_plans_numbers_and_a_rendered_chart(
     web_server: WebServer, page: Page, phone_page: Page, shots: Callable
 ) -> None:
@@ -66,11 +100,13 @@ def test_open_a_session_and_find_the_trade_plans_numbers_and_a_rendered_chart(
     expect(page.get_by_role("link", name="Markdown")).to_have_attribute(
         "href", f"/sessions/{session_id}/report.md"
     )
+    assert_readable_session_page(page)
     shots(page, "session-desktop")
 
     phone_page.goto(f"{web_server.url}/sessions/{session_id}")
     expect(phone_page.locator(".chart[data-spec]").first).to_have_attribute("data-rendered", "1")
     assert phone_page.evaluate("document.documentElement.scrollWidth") <= 390
+    assert_readable_session_page(phone_page)
     shots(phone_page, "session-phone")
 
     # the report read in the browser: framed in the UI, its charts drawn, its downloads beside it

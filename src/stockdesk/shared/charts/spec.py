@@ -2,6 +2,9 @@
 
 Framework-neutral and JSON-safe: x values are ISO dates or category labels, gaps are None (never
 NaN, which JSON cannot carry), styles are names the renderers map to their own colours and dashes.
+What is named in a panel's right margin, and in which words, is part of the spec too
+(`ChartSpec.edge_labels`, derived, never given): both renderers print the same labels, placed by the
+one rule in `labels.py`.
 """
 
 from __future__ import annotations
@@ -9,11 +12,12 @@ from __future__ import annotations
 import math
 from typing import Literal
 
-from pydantic import BaseModel, Field, field_validator, model_validator
+from pydantic import BaseModel, Field, computed_field, field_validator, model_validator
 
 SeriesKind = Literal["line", "bar", "scatter", "area"]
 LineStyle = Literal["entry", "stop", "target", "median", "zero", "reference"]
 XKind = Literal["date", "category"]
+EdgeKind = Literal["line", "point"]
 
 
 def _clean(values: list[float | None]) -> list[float | None]:
@@ -77,6 +81,31 @@ class Region(BaseModel):
     color: str | None = None
 
 
+class EdgeLabel(BaseModel):
+    """A label in a panel's right margin, level with the value it names (see labels.py for where exactly)."""
+
+    kind: EdgeKind = Field(description="what it names: one of the panel's lines or one of its points")
+    index: int = Field(ge=0, description="position of that line or point in the panel's list")
+    text: str = Field(min_length=1)
+    y: float = Field(allow_inf_nan=False, description="the value the label is level with")
+
+
+def panel_edge_labels(panel: ChartPanel, last_x: str | None) -> list[EdgeLabel]:
+    """Every reference level but the zero lines (name and value), then every point on the last x (its
+    label): what a reader looks up at the right edge. Points elsewhere keep their label beside them."""
+    labels = [
+        EdgeLabel(kind="line", index=n, text=f"{line.label} {line.value:,.2f}", y=line.value)
+        for n, line in enumerate(panel.lines)
+        if line.style != "zero"
+    ]
+    labels += [
+        EdgeLabel(kind="point", index=n, text=point.label, y=point.y)
+        for n, point in enumerate(panel.points)
+        if point.x == last_x and point.label.strip()
+    ]
+    return labels
+
+
 class ChartPanel(BaseModel):
     """One plot area; panels of a chart share the x axis and are stacked top to bottom."""
 
@@ -99,6 +128,14 @@ class ChartSpec(BaseModel):
     x: list[str] = Field(description="ISO dates (x_kind date) or labels (x_kind category)")
     x_kind: XKind = "date"
     panels: list[ChartPanel] = Field(min_length=1)
+
+    @computed_field(description="per panel, the labels of its right margin (derived from lines and points)")
+    @property
+    def edge_labels(self) -> list[list[EdgeLabel]]:
+        """Derived, so a stored spec read back gets them recomputed, and a spec made before they
+        existed gets them too; a renderer that finds none draws no margin labels."""
+        last = self.x[-1] if self.x else None
+        return [panel_edge_labels(panel, last) for panel in self.panels]
 
     @field_validator("caption")
     @classmethod
