@@ -8,8 +8,8 @@ analysis and one rules evaluation: no model needed) and serves it. It then walks
 (same-origin links, at most two pages of one route shape: `/sessions/<id>` once or twice, not once
 per session), and for each page, width and language saves a full-page PNG and checks:
 
-- **overprinted chart labels**: the text of every ECharts chart (its SVG rendering) and the page's
-  own text boxes inside a chart must not overlap one another, nor leave the chart's frame;
+- **overprinted chart labels**: every text ECharts paints in a chart (read from its scene graph, as
+  tests/browser/chart_text.py does) must overlap no other and stay inside the chart's frame;
 - **raw snake_case keys** in visible text outside code and user data (`<code>`, `translate="no"`);
 - **numbers without a unit**: a table cell or figure value that is a bare decimal (`6.1876`);
   whole numbers are counts and pass.
@@ -21,6 +21,7 @@ exits 1 when there is one (0 when every page is clean), so it can gate a release
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import re
@@ -36,6 +37,9 @@ from pathlib import Path
 from urllib.parse import urljoin, urlsplit
 
 import httpx
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the checkout: the browser tests' chart reader
+from tests.browser.chart_text import collisions, read
 
 WIDTHS = (1280, 390)
 LANGUAGES = ("en", "zh")
@@ -187,15 +191,36 @@ def _shoot(browser: object, url: str, paths: list[str], out: Path) -> list[Shot]
             for path in paths:
                 errors.clear()
                 page.goto(urljoin(url, path), wait_until="networkidle")
-                page.wait_for_timeout(300)  # charts draw after the page's scripts run
+                _wait_for_charts(page)
                 file = folder / f"{_slug(path)}.png"
                 page.screenshot(path=str(file), full_page=True)
                 found = page.evaluate(CHECKS_JS)
                 shots.append(
-                    Shot(path, width, language, str(file.relative_to(out)), errors=list(errors), **found)
-                )
+                    Shot(
+                        path, width, language, str(file.relative_to(out)),
+                        overlaps=_chart_collisions(page), errors=list(errors), **found,
+                    )
+                )  # fmt: skip
             context.close()
     return shots
+
+
+def _wait_for_charts(page: object) -> None:
+    """Until every chart stands with its labels placed (charts.js marks it), or 10 s."""
+    placed = "() => [...document.querySelectorAll('[data-spec]')].every(e => e.dataset.labels === 'placed')"
+    with contextlib.suppress(Exception):  # a chart that never settles is reported by the checks
+        page.wait_for_function(placed, timeout=10_000)  # type: ignore[attr-defined]
+
+
+def _chart_collisions(page: object) -> list[str]:
+    """Every chart's texts drawn over each other or outside it, read as the browser tests read them."""
+    found: list[str] = []
+    ids = page.eval_on_selector_all("[data-chart-id]", "els => els.map(e => e.dataset.chartId)")  # type: ignore[attr-defined]
+    for chart_id in ids:
+        outside, clashes = collisions(read(page, chart_id))  # type: ignore[arg-type]
+        found += [f"chart {chart_id}: outside: {text}" for text in outside]
+        found += [f"chart {chart_id}: overprinted: {pair}" for pair in clashes]
+    return found
 
 
 def _write(out: Path, shots: list[Shot]) -> None:

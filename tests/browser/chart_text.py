@@ -78,6 +78,18 @@ def describe(t: dict[str, Any]) -> str:
     return f"{t['text']!r} at x {t['x']:.0f}-{t['x'] + t['w']:.0f}, y {t['y']:.0f}-{t['y'] + t['h']:.0f}"
 
 
+def collisions(drawn: Drawn) -> tuple[list[str], list[str]]:
+    """The texts drawn outside the chart, and the pairs of texts drawn over each other (also what
+    scripts/screenshots.py reports of every chart it sees)."""
+    outside = [
+        describe(t)
+        for t in drawn.texts
+        if t["x"] < 0 or t["y"] < 0 or t["x"] + t["w"] > drawn.width or t["y"] + t["h"] > drawn.height
+    ]
+    clashes = [f"{describe(a)} / {describe(b)}" for a, b in combinations(drawn.texts, 2) if overlap(a, b)]
+    return outside, clashes
+
+
 def assert_labels_clear(page: Page, chart_id: str) -> Drawn:
     """No two texts overlap, all lie inside the chart (axis titles included), stacked panels share one x
     scale that keeps at least half the width, and every margin label stands right of its panel's plot
@@ -85,13 +97,8 @@ def assert_labels_clear(page: Page, chart_id: str) -> Drawn:
     drawn = read(page, chart_id)
     where = f"{chart_id} at {drawn.width} px"
     assert len(drawn.texts) > 5, f"{where}: too few texts drawn to mean anything"
-    outside = [
-        describe(t)
-        for t in drawn.texts
-        if t["x"] < 0 or t["y"] < 0 or t["x"] + t["w"] > drawn.width or t["y"] + t["h"] > drawn.height
-    ]
+    outside, clashes = collisions(drawn)
     assert not outside, f"{where}: outside the chart: {outside}"
-    clashes = [f"{describe(a)} / {describe(b)}" for a, b in combinations(drawn.texts, 2) if overlap(a, b)]
     assert not clashes, f"{where}: overlapping texts: {clashes}"
     first = drawn.grids[0]
     assert all(abs(g["x"] - first["x"]) < 1 and abs(g["w"] - first["w"]) < 1 for g in drawn.grids), where

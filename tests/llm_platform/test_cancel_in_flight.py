@@ -29,13 +29,6 @@ from tests.llm_platform.chat_server import ChatServer
 SLOW = 30.0  # the server's answer time: far longer than any cancel may take
 
 
-@pytest.fixture(autouse=True)
-def no_proxy(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
-
-
 @pytest.fixture
 def slow_server() -> Iterator[ChatServer]:
     server = ChatServer(latency_seconds=SLOW).start()

@@ -140,14 +140,6 @@ class _QuietServer(ThreadingHTTPServer):
         pass
 
 
-@pytest.fixture(autouse=True)
-def no_proxy(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A proxy from the environment must not sit between the SDK and the local fake server."""
-    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
-
-
 @pytest.fixture
 def server() -> Iterator[FakeOpenAI]:
     state = FakeOpenAI()

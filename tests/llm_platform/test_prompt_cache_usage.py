@@ -15,7 +15,6 @@ from datetime import UTC, datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-import pytest
 from rich.console import Console
 
 from stockdesk.llm_platform.domain.dtos import (
@@ -111,13 +110,6 @@ class AnswerServer:
         self._httpd.shutdown()
         self._httpd.server_close()
         self._thread.join(timeout=5)
-
-
-@pytest.fixture(autouse=True)
-def no_proxy(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
 
 
 REQUEST = CompletionRequest(

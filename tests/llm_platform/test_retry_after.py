@@ -20,14 +20,6 @@ from tests.llm_platform.chat_server import Answer, ChatServer
 NOW = datetime(2024, 1, 1, 0, 0, 0, tzinfo=UTC)
 
 
-@pytest.fixture(autouse=True)
-def no_proxy(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A proxy from the environment must not sit between the SDK and the local server."""
-    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
-
-
 @contextmanager
 def _server(*script: Answer) -> Iterator[ChatServer]:
     server = ChatServer(script).start()
