@@ -7,6 +7,7 @@ spending forms."""
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
@@ -40,8 +41,11 @@ def router() -> Router:
 
 
 @pytest.fixture
-def container(settings: Settings, router: Router) -> AppContainer:
-    built, _, _ = pipeline(settings, router)
+def container(settings: Settings, router: Router, tmp_path: Path) -> AppContainer:
+    """A home whose model folder is its own and empty (the session's shared one holds the assembled
+    model once a slow test has run)."""
+    own = settings.model_copy(update={"models_dir_override": tmp_path / "no-models"})
+    built, _, _ = pipeline(own, router)
     return built
 
 

@@ -22,6 +22,9 @@ __all__ = [
 ]
 
 
+ABORTED = "the call was aborted: its job was cancelled"  # a provider's call cut by a cancel
+
+
 class UnknownAliasError(BadRequestException):
     code = "LLM_UNKNOWN_ALIAS"
 

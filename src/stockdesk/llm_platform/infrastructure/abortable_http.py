@@ -23,7 +23,7 @@ from urllib.parse import urlsplit
 import httpcore
 import httpx
 
-ABORTED = "the call was aborted: its job was cancelled"
+from stockdesk.llm_platform.domain.exceptions import ABORTED
 
 
 class _RecordedStream(httpcore.NetworkStream):

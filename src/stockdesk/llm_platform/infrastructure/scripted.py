@@ -7,9 +7,8 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from stockdesk.llm_platform.domain.dtos import CompletionRequest, CompletionResponse, TokenUsage, ToolCall
-from stockdesk.llm_platform.domain.exceptions import LLMTransientError
+from stockdesk.llm_platform.domain.exceptions import ABORTED, LLMTransientError
 from stockdesk.llm_platform.domain.ports import ILLMProvider
-from stockdesk.llm_platform.infrastructure.abortable_http import ABORTED
 from stockdesk.shared.tasks.cancel import wait_cancelled
 
 
