@@ -101,8 +101,31 @@ def test_start_an_evaluation_in_rules_mode_and_watch_it_progress_and_finish_over
     hit_rates = page.get_by_role("table").filter(has=page.get_by_role("columnheader", name="Hit rate")).first
     expect(hit_rates.get_by_role("row")).to_have_count(1 + 3 * 2)  # header + 3 sets x 2 horizons
     expect(hit_rates.get_by_role("rowheader", name="rules mode").first).to_be_visible()
+    expect(hit_rates.get_by_role("columnheader", name="Mean excess (all points)")).to_be_visible()
+    by_action = page.locator("#by-action")
+    expect(by_action.get_by_role("columnheader", name="Median excess")).to_be_visible()
+    assert by_action.locator("tbody tr").count() >= 3  # the actions that occurred, per set and horizon
+    expect(page.locator("#portfolio-window")).to_contain_text("trading days after the last")
     shots(page, "04-report")
+
+    verdicts = page.locator("#verdict-list")
+    expect(verdicts).to_be_visible()
+    rows = verdicts.locator("tbody tr")
+    assert rows.count() > 0
+    expect(page.get_by_role("heading", name=re.compile(r"Verdicts \(\d+\)"))).to_be_visible()
+    verdicts.get_by_role("link", name="Excess").click()  # sorted on the server: a plain link
+    expect(page).to_have_url(re.compile(r"sort=excess&dir=asc"))
+    expect(page.locator('#verdict-list th[aria-sort="ascending"]')).to_contain_text("Excess")
+    page.locator("#verdict-list").get_by_role("link", name=re.compile("Excess")).click()
+    expect(page).to_have_url(re.compile(r"sort=excess&dir=desc"))
+    expect(page.locator('#verdict-list th[aria-sort="descending"]')).to_be_visible()
+    shots(page, "05-verdicts-sorted")
 
     phone_page.goto(page.url)
     expect(phone_page.locator('.chart[data-chart-id="equity"]')).to_have_attribute("data-rendered", "1")
-    shots(phone_page, "05-report-phone")
+    expect(phone_page.locator("#verdict-list")).to_be_attached()
+    expect(phone_page.locator("#by-action")).to_be_attached()
+    fits = "document.documentElement.scrollWidth <= document.documentElement.clientWidth + 1"
+    assert phone_page.evaluate(fits)  # wide tables scroll inside their own box, the page does not
+    phone_page.locator("#verdict-list").scroll_into_view_if_needed()
+    shots(phone_page, "06-report-phone")

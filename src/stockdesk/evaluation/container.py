@@ -15,6 +15,7 @@ from stockdesk.evaluation.domain.dtos import EvaluationMode
 from stockdesk.evaluation.infrastructure.adapters.coordinator_source import CoordinatorVerdictSource
 from stockdesk.evaluation.infrastructure.adapters.llm_usage import LLMUsageAdapter
 from stockdesk.evaluation.infrastructure.adapters.rules_source import RulesVerdictSource
+from stockdesk.evaluation.infrastructure.persistence.report_store import SqlEvaluationReportStore
 from stockdesk.judge.application import JudgeService
 from stockdesk.ledger.application import LedgerService
 from stockdesk.llm_platform.application.llm_service import LLMService
@@ -73,6 +74,7 @@ class EvaluationContainer:
             },
             self.tasks,
             lambda: LLMUsageAdapter(self._llm_service),
+            SqlEvaluationReportStore(self._database),
         )
 
     @cached_property

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 from datetime import date
 
 import pandas as pd
@@ -151,6 +153,14 @@ class GetMarketFramesUseCase:
 
     def valuations(self, symbols: list[str], start: date | None, end: date) -> pd.DataFrame:
         return self._repository.valuations_frame([normalize_symbol(s) for s in symbols], end, start)
+
+    def bars_fingerprint(self, symbols: list[str], start: date, end: date | None) -> str:
+        """A digest of the stored bars of `symbols` in [start, end] (None: open-ended), from one
+        grouped read: it changes when a bar there is added, removed or changed, so a result computed
+        from those bars can be kept until it does."""
+        sums = self._repository.bar_checksums(sorted({normalize_symbol(s) for s in symbols}), start, end)
+        text = json.dumps({s: c.model_dump(mode="json") for s, c in sorted(sums.items())}, sort_keys=True)
+        return hashlib.sha256(text.encode()).hexdigest()
 
     def first_text_date(self) -> date | None:
         """The earliest stored news or filing date: before it, a search of the store finds nothing."""

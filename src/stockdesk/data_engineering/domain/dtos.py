@@ -167,6 +167,15 @@ class RangeSummary(BaseModel):
     last: date | None = None
 
 
+class BarChecksum(BaseModel):
+    """One symbol's daily bars in a date range, summed: two reads of the same range differ when a bar
+    was added, removed or changed in between (what a stored result computed from the bars checks)."""
+
+    count: int
+    last: date | None = None
+    sums: list[float | None] = Field(description="open, close, pre_close, volume, adj_factor")
+
+
 class PriceHistoryDTO(BaseModel):
     """Daily closes of many symbols, column-oriented: one row per (symbol, trade_date), sorted so.
 

@@ -9,6 +9,7 @@ from datetime import date
 import pandas as pd
 
 from stockdesk.data_engineering.domain.dtos import (
+    BarChecksum,
     DailyBarDTO,
     DailyValuationDTO,
     FilingDTO,
@@ -112,6 +113,11 @@ class IMarketDataRepository(ABC):
     @abstractmethod
     def bar_spans(self, symbols: list[str]) -> dict[str, RangeSummary]:
         """Count, first and last daily bar of each symbol (one grouped read); no bars: absent."""
+
+    @abstractmethod
+    def bar_checksums(self, symbols: list[str], start: date, end: date | None) -> dict[str, BarChecksum]:
+        """Each symbol's bars in [start, end] (None: open-ended) counted and summed (one grouped
+        read); no bars there: absent."""
 
     @abstractmethod
     def market_bar_days(self, market: str, after: date) -> list[date]:

@@ -6,15 +6,21 @@
    MAX_ATTEMPTS and then reported. LLM modes run inside the response cache, so rerunning the same
    evaluation costs no LLM call. Batches run in this thread, or on an engine (Ray: `--workers N`)
    by a worker that calls `verdicts_for` in its own process: the same verdicts either way.
-3. Scores (recomputed from the stored verdicts on every run, in seconds): outcomes, metrics of the
-   mode and of the baselines (rules, always-HOLD, buy-and-hold), portfolios, the summary.
+3. Scores (from the stored verdicts, in seconds): outcomes, metrics of the mode and of the baselines
+   (rules, always-HOLD, buy-and-hold), portfolios, the summary, and the verdict table the page lists.
+   `run` and a server job score when their last point is done and store the report with its basis
+   (`ReportBasis`: the scoring version, the done and failed points, a fingerprint of the bars from
+   the window's start to the last day it read); `report` and `overview` answer the stored one while
+   its basis is unchanged (one grouped read of the bars), and score again otherwise. A change only to
+   stored valuations, financials or bars before the window does not show in the basis (it moves the
+   signal model's factor table at most): `stockdesk evaluate` run again always scores afresh.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable, Mapping
-from datetime import date
+from datetime import UTC, date, datetime
 from functools import partial
 from typing import Any
 
@@ -39,6 +45,7 @@ from stockdesk.evaluation.application.scoring import (
     score_set,
 )
 from stockdesk.evaluation.application.summary_text import summary_text
+from stockdesk.evaluation.application.verdict_table import verdict_table
 from stockdesk.evaluation.domain.dtos import (
     EvaluationConfig,
     EvaluationJob,
@@ -46,13 +53,18 @@ from stockdesk.evaluation.domain.dtos import (
     EvaluationReport,
     ExpertVoice,
     FailedTask,
+    ReportBasis,
+    ReportOverview,
     Verdict,
+    VerdictTable,
 )
 from stockdesk.evaluation.domain.ports import (
+    IEvaluationReportStore,
     ILLMUsage,
     IVerdictSource,
     LessonLookup,
     NoLLM,
+    ReportPart,
     SecurityInfo,
     Usage,
 )
@@ -74,6 +86,7 @@ FRAME_COLUMNS = [
     "probability_up", "calibration", "contributions", "evidence",
 ]  # fmt: skip
 SCHEMA_VERSION = 2  # bump when a stored verdict's meaning changes: old jobs then do not resume
+SCORING_VERSION = 1  # bump when the scores of the same verdicts change: stored reports are then scored again
 MAX_ATTEMPTS = 3
 Progress = Callable[[int, int], None]
 WorkerFactory = Callable[[EvaluationConfig], BatchWorker]
@@ -87,12 +100,14 @@ class EvaluationService:
         sources: Mapping[EvaluationMode, Callable[[], IVerdictSource]],
         tasks: ITaskStore,
         llm: Callable[[], ILLMUsage],
+        reports: IEvaluationReportStore,
     ):
         """`sources[mode]()` builds that mode's verdict source (only when the mode runs)."""
         self._market = market
         self._sources = sources
         self._tasks = tasks
         self._llm = llm
+        self._reports = reports
         self._usage: dict[str, Usage] = {}  # what the last execute of each job spent (this process)
 
     def plan(self, config: EvaluationConfig) -> dict[str, list[date]]:
@@ -270,19 +285,72 @@ class EvaluationService:
         """start + execute + report: what `stockdesk evaluate` does."""
         job = self.start(config)  # reflection: `execute` finishes the run without lessons first
         self.execute(job.job_id, on_progress=on_progress, engine=engine, worker=worker)
-        return self.report(job.job_id, resumed=job.done)
+        return self.report(job.job_id, resumed=job.done, fresh=True)
 
-    def report(self, job_id: str, *, resumed: int = 0) -> EvaluationReport:
-        """Score the stored verdicts (seconds; no LLM). Refused while tasks are still to do."""
+    def finish(self, job_id: str) -> EvaluationJob:
+        """`execute`, then, when no point is left, score and store the report (what a server job
+        runs: the evaluation's page then reads the stored report)."""
+        job = self.execute(job_id)
+        if not job.pending:
+            self.score(job_id)
+        return job
+
+    def report(self, job_id: str, *, resumed: int = 0, fresh: bool = False) -> EvaluationReport:
+        """The scored report: the stored one while its basis holds, else (or `fresh`) scored now
+        (seconds; no LLM) and stored. Refused while tasks are still to do."""
+        job = self._finished(job_id)
+        text = None if fresh else self._stored(job, "report")
+        report = EvaluationReport.model_validate_json(text) if text else self.score(job_id)[0]
+        return self._with_usage(report, job_id, resumed=resumed)
+
+    def overview(self, job_id: str) -> ReportOverview:
+        """What the evaluation page shows (the report without its points, the verdict table): the
+        stored one while its basis holds, else scored now and stored."""
+        job = self._finished(job_id)
+        text = self._stored(job, "overview")
+        return ReportOverview.model_validate_json(text) if text else self.score(job_id)[1]
+
+    def score(self, job_id: str) -> tuple[EvaluationReport, ReportOverview]:
+        """Score the stored verdicts now and store the report with its basis."""
+        job = self._finished(job_id)
+        config = EvaluationConfig.model_validate(job.config)
+        report, verdicts, through = self._score(config, job_id)
+        overview = ReportOverview(
+            report=report.model_copy(update={"points": []}), verdicts=verdicts, scored_at=datetime.now(UTC)
+        )
+        basis = self._basis(job, config, through)
+        self._reports.save(job_id, basis, overview.model_dump_json(), report.model_dump_json())
+        return report, overview
+
+    def _finished(self, job_id: str) -> EvaluationJob:
         job = self.status(job_id)
         if job.pending:
             raise ConflictException(
                 f"evaluation {job_id} has {job.pending} of {job.total} points still to compute",
                 code="EVALUATION_NOT_FINISHED",
             )
+        return job
+
+    def _stored(self, job: EvaluationJob, part: ReportPart) -> str | None:
+        """The stored part when the report was scored from what the job and the store hold now."""
+        stored = self._reports.basis(job.job_id)
+        if stored is None:
+            return None
         config = EvaluationConfig.model_validate(job.config)
+        if stored != self._basis(job, config, stored.bars_through):
+            return None
+        return self._reports.read(job.job_id, part)
+
+    def _basis(self, job: EvaluationJob, config: EvaluationConfig, through: date | None) -> ReportBasis:
+        symbols = [*config.symbols, *([config.benchmark] if config.benchmark else [])]
+        return ReportBasis(
+            version=SCORING_VERSION, done=job.done, failed=job.failed, bars_through=through,
+            bars=self._market.bars_fingerprint(symbols, config.start, through),
+        )  # fmt: skip
+
+    def _with_usage(self, report: EvaluationReport, job_id: str, *, resumed: int) -> EvaluationReport:
+        """The report with what this process's last run of the job spent (none: zeros)."""
         usage = self._usage.get(job_id, Usage())
-        report = self._score(config, job_id)
         return report.model_copy(
             update={"llm_calls": usage.calls, "tokens": usage.tokens, "cache_hits": usage.cache_hits,
                     "resumed": resumed}
@@ -347,7 +415,11 @@ class EvaluationService:
                 scored[name] = scored[name].assign(calibration=scored[mode]["calibration"].to_numpy())
         return scored, voices, (securities, universe_bars, levels)
 
-    def _score(self, config: EvaluationConfig, job_id: str) -> EvaluationReport:
+    def _score(
+        self, config: EvaluationConfig, job_id: str
+    ) -> tuple[EvaluationReport, VerdictTable, date | None]:
+        """The report, its verdict table, and the last bar day it read (None: it wanted more days
+        than the store has, so any bar stored later may change it)."""
         failed = [
             FailedTask(
                 symbol=parse_key(t.key)[0],
@@ -390,7 +462,9 @@ class EvaluationService:
             summary="",
             reflection=self._reflection(config, main) if config.reflection and not main.empty else None,
         )
-        return report.model_copy(update={"summary": summary_text(report, config)})
+        report = report.model_copy(update={"summary": summary_text(report, config)})
+        table = verdict_table(main, config) if not main.empty else VerdictTable()
+        return report, table, _bars_through(main, book, config)
 
     def _reflection(self, config: EvaluationConfig, with_lessons: pd.DataFrame) -> dict[str, Any]:
         """With lessons vs without, on the same points (the baseline run's scored points)."""
@@ -401,6 +475,18 @@ class EvaluationService:
             1 for s, d in zip(with_lessons["symbol"], with_lessons["as_of"], strict=True) if lookup(s, d)
         )
         return compare_reflection(with_lessons, scored[config.mode.value], config, given)
+
+
+def _bars_through(main: pd.DataFrame, book: Mapping[str, Any], config: EvaluationConfig) -> date | None:
+    """The last bar day the scores of `main` and the portfolio read; None when some point's entry or
+    horizon, or the portfolio's window, ran past the stored bars (or nothing was scored)."""
+    window = book.get("window") or {}
+    if main.empty or not window.get("complete"):
+        return None
+    exits = pd.concat([pd.to_datetime(main[f"exit_{h}"]) for h in config.horizons])
+    if exits.isna().any() or pd.to_datetime(main["entry_date"]).isna().any():
+        return None
+    return max(exits.max().date(), date.fromisoformat(window["end"]))
 
 
 def _config(stored: Mapping[str, Any]) -> dict[str, Any]:

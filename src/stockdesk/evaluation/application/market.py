@@ -35,3 +35,7 @@ class EvaluationMarket:
         `end` None: everything stored (forward returns need the days after the last verdict)."""
         frame = self._frames.bars(list(symbols), start - LOOK_BACK, end or LAST_DAY)
         return frame.reindex(columns=BAR_COLUMNS)
+
+    def bars_fingerprint(self, symbols: Sequence[str], start: date, end: date | None) -> str:
+        """A digest of the bars `bars(symbols, start, end)` reads: equal while none of them changed."""
+        return self._frames.bars_fingerprint(list(symbols), start - LOOK_BACK, end)

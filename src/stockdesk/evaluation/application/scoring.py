@@ -200,8 +200,12 @@ def portfolio(
     levels: pd.DataFrame,
     config: EvaluationConfig,
 ) -> dict[str, Any]:
-    """Each set's follow-the-verdict portfolio and the benchmark, from the first evaluation date.
+    """Each set's follow-the-verdict portfolio and the benchmark over the evaluation's own window.
 
+    The window (`window`) runs from the first evaluation date to the close of the `every`-th trading
+    day after the last one: the day the last verdicts would have been replaced, had the schedule gone
+    on (each verdict is held one period). Bars after it are never read, so prices stored later change
+    nothing; when the store ends sooner the window ends with it (`complete` false).
     The portfolio trades through `shared.execution.execute` with the A-share rules (price limits,
     suspensions, T+1, lots of 100 out of `config.capital`), the dated cost schedule plus the config's
     slippage; `metrics_without_costs` is the same run at zero costs, side by side.
@@ -209,7 +213,10 @@ def portfolio(
     markets = {s: info.market for s, info in securities.items()}
     names = {s: info.name for s, info in securities.items()}
     first = min(pd.Timestamp(f["as_of"].min()) for f in frames.values())
+    last = max(pd.Timestamp(f["as_of"].max()) for f in frames.values())
     panel = trading_panel(bars, markets, limit_lookup(names)).between(first, None)
+    end, complete = holding_end(panel.close.index, last, config.every)
+    panel = panel.between(first, end)
     closes = panel.close
     if closes.empty:
         return {"dates": [], "benchmark": [], "curves": {}, "metrics": {}}
@@ -235,6 +242,11 @@ def portfolio(
     if bench.notna().all():
         metrics["benchmark"] = performance(bench).model_dump()
     return {
+        "window": {
+            "start": closes.index[0].date().isoformat(),
+            "end": closes.index[-1].date().isoformat(),
+            "complete": complete,
+        },
         "dates": [d.date().isoformat() for d in closes.index],
         "benchmark": [None if math.isnan(v) else round(float(v), 6) for v in bench],
         "curves": curves,
@@ -247,6 +259,17 @@ def portfolio(
             "side; next-open fills with price limits, suspensions, T+1 and lots of 100 for A-shares",
         },
     }
+
+
+def holding_end(
+    calendar: pd.DatetimeIndex, last: pd.Timestamp, every: int
+) -> tuple[pd.Timestamp | None, bool]:
+    """The `every`-th trading day of `calendar` after `last` (the last evaluation date), and True; the
+    calendar's last day and False when it ends sooner (None, False for an empty calendar)."""
+    if calendar.empty:
+        return None, False
+    at = int(calendar.searchsorted(last, side="right")) - 1 + every
+    return (calendar[at], True) if at < len(calendar) else (calendar[-1], False)
 
 
 def points_of(frame: pd.DataFrame, config: EvaluationConfig) -> list[EvaluationPoint]:

@@ -224,3 +224,72 @@ class EvaluationReport(BaseModel):
         description="--reflection: with vs without lessons on the same points (paired bootstrap per "
         "horizon, actions changed, whether it helps, in words)",
     )
+
+
+class VerdictTable(BaseModel):
+    """The mode's points as the evaluation page lists them, one list per column: compact to store,
+    read and sort (a page of a 47,000-point evaluation reads this, never the points themselves)."""
+
+    symbol: list[str] = Field(default_factory=list)
+    as_of: list[date] = Field(default_factory=list)
+    action: list[str] = Field(default_factory=list)
+    session_id: list[str | None] = Field(
+        default_factory=list,
+        description="the stored research session of an LLM mode's point; None in rules mode",
+    )
+    probability: dict[str, list[float | None]] = Field(
+        default_factory=dict,
+        description="horizon -> the point's calibrated P(excess > 0); None: uncalibrated",
+    )
+    forward: dict[str, list[float | None]] = Field(default_factory=dict, description="horizon -> return")
+    excess: dict[str, list[float | None]] = Field(default_factory=dict, description="horizon -> excess")
+    hit: dict[str, list[bool | None]] = Field(
+        default_factory=dict,
+        description="horizon -> the hit rule of the by-action figures; None: not known yet",
+    )
+
+
+class VerdictRow(BaseModel):
+    """One point at one horizon."""
+
+    symbol: str
+    as_of: date
+    action: str
+    session_id: str | None
+    probability: float | None
+    forward: float | None
+    excess: float | None
+    hit: bool | None
+
+
+class VerdictPage(BaseModel):
+    """A sorted slice of the verdict table at one horizon; `total` points in all."""
+
+    horizon: str
+    sort: str
+    descending: bool
+    offset: int
+    total: int
+    rows: list[VerdictRow]
+
+
+class ReportOverview(BaseModel):
+    """What the evaluation page shows: the report without its points, and the points as a table."""
+
+    report: EvaluationReport = Field(description="points left out (`verdicts` has them)")
+    verdicts: VerdictTable
+    scored_at: datetime
+
+
+class ReportBasis(BaseModel):
+    """What a stored report was scored from: it is shown again only while all of it is the same."""
+
+    version: int = Field(description="the scoring code's version (SCORING_VERSION)")
+    done: int
+    failed: int
+    bars_through: date | None = Field(
+        description="the last bar day the scores read; None: they wanted days the store did not have yet"
+    )
+    bars: str = Field(
+        description="fingerprint of the universe's bars from the window's start to bars_through"
+    )

@@ -1,4 +1,4 @@
-"""Ports of the evaluation: verdict sources by mode, the LLM's cache and meter."""
+"""Ports of the evaluation: verdict sources by mode, the LLM's cache and meter, the scored reports."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ from collections.abc import Callable, Mapping, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from datetime import date
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
-from stockdesk.evaluation.domain.dtos import EvaluationConfig, EvaluationMode, Verdict
+from stockdesk.evaluation.domain.dtos import EvaluationConfig, EvaluationMode, ReportBasis, Verdict
 
 if TYPE_CHECKING:
     from stockdesk.coordinator.application import Lesson
@@ -74,3 +74,24 @@ class NoLLM(ILLMUsage):
 
     def cached_and_metered(self) -> AbstractContextManager[Usage]:
         return nullcontext(Usage())
+
+
+ReportPart = Literal["overview", "report"]
+"""A stored report's two texts: the page's `ReportOverview` and the whole `EvaluationReport`."""
+
+
+class IEvaluationReportStore(ABC):
+    """Scored reports by job, with the basis they were scored from (a port: the application may not
+    import the database)."""
+
+    @abstractmethod
+    def basis(self, job_id: str) -> ReportBasis | None:
+        """The stored report's basis; None when the job has none stored."""
+
+    @abstractmethod
+    def read(self, job_id: str, part: ReportPart) -> str | None:
+        """One part's JSON text as saved."""
+
+    @abstractmethod
+    def save(self, job_id: str, basis: ReportBasis, overview: str, report: str) -> None:
+        """Store (or replace) the job's report; one transaction."""

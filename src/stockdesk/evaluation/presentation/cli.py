@@ -164,7 +164,7 @@ def build_evaluate_command(
             if engine is not None:
                 engine.close()
         job = jobs[-1]
-        report = service.report(job.job_id, resumed=job.done)
+        report = service.report(job.job_id, resumed=job.done, fresh=True)  # the command scores anew
         console.print(
             f"{len(report.points)} points scored"
             + (f" ({report.resumed} finished by an earlier run)" if report.resumed else "")

@@ -38,4 +38,4 @@ def resume_evaluation(
         config = EvaluationConfig.model_validate(service.status(job_id).config)
         bounds.check_universe(config.symbols)
         bounds.check_window(config.start, config.end)
-    jobs.submit(KIND, job_id, lambda: service.execute(job_id))
+    jobs.submit(KIND, job_id, lambda: service.finish(job_id))  # scored when done: its page reads it

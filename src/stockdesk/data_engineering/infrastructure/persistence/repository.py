@@ -15,6 +15,7 @@ from sqlalchemy.exc import DataError, IntegrityError
 
 from stockdesk.data_engineering.domain import frames as F
 from stockdesk.data_engineering.domain.dtos import (
+    BarChecksum,
     DailyBarDTO,
     DailyValuationDTO,
     FilingDTO,
@@ -314,6 +315,26 @@ class SqlMarketDataRepository(SqlIntradayBars, SqlCoverageReads, IMarketDataRepo
                         count=int(count), first=pd.Timestamp(first).date(), last=pd.Timestamp(last).date()
                     )
         return spans
+
+    def bar_checksums(self, symbols: list[str], start: date, end: date | None) -> dict[str, BarChecksum]:
+        table = DailyBarRow.__table__
+        c, day = table.c, table.c.trade_date
+        summed = [func.sum(col) for col in (c.open, c.close, c.pre_close, c.volume, c.adj_factor)]
+        found: dict[str, BarChecksum] = {}
+        self._db.ensure_schema()
+        with self._db.engine.connect() as conn:
+            for first in range(0, len(symbols), SPAN_CHUNK):  # bounded IN lists (SQLite's variables)
+                where = [c.symbol.in_(symbols[first : first + SPAN_CHUNK]), day >= start]
+                if end is not None:
+                    where.append(day <= end)
+                stmt = select(c.symbol, func.count(), func.max(day), *summed).where(*where).group_by(c.symbol)
+                for symbol, count, last, *sums in conn.execute(stmt):
+                    found[symbol] = BarChecksum(
+                        count=int(count),
+                        last=pd.Timestamp(last).date(),
+                        sums=[None if v is None else float(v) for v in sums],
+                    )
+        return found
 
     def market_bar_days(self, market: str, after: date) -> list[date]:
         bars, securities = DailyBarRow.__table__, SecurityRow.__table__

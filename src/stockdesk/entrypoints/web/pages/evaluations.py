@@ -10,23 +10,27 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Form, Request
+from fastapi import APIRouter, Form, Query, Request
 from fastapi.responses import RedirectResponse, StreamingResponse
 from starlette.responses import Response
 
 from stockdesk.entrypoints.web.deps import WebDeps
+from stockdesk.entrypoints.web.i18n import Translator, pick_language
 from stockdesk.entrypoints.web.pages.evaluations_view import (
+    EXPERTS,
     MODES,
     SET_NAMES,
     EvaluationForm,
     JobView,
+    VerdictQuery,
+    chart_words,
     job_view,
     report_view,
 )
 from stockdesk.entrypoints.web.pages.jobs import moved_to_jobs
 from stockdesk.evaluation.application.evaluation_service import EvaluationService
 from stockdesk.evaluation.presentation.jobs import launch_evaluation
-from stockdesk.shared.errors import StockdeskError
+from stockdesk.shared.errors import BadRequestException, StockdeskError
 from stockdesk.shared.sse import HEADERS, progress_events
 
 INDEX = "evaluations/index.html.j2"
@@ -74,14 +78,32 @@ def build_evaluations_router(deps: WebDeps) -> APIRouter:
         return RedirectResponse(f"/evaluations/{job.job_id}", status_code=303)
 
     @router.get("/evaluations/{job_id}")
-    def detail(request: Request, job_id: str) -> Response:
-        """Live: progress over SSE. Finished: the report. Stopped early: progress and Resume."""
+    def detail(
+        request: Request,
+        job_id: str,
+        h: str = "",
+        sort: str = "",
+        direction: str = Query("", alias="dir"),
+        page: str = "",
+    ) -> Response:
+        """Live: progress over SSE. Finished: the stored report and one page of its verdicts, sorted
+        as asked (a bad value is a 400 in the page's language). Stopped early: progress and Resume."""
         job = view(job_id)
+        try:
+            query = VerdictQuery.parse([x.strip() for x in job.horizons.split(",")], h, sort, direction, page)
+            words = chart_words(Translator(pick_language(request)))
+            report = report_view(service().overview(job_id), query, words) if job.finished else None
+        except BadRequestException as exc:
+            shown = {
+                "status": exc.http_status,
+                "code": exc.code,
+                "message": exc.message,
+                "details": exc.details,
+            }
+            return deps.pages.render(request, "error.html.j2", shown, status_code=exc.http_status)
         context: dict[str, Any] = {
-            "job": job,
-            "report": report_view(service().report(job_id)) if job.finished else None,
-            "set_names": SET_NAMES,
-        }
+            "job": job, "report": report, "query": query, "set_names": SET_NAMES, "expert_names": EXPERTS,
+        }  # fmt: skip
         return deps.pages.render(request, DETAIL, context)
 
     @router.get("/evaluations/{job_id}/events")
