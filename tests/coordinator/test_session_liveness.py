@@ -177,14 +177,15 @@ def test_a_running_session_keeps_its_finished_steps_and_heartbeat_in_the_store(s
     """What the interrupted session's page rests on: finished steps are stored as they finish."""
     router = Router()
     container, _, _ = pipeline(settings, router)
-    seen: list[list[str]] = []
+    seen: list[tuple[list[str], int]] = []
     repository = container.coordinator.repository
 
     def observer(event: NodeExecution) -> None:
         if event.node == "aggregator_node":  # both experts have finished by now
             time.sleep(0.3)  # the pulse thread writes off the event loop
             stored = repository.get(session_id)
-            seen.append([n.node for n in stored.nodes] if stored else [])
+            assert stored is not None
+            seen.append(([n.node for n in stored.nodes], stored.llm_calls))
 
     session_id = "pulse"
     container.coordinator.service.run(
@@ -192,6 +193,7 @@ def test_a_running_session_keeps_its_finished_steps_and_heartbeat_in_the_store(s
         session_id=session_id,
         observer=observer,
     )
-    assert seen and set(seen[0]) >= {"valuation_modeler", "financial_auditor"}
+    assert seen and set(seen[0][0]) >= {"valuation_modeler", "financial_auditor"}
+    assert seen[0][1] >= 2  # the experts' calls so far, kept with the heartbeat
     final = repository.get(session_id)
     assert final is not None and len(final.nodes) == len({n.node for n in final.nodes})  # no duplicates

@@ -148,7 +148,7 @@ class ResearchCoordinatorService:
             on_start(session)
 
         finished: list[NodeExecution] = []
-        pulse = SessionPulse(self._repository, session.id)
+        pulse = SessionPulse(self._repository, session.id, lambda: self._run_scope.usage(session.id))
 
         def record(event: NodeExecution) -> None:
             if event.status in FINAL:

@@ -32,9 +32,12 @@ class SessionPulse:
         self,
         repository: IResearchSessionRepository,
         session_id: str,
+        usage: Callable[[], tuple[int, int]],
         every: float = SESSION_HEARTBEAT_SECONDS,
     ):
+        """`usage()`: the run's (LLM calls, tokens) so far, kept with each heartbeat."""
         self._repository, self._session_id, self._every = repository, session_id, every
+        self._usage = usage
         self._queue: queue.Queue[object] = queue.Queue()
         self._thread = threading.Thread(target=self._run, name=f"pulse-{session_id[:8]}", daemon=True)
 
@@ -56,12 +59,17 @@ class SessionPulse:
             try:
                 item = self._queue.get(timeout=self._every)
             except queue.Empty:
-                self._write(partial(self._repository.heartbeat, self._session_id))
+                self._write(self._beat)
                 continue
             if item is _STOP:
                 return
             assert isinstance(item, NodeExecution)
             self._write(partial(self._repository.add_node, self._session_id, item))
+            self._write(self._beat)
+
+    def _beat(self) -> None:
+        calls, tokens = self._usage()
+        self._repository.heartbeat(self._session_id, calls, tokens)
 
     @staticmethod
     def _write(write: Callable[[], None]) -> None:

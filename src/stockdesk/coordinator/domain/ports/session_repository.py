@@ -16,12 +16,12 @@ class IResearchSessionRepository(ABC):
 
     @abstractmethod
     def add_node(self, session_id: str, node: NodeExecution) -> None:
-        """Keep one finished node of a running session (and beat its heartbeat): a session whose
-        process dies still shows the steps it finished."""
+        """Keep one finished node of a running session: a session whose process dies still shows the
+        steps it finished."""
 
     @abstractmethod
-    def heartbeat(self, session_id: str) -> None:
-        """The running session's process is alive."""
+    def heartbeat(self, session_id: str, llm_calls: int, tokens: int) -> None:
+        """The running session's process is alive, and has made these LLM calls so far."""
 
     @abstractmethod
     def recent_step_seconds(self, rules: bool, runs: int) -> tuple[dict[str, list[float]], int]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, date, datetime, time
 
-from sqlalchemy import Update, delete, func, select, update
+from sqlalchemy import delete, func, select, update
 
 from stockdesk.coordinator.domain.dtos.session import (
     NodeExecution,
@@ -24,14 +24,6 @@ SESSION_FIELDS = (
     "finished_at", "duration_seconds", "llm_calls", "tokens", "expert_results", "expert_errors",
     "reused_experts", "aggregation", "debate_outcome", "verdict", "errors", "charts", "llm_settings",
 )  # fmt: skip
-
-
-def _beat(session_id: str) -> Update:
-    return (
-        update(ResearchSessionRow)
-        .where(ResearchSessionRow.id == session_id)
-        .values(heartbeat_at=datetime.now(UTC))
-    )
 
 
 def _rules_kind(settings: dict | None) -> bool:
@@ -74,11 +66,14 @@ class SqlResearchSessionRepository(IResearchSessionRepository):
     def add_node(self, session_id: str, node: NodeExecution) -> None:
         with self._db.session() as db:
             db.add(NodeExecutionRow(session_id=session_id, **node.model_dump(mode="python")))
-            db.execute(_beat(session_id))
 
-    def heartbeat(self, session_id: str) -> None:
+    def heartbeat(self, session_id: str, llm_calls: int, tokens: int) -> None:
         with self._db.session() as db:
-            db.execute(_beat(session_id))
+            db.execute(
+                update(ResearchSessionRow)
+                .where(ResearchSessionRow.id == session_id)
+                .values(heartbeat_at=datetime.now(UTC), llm_calls=llm_calls, tokens=tokens)
+            )
 
     def recent_step_seconds(self, rules: bool, runs: int) -> tuple[dict[str, list[float]], int]:
         finished = (SessionStatus.COMPLETED.value, SessionStatus.PARTIAL.value)
