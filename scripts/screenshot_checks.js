@@ -11,7 +11,7 @@
     if (words) found.snake.push(...words);
   }
   document.querySelectorAll('td, dd, .figure-value').forEach(el => {
-    if (hidden(el) || !visible(el)) return;
+    if (hidden(el) || !visible(el) || el.querySelector('[data-unit="none"]') || el.closest('[data-unit="none"]')) return;
     const text = el.textContent.trim();
     if (/^[-+−]?\d[\d,]*\.\d+$/.test(text)) found.unitless.push(text);
   });

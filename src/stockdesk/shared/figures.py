@@ -72,6 +72,7 @@ class ShownFigure:
     key: str
     name: str
     value: str
+    unitless: bool = False  # an index or ratio whose label says its scale (RSI 0-100, PEG): no unit to show
 
 
 class UnknownFigure(KeyError):
@@ -249,7 +250,8 @@ def show_figure(key: str, value: Any, lang: str = "en", currency: str | None = N
     """The figure's label and text, for a page or a report. A key the table does not know is logged
     and worded from its key ("safety margin" for safety_margin), never shown as snake_case."""
     try:
-        return ShownFigure(key, figure_label(key, lang), format_figure(key, value, lang, currency))
+        text = format_figure(key, value, lang, currency)
+        return ShownFigure(key, figure_label(key, lang), text, unitless=FIGURES[key].kind == "number")
     except UnknownFigure:
         logger.warning("figure %r is not in shared.figures.FIGURES: shown without its unit", key)
         shown = value if isinstance(value, str) else f"{value:g}" if isinstance(value, float) else str(value)
