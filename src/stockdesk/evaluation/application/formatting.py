@@ -12,3 +12,8 @@ def pct(value: float | None, digits: int = 1, missing: str = DASH) -> str:
 
 def num(value: float | None, digits: int = 3, missing: str = DASH) -> str:
     return missing if value is None else f"{value:.{digits}f}"
+
+
+def times(value: float | None, digits: int = 2, missing: str = DASH) -> str:
+    """A multiple (a book's yearly turnover: 2.10× is the book traded twice over)."""
+    return missing if value is None else f"{value:.{digits}f}×"

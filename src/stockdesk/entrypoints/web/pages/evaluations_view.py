@@ -19,7 +19,7 @@ from pydantic import ValidationError
 from stockdesk.entrypoints.web.pages.form_text import refused, split_list, stamp
 from stockdesk.entrypoints.web.pages.jobs_view import JobPanel
 from stockdesk.evaluation.application.charts import ChartWords, report_charts
-from stockdesk.evaluation.application.formatting import num, pct
+from stockdesk.evaluation.application.formatting import num, pct, times
 from stockdesk.evaluation.application.verdict_table import SORTS, verdict_page
 from stockdesk.evaluation.domain.dtos import (
     ALL_EXPERTS,
@@ -337,7 +337,7 @@ def _portfolio_rows(report: EvaluationReport) -> list[dict[str, Any]]:
         {
             "set": name, "total_return": pct(m["total_return"]), "annual_return": pct(m["annual_return"]),
             "volatility": pct(m["volatility"]), "sharpe": num(m["sharpe"], 2),
-            "max_drawdown": pct(m["max_drawdown"]), "turnover": num(m.get("turnover"), 2),
+            "max_drawdown": pct(m["max_drawdown"]), "turnover": times(m.get("turnover")),
         }
         for name, m in report.portfolio.get("metrics", {}).items()
     ]  # fmt: skip
