@@ -258,3 +258,20 @@ def test_a_stream_of_a_finished_batch_ends_at_once(client: TestClient, container
     ended(container, job_id)
     found = events(client, f"/batches/{job_id}/events")
     assert [kind for kind, _ in found][-1] == "done"
+
+
+def test_a_rules_only_batch_runs_each_analysis_without_the_llm_and_is_a_batch_of_its_own(
+    client: TestClient, container: AppContainer
+) -> None:
+    """Issue 32, item 7: "rules-only options ... where a rules path exists": a batch's analyses have
+    the Analyze form's rules path. The same symbols with and without it are two batches."""
+    assert 'name="rules_only" value="1"' in client.get("/batches").text
+    job_id = start(client, rules_only="1")
+    ended(container, job_id)
+    page = client.get(f"/batches/{job_id}").text
+    assert "2 of 2 symbols analysed" in page and 'name="rules_only" value="1"' not in page.split("<form")[0]
+    for row in container.batch_analysis.rows(job_id):
+        session = container.coordinator.service.get(row.session_id)
+        assert session.llm_settings == {"rules_only": True} and session.llm_calls == 0
+        assert session.verdict.get("action") in ("BUY", "HOLD", "SELL")
+    assert start(client) != job_id  # the same symbols with the LLM: another batch

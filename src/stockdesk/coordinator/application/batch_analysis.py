@@ -41,6 +41,7 @@ class BatchAnalysisConfig(BaseModel):
     experts: list[ExpertName] = Field(default_factory=lambda: list(ALL_EXPERTS))
     skip_debate: bool = False
     debate_mode: DebateModeName = DebateModeName.BULL_BEAR
+    rules_only: bool = Field(default=False, description="code-only signals and the rules verdict, no LLM")
     out_dir: str = Field(description="absolute folder the reports and the index are written to")
     report_suffix: str = ".html"
 
@@ -117,6 +118,8 @@ class BatchAnalysisService:
         if self._check_as_of is not None:
             self._check_as_of(config.symbols, config.as_of)
         stored = config.model_dump(mode="json")
+        if not config.rules_only:  # a batch from before the option keeps its identity (and resumes)
+            del stored["rules_only"]
         return self._tasks.open_with_tasks(JOB_KIND, stored, config.symbols)
 
     def run(

@@ -42,6 +42,9 @@ class BatchBody(BaseModel):
     experts: list[ExpertName] = Field(default_factory=lambda: list(ALL_EXPERTS), min_length=1)
     skip_debate: bool = False
     debate_mode: DebateModeName = DebateModeName.BULL_BEAR
+    rules_only: bool = Field(
+        default=False, description="code-only signals and the rules verdict: no LLM call"
+    )
     max_tokens: int | None = Field(default=None, ge=1, description="stop starting analyses past this")
     max_cost_usd: float | None = Field(default=None, ge=0.0)
 
@@ -70,7 +73,7 @@ class BatchLauncher:
         folder = self.out_root() / f"{body.as_of.isoformat()}-{config_hash(what)[:12]}"
         config = BatchAnalysisConfig(
             symbols=symbols, as_of=body.as_of, experts=body.experts, skip_debate=body.skip_debate,
-            debate_mode=body.debate_mode, out_dir=str(folder.resolve()),
+            debate_mode=body.debate_mode, rules_only=body.rules_only, out_dir=str(folder.resolve()),
         )  # fmt: skip
         service, jobs = self.service(), self.jobs()
         job, _ = service.open(config)

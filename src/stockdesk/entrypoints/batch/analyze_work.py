@@ -51,6 +51,7 @@ class AnalyzeSymbolsWork:
             experts=config.experts,
             skip_debate=config.skip_debate,
             debate_mode=config.debate_mode,
+            rules_only=config.rules_only,
         )
         started = time.perf_counter()
         with container.llm_service.usage_scope() as meter:

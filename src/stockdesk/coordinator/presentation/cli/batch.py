@@ -115,6 +115,9 @@ def build_batch_cli(
         ),
         skip_debate: bool = typer.Option(False, "--skip-debate", help="Experts only: no debate, no verdict."),
         debate: DebateModeName = typer.Option(DebateModeName.BULL_BEAR, "--debate", help="Debate mode."),
+        rules_only: bool = typer.Option(
+            False, "--rules-only", help="No LLM: each expert's code-only signal and the rules verdict."
+        ),
         workers: int = typer.Option(2, "--workers", min=1, max=512, help="Analyses at once."),
         ray_address: str | None = typer.Option(
             None,
@@ -141,6 +144,7 @@ def build_batch_cli(
             experts=parse_experts(experts),
             skip_debate=skip_debate,
             debate_mode=debate,
+            rules_only=rules_only,
             out_dir=str(out.resolve()),
         )
         out.mkdir(parents=True, exist_ok=True)

@@ -72,10 +72,11 @@ def build_batches_router(deps: WebDeps) -> APIRouter:
         debate: str = Form(DEBATE_CHOICES[0]),
         max_tokens: str = Form(""),
         max_cost_usd: str = Form(""),
+        rules_only: bool = Form(False),
     ) -> Response:
         """Start (or go on with) the batch as REST does, then its page; a refused form comes back
         filled in, with the reason in the page's language and nothing started."""
-        form = BatchForm(symbols, as_of, experts or [], debate, max_tokens, max_cost_usd)
+        form = BatchForm(symbols, as_of, experts or [], debate, max_tokens, max_cost_usd, rules_only)
         try:
             job_id = deps.batches.launch(form.body())
         except StockdeskError as exc:

@@ -51,6 +51,7 @@ class BatchForm:
     debate: str = DEBATE_CHOICES[0]
     max_tokens: str = ""
     max_cost_usd: str = ""
+    rules_only: bool = False
 
     def body(self) -> BatchBody:
         """The REST body of this form; what it cannot be is a 400 with the form's own code."""
@@ -85,6 +86,7 @@ class BatchForm:
             "experts": list(dict.fromkeys(self.experts)),
             "skip_debate": skip,
             "debate_mode": DEBATE_CHOICES[0] if skip else self.debate,
+            "rules_only": self.rules_only,
             "max_tokens": self.max_tokens.strip() or None,
             "max_cost_usd": self.max_cost_usd.strip() or None,
         }
@@ -161,6 +163,7 @@ class BatchView:
     symbols: list[str]
     experts: list[str]
     debate: str
+    rules_only: bool
     done: int
     failed: int
     pending: int
@@ -175,8 +178,10 @@ class BatchView:
 
     @property
     def form(self) -> BatchForm:
-        """The form that starts this same batch again (the same symbols, date, experts, debate)."""
-        return BatchForm(", ".join(self.symbols), self.as_of, list(self.experts), self.debate)
+        """The form that starts this same batch again (the same symbols, date, experts, debate, mode)."""
+        return BatchForm(
+            ", ".join(self.symbols), self.as_of, list(self.experts), self.debate, rules_only=self.rules_only
+        )
 
     @property
     def panel(self) -> JobPanel:
@@ -202,6 +207,7 @@ def batch_view(job: JobRecord, counts: TaskCounts, held: str | None) -> BatchVie
         symbols=list(config.symbols),
         experts=[e.value for e in config.experts],
         debate=SKIP_DEBATE if config.skip_debate else config.debate_mode.value,
+        rules_only=config.rules_only,
         done=counts.done,
         failed=counts.failed,
         pending=counts.pending + counts.running,
