@@ -89,7 +89,7 @@ def test_start_an_evaluation_in_rules_mode_and_read_its_charts_hit_rates_and_ski
     assert shown and by_action.count("<tr data-action=") == shown  # every action that occurred, once
     skill = page[page.index('id="skill"') : page.index('class="attribution"')]
     assert "always HOLD" in skill and "not distinguishable from the rules baseline" in skill
-    assert page.count('class="attribution"') == 2 and "valuation_modeler" in page
+    assert page.count('class="attribution"') == 2 and "Valuation modeler" in page  # by its name
     assert f'href="/api/v1/evaluations/{job_id}/report?format=html"' in page
     assert client.get(f"/api/v1/evaluations/{job_id}/report?format=html").status_code == 200
 

@@ -10,40 +10,60 @@ from __future__ import annotations
 from typing import Any
 
 from stockdesk.evaluation.domain.dtos import EvaluationReport
-from stockdesk.shared.charts import ChartPanel, ChartSeries, ChartSpec, ReferenceLine
+from stockdesk.shared.charts import ChartPanel, ChartSeries, ChartSpec, ChartWords, ReferenceLine
+from stockdesk.shared.wording import UnknownText, say
 
-SET_LABELS = {"rules_baseline": "rules baseline", "always_hold": "always HOLD", "buy_and_hold": "buy & hold"}
-
-
-def _label(name: str) -> str:
-    return SET_LABELS.get(name, f"{name} mode")
+SET_LABELS = ("rules_baseline", "always_hold", "buy_and_hold")  # chart.eval.<set>; a mode: chart.eval.mode
 
 
-def nav_chart(book: dict[str, Any], labels: dict[str, str], title: str, caption: str) -> ChartSpec | None:
+def _label(name: str, w: ChartWords) -> str:
+    if name in SET_LABELS:
+        return w(f"chart.eval.{name}")
+    return w.text(lambda lang: say("chart.eval.mode", lang, mode=_mode_name(name, lang)))
+
+
+def _mode_name(mode: str, lang: str) -> str:
+    try:
+        return say(f"chart.eval.mode_name.{mode}", lang)
+    except UnknownText:
+        return mode
+
+
+def nav_chart(
+    book: dict[str, Any], labels: dict[str, str], title: str, caption: str, w: ChartWords | None = None
+) -> ChartSpec | None:
     """Follow-the-verdict books (`book["curves"]`, named through `labels`) against the benchmark,
-    as NAV from 1.0; None without dates. The evaluation report and the track record both draw it."""
+    as NAV from 1.0; None without dates. The evaluation report and the track record both draw it;
+    `w` holds the other languages of the caller's texts."""
     if not book or not book.get("dates"):
         return None
+    w = w or ChartWords()
     series = [ChartSeries(name=labels.get(n, n), values=v) for n, v in book["curves"].items()]
-    series.append(ChartSeries(name="benchmark", values=book["benchmark"]))
+    series.append(ChartSeries(name=w("chart.eval.benchmark"), values=book["benchmark"]))
+    start = [ReferenceLine(label=w("chart.eval.start"), value=1.0, style="zero")]
     return ChartSpec(
         id="equity",
         title=title,
         caption=caption,
         x=book["dates"],
-        panels=[
-            ChartPanel(
-                y_label="NAV", series=series, lines=[ReferenceLine(label="start", value=1.0, style="zero")]
-            )
-        ],
+        panels=[ChartPanel(y_label=w("chart.eval.nav"), series=series, lines=start)],
+        i18n=w.i18n,
     )
 
 
 def bucket_chart(
-    table: list[dict[str, Any]], *, chart_id: str, title: str, caption: str, y_label: str, stated: str
+    table: list[dict[str, Any]],
+    *,
+    chart_id: str,
+    title: str,
+    caption: str,
+    y_label: str,
+    stated: str,
+    w: ChartWords | None = None,
 ) -> ChartSpec:
     """A reliability diagram: per probability bucket, the mean stated probability (`stated`) beside
     the observed rate; the evaluation report and the track record both draw it."""
+    w = w or ChartWords()
     return ChartSpec(
         id=chart_id,
         title=title,
@@ -57,37 +77,38 @@ def bucket_chart(
                 y_max=1.0,
                 series=[
                     ChartSeries(name=stated, values=[row["mean_prob"] for row in table], kind="bar"),
-                    ChartSeries(name="observed", values=[row["observed_rate"] for row in table], kind="bar"),
+                    ChartSeries(
+                        name=w("chart.eval.observed"),
+                        values=[row["observed_rate"] for row in table],
+                        kind="bar",
+                    ),
                 ],
             )
         ],
+        i18n=w.i18n,
     )
 
 
 def equity_chart(report: EvaluationReport) -> ChartSpec | None:
     book = report.portfolio or {}
-    labels = {name: _label(name) for name in book.get("curves", {})}
-    return nav_chart(
-        book,
-        labels,
-        "Follow-the-verdict portfolios",
-        "Net asset value (1.0 at the first evaluation date) of holding each set's filled BUYs "
-        "at their position size, traded at the next open with costs, against the benchmark.",
-    )
+    w = ChartWords()
+    labels = {name: _label(name, w) for name in book.get("curves", {})}
+    return nav_chart(book, labels, w("chart.eval.equity_title"), w("chart.eval.equity_caption"), w)
 
 
 def reliability_chart(report: EvaluationReport, mode: str, horizon: str) -> ChartSpec | None:
     detail = (report.metrics.get(mode) or {}).get(horizon, {}).get("detail")
     if not detail:
         return None
+    w = ChartWords()
     return bucket_chart(
         detail["calibration"]["table"],
         chart_id="reliability",
-        title=f"Reliability, {horizon}-day horizon",
-        caption="Per confidence bucket: the verdicts' mean probability of beating the benchmark "
-        "against how often they did; a calibrated desk has the bars at the same height.",
-        y_label="share",
-        stated="forecast",
+        title=w("chart.eval.reliability_title", h=horizon),
+        caption=w("chart.eval.reliability_caption"),
+        y_label=w("chart.eval.share"),
+        stated=w("chart.eval.forecast"),
+        w=w,
     )
 
 
@@ -96,19 +117,22 @@ def ic_chart(report: EvaluationReport, mode: str, horizon: str) -> ChartSpec | N
     per_date = detail["rank_ic"]["per_date"] if detail else []
     if not per_date:
         return None
+    w = ChartWords()
     return ChartSpec(
         id="rank-ic",
-        title=f"Rank IC per evaluation date, {horizon}-day horizon",
-        caption="Spearman correlation of the signed confidence with the next excess return across "
-        "the symbols of each date (dates with at least 5 symbols); a real signal is positive on most dates.",
+        title=w("chart.eval.ic_title", h=horizon),
+        caption=w("chart.eval.ic_caption"),
         x=[str(row["date"]) for row in per_date],
         panels=[
             ChartPanel(
                 y_label="IC",
-                series=[ChartSeries(name="rank IC", values=[row["ic"] for row in per_date], kind="bar")],
+                series=[
+                    ChartSeries(name=w("chart.eval.ic"), values=[row["ic"] for row in per_date], kind="bar")
+                ],
                 lines=[ReferenceLine(label="0", value=0.0, style="zero")],
             )
         ],
+        i18n=w.i18n,
     )
 
 
@@ -116,21 +140,21 @@ def hit_rate_chart(report: EvaluationReport, horizons: list[str]) -> ChartSpec |
     names = [n for n, by_h in report.metrics.items() if any(h in by_h for h in horizons)]
     if not names:
         return None
+    w = ChartWords()
     return ChartSpec(
         id="hit-rate",
-        title="Hit rate by horizon",
-        caption="Share of verdicts that went the right way (BUY up, SELL down, HOLD within the band) at each "
-        "horizon, for the mode and the baselines.",
-        x=[f"{h} days" for h in horizons],
+        title=w("chart.eval.hit_title"),
+        caption=w("chart.eval.hit_caption"),
+        x=[w("chart.eval.days", h=h) for h in horizons],
         x_kind="category",
         panels=[
             ChartPanel(
-                y_label="hit rate",
+                y_label=w("chart.eval.hit_rate"),
                 y_min=0.0,
                 y_max=1.0,
                 series=[
                     ChartSeries(
-                        name=_label(n),
+                        name=_label(n, w),
                         kind="bar",
                         values=[report.metrics[n].get(h, {}).get("hit_rate") for h in horizons],
                     )
@@ -139,6 +163,7 @@ def hit_rate_chart(report: EvaluationReport, horizons: list[str]) -> ChartSpec |
                 lines=[ReferenceLine(label="50%", value=0.5, style="reference")],
             )
         ],
+        i18n=w.i18n,  # after the panels: their labels are written into `w` above
     )
 
 

@@ -38,7 +38,7 @@ from stockdesk.evaluation.application.scoring import (
     portfolio,
     score_set,
 )
-from stockdesk.evaluation.application.summary_text import summary_text
+from stockdesk.evaluation.application.summary_text import summaries, summary_text
 from stockdesk.evaluation.domain.dtos import (
     EvaluationConfig,
     EvaluationJob,
@@ -130,7 +130,9 @@ class EvaluationService:
     def status(self, job_id: str) -> EvaluationJob:
         job = self._tasks.get_job(job_id)
         if job is None or job.kind != JOB_KIND:
-            raise NotFoundException(f"no evaluation {job_id}", code="EVALUATION_NOT_FOUND")
+            raise NotFoundException(
+                f"no evaluation {job_id}", code="EVALUATION_NOT_FOUND", details={"id": job_id}
+            )
         return self._job(job)
 
     def list(self, limit: int = 20) -> list[EvaluationJob]:
@@ -390,7 +392,9 @@ class EvaluationService:
             summary="",
             reflection=self._reflection(config, main) if config.reflection and not main.empty else None,
         )
-        return report.model_copy(update={"summary": summary_text(report, config)})
+        return report.model_copy(
+            update={"summary": summary_text(report, config), "i18n": summaries(report, config)}
+        )
 
     def _reflection(self, config: EvaluationConfig, with_lessons: pd.DataFrame) -> dict[str, Any]:
         """With lessons vs without, on the same points (the baseline run's scored points)."""

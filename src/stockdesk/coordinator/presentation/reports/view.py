@@ -352,6 +352,7 @@ def _expert_row(
         status="ok",
         reused=reused,
         stance=named("stance.", stances.get(name) or (view.stance if view else None), lang),
+        stance_key=fmt.text(stances.get(name) or (view.stance if view else None)),
         signal=named("signal_word.", view.signal if view else None, lang),
         confidence=fmt.confidence(view.confidence if view else None),
         code_signal=code_signal,

@@ -75,7 +75,8 @@ class ExpertRow:
     title: str
     status: str  # ok | failed | missing
     reused: bool = False
-    stance: str = DASH
+    stance: str = DASH  # in the view's language
+    stance_key: str = ""  # bullish | neutral | bearish (a page's badge colour)
     signal: str = DASH
     confidence: str = DASH
     code_signal: str = DASH  # the rules' reading of the same snapshot, no LLM

@@ -129,6 +129,7 @@ def report_view(report: EvaluationReport) -> dict[str, Any]:
     drawn = {c.id for c in charts}
     return {
         "summary": report.summary,
+        "summaries": {lang: texts.get("summary") for lang, texts in report.i18n.items()},  # by language
         "charts": [c.model_dump(mode="json") for c in charts],
         "missing": [c for c in CHART_IDS if c not in drawn],
         "hit_rows": _hit_rows(report, horizons),
