@@ -22,7 +22,7 @@ from time import monotonic
 from fastapi.routing import iter_route_contexts
 from fastapi.testclient import TestClient
 
-from stockdesk.coordinator.application import ExpertName
+from stockdesk.coordinator.application import ExpertName, ResearchRequest
 from stockdesk.entrypoints.api import create_app, default_policy
 from stockdesk.entrypoints.container import AppContainer
 from stockdesk.entrypoints.web.i18n import LANG_COOKIE, LANGUAGES
@@ -243,3 +243,41 @@ def test_every_page_speaks_one_language(settings: Settings, tmp_path: Path) -> N
             found += said
     print("\n".join(found))
     assert not found, f"{len(found)} strings in the other language:\n" + "\n".join(found)
+
+
+def _without_words(value: object) -> object:
+    """A stored payload as it was before the words of both languages were kept (no `i18n` anywhere)."""
+    if isinstance(value, dict):
+        return {k: _without_words(v) for k, v in value.items() if k != "i18n"}
+    if isinstance(value, list):
+        return [_without_words(v) for v in value]
+    return value
+
+
+def test_the_session_page_picks_the_stored_words_of_its_language_and_an_old_session_still_renders(
+    settings: Settings,
+) -> None:
+    container, _, _ = pipeline(settings)
+    session = container.coordinator.service.run(ResearchRequest(symbol=SYMBOL, as_of=AS_OF, rules_only=True))
+    client = api_client(container)
+    plan = session.verdict["i18n"]
+    for lang in LANGUAGES:
+        client.cookies.set(LANG_COOKIE, lang)
+        page = client.get(f"/sessions/{session.id}").text
+        other = "zh" if lang == "en" else "en"
+        assert plan[lang]["stop_loss"] in page and plan[other]["stop_loss"] not in page
+        assert plan[lang]["time_horizon"] in page
+    old = session.model_copy(
+        update={
+            "id": "old-session",
+            "verdict": _without_words(session.verdict),
+            "expert_results": _without_words(session.expert_results),
+            "aggregation": _without_words(session.aggregation),
+            "charts": _without_words(session.charts),
+        }
+    )
+    container.coordinator.repository.save(old)
+    for lang in LANGUAGES:  # what was stored is shown: the Chinese plan lines of the time, English charts
+        client.cookies.set(LANG_COOKIE, lang)
+        page = client.get("/sessions/old-session")
+        assert page.status_code == 200 and session.verdict["stop_loss"] in page.text
