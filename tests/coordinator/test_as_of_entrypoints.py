@@ -20,6 +20,7 @@ from stockdesk.shared.errors import BadRequestException
 from tests.api_support import api_client
 from tests.coordinator.support import AS_OF, SYMBOL, pipeline
 from tests.entrypoints.test_cli import stockdesk
+from tests.entrypoints.web.page_language_support import unmarked
 
 FIRST = pd.bdate_range(end=AS_OF, periods=300)[0].date().isoformat()  # populate_store's first bar
 STORED = f"the stored bars ({FIRST}..{AS_OF.isoformat()})"
@@ -106,5 +107,5 @@ def test_the_web_form_refuses_in_the_pages_language(settings: Settings, lang: st
     form = {"symbol": SYMBOL, "as_of": "2030-01-01", "experts": ["technical_analyst"], "debate": "bull-bear"}
     refused = client.post("/analyses", data=form, follow_redirects=False)
     assert refused.status_code == 400
-    assert 'data-code="AS_OF_OUT_OF_RANGE"' in refused.text and words in refused.text
+    assert 'data-code="AS_OF_OUT_OF_RANGE"' in refused.text and words in unmarked(refused.text)
     assert container.analyses.active() == [] and container.coordinator.service.list().total == 0

@@ -72,11 +72,11 @@ def test_the_verdict_shows_each_split_after_and_without_costs_beside_the_univers
     # after costs: Sharpe, annual (= Sharpe / 10 in the support data), max DD, trades, turnover;
     # without costs: Sharpe, annual, max DD; universe: Sharpe, annual, max DD
     assert split_row(page, "in_sample") == [
-        "1.87", "18.7%", "-8.0%", "40", "12.5x", "2.04", "20.4%", "-7.0%", "0.55", "5.5%", "-12.0%",
+        "1.87", "18.7%", "-8.0%", "40", "12.5×", "2.04", "20.4%", "-7.0%", "0.55", "5.5%", "-12.0%",
     ]  # fmt: skip
     assert split_row(page, "validation")[:1] == ["1.23"] and split_row(page, "validation")[5] == "1.41"
     assert split_row(page, "holdout") == [
-        "0.41", "4.1%", "-8.0%", "40", "12.5x", "0.58", "5.8%", "-7.0%", "-0.22", "-2.2%", "-12.0%",
+        "0.41", "4.1%", "-8.0%", "40", "12.5×", "0.58", "5.8%", "-7.0%", "-0.22", "-2.2%", "-12.0%",
     ]  # fmt: skip
     # February 2024 has 29 days, 8 of them weekend days (3-4, 10-11, 17-18, 24-25): 21 trading days
     assert "2024-02-01 → 2024-02-29 (21 days)" in table(page, "splits")

@@ -11,6 +11,7 @@ import logging
 import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from typing import Any
 
 from fastapi import APIRouter, FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -68,12 +69,14 @@ def _allowed_methods(request: Request) -> list[str]:
     return sorted(methods)
 
 
-def _ui_error(request: Request, status: int, code: str, message: str) -> Response | None:
+def _ui_error(
+    request: Request, status: int, code: str, message: str, details: dict[str, Any] | None = None
+) -> Response | None:
     """A web UI request gets its error as HTML (the UI's renderer); API requests get None here."""
     render = getattr(request.app.state, "ui_error", None)
     if render is None or not is_ui(request.url.path):
         return None
-    response: Response = render(request, status, code, message)
+    response: Response = render(request, status, code, message, details)
     response.headers["X-Request-ID"] = _request_id(request)
     return response
 
@@ -91,7 +94,7 @@ def install_error_handlers(app: FastAPI) -> None:
         rid = _request_id(request)
         if exc.http_status >= 500:
             logger.error("request %s failed: %s", rid, exc.message, exc_info=exc)
-        page = _ui_error(request, exc.http_status, exc.code, exc.message)
+        page = _ui_error(request, exc.http_status, exc.code, exc.message, exc.details)
         if page is not None:
             return page
         headers = {"Retry-After": str(exc.retry_after)} if isinstance(exc, TooManyRequestsError) else None
@@ -118,7 +121,7 @@ def install_error_handlers(app: FastAPI) -> None:
         code = "BAD_REQUEST"
         if field == "symbol":
             code = "SYMBOL_REQUIRED" if first.get("type") in _MISSING else "INVALID_SYMBOL"
-        page = _ui_error(request, 400, code, message)
+        page = _ui_error(request, 400, code, message, {"field": field or "-"})
         if page is not None:
             return page
         return error_response(400, code, message, _request_id(request))

@@ -18,7 +18,9 @@ def parse_day(value: str | None) -> date | None:
     try:
         return date.fromisoformat(value)
     except ValueError as exc:
-        raise BadRequestException(f"'{value}' is not a date (YYYY-MM-DD)", code="INVALID_DATE") from exc
+        raise BadRequestException(
+            f"'{value}' is not a date (YYYY-MM-DD)", code="INVALID_DATE", details={"date": value}
+        ) from exc
 
 
 def _iso_only(value: Any) -> Any:

@@ -21,13 +21,12 @@ are scaled for reading: K/M/B in English, 万/亿 in Chinese.
 
 from __future__ import annotations
 
-import json
 import logging
 import math
 from dataclasses import dataclass
-from functools import cache
-from importlib import resources
 from typing import Any, Literal
+
+from stockdesk.shared.wording import UnknownText, say, shared_texts
 
 logger = logging.getLogger(__name__)
 
@@ -148,22 +147,17 @@ FIGURES: dict[str, FigureFormat] = {
 
 
 # ---- the catalogue namespace ---------------------------------------------------------------------
-@cache
 def figure_texts(lang: str) -> dict[str, str]:
-    """The `figure.*` texts of one language (the web catalogue merges them into its own)."""
-    folder = resources.files("stockdesk.shared") / "i18n" / lang
-    text = (folder / "figures.json").read_text(encoding="utf-8")
-    loaded: dict[str, str] = json.loads(text)
-    return loaded
+    """The shared catalogue of one language, `figure.*` among it (the web catalogue merges it)."""
+    return shared_texts(lang)
 
 
 def words(key: str, lang: str = "en", **values: Any) -> str:
     """A `figure.*` text in `lang` (English when that language lacks it), filled in with `values`."""
-    chosen = lang if lang in LANGUAGES else "en"
-    text = figure_texts(chosen).get(key) or figure_texts("en").get(key)
-    if text is None:
-        raise UnknownFigure(key)
-    return text.format(**values) if values else text
+    try:
+        return say(key, lang, **values)
+    except UnknownText:
+        raise UnknownFigure(key) from None
 
 
 def figure_format(key: str) -> FigureFormat:

@@ -206,7 +206,7 @@ def test_a_live_analysis_streams_each_change_and_can_be_cancelled(settings: Sett
 
     reloaded = client.get(f"/analyses/{session_id}").text
     assert 'data-state="cancelled"' in reloaded and "was cancelled" in reloaded
-    assert "Reason: job cancelled by the user" in reloaded and "sse-connect" not in reloaded
+    assert "Reason: cancelled by the user" in reloaded and "sse-connect" not in reloaded
     assert container.coordinator.service.get(session_id).status.value == "cancelled"
 
 
@@ -315,7 +315,7 @@ def test_the_form_offers_the_matches_of_an_ambiguous_name_and_a_pick_starts_it(s
     client = api_client(container)
     refused = client.post("/analyses", data=form(symbol="示例银行"), follow_redirects=False)
     assert refused.status_code == 400 and 'data-code="SYMBOL_AMBIGUOUS"' in refused.text
-    assert "“示例银行” matches 2 securities: pick one" in refused.text
+    assert '“<span translate="no">示例银行</span>” matches 2 securities: pick one' in refused.text
     for symbol in (SYMBOL, "600002.SH"):
         assert f'name="pick" value="{symbol}"' in refused.text
     picked = client.post("/analyses", data=form(symbol="示例银行", pick=SYMBOL), follow_redirects=False)

@@ -100,7 +100,7 @@ def test_a_backtest_from_the_form_shows_what_rest_scores_with_units_and_the_nav_
     )
     for _, name, spec in (*ROWS, *STRATEGY_ONLY):
         assert rows[name] == spec.format(rest["metrics"][name]), name  # REST's figure, in its unit
-    assert rows["annual_return"].endswith("%") and rows["turnover"].endswith("x")
+    assert rows["annual_return"].endswith("%") and rows["turnover"].endswith("×")
     spec = json.loads(html.unescape(re.search(r'class="chart" data-spec="([^"]+)"', page.text).group(1)))
     assert spec["id"] == "strategy-equity" and spec["x"][0] == rest["equity_curve"][0]["day"]
     assert len(spec["x"]) == len(rest["equity_curve"])

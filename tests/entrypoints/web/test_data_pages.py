@@ -138,7 +138,7 @@ def test_a_symbols_page_shows_its_summary_coverage_and_sync_marks(
     container.data.sync_state.mark_done(SYMBOL, "bars", pd.Timestamp("2024-06-28").date())
     page = client.get(f"/data/{SYMBOL.lower()}")
     assert page.status_code == 200
-    assert "<h1>600001.SH · 示例银行</h1>" in page.text
+    assert '<h1 translate="no">600001.SH · 示例银行</h1>' in page.text
     assert re.search(
         r'data-dataset="bars">\s*<th scope="row">Daily bars</th>\s*<td class="num">300</td>', page.text
     )

@@ -16,7 +16,6 @@ from stockdesk.entrypoints.container import AppContainer
 from stockdesk.entrypoints.web.i18n import catalog
 from stockdesk.entrypoints.web.pages.evaluations_view import (
     CHART_IDS,
-    CHART_WORDS,
     EXPERTS,
     MODES,
     PAGE_SIZE,
@@ -112,7 +111,7 @@ def test_start_an_evaluation_in_rules_mode_and_read_its_charts_hit_rates_and_ski
     assert shown and by_action.count("<tr data-action=") == shown  # every action that occurred, once
     skill = page[page.index('id="skill"') : page.index('class="attribution"')]
     assert "always HOLD" in skill and "not distinguishable from the rules baseline" in skill
-    assert page.count('class="attribution"') == 2 and "Valuation modeler" in page  # the catalogue's name
+    assert page.count('class="attribution"') == 2 and "Valuation modeler" in page  # by its name
     assert "valuation_modeler" not in page.split('id="report"', 1)[1]
     assert "Mean excess (all points)" in hit_rates  # the same for every set: labelled as such
     assert f'href="/api/v1/evaluations/{job_id}/report?format=html"' in page
@@ -217,7 +216,6 @@ def test_every_label_the_pages_build_from_a_value_is_in_both_catalogs() -> None:
         *(f"evaluations.stat.{stat}" for stat in STATS),
         *(f"evaluations.missing.{chart}" for chart in CHART_IDS),
         *(f"evaluations.verdicts.col.{sort}" for sort in VERDICT_SORTS),
-        *(f"evaluations.chart.{name}" for name in CHART_WORDS),
         *(f"analyze.expert.{name}" for name in EXPERTS),
     ]
     for lang in ("en", "zh"):

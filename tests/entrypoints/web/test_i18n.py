@@ -66,3 +66,39 @@ def test_a_missing_chinese_text_falls_back_to_english_and_values_are_filled_in()
     assert t("nav.sessions") == "研究记录"
     assert t("error.heading", status=404) == "出错了（404）"
     assert t("no.such_key") == "no.such_key"  # visible, and caught by the catalog test above
+
+
+def test_an_error_is_worded_by_its_code_with_its_details_marked_and_never_in_english_on_a_chinese_page() -> (
+    None
+):
+    en, zh = Translator("en"), Translator("zh")
+    details = {"symbol": "999999.SH"}
+    assert zh.error("STOCK_NOT_FOUND", "该标的不存在: 999999.SH is not in the store", details) == (
+        '库中没有该标的：<span translate="no">999999.SH</span>。'
+    )
+    assert en.error("STOCK_NOT_FOUND", "该标的不存在: 999999.SH", details).startswith('<span translate="no">')
+    # a code the catalogue does not word: the English message on an English page, a sentence naming the
+    # code on a Chinese one; a detail its text names but the error lacks: the same
+    assert en.error("SOME_NEW_CODE", "the thing broke") == "the thing broke"
+    assert (
+        zh.error("SOME_NEW_CODE", "the thing broke")
+        == '请求未能完成（错误 <span translate="no">SOME_NEW_CODE</span>）。'
+    )
+    assert zh.error("STOCK_NOT_FOUND", "x is not in the store") == zh.error("STOCK_NOT_FOUND", "")
+    assert "not in the store" not in zh.error("STOCK_NOT_FOUND", "x is not in the store")
+
+
+def test_every_error_text_is_in_both_languages_with_the_same_details() -> None:
+    errors = {k: v for k, v in catalog("en").items() if k.startswith("errors.")}
+    assert "errors.generic" in errors and len(errors) > 10
+    for key, english in errors.items():
+        chinese = catalog("zh")[key]
+        assert set(re.findall(r"{(\w+)}", english)) == set(re.findall(r"{(\w+)}", chinese)), key
+
+
+def test_a_stored_system_reason_is_worded_and_any_other_record_is_marked_as_data() -> None:
+    zh = Translator("zh")
+    assert zh.stored("job cancelled by the user") == "已被用户取消"
+    assert zh.stored("ConnectionError: host unreachable") == (
+        '<span translate="no">ConnectionError: host unreachable</span>'
+    )

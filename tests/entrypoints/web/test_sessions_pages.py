@@ -18,6 +18,7 @@ from stockdesk.shared.config import Settings
 from tests.api_support import api_client
 from tests.browser.served_web import SECOND_SYMBOL, add_second_symbol
 from tests.coordinator.support import AS_OF, SYMBOL, died, pipeline
+from tests.entrypoints.web.page_language_support import unmarked
 from tests.entrypoints.web.test_analyze_pages import GatedRouter, finished, start
 
 JOBS = "/api/v1/coordinator/research/jobs"
@@ -131,7 +132,8 @@ def test_unknown_sessions_are_404_pages(settings: Settings) -> None:
     ):
         assert response.status_code == 404
         assert (
-            'data-code="SESSION_NOT_FOUND"' in response.text and "no research session nope" in response.text
+            'data-code="SESSION_NOT_FOUND"' in response.text
+            and "There is no research session nope." in unmarked(response.text)
         )
 
 
@@ -328,7 +330,9 @@ def test_comparing_sessions_of_two_symbols_is_a_400_with_a_clear_message(setting
     client = api_client(container)
     response = client.get("/sessions/compare", params={"a": one.id, "b": other.id})
     assert response.status_code == 400 and 'data-code="DIFFERENT_SYMBOLS"' in response.text
-    assert "sessions of different symbols cannot be compared (600001.SH and 000002.SZ)" in response.text
+    assert "Sessions of different symbols cannot be compared (600001.SH and 000002.SZ)" in unmarked(
+        response.text
+    )
     for params in ({"pick": one.id}, {}, [("pick", one.id), ("pick", other.id), ("pick", "x")]):
         refused = client.get("/sessions/compare", params=params)
         assert refused.status_code == 400 and 'data-code="PICK_TWO"' in refused.text
@@ -342,6 +346,10 @@ def test_expert_figures_are_labelled_with_units_and_the_plans_signs_agree_with_t
     container, _, _ = pipeline(settings)
     session = run(container)
     client = api_client(container)
+    stop_words = {  # the verdict's stop words in each language (judge's plan_text, the catalogue's verdict.*)
+        "en": r"below ([\d.]+) \(([+-])([\d.]+)%\) it turns weaker",
+        "zh": r"跌破 ([\d.]+)（([+-])([\d.]+)%）",
+    }
     for lang, below in (("en", "Watch below (turns bearish)"), ("zh", "下方观察位（跌破转弱）")):
         html = client.get(f"/sessions/{session.id}", headers={"Accept-Language": lang}).text
         shown = re.findall(r'<div data-figure="([a-z0-9_]+)"><dt>([^<]+)</dt><dd>([^<]+)</dd></div>', html)
@@ -352,7 +360,8 @@ def test_expert_figures_are_labelled_with_units_and_the_plans_signs_agree_with_t
         figures = {key: value for key, _, value in shown}
         assert figures["graham_safety_margin"] == "-12.8%" and figures["roe"] == "12.50%"
         assert figures["current_price"] == ("20.00 CNY" if lang == "en" else "20.00元")
-        said = re.search(r"跌破 ([\d.]+)（([+-])([\d.]+)%）", html)  # the verdict's stop words
+        said = re.search(stop_words[lang], html)  # in the page's language only
+        assert not re.search(stop_words["zh" if lang == "en" else "en"], html)
         assert said, "the verdict states the watch-below level with its signed distance"
         row = re.search(rf"<th scope=\"row\">{re.escape(below)}</th><td[^>]*>([^<]+)</td>", html)
         assert row, below

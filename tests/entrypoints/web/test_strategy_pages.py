@@ -255,7 +255,7 @@ def test_a_finished_run_page_shows_the_splits_trials_deflated_sharpe_pbo_and_fam
     # the champion's holdout after costs, without costs and the universe (report_support.SUMMARY)
     figures = [re.sub(r"<[^>]+>", "", c) for c in re.findall(r'<td class="num">(.*?)</td>', holdout.group(1))]
     net, gross, universe = figures[:5], figures[5:8], figures[8:]
-    assert net == ["0.41", "4.1%", "-8.0%", "40", "12.5x"] and gross == ["0.58", "5.8%", "-7.0%"]
+    assert net == ["0.41", "4.1%", "-8.0%", "40", "12.5×"] and gross == ["0.58", "5.8%", "-7.0%"]
     assert universe == ["-0.22", "-2.2%", "-12.0%"]
     assert (
         "Deflated Sharpe ratio 0.62: the probability that the champion&#39;s true Sharpe ratio is above zero"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, date, datetime, time
 
 import pytest
@@ -89,6 +90,10 @@ def test_a_session_page_shows_the_desks_one_line_track_record(
     [summary] = container.coordinator.service.list().items
     page = client.get(f"/sessions/{summary.id}")
     assert page.status_code == 200
-    line = str(escape(container.evaluation.track.headline()))
-    assert line.startswith("this desk&#39;s 1 matured live verdicts at 20 days")
-    assert 'id="track-record"' in page.text and line in page.text
+    line = str(escape(container.evaluation.track.headline()))  # the report's line, worded by code
+    assert line.startswith("this desk&#39;s 1 matured live verdicts at 20 days: hit 0%")
+    # the page words the same figures from the catalogue, in its own language
+    shown = re.search(r'<p class="muted" id="track-record">(.*?)</p>', page.text, re.S)
+    assert shown and "This desk&#39;s 1 matured live verdicts at 20 days: hit 0%" in shown.group(1)
+    chinese = client.get(f"/sessions/{summary.id}", headers=ZH).text
+    assert "本研究台 1 个已到期的实时裁决（20 日）：命中率 0%" in chinese

@@ -88,7 +88,9 @@ class BriefingJobs:
     def status(self, job_id: str) -> BriefingJob:
         job = self._tasks.get_job(job_id)
         if job is None or job.kind != JOB_KIND:
-            raise NotFoundException(f"no briefing {job_id}", code="BRIEFING_NOT_FOUND")
+            raise NotFoundException(
+                f"no briefing {job_id}", code="BRIEFING_NOT_FOUND", details={"id": job_id}
+            )
         request = BriefingRequest.from_config(job.config)
         tasks = self._tasks.tasks(job_id)
         steps = [

@@ -27,7 +27,7 @@ class AudioStatus:
 
 def _checked(job_id: str) -> str:
     if not _JOB_ID.fullmatch(job_id):
-        raise NotFoundException(f"no briefing {job_id}", code="BRIEFING_NOT_FOUND")
+        raise NotFoundException(f"no briefing {job_id}", code="BRIEFING_NOT_FOUND", details={"id": job_id})
     return job_id
 
 

@@ -151,7 +151,9 @@ class BatchAnalysisService:
         """The batch job of that id; 404 BATCH_NOT_FOUND for any other id (another kind's job too)."""
         job = self._tasks.get_job(job_id)
         if job is None or job.kind != JOB_KIND:
-            raise NotFoundException(f"no batch analysis {job_id}", code="BATCH_NOT_FOUND")
+            raise NotFoundException(
+                f"no batch analysis {job_id}", code="BATCH_NOT_FOUND", details={"id": job_id}
+            )
         return job
 
     def recent(self, limit: int = 20) -> list[JobRecord]:

@@ -13,55 +13,61 @@ from typing import Any, TypeVar
 import numpy as np
 
 from stockdesk.coordinator.application.gateways import ResearchGateway
-from stockdesk.shared.charts import ChartPanel, ChartSeries, ChartSpec, ReferenceLine
+from stockdesk.shared.charts import ChartPanel, ChartSeries, ChartSpec, ChartWords, ReferenceLine
 from stockdesk.shared.errors import one_line
 from stockdesk.shared.numbers import finite_number
+from stockdesk.shared.wording import UnknownText, say
 
 T = TypeVar("T")
 PRICE_CHART = "price"
 STANCE_COLORS = {"bullish": "#2e7d32", "bearish": "#c62828", "neutral": "#9e9e9e"}
-# the plan's three levels, named as each action means them (judge's TradePlan)
+# the plan's three levels, named as each action means them (judge's TradePlan): `chart.plan.<action>.<style>`
 PLAN_LEVELS = (("entry_price", "entry"), ("stop_loss_price", "stop"), ("take_profit_price", "target"))
-PLAN_NAMES = {
-    "BUY": ("entry", "stop-loss", "take-profit"),
-    "SELL": ("exit reference", "invalidation", "downside target"),
-    "HOLD": ("reference", "watch below", "watch above"),
-}
 
 
 def _mapping(value: Any) -> Mapping[str, Any]:
     return value if isinstance(value, Mapping) else {}
 
 
-def plan_lines(verdict: Mapping[str, Any]) -> list[ReferenceLine]:
+def plan_lines(verdict: Mapping[str, Any], w: ChartWords | None = None) -> list[ReferenceLine]:
     """Entry, stop and target of the verdict's trade plan; levels that are missing or not > 0 are left out."""
+    w = w or ChartWords()
     plan = _mapping(verdict.get("trade_plan"))
     action = str(plan.get("action") or verdict.get("action") or "").upper()
-    names = PLAN_NAMES.get(action, PLAN_NAMES["BUY"])
+    action = action if action in ("BUY", "SELL", "HOLD") else "BUY"
     lines = []
-    for (key, style), name in zip(PLAN_LEVELS, names, strict=True):
+    for key, style in PLAN_LEVELS:
         value = finite_number(plan.get(key))
         if value is not None and value > 0:
-            lines.append(ReferenceLine(label=name, value=value, style=style))
+            lines.append(ReferenceLine(label=w(f"chart.plan.{action}.{style}"), value=value, style=style))
     return lines
 
 
 def with_plan_lines(chart: dict[str, Any], verdict: Mapping[str, Any]) -> dict[str, Any]:
-    """The price chart with the plan's levels on its price panel, and a caption that says so."""
-    lines = plan_lines(verdict)
+    """The price chart with the plan's levels on its price panel, and a caption that says so (in
+    every language the chart's table holds)."""
+    spec = ChartSpec.model_validate(chart)
+    w = ChartWords(spec.i18n)
+    lines = plan_lines(verdict, w)
     if not lines:
         return chart
-    spec = ChartSpec.model_validate(chart)
     price = spec.panels[0]
-    levels = " / ".join(f"{line.label} {line.value:.2f}" for line in lines)
     ratio = finite_number(_mapping(verdict.get("trade_plan")).get("risk_reward"))
-    caption = f"{spec.caption.rstrip('.')}; dashed: trade plan {levels}" + (
-        f" (reward/risk {ratio:.2f})." if ratio is not None else "."
-    )
+
+    def caption(lang: str) -> str:
+        shown = spec.caption if lang == "en" else w.table[lang].get(spec.caption, spec.caption)
+        labels = [line.label if lang == "en" else w.table[lang].get(line.label, line.label) for line in lines]
+        levels = " / ".join(f"{label} {line.value:.2f}" for label, line in zip(labels, lines, strict=True))
+        end = (
+            say("chart.plan.ratio", lang, ratio=f"{ratio:.2f}")
+            if ratio is not None
+            else say("chart.plan.end", lang)
+        )
+        return say("chart.plan.caption", lang, caption=shown.rstrip(".。"), levels=levels, ratio=end)
+
     panel = price.model_copy(update={"lines": [*price.lines, *lines]})
-    return spec.model_copy(update={"panels": [panel, *spec.panels[1:]], "caption": caption}).model_dump(
-        mode="json"
-    )
+    update = {"panels": [panel, *spec.panels[1:]], "caption": w.text(caption)}
+    return spec.model_copy(update={**update, "i18n": w.i18n}).model_dump(mode="json")
 
 
 def stance_chart(aggregation: Mapping[str, Any]) -> ChartSpec | None:
@@ -87,24 +93,44 @@ def stance_chart(aggregation: Mapping[str, Any]) -> ChartSpec | None:
         for name, color in STANCE_COLORS.items()
         if (stances == name).any()
     ]
-    counts = ", ".join(f"{int((stances == s).sum())} {s}" for s in STANCE_COLORS)
+    w = ChartWords()
+    for name in STANCE_COLORS:
+        w(f"stance.{name}")
+
+    def caption(lang: str) -> str:
+        counts = ", " if lang == "en" else say("list.separator", lang)
+        counts = counts.join(
+            say("chart.stances.count", lang, n=int((stances == s).sum()), stance=say(f"stance.{s}", lang))
+            for s in STANCE_COLORS
+        )
+        return say("chart.stances.caption", lang, counts=counts)
+
+    short = [e.split("_")[0] for e in experts]
     return ChartSpec(
         id="stances",
-        title="Expert stances and confidence",
-        caption=f"{counts}: each bar is one expert's confidence, up when bullish, down when bearish "
-        "(neutral: a dot on zero).",
-        x=[e.split("_")[0] for e in experts],
+        title=w("chart.stances.title"),
+        caption=w.text(caption),
+        x=[w.text(lambda lang, e=e: _short_name(e, lang)) for e in short],
         x_kind="category",
         panels=[
             ChartPanel(
-                y_label="signed confidence",
+                y_label=w("chart.stances.axis"),
                 series=series,
-                lines=[ReferenceLine(label="zero", value=0.0, style="zero")],
+                lines=[ReferenceLine(label=w("chart.zero"), value=0.0, style="zero")],
                 y_min=-1.05,
                 y_max=1.05,
             )
         ],
+        i18n=w.i18n,
     )
+
+
+def _short_name(name: str, lang: str) -> str:
+    """An expert's short name on the stances chart's axis (valuation, technical, ...)."""
+    try:
+        return say(f"chart.expert.{name}", lang)
+    except UnknownText:
+        return name
 
 
 def _guarded(problems: list[str], name: str, make: Callable[[], T], fallback: T) -> T:

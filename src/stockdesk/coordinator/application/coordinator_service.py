@@ -317,7 +317,9 @@ class ResearchCoordinatorService:
     def get(self, session_id: str) -> ResearchSession:
         session = self._repository.get(session_id)
         if session is None:
-            raise NotFoundException(f"no research session {session_id}", code="SESSION_NOT_FOUND")
+            raise NotFoundException(
+                f"no research session {session_id}", code="SESSION_NOT_FOUND", details={"id": session_id}
+            )
         return session
 
     def list(

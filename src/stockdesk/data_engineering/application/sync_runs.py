@@ -162,7 +162,9 @@ class SyncRuns:
     def progress(self, run_id: str) -> SyncProgress:
         job = self._tasks.get_job(run_id)
         if job is None or job.kind != KIND:
-            raise NotFoundException(f"no sync run {run_id}", code="SYNC_RUN_NOT_FOUND")
+            raise NotFoundException(
+                f"no sync run {run_id}", code="SYNC_RUN_NOT_FOUND", details={"id": run_id}
+            )
         live, status = self._owned(run_id, job.status)
         now_symbol = now_dataset = None
         live_state: RunState | None = None
@@ -210,7 +212,9 @@ class SyncRuns:
     def _config(self, run_id: str) -> dict[str, Any]:
         job = self._tasks.get_job(run_id)
         if job is None:
-            raise NotFoundException(f"no sync run {run_id}", code="SYNC_RUN_NOT_FOUND")
+            raise NotFoundException(
+                f"no sync run {run_id}", code="SYNC_RUN_NOT_FOUND", details={"id": run_id}
+            )
         return job.config
 
 

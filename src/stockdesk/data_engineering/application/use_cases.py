@@ -43,7 +43,8 @@ class GetStockBasicInfoUseCase:
     def require(self, symbol: str) -> SecurityDTO:
         security = self.execute(symbol)
         if security is None:
-            raise SymbolNotFoundError(f"该标的不存在: {normalize_symbol(symbol)} is not in the store")
+            shown = normalize_symbol(symbol)
+            raise SymbolNotFoundError(f"该标的不存在: {shown} is not in the store", details={"symbol": shown})
         return security
 
 
@@ -247,6 +248,9 @@ class GetStockDataSummaryUseCase:
             derived_valuations=sum(v.is_derived for v in valuations),
             financial_periods=[
                 f"{f.end_date.isoformat()} ({f.report_type}, ann {f.ann_date})" for f in financials
+            ],
+            financial_period_dates=[
+                (f.end_date.isoformat(), str(f.report_type), str(f.ann_date)) for f in financials
             ],
             latest_bar=bars[-1] if bars else None,
             latest_valuation=valuations[-1] if valuations else None,

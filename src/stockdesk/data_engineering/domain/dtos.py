@@ -198,6 +198,10 @@ class StockDataSummaryDTO(BaseModel):
     valuations: RangeSummary
     derived_valuations: int
     financial_periods: list[str]
+    financial_period_dates: list[tuple[str, str, str]] = Field(
+        default_factory=list,
+        description="(end date, report type, announced) of each period, for a page to word",
+    )
     latest_bar: DailyBarDTO | None = None
     latest_valuation: DailyValuationDTO | None = None
     latest_financial: FinancialReportDTO | None = None

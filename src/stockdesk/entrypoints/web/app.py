@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.staticfiles import StaticFiles
@@ -32,9 +33,12 @@ def mount_web(
     for build in _routers():
         app.include_router(build(deps))
 
-    def ui_error(request: Request, status: int, code: str, message: str) -> Response:
-        """The error as a page (or, for htmx, a fragment swapped where the answer would go)."""
-        context = {"status": status, "code": code, "message": message}
+    def ui_error(
+        request: Request, status: int, code: str, message: str, details: Mapping[str, Any] | None = None
+    ) -> Response:
+        """The error as a page (or, for htmx, a fragment swapped where the answer would go), worded
+        by its code in the page's language (Translator.error)."""
+        context = {"status": status, "code": code, "message": message, "details": dict(details or {})}
         block = "content" if is_htmx(request) else None
         return pages.render(request, "error.html.j2", context, status_code=status, block=block)
 

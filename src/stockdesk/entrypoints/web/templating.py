@@ -18,7 +18,8 @@ from starlette.responses import HTMLResponse
 
 from stockdesk import __version__
 from stockdesk.entrypoints.web.assets import missing_vendor_files
-from stockdesk.entrypoints.web.i18n import LANGUAGE_NAMES, LANGUAGES, Translator, pick_language
+from stockdesk.entrypoints.web.i18n import LANGUAGE_NAMES, LANGUAGES, Translator, pick_language, user_data
+from stockdesk.shared.charts import spec_in_language
 
 NAV = (  # (path, i18n key): the top navigation, in order
     ("/", "nav.analyze"),
@@ -46,6 +47,12 @@ def chart_json(spec: Mapping[str, Any]) -> Markup:
     return Markup.escape(json.dumps(spec, ensure_ascii=False, separators=(",", ":"), allow_nan=False))
 
 
+def data_filter(value: Any) -> Markup:
+    """`{{ x | data }}`: a value that is the user's (a symbol, a name, an id, the models' prose, a
+    stored record), marked `translate="no"`; nothing for an empty value."""
+    return user_data(value) if value not in (None, "") else Markup("")
+
+
 class Pages:
     def __init__(self) -> None:
         self.env = Environment(
@@ -56,6 +63,8 @@ class Pages:
             lstrip_blocks=True,
         )
         self.env.filters["chart_json"] = chart_json
+        self.env.filters["data"] = data_filter
+        self.env.filters["chart_in"] = spec_in_language
         self.env.globals.update(
             version=__version__, nav=NAV, languages=LANGUAGES, language_names=LANGUAGE_NAMES
         )

@@ -44,7 +44,7 @@ from stockdesk.evaluation.application.scoring import (
     portfolio,
     score_set,
 )
-from stockdesk.evaluation.application.summary_text import summary_text
+from stockdesk.evaluation.application.summary_text import summaries, summary_text
 from stockdesk.evaluation.application.verdict_table import verdict_table
 from stockdesk.evaluation.domain.dtos import (
     EvaluationConfig,
@@ -86,7 +86,7 @@ FRAME_COLUMNS = [
     "probability_up", "calibration", "contributions", "evidence",
 ]  # fmt: skip
 SCHEMA_VERSION = 2  # bump when a stored verdict's meaning changes: old jobs then do not resume
-SCORING_VERSION = 1  # bump when the scores of the same verdicts change: stored reports are then scored again
+SCORING_VERSION = 2  # bump when a report of the same verdicts changes (2: summaries in both languages)
 MAX_ATTEMPTS = 3
 Progress = Callable[[int, int], None]
 WorkerFactory = Callable[[EvaluationConfig], BatchWorker]
@@ -145,7 +145,9 @@ class EvaluationService:
     def status(self, job_id: str) -> EvaluationJob:
         job = self._tasks.get_job(job_id)
         if job is None or job.kind != JOB_KIND:
-            raise NotFoundException(f"no evaluation {job_id}", code="EVALUATION_NOT_FOUND")
+            raise NotFoundException(
+                f"no evaluation {job_id}", code="EVALUATION_NOT_FOUND", details={"id": job_id}
+            )
         return self._job(job)
 
     def list(self, limit: int = 20) -> list[EvaluationJob]:
@@ -462,7 +464,9 @@ class EvaluationService:
             summary="",
             reflection=self._reflection(config, main) if config.reflection and not main.empty else None,
         )
-        report = report.model_copy(update={"summary": summary_text(report, config)})
+        report = report.model_copy(
+            update={"summary": summary_text(report, config), "i18n": summaries(report, config)}
+        )
         table = verdict_table(main, config) if not main.empty else VerdictTable()
         return report, table, _bars_through(main, book, config)
 

@@ -10,30 +10,40 @@ from __future__ import annotations
 from typing import Any
 
 from stockdesk.evaluation.application.charts import bucket_chart, nav_chart
-from stockdesk.shared.charts import ChartSpec
+from stockdesk.shared.charts import ChartSpec, ChartWords
+from stockdesk.shared.wording import UnknownText, say
 
 
 def reliability_chart(scores: dict[str, Any], h: str, kind: str) -> ChartSpec | None:
     """None without a calibrated matured entry (nothing to draw)."""
     if not scores.get("calibrated"):
         return None
+    w = ChartWords()
+    title = w.text(
+        lambda lang: say(
+            "chart.track.reliability_title", lang, kind=_kind(kind, lang), h=h, n=scores["calibrated"]
+        )
+    )
     return bucket_chart(
         scores["reliability"],
         chart_id=f"reliability-{kind}-{h}",
-        title=f"Reliability, {kind} verdicts at {h} days ({scores['calibrated']} calibrated)",
-        caption="Per bucket of stated probability_up: the mean stated probability beside the observed "
-        "share of positive excess returns; equal bars mean the probabilities mean what they say.",
-        y_label="probability",
-        stated="stated",
+        title=title,
+        caption=w("chart.track.reliability_caption"),
+        y_label=w("chart.track.probability"),
+        stated=w("chart.track.stated"),
+        w=w,
     )
+
+
+def _kind(kind: str, lang: str) -> str:
+    try:
+        return say(f"chart.track.kind.{kind}", lang)
+    except UnknownText:
+        return kind
 
 
 def equity_chart(book: dict[str, Any]) -> ChartSpec | None:
-    labels = {"live": "following the live verdicts", "retrospective": "following the retrospective verdicts"}
-    return nav_chart(
-        book,
-        labels,
-        "Following the verdicts",
-        "Net asset value (1.0 at the first verdict) of holding each filled BUY at its position "
-        "size, traded at the next open with costs, against the benchmark; live and retrospective apart.",
-    )
+    w = ChartWords()
+    labels = {"live": w("chart.track.live"), "retrospective": w("chart.track.retrospective")}
+    title, caption = w("chart.track.equity_title"), w("chart.track.equity_caption")
+    return nav_chart(book, labels, title, caption, w)

@@ -197,18 +197,24 @@ class TrackService:
     def headline(self, config: TrackConfig | None = None) -> str:
         """The one-line track record alone (the analysis report prints it): live entries only, at
         the headline horizon, without the per-group scores, the entries list or the book."""
+        scores, retrospective, h = self.headline_scores(config)
+        return headline_text(scores, retrospective, [h])
+
+    def headline_scores(self, config: TrackConfig | None = None) -> tuple[dict[str, Any], int, int]:
+        """The headline's figures (the live scores at the headline horizon, the retrospective
+        entries, the horizon): what a page words in its own language."""
         config = config or TrackConfig()
         frame = _frame(self._ledger.entries(), config.mode)
         retro = frame["retrospective"].astype(bool).to_numpy()
         live = frame[~retro].reset_index(drop=True)
         h = headline_horizon(config.horizons)
         if live.empty:
-            return headline_text({"entries": 0}, int(retro.sum()), [h])
+            return {"entries": 0}, int(retro.sum()), h
         config = config.model_copy(update={"horizons": [h]})
         securities, bars, levels = self._market(live, config)
         joined = self._outcomes(live, bars, securities, levels, config)
         scores = {"entries": len(live), "all": {str(h): horizon_scores(_points(joined, h), config)}}
-        return headline_text(scores, int(retro.sum()), [h])
+        return scores, int(retro.sum()), h
 
     def lessons(self, symbol: str, as_of: date) -> list[Lesson]:
         """A reflecting judge's lessons (the coordinator's LessonSource): the ledger's verdicts on

@@ -219,6 +219,10 @@ class EvaluationReport(BaseModel):
     metrics: dict[str, Any] = Field(description="per mode and baseline, per horizon")
     portfolio: dict[str, Any]
     summary: str = Field(description="the one-paragraph plain-language verdict on the run")
+    i18n: dict[str, dict[str, str]] = Field(
+        default_factory=dict,
+        description="language -> {'summary': the same paragraph in that language} (shared.wording)",
+    )
     reflection: dict[str, Any] | None = Field(
         default=None,
         description="--reflection: with vs without lessons on the same points (paired bootstrap per "

@@ -27,6 +27,7 @@ from typing import Any
 
 from stockdesk.research.domain.dtos.code_signal import CodeSignal
 from stockdesk.shared.numbers import finite_number
+from stockdesk.shared.wording import LANGUAGES, say
 
 BULLISH_AT, BEARISH_AT = 0.3, -0.3
 ANNUALISE = {"Q1": 4.0, "H1": 2.0, "Q3": 4.0 / 3.0, "A": 1.0}
@@ -52,6 +53,31 @@ NEGATIVE_WORDS = (
 
 
 OPS = {">": operator.gt, ">=": operator.ge, "<": operator.lt, "<=": operator.le}
+Reason = tuple[str, dict[str, Any]]  # a rule that fired: its catalogue key (`signal.*`) and its numbers
+
+
+def _say(reason: Reason, lang: str) -> str:
+    """A reason in `lang`; a value that is itself a reason (a label) is worded in `lang` too."""
+    key, values = reason
+    return say(key, lang, **{k: _say(v, lang) if isinstance(v, tuple) else v for k, v in values.items()})
+
+
+def worded(reasons: list[Reason]) -> tuple[list[str], dict[str, dict[str, Any]]]:
+    """The reasons as the signal stores them: in Chinese (the field the prompts read) and in every
+    language (`i18n`, what a page in either language shows)."""
+    by_lang = {lang: [_say(reason, lang) for reason in reasons] for lang in LANGUAGES}
+    return by_lang["zh"], {lang: {"reasons": texts} for lang, texts in by_lang.items()}
+
+
+def _signal(
+    expert: str, stance: str, score: float, confidence: float, reasons: list[Reason], **kw: Any
+) -> CodeSignal:
+    texts, i18n = worded(reasons)
+    return CodeSignal(
+        expert=expert, stance=stance, score=score, confidence=confidence, reasons=texts, i18n=i18n, **kw
+    )  # type: ignore[arg-type]
+
+
 Rule = tuple[str, float, float]  # (comparison, threshold, points)
 
 
@@ -65,24 +91,15 @@ def graded(value: float | None, rules: tuple[Rule, ...]) -> float | None:
 GROWTH: tuple[Rule, ...] = ((">", 10, 1.0), (">", 0, 0.5), ("<", -10, -1.0), ("<", 0, -0.5))
 
 
-def signal_from(expert: str, components: dict[str, float | None], reasons: list[str]) -> CodeSignal:
+def signal_from(expert: str, components: dict[str, float | None], reasons: list[Reason]) -> CodeSignal:
     present = [v for v in components.values() if v is not None]
     if not present:
-        return CodeSignal(
-            expert=expert, stance="neutral", score=0.0, confidence=0.0, reasons=["无可用数据"], has_data=False
-        )
+        return _signal(expert, "neutral", 0.0, 0.0, [("signal.no_data", {})], has_data=False)
     score = max(-1.0, min(1.0, sum(present) / len(present)))
     stance = "bullish" if score >= BULLISH_AT else "bearish" if score <= BEARISH_AT else "neutral"
     coverage = len(present) / len(components)
     confidence = (0.3 + 0.6 * abs(score)) * coverage
-    return CodeSignal(
-        expert=expert,
-        stance=stance,
-        score=round(score, 3),
-        confidence=round(confidence, 2),
-        reasons=reasons,
-        has_data=True,
-    )
+    return _signal(expert, stance, round(score, 3), round(confidence, 2), reasons, has_data=True)
 
 
 def valuation_signal(snapshot: Mapping[str, Any]) -> CodeSignal:
@@ -101,13 +118,13 @@ def valuation_signal(snapshot: Mapping[str, Any]) -> CodeSignal:
         ),
         "peg": graded(peg, (("<=", 0, 0.0), ("<", 1, 0.5), (">", 2, -0.5))),
     }
-    reasons = []
+    reasons: list[Reason] = []
     if pct is not None:
-        reasons.append(f"PE/PB 历史分位均值 {pct:g}")
+        reasons.append(("signal.percentile", {"pct": f"{pct:g}"}))
     if margin is not None:
-        reasons.append(f"格雷厄姆安全边际 {margin:g}%")
+        reasons.append(("signal.graham", {"margin": f"{margin:g}"}))
     if peg is not None:
-        reasons.append(f"PEG {peg:g}")
+        reasons.append(("signal.peg", {"peg": f"{peg:g}"}))
     return signal_from("valuation_modeler", components, reasons)
 
 
@@ -124,15 +141,15 @@ def technical_signal(snapshot: Mapping[str, Any]) -> CodeSignal:
         "macd": graded(hist, ((">", 0, 0.5), ("<", 0, -0.5))),
         "rsi": graded(rsi, ((">", 75, -0.5), ("<", 25, 0.5))),
     }
-    reasons = []
+    reasons: list[Reason] = []
     if sides:
-        reasons.append(f"收盘价在 {sum(s > 0 for s in sides)}/{len(sides)} 条均线（MA20/60/120）之上")
+        reasons.append(("signal.above_mas", {"above": sum(s > 0 for s in sides), "total": len(sides)}))
     if change is not None:
-        reasons.append(f"20 日涨跌幅 {change:g}%")
+        reasons.append(("signal.change_20d", {"change": f"{change:g}"}))
     if hist is not None:
-        reasons.append(f"MACD 柱 {hist:g}")
+        reasons.append(("signal.macd_hist", {"hist": f"{hist:g}"}))
     if rsi is not None:
-        reasons.append(f"RSI14 {rsi:g}")
+        reasons.append(("signal.rsi", {"rsi": f"{rsi:g}"}))
     return signal_from("technical_analyst", components, reasons)
 
 
@@ -148,7 +165,7 @@ def _latest_period(snapshot: Mapping[str, Any]) -> Mapping[str, Any]:
     return periods[0] if periods and isinstance(periods[0], Mapping) else {}
 
 
-def financial_components(snapshot: Mapping[str, Any]) -> tuple[dict[str, float | None], list[str]]:
+def financial_components(snapshot: Mapping[str, Any]) -> tuple[dict[str, float | None], list[Reason]]:
     """The financial rules' component scores and the numbers each read (newest period)."""
     latest = _latest_period(snapshot)
     period = str(latest.get("period", ""))
@@ -165,17 +182,28 @@ def financial_components(snapshot: Mapping[str, Any]) -> tuple[dict[str, float |
         "cash_quality": graded(cash, ((">=", 1, 0.5), ("<", 0.5, -0.5))),
     }
     named = (
-        ("营收同比", revenue, "%"), ("利润同比", profit, "%"), ("年化 ROE", roe, "%"),
-        ("资产负债率", debt, "%"), ("现金质量", cash, ""),
+        ("revenue_yoy", revenue, "%"), ("profit_yoy", profit, "%"), ("roe", roe, "%"),
+        ("debt", debt, "%"), ("cash", cash, ""),
     )  # fmt: skip
-    reasons = [f"{label} {value:.2f}{unit}（{period}）" for label, value, unit in named if value is not None]
+    reasons: list[Reason] = [
+        (
+            "signal.period_figure",
+            {"label": (f"signal.label.{label}", {}), "value": f"{value:.2f}", "unit": unit, "period": period},
+        )
+        for label, value, unit in named
+        if value is not None
+    ]
     return components, reasons
 
 
 def financial_signal(snapshot: Mapping[str, Any]) -> CodeSignal:
     components, reasons = financial_components(snapshot)
     signal = signal_from("financial_auditor", components, reasons)
-    return signal.model_copy(update={"reasons": [f"代码财务评分 {financial_score(signal)}", *signal.reasons]})
+    fired = reasons if signal.has_data else [("signal.no_data", {})]
+    scored: list[Reason] = [("signal.financial_score", {"score": financial_score(signal)}), *fired]
+    return _signal(
+        signal.expert, signal.stance, signal.score, signal.confidence, scored, has_data=signal.has_data
+    )
 
 
 def financial_score(signal: CodeSignal) -> int:
@@ -217,22 +245,13 @@ def search_signal(expert: str, snapshot: Mapping[str, Any]) -> CodeSignal:
             positive += pos > neg
             negative += neg > pos
     counted = positive + negative
-    reasons = [f"正面条目 {positive}，负面条目 {negative}"]
+    reasons: list[Reason] = [("signal.headlines", {"positive": positive, "negative": negative})]
     if counted < 2:  # found items without enough signed headlines: data, but no lean
-        return CodeSignal(
-            expert=expert, stance="neutral", score=0.0, confidence=0.0, reasons=reasons, has_data=found > 0
-        )
+        return _signal(expert, "neutral", 0.0, 0.0, reasons, has_data=found > 0)
     score = (positive - negative) / counted
     stance = "bullish" if score >= BULLISH_AT else "bearish" if score <= BEARISH_AT else "neutral"
     confidence = min(0.8, (0.3 + 0.6 * abs(score)) * min(1.0, counted / 10))
-    return CodeSignal(
-        expert=expert,
-        stance=stance,
-        score=round(score, 3),
-        confidence=round(confidence, 2),
-        reasons=reasons,
-        has_data=True,
-    )
+    return _signal(expert, stance, round(score, 3), round(confidence, 2), reasons, has_data=True)
 
 
 def code_signal(expert: str, snapshot: Mapping[str, Any]) -> CodeSignal:

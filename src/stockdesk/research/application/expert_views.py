@@ -31,6 +31,7 @@ from stockdesk.research.domain.dtos.code_signal import Stance
 from stockdesk.research.domain.dtos.evidence_card import EvidenceCard
 from stockdesk.research.domain.dtos.expert_view import ExpertView, Figure
 from stockdesk.shared.errors import BadRequestException
+from stockdesk.shared.wording import say
 
 EXPERT_ORDER = (
     "valuation_modeler",
@@ -165,6 +166,10 @@ def view_of_rules(expert: str, snapshot: Mapping[str, Any]) -> ExpertView:
         key_figures=key_figures(expert, snapshot),
         cards=_cards(expert, snapshot),
         text="；".join(code.reasons),
+        i18n={
+            lang: {"text": say("signal.separator", lang).join(worded["reasons"])}
+            for lang, worded in code.i18n.items()
+        },
     )
 
 

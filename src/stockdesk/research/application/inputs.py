@@ -21,7 +21,7 @@ def require_symbol(symbol: str | None) -> str:
 def require_found(found: T | None, symbol: str) -> T:
     """Unknown symbol -> 404 该标的不存在, nothing more is fetched."""
     if found is None:
-        raise NotFoundException(f"该标的不存在: {symbol}", code="STOCK_NOT_FOUND")
+        raise NotFoundException(f"该标的不存在: {symbol}", code="STOCK_NOT_FOUND", details={"symbol": symbol})
     return found
 
 

@@ -19,6 +19,7 @@ from stockdesk.shared.charts.spec import (
     Region,
     SeriesKind,
 )
+from stockdesk.shared.charts.words import ChartWords, spec_in_language
 
 if TYPE_CHECKING:
     from stockdesk.shared.charts.render import render_inline_svg, render_png, render_svg
@@ -28,6 +29,7 @@ __all__ = [
     "ChartPanel",
     "ChartSeries",
     "ChartSpec",
+    "ChartWords",
     "LineStyle",
     "Point",
     "ReferenceLine",
@@ -36,6 +38,7 @@ __all__ = [
     "render_inline_svg",
     "render_png",
     "render_svg",
+    "spec_in_language",
 ]
 
 

@@ -128,6 +128,11 @@ class ChartSpec(BaseModel):
     x: list[str] = Field(description="ISO dates (x_kind date) or labels (x_kind category)")
     x_kind: XKind = "date"
     panels: list[ChartPanel] = Field(min_length=1)
+    i18n: dict[str, dict[str, str]] = Field(
+        default_factory=dict,
+        description="language -> {each text of this spec as written (English) -> the same in that "
+        "language}: a page shows `spec_in_language(spec, lang)`; image files draw the English",
+    )
 
     @computed_field(description="per panel, the labels of its right margin (derived from lines and points)")
     @property

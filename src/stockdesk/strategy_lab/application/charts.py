@@ -8,12 +8,14 @@ The split periods of a run are shaded so that a reader sees which part of the cu
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
-from stockdesk.shared.charts import ChartPanel, ChartSeries, ChartSpec, ReferenceLine, Region
+from stockdesk.shared.charts import ChartPanel, ChartSeries, ChartSpec, ChartWords, ReferenceLine, Region
+from stockdesk.shared.wording import say
 from stockdesk.strategy_lab.domain.dtos import BacktestResult, Period, SplitPlan
 
 SPLIT_COLORS = {"in-sample": "#5c6bc0", "validation": "#f9a825", "holdout": "#2e7d32"}
@@ -49,73 +51,88 @@ def _span(days: pd.DatetimeIndex, period: Period) -> tuple[str, str] | None:
     return inside[0].date().isoformat(), inside[-1].date().isoformat()
 
 
-def split_regions(plan: SplitPlan, days: pd.DatetimeIndex, *, labelled: bool = True) -> list[Region]:
+def split_regions(
+    plan: SplitPlan, days: pd.DatetimeIndex, *, labelled: bool = True, w: ChartWords | None = None
+) -> list[Region]:
     """In-sample, validation and holdout as shaded spans over `days`.
 
     Walk-forward folds overlap (fold 2's in-sample window holds fold 1's validation window), so the
     in-sample span shaded is the first fold's, and each fold's validation window is its own span.
     """
-    periods: list[tuple[str, Period]] = [("in-sample", plan.folds[0].in_sample)]
+    w = w or ChartWords()
+    periods: list[tuple[str, str, Period]] = [
+        ("in-sample", "chart.strategy.in_sample", plan.folds[0].in_sample)
+    ]
     if plan.mode == "fixed":
-        periods.append(("validation", plan.folds[0].validation))
+        periods.append(("validation", "chart.strategy.validation", plan.folds[0].validation))
     else:
-        periods += [(f"validation {n}", fold.validation) for n, fold in enumerate(plan.folds, start=1)]
-    periods.append(("holdout", plan.holdout))
+        periods += [
+            ("validation", f"chart.strategy.validation_n|{n}", fold.validation)
+            for n, fold in enumerate(plan.folds, start=1)
+        ]
+    periods.append(("holdout", "chart.strategy.holdout", plan.holdout))
     regions = []
-    for label, period in periods:
+    for kind, key, period in periods:
         span = _span(days, period)
         if span is None:
             continue
-        color = SPLIT_COLORS[label.split(" ")[0]]
-        regions.append(Region(label=label if labelled else "", start=span[0], end=span[1], color=color))
+        name, _, n = key.partition("|")
+        label = (w(name, n=n) if n else w(name)) if labelled else ""
+        regions.append(Region(label=label, start=span[0], end=span[1], color=SPLIT_COLORS[kind]))
     return regions
 
 
-def equity_chart(result: BacktestResult, title: str, plan: SplitPlan | None = None) -> ChartSpec:
+def equity_chart(
+    result: BacktestResult, title: str | Callable[[str], str], plan: SplitPlan | None = None
+) -> ChartSpec:
     """Strategy NAV after costs (and without, thin), the equal-weight universe, and both drawdowns
-    below; the run's split periods shaded when `plan` is given."""
+    below; the run's split periods shaded when `plan` is given. `title`: the text, or how to word
+    it in each language (a page's chart, shown in the page's language)."""
+    w = ChartWords()
     frame = nav_frame(result)
     x = [day.date().isoformat() for day in frame.index]
-    regions = split_regions(plan, frame.index) if plan is not None else []
+    regions = split_regions(plan, frame.index, w=w) if plan is not None else []
     nav_series = [
-        ChartSeries(name="strategy (after costs)", values=frame["strategy"].tolist(), color=STRATEGY)
+        ChartSeries(name=w("chart.strategy.after_costs"), values=frame["strategy"].tolist(), color=STRATEGY)
     ]
     if frame["gross"].notna().any():
+        gross = w("chart.strategy.gross")
         nav_series.append(
-            ChartSeries(
-                name="strategy without costs", values=frame["gross"].tolist(), width=GROSS_WIDTH, color=GROSS
-            )
+            ChartSeries(name=gross, values=frame["gross"].tolist(), width=GROSS_WIDTH, color=GROSS)
         )
     nav_series.append(
-        ChartSeries(name="equal-weight universe", values=frame["benchmark"].tolist(), color=UNIVERSE)
+        ChartSeries(name=w("chart.strategy.universe"), values=frame["benchmark"].tolist(), color=UNIVERSE)
     )
     down = (drawdown(frame[["strategy", "benchmark"]]) * 100.0).round(4)
+
+    def caption(lang: str) -> str:
+        shaded = say("chart.strategy.caption_shaded", lang) if regions else ""
+        return say("chart.strategy.caption", lang) + shaded
+
     return ChartSpec(
         id="strategy-equity",
-        title=title,
-        caption="Net asset value (start = 1) of the strategy after costs (thin: the same orders without "
-        "costs) and of the equal-weight universe it trades; below, how far each is under its peak."
-        + (" Shaded: in-sample, validation and holdout periods." if regions else ""),
+        title=title if isinstance(title, str) else w.text(title),
+        caption=w.text(caption),
         x=x,
         panels=[
             ChartPanel(
-                y_label="NAV",
+                y_label=w("chart.eval.nav"),
                 height=2.0,
                 series=nav_series,
-                lines=[ReferenceLine(label="start", value=1.0, style="zero")],
+                lines=[ReferenceLine(label=w("chart.eval.start"), value=1.0, style="zero")],
                 regions=regions,
             ),
             ChartPanel(
-                y_label="Drawdown %",
+                y_label=w("chart.strategy.drawdown_axis"),
                 series=[
                     ChartSeries(
-                        name="strategy drawdown",
+                        name=w("chart.strategy.drawdown"),
                         kind="area",
                         values=down["strategy"].tolist(),
                         color=STRATEGY,
                     ),
                     ChartSeries(
-                        name="universe drawdown",
+                        name=w("chart.strategy.universe_drawdown"),
                         values=down["benchmark"].tolist(),
                         width=GROSS_WIDTH,
                         color=UNIVERSE,
@@ -124,6 +141,7 @@ def equity_chart(result: BacktestResult, title: str, plan: SplitPlan | None = No
                 regions=split_regions(plan, frame.index, labelled=False) if plan is not None else [],
             ),
         ],
+        i18n=w.i18n,
     )
 
 
@@ -137,20 +155,15 @@ def turnover_chart(result: BacktestResult) -> ChartSpec | None:
     traded = turnover[turnover > 0]
     if traded.empty:
         return None
+    w = ChartWords()
+    bars = ChartSeries(name=w("chart.strategy.turnover"), kind="bar", values=(traded * 100).round(4).tolist())
     return ChartSpec(
         id="strategy-turnover",
-        title="Turnover per execution",
-        caption=f"One-way turnover of each of the {len(traded)} execution days, in % of the portfolio "
-        f"(average {traded.mean():.0%} per execution).",
+        title=w("chart.strategy.turnover_title"),
+        caption=w("chart.strategy.turnover_caption", n=len(traded), mean=f"{traded.mean():.0%}"),
         x=traded.index.tolist(),
-        panels=[
-            ChartPanel(
-                y_label="Turnover %",
-                series=[
-                    ChartSeries(name="one-way turnover", kind="bar", values=(traded * 100).round(4).tolist())
-                ],
-            )
-        ],
+        panels=[ChartPanel(y_label=w("chart.strategy.turnover_axis"), series=[bars])],
+        i18n=w.i18n,
     )
 
 

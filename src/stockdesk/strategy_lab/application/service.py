@@ -81,7 +81,7 @@ class StrategyLabService:
     def get(self, run_id: str) -> StrategyRunDTO:
         run = self._runs.get(run_id)
         if run is None:
-            raise StrategyRunNotFoundError(f"no strategy run with id {run_id}")
+            raise StrategyRunNotFoundError(f"no strategy run with id {run_id}", details={"id": run_id})
         return run
 
     def list(self, limit: int = 20) -> list[StrategyRunDTO]:

@@ -13,7 +13,7 @@ from typing import Literal
 
 from stockdesk.coordinator.application import ResearchSession
 from stockdesk.coordinator.presentation.reports import formatting as fmt
-from stockdesk.coordinator.presentation.reports.view import build_view
+from stockdesk.coordinator.presentation.reports.view import build_view, named
 from stockdesk.coordinator.presentation.reports.view_model import ExpertRow, ReportView
 from stockdesk.data_engineering.application import currency_of
 from stockdesk.shared.errors import BadRequestException
@@ -35,6 +35,7 @@ class ComparedRow:
     after: str
     kind: RowKind = "field"
     label: str = ""  # a key figure's label (shared.figures), in the page's language
+    data: bool = False  # the values are records as stored (an expert's error), not code's words
 
     @property
     def changed(self) -> bool:
@@ -81,7 +82,7 @@ def _verdict_values(session: ResearchSession, report: ReportView, lang: str) -> 
     verdict = session.verdict if isinstance(session.verdict, Mapping) else {}
     plan = verdict.get("trade_plan") if isinstance(verdict.get("trade_plan"), Mapping) else {}
     values = {
-        "action": card.action if card.present else fmt.DASH,
+        "action": named("action.", card.action, lang) if card.present else fmt.DASH,
         "confidence": card.confidence,
         "position": card.position,
     }
@@ -91,21 +92,26 @@ def _verdict_values(session: ResearchSession, report: ReportView, lang: str) -> 
     return values
 
 
-def _expert_values(row: ExpertRow | None) -> tuple[dict[str, str], dict[str, ShownFigure]]:
+def _expert_values(row: ExpertRow | None, lang: str) -> tuple[dict[str, str], dict[str, ShownFigure]]:
     """(named fields, key figures by key) of one expert in one session; a missing expert is all dashes."""
     if row is None:
-        return {"status": "missing"}, {}
-    fields = {"status": row.status, "signal": row.signal, "stance": row.stance, "confidence": row.confidence}
+        return {"status": named("report.status.", "missing", lang)}, {}
+    fields = {
+        "status": named("report.status.", row.status, lang),
+        "signal": row.signal,
+        "stance": row.stance,
+        "confidence": row.confidence,
+    }
     if row.status != "ok":
         fields["error"] = row.error
     return fields, {figure.key: figure for figure in row.key_numbers}
 
 
-def _expert(name: str, before: ExpertRow | None, after: ExpertRow | None) -> ComparedExpert:
-    fields_a, numbers_a = _expert_values(before)
-    fields_b, numbers_b = _expert_values(after)
+def _expert(name: str, before: ExpertRow | None, after: ExpertRow | None, lang: str = "en") -> ComparedExpert:
+    fields_a, numbers_a = _expert_values(before, lang)
+    fields_b, numbers_b = _expert_values(after, lang)
     rows = [
-        ComparedRow(key, fields_a.get(key, fmt.DASH), fields_b.get(key, fmt.DASH))
+        ComparedRow(key, fields_a.get(key, fmt.DASH), fields_b.get(key, fmt.DASH), data=key == "error")
         for key in ("status", "signal", "stance", "confidence", "error")
         if key in fields_a or key in fields_b
     ]
@@ -136,6 +142,7 @@ def compare_sessions(first: ResearchSession, second: ResearchSession, lang: str 
             f"sessions of different symbols cannot be compared ({first.symbol} and {second.symbol}): "
             "pick two sessions of one symbol",
             code="DIFFERENT_SYMBOLS",
+            details={"first": first.symbol, "second": second.symbol},
         )
     before, after = sorted((first, second), key=lambda s: (s.started_at, s.id))
     view_a, view_b = build_view(before, lang), build_view(after, lang)
@@ -148,5 +155,5 @@ def compare_sessions(first: ResearchSession, second: ResearchSession, lang: str 
         before=_side(before, view_a),
         after=_side(after, view_b),
         verdict=[ComparedRow(key, verdict_a[key], verdict_b[key]) for key in verdict_a],
-        experts=[_expert(n, experts_a.get(n), experts_b.get(n)) for n in names],
+        experts=[_expert(n, experts_a.get(n), experts_b.get(n), lang) for n in names],
     )

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from stockdesk.shared.wording import say
+
 DASH = "—"
 
 
@@ -52,13 +54,13 @@ def count(value: Any) -> str:
     return f"{value:,}" if is_number(value) else DASH
 
 
-def seconds(value: Any) -> str:
+def seconds(value: Any, lang: str = "en") -> str:
     if not is_number(value):
         return DASH
     if value < 60:
-        return f"{value:.2f} s"
+        return say("report.seconds", lang, s=f"{value:.2f}")
     minutes, rest = divmod(round(value), 60)
-    return f"{minutes} min {rest} s"
+    return say("report.minutes", lang, m=minutes, s=rest)
 
 
 def label(name: str) -> str:

@@ -45,9 +45,9 @@ from stockdesk.judge.application import MIN_EXPERTS_WITH_DATA
 from stockdesk.research.application import ExpertView
 from stockdesk.shared.figures import ShownFigure, figure_label, format_figure, show_figure, words
 from stockdesk.shared.numbers import finite_number
+from stockdesk.shared.wording import UnknownText, in_language, say
 
 PANEL_ROLES = ("fundamental", "risk", "growth", "sentiment")
-NO_DATA = "no data: missing, not a voice"
 TONES = {"BUY": "buy", "SELL": "sell", "HOLD": "hold"}
 
 
@@ -67,21 +67,35 @@ def _int(value: Any) -> int:
     return int(value) if fmt.is_number(value) else 0
 
 
+def named(prefix: str, value: Any, lang: str) -> str:
+    """A closed-list word (an action, a stance, an expert's own signal word, a level) in `lang`: its
+    shared catalogue text, or the value as stored when the catalogue does not know it."""
+    shown = fmt.text(value)
+    try:
+        return say(f"{prefix}{shown}", lang)
+    except UnknownText:
+        return shown
+
+
+def _names(prefix: str, values: list[str], lang: str) -> list[str]:
+    return [named(prefix, v, lang) for v in values]
+
+
 # ---- verdict -------------------------------------------------------------------------------------
-def _why_no_verdict(session: ResearchSession) -> str:
-    if session.errors.get("judge"):
-        return f"The judge failed: {fmt.text(session.errors['judge'])}"
-    if session.errors.get("debate"):
-        return f"The debate failed, so the judge had nothing to rule on: {fmt.text(session.errors['debate'])}"
-    if session.status == "running":
-        return "The session is still running."
+def _why_no_verdict(session: ResearchSession) -> tuple[str, str]:
+    """(why, in the catalogue's words; the stored error it quotes, if any)."""
+    for node, key in (("judge", "judge_failed"), ("debate", "debate_failed")):
+        if session.errors.get(node):
+            return key, fmt.text(session.errors[node])
+    if session.status in ("running", "cancelled", "interrupted"):
+        return str(session.status), ""
     if not session.expert_results:
-        return "Every expert failed: there was nothing to debate or judge."
+        return "all_failed", ""
     if session.skip_debate:
-        return "The debate was skipped on request, and without a debate there is no verdict."
+        return "debate_skipped", ""
     if not session.debate_outcome:
-        return "No debate was run (no debate service was configured), so there is no verdict."
-    return "The judge did not run (no judge service was configured)."
+        return "no_debate", ""
+    return "no_judge", ""
 
 
 # the plan's three levels by action: (entry, stop, target) labels, `figure.plan.<name>`
@@ -127,7 +141,8 @@ def plan_rows(
         Pair(figure_label("risk_reward", lang), format_figure("risk_reward", plan.get("risk_reward"), lang)),
         Pair(
             figure_label("atr", lang),
-            f"{format_figure('atr', plan.get('atr'), lang, currency)} ({fmt.text(plan.get('atr_source'))})",
+            f"{format_figure('atr', plan.get('atr'), lang, currency)} "
+            f"({fmt.text(in_language(plan, 'atr_source', lang))})",
         ),
         Pair(words("figure.plan.swing", lang), f"{low} / {high}"),
         Pair(
@@ -136,40 +151,57 @@ def plan_rows(
         ),
     ]
     rules = [
-        f"{name}: {fmt.text(plan.get(key))}"
+        say(
+            "report.plan_rule",
+            lang,
+            name=say(f"report.plan_rule.{name}", lang),
+            rule=fmt.text(in_language(plan, key, lang)),
+        )
         for name, key in (("stop", "stop_rule"), ("target", "target_rule"), ("size", "sizing_rule"))
     ]
     return rows, rules
 
 
-def _adjustment_words(verdict: Mapping[str, Any]) -> list[str]:
-    return [fmt.text(_dict(a).get("why")) for a in _list(verdict.get("adjustments"))]
+def _adjustment_words(verdict: Mapping[str, Any], lang: str) -> list[str]:
+    return [fmt.text(in_language(_dict(a), "why", lang)) for a in _list(verdict.get("adjustments"))]
 
 
-def _stability(verdict: Mapping[str, Any]) -> str:
+def _stability(verdict: Mapping[str, Any], lang: str) -> str:
     stability = _dict(verdict.get("stability"))
     if not stability:
         return ""
-    actions = ", ".join(str(a) for a in _list(stability.get("actions")))
-    return f"verdict stability {_int(stability.get('agree'))}/{_int(stability.get('samples'))} ({actions})"
+    actions = say("list.separator", lang).join(
+        named("action.", a, lang) for a in _list(stability.get("actions"))
+    )
+    agree, samples = _int(stability.get("agree")), _int(stability.get("samples"))
+    return say("report.stability", lang, agree=agree, samples=samples, actions=actions)
 
 
-def _rules_line(verdict: Mapping[str, Any]) -> str:
+def _rules_line(verdict: Mapping[str, Any], lang: str) -> str:
     rules = _dict(verdict.get("rules_verdict"))
     if not rules or verdict.get("source") == "rules":
         return ""
-    return (
-        f"{fmt.text(rules.get('action'))} · confidence {fmt.confidence(rules.get('confidence'))} · "
-        f"composite {fmt.number(rules.get('composite'))}"
+    return say(
+        "report.rules_line",
+        lang,
+        action=named("action.", rules.get("action"), lang),
+        confidence=fmt.confidence(rules.get("confidence")),
+        composite=fmt.number(rules.get("composite")),
     )
 
 
-def _support_line(verdict: Mapping[str, Any]) -> str:
+def _support_line(verdict: Mapping[str, Any], lang: str) -> str:
     support = _dict(verdict.get("support"))
     if not support:
         return ""
-    voices = f"{_int(support.get('agreeing'))} of {_int(support.get('voices'))} voices"
-    return f"{voices} {fmt.text(support.get('stance'))} · confidence cap {fmt.confidence(support.get('cap'))}"
+    voices = say(
+        "verdict.support",
+        lang,
+        agreeing=_int(support.get("agreeing")),
+        voices=_int(support.get("voices")),
+        stance=named("stance.", support.get("stance"), lang),
+    )
+    return say("report.support_line", lang, voices=voices, cap=fmt.confidence(support.get("cap")))
 
 
 def _dropped(verdict: Mapping[str, Any]) -> list[str]:
@@ -177,10 +209,23 @@ def _dropped(verdict: Mapping[str, Any]) -> list[str]:
     return _texts(checks.get("dropped"))
 
 
-def insufficient_card(verdict: Mapping[str, Any]) -> VerdictCard:
+def _worded(verdict: Mapping[str, Any], field: str, lang: str) -> str:
+    return fmt.text(in_language(verdict, field, lang))
+
+
+def _by_code(verdict: Mapping[str, Any], field: str, lang: str) -> bool:
+    """Whether the verdict's `field` shown in `lang` is code's words (stored in `i18n`), not the model's."""
+    return bool(_dict(_dict(verdict.get("i18n")).get(lang)).get(field))
+
+
+def insufficient_card(verdict: Mapping[str, Any], lang: str = "en") -> VerdictCard:
     """No evidence, no verdict: HOLD with no confidence number and no plan, and why in words."""
     experts = _texts(verdict.get("experts_with_data"))
-    named = f" ({', '.join(experts)})" if experts else ""
+    listed = ", ".join(experts)  # the report names them as stored; a page in another language by name
+    if lang != "en":
+        listed = say("list.separator", lang).join(_names("analyze.expert.", experts, lang))
+    shown = say("report.insufficient.named", lang, experts=listed) if experts else ""
+    reason_field = "evidence_reason" if verdict.get("evidence_reason") else "reasoning"
     return VerdictCard(
         present=True,
         source=fmt.text(verdict.get("source") or "rules"),
@@ -188,14 +233,14 @@ def insufficient_card(verdict: Mapping[str, Any]) -> VerdictCard:
         tone="none",
         position=fmt.percent(verdict.get("position_percent")),
         confidence=fmt.DASH,
-        entry_strategy=fmt.text(verdict.get("entry_strategy")),
-        stop_loss=fmt.text(verdict.get("stop_loss")),
-        take_profit=fmt.text(verdict.get("take_profit")),
-        time_horizon=fmt.text(verdict.get("time_horizon")),
-        reasoning=fmt.text(verdict.get("evidence_reason") or verdict.get("reasoning")),
-        insufficient=(
-            f"Insufficient evidence (证据不足): {len(experts)} expert(s) had data{named}; a verdict needs "
-            f"at least {MIN_EXPERTS_WITH_DATA}, so there is no direction, no confidence and no trade plan."
+        entry_strategy=_worded(verdict, "entry_strategy", lang),
+        stop_loss=_worded(verdict, "stop_loss", lang),
+        take_profit=_worded(verdict, "take_profit", lang),
+        time_horizon=_worded(verdict, "time_horizon", lang),
+        reasoning=_worded(verdict, reason_field, lang),
+        reasoning_by_code=True,
+        insufficient=say(
+            "report.insufficient", lang, n=len(experts), named=shown, needed=MIN_EXPERTS_WITH_DATA
         ),
         experts_with_data=experts,
         experts_needed=MIN_EXPERTS_WITH_DATA,
@@ -205,32 +250,37 @@ def insufficient_card(verdict: Mapping[str, Any]) -> VerdictCard:
 def verdict_card(session: ResearchSession, lang: str = "en") -> VerdictCard:
     verdict = _dict(session.verdict)
     if not verdict:
-        return VerdictCard(present=False, missing_reason=_why_no_verdict(session))
+        key, detail = _why_no_verdict(session)
+        return VerdictCard(
+            present=False, missing_reason=say(f"report.no_verdict.{key}", lang), missing_detail=detail
+        )
     if verdict.get("evidence") == "insufficient":
-        return insufficient_card(verdict)
+        return insufficient_card(verdict, lang)
     action = fmt.text(verdict.get("action")).upper()
     plan, plan_rules = plan_rows(_dict(verdict.get("trade_plan")), lang, currency_of(session.symbol))
     return VerdictCard(
         source=fmt.text(verdict.get("source") or "llm"),
         plan=plan,
         plan_rules=plan_rules,
-        adjustments=_adjustment_words(verdict),
-        support=_support_line(verdict),
-        stability=_stability(verdict),
-        rules_verdict=_rules_line(verdict),
+        adjustments=_adjustment_words(verdict, lang),
+        support=_support_line(verdict, lang),
+        stability=_stability(verdict, lang),
+        rules_verdict=_rules_line(verdict, lang),
         dropped=_dropped(verdict),
         present=True,
         action=action,
         tone=TONES.get(action, "none"),
         position=fmt.percent(verdict.get("position_percent")),
         confidence=fmt.confidence(verdict.get("confidence")),
-        entry_strategy=fmt.text(verdict.get("entry_strategy")),
-        stop_loss=fmt.text(verdict.get("stop_loss")),
-        take_profit=fmt.text(verdict.get("take_profit")),
-        time_horizon=fmt.text(verdict.get("time_horizon")),
-        reasoning=fmt.text(verdict.get("reasoning")),
+        entry_strategy=_worded(verdict, "entry_strategy", lang),
+        stop_loss=_worded(verdict, "stop_loss", lang),
+        take_profit=_worded(verdict, "take_profit", lang),
+        time_horizon=_worded(verdict, "time_horizon", lang),
+        reasoning=_worded(verdict, "reasoning", lang),
+        reasoning_by_code=_by_code(verdict, "reasoning", lang),
         rules_applied=_texts(verdict.get("rules_applied")),
-        risk_warnings=_texts(verdict.get("risk_warnings")),
+        risk_warnings=_texts(in_language(verdict, "risk_warnings", lang)),
+        risks_by_code=_by_code(verdict, "risk_warnings", lang),
         probability=probability_line(verdict),
         calibration=calibration_line(verdict),
         signal_model=model_line(verdict),
@@ -240,36 +290,36 @@ def verdict_card(session: ResearchSession, lang: str = "en") -> VerdictCard:
 
 
 # ---- experts -------------------------------------------------------------------------------------
-def guard_flags(result: Mapping[str, Any]) -> tuple[str, list[Flag]]:
+def guard_flags(result: Mapping[str, Any], lang: str = "en") -> tuple[str, list[Flag]]:
     """The grounding line and the flags of one expert's GuardReport (research.domain.dtos.expert)."""
     guards = _dict(result.get("guards"))
     grounding = _dict(guards.get("grounding")) or _dict(result.get("grounding"))
     checked = _int(grounding.get("numbers_checked"))
     ungrounded = _texts(grounding.get("ungrounded"))
-    line = f"{checked} numbers checked, {len(ungrounded)} ungrounded" if grounding else ""
+    line = say("report.guard.line", lang, checked=checked, ungrounded=len(ungrounded)) if grounding else ""
     flags: list[Flag] = []
     if ungrounded:
-        flags.append(Flag(f"ungrounded numbers: {', '.join(ungrounded)}", "warn"))
+        flags.append(Flag(say("report.guard.ungrounded", lang), "warn", ", ".join(ungrounded)))
     if trade := _texts(guards.get("trade_instructions")):
-        flags.append(Flag(f"trade instructions: {', '.join(trade)}", "warn"))
+        flags.append(Flag(say("report.guard.trade", lang), "warn", ", ".join(trade)))
     if guards.get("flagged"):
-        flags.append(Flag("flagged: a guard still failed after the retry", "warn"))
+        flags.append(Flag(say("report.guard.flagged", lang), "warn"))
     if guards.get("retried"):
-        flags.append(Flag("retried once by a guard", "info"))
+        flags.append(Flag(say("report.guard.retried", lang), "info"))
     if dropped := _list(guards.get("unverified_sources")):
-        flags.append(Flag(f"{len(dropped)} unverified sources dropped", "info"))
+        flags.append(Flag(say("report.guard.unverified", lang, n=len(dropped)), "info"))
     if guards.get("no_information"):
-        flags.append(Flag("no information found: answer held to 数据不足", "info"))
+        flags.append(Flag(say("report.guard.no_information", lang), "info"))
     return line, flags
 
 
-def guard_summary(flags: list[Flag]) -> str:
+def guard_summary(flags: list[Flag], lang: str = "en") -> str:
     """For the experts table: warnings first, as they are what a reader must not miss."""
     warnings = sum(f.level == "warn" for f in flags)
     notes = len(flags) - warnings
-    parts = [f"⚠ {warnings} warning(s)"] if warnings else []
-    parts += [f"{notes} note(s)"] if notes else []
-    return ", ".join(parts) or "ok"
+    parts = [say("report.guard.warnings", lang, n=warnings)] if warnings else []
+    parts += [say("report.guard.notes", lang, n=notes)] if notes else []
+    return ", ".join(parts) or say("report.guard.ok", lang)
 
 
 def _key_numbers(view: ExpertView | None, lang: str, currency: str | None) -> list[ShownFigure]:
@@ -284,25 +334,36 @@ def _expert_row(
     stances: Mapping[str, Any],
     reused: bool,
     numbers: list[ShownFigure],
+    lang: str = "en",
 ) -> ExpertRow:
-    grounding, flags = guard_flags(result)
+    grounding, flags = guard_flags(result, lang)
     code = view.code_signal if view is not None else None
+    code_signal = (
+        say(
+            "report.code_signal", lang, stance=named("stance.", code.stance, lang), score=f"{code.score:+.2f}"
+        )
+        if code is not None
+        else fmt.DASH
+    )
+    text = in_language(view, "text", lang) if view is not None else ""
     return ExpertRow(
         name=name,
         title=fmt.label(name),
         status="ok",
         reused=reused,
-        stance=fmt.text(stances.get(name) or (view.stance if view else None)),
-        signal=fmt.text(view.signal if view else None),
+        stance=named("stance.", stances.get(name) or (view.stance if view else None), lang),
+        stance_key=fmt.text(stances.get(name) or (view.stance if view else None)),
+        signal=named("signal_word.", view.signal if view else None, lang),
         confidence=fmt.confidence(view.confidence if view else None),
-        code_signal=f"{code.stance} ({code.score:+.2f})" if code is not None else fmt.DASH,
-        code_reasons=list(code.reasons) if code is not None else [],
+        code_signal=code_signal,
+        code_reasons=list(in_language(code, "reasons", lang)) if code is not None else [],
         key_numbers=numbers,
-        reasoning=fmt.text(view.text) if view and view.text else "",
+        reasoning=fmt.text(text) if text else "",
+        reasoning_by_code=view is not None and bool(view.i18n.get(lang, {}).get("text")),
         risks=list(view.risks) if view else [],
         grounding=grounding,
         flags=flags,
-        guard_summary=guard_summary(flags),
+        guard_summary=guard_summary(flags, lang),
     )
 
 
@@ -325,20 +386,21 @@ def expert_rows(session: ResearchSession, lang: str = "en") -> list[ExpertRow]:
             result = _dict(session.expert_results[name])
             view = views.get(name)
             numbers = _key_numbers(view, lang, currency_of(session.symbol))
-            row = _expert_row(name, result, view, stances, reused, numbers)
-            rows.append(replace(row, stance=NO_DATA) if name in without else row)
+            row = _expert_row(name, result, view, stances, reused, numbers, lang)
+            rows.append(replace(row, stance=say("report.expert.no_data", lang)) if name in without else row)
         else:
-            rows.append(ExpertRow(name=name, title=fmt.label(name), status="missing", error="no result"))
+            missing = say("report.expert.no_result", lang)  # code's words, unlike a failed expert's error
+            rows.append(ExpertRow(name=name, title=fmt.label(name), status="missing", error=missing))
     return rows
 
 
-def agreement(session: ResearchSession) -> Agreement:
+def agreement(session: ResearchSession, lang: str = "en") -> Agreement:
     aggregation = _dict(session.aggregation)
     counts = _dict(aggregation.get("stance_counts"))
     succeeded = _list(aggregation.get("experts_succeeded")) or list(session.expert_results)
     failed = _list(aggregation.get("experts_failed")) or list(session.expert_errors)
     return Agreement(
-        majority=fmt.text(aggregation.get("majority_stance")),
+        majority=named("stance.", aggregation.get("majority_stance"), lang),
         ratio=fmt.percent(aggregation.get("agreement_ratio")),
         mean_confidence=fmt.confidence(aggregation.get("mean_confidence")),
         bullish=_int(counts.get("bullish")),
@@ -351,7 +413,7 @@ def agreement(session: ResearchSession) -> Agreement:
 
 
 # ---- debate --------------------------------------------------------------------------------------
-def _panel(artifact: Mapping[str, Any]) -> Panel:
+def _panel(artifact: Mapping[str, Any], lang: str) -> Panel:
     rounds = []
     for index, item in enumerate(_list(artifact.get("rounds")), start=1):
         round_ = _dict(item)
@@ -359,52 +421,62 @@ def _panel(artifact: Mapping[str, Any]) -> Panel:
         roles += [r for r, v in round_.items() if r not in PANEL_ROLES and isinstance(v, Mapping)]
         cells = []
         for role in roles:
-            say = _dict(round_.get(role))
+            said = _dict(round_.get(role))
             cells.append(
                 PanelCell(
-                    role=role,
-                    action=fmt.text(say.get("action")),
-                    confidence=fmt.confidence(say.get("confidence")),
-                    sources=len(_list(say.get("sources"))),
-                    text=fmt.text(say.get("text")),
+                    role=named("panel.role.", role, lang),
+                    action=named("action.", said.get("action"), lang),
+                    confidence=fmt.confidence(said.get("confidence")),
+                    sources=len(_list(said.get("sources"))),
+                    text=fmt.text(said.get("text")),
                 )
             )
         rounds.append(PanelRound(number=fmt.text(round_.get("round", index)), cells=cells))
     conclusion = _dict(artifact.get("conclusion"))
     return Panel(
         rounds=rounds,
-        conclusion_action=fmt.text(conclusion.get("action")),
+        conclusion_action=named("action.", conclusion.get("action"), lang),
         conclusion_confidence=fmt.confidence(conclusion.get("confidence")),
         conclusion_text=fmt.text(conclusion.get("text")),
     )
 
 
-def _why_no_debate(session: ResearchSession) -> str:
+def _why_no_debate(session: ResearchSession) -> tuple[str, str]:
+    """(why, as a `report.no_debate.*` key; the stored error it quotes, if any)."""
     if session.errors.get("debate"):
-        return f"The debate failed: {fmt.text(session.errors['debate'])}"
+        return "failed", fmt.text(session.errors["debate"])
     insufficient = _dict(session.verdict).get("evidence") == "insufficient"
     if insufficient and not session.llm_settings.get("rules_only"):
-        return "The debate was skipped: too few experts had data (insufficient evidence)."
+        return "insufficient", ""
     if session.skip_debate:
-        return "The debate was skipped on request."
+        return "skipped", ""
+    if session.status in ("cancelled", "interrupted"):
+        return str(session.status), ""
     if not session.expert_results:
-        return "Every expert failed: there was nothing to debate."
-    return "No debate was run."
+        return "all_failed", ""
+    return "none", ""
 
 
-def debate(session: ResearchSession) -> Debate:
+def debate(session: ResearchSession, lang: str = "en") -> Debate:
     outcome = _dict(session.debate_outcome)
     if not outcome:
-        return Debate(present=False, missing_reason=_why_no_debate(session))
+        key, detail = _why_no_debate(session)
+        return Debate(
+            present=False, missing_reason=say(f"report.no_debate.{key}", lang), missing_detail=detail
+        )
     bull, bear = _dict(outcome.get("bull_case")), _dict(outcome.get("bear_case"))
     risks = [_dict(r) for r in _list(outcome.get("risk_matrix"))]
     artifact = _dict(outcome.get("artifact"))
     return Debate(
         present=True,
         mode=fmt.text(outcome.get("mode") or session.debate_mode),
-        direction=fmt.text(outcome.get("direction")),
+        direction=named("signal_word.", outcome.get("direction"), lang),
         confidence=fmt.confidence(outcome.get("confidence")),
-        experts_considered=[fmt.label(e) for e in _texts(outcome.get("experts_considered"))],
+        experts_considered=(
+            [fmt.label(e) for e in _texts(outcome.get("experts_considered"))]
+            if lang == "en"
+            else _names("analyze.expert.", _texts(outcome.get("experts_considered")), lang)
+        ),
         bull_thesis=fmt.text(bull.get("core_thesis")),
         bull_arguments=_texts(bull.get("supporting_arguments")),
         bull_risks=_texts(bull.get("acknowledged_risks")),
@@ -416,13 +488,13 @@ def debate(session: ResearchSession) -> Debate:
         risk_matrix=[
             RiskRow(
                 risk=fmt.text(r.get("risk")),
-                probability=fmt.text(r.get("probability")),
-                impact=fmt.text(r.get("impact")),
+                probability=named("level.", r.get("probability"), lang),
+                impact=named("level.", r.get("impact"), lang),
                 mitigation=fmt.text(r.get("mitigation")),
             )
             for r in risks
         ],
-        panel=_panel(artifact) if artifact else None,
+        panel=_panel(artifact, lang) if artifact else None,
         dropped_sources=_int(outcome.get("dropped_sources")),
         english=_english(_dict(outcome.get("choices")).get("english")),
     )
@@ -439,7 +511,7 @@ def _english(given: Any) -> list[str]:
 
 
 # ---- footer and the whole report -----------------------------------------------------------------
-def footer(session: ResearchSession) -> Footer:
+def footer(session: ResearchSession, lang: str = "en") -> Footer:
     return Footer(
         session_id=session.id,
         parent_session_id=session.parent_session_id or fmt.DASH,
@@ -448,7 +520,7 @@ def footer(session: ResearchSession) -> Footer:
         finished_at=(
             session.finished_at.isoformat(sep=" ", timespec="seconds") if session.finished_at else fmt.DASH
         ),
-        duration=fmt.seconds(session.duration_seconds),
+        duration=fmt.seconds(session.duration_seconds, lang),
         llm_calls=fmt.count(session.llm_calls),
         tokens=fmt.count(session.tokens),
         debate_mode=str(session.debate_mode),
@@ -456,7 +528,7 @@ def footer(session: ResearchSession) -> Footer:
             NodeRow(
                 node=n.node,
                 status=str(n.status),
-                seconds=fmt.seconds(n.seconds),
+                seconds=fmt.seconds(n.seconds, lang),
                 error=fmt.text(n.error) if n.error else "",
             )
             for n in session.nodes
@@ -473,10 +545,10 @@ def build_view(session: ResearchSession, lang: str = "en") -> ReportView:
         status=str(session.status),
         verdict=verdict_card(session, lang),
         experts=expert_rows(session, lang),
-        agreement=agreement(session),
-        debate=debate(session),
+        agreement=agreement(session, lang),
+        debate=debate(session, lang),
         errors=[Pair(k, fmt.text(v)) for k, v in session.errors.items()],
-        footer=footer(session),
+        footer=footer(session, lang),
         charts=chart_views(session),
         as_of_clamped=bool(_dict(session.aggregation).get("as_of_clamped")),
     )

@@ -20,14 +20,20 @@ class Pair:
 
 @dataclass(frozen=True)
 class Flag:
-    text: str
+    text: str  # code's words
     level: str  # "warn" (the answer may be wrong) or "info" (a guard acted and fixed it)
+    detail: str = ""  # what the model wrote that the flag is about (its numbers, its instructions)
+
+    @property
+    def whole(self) -> str:
+        return f"{self.text} {self.detail}" if self.detail else self.text
 
 
 @dataclass(frozen=True)
 class VerdictCard:
     present: bool
-    missing_reason: str = ""
+    missing_reason: str = ""  # why there is no verdict, in the view's language
+    missing_detail: str = ""  # the stored error it quotes (as stored)
     action: str = DASH
     tone: str = "none"
     position: str = DASH
@@ -37,8 +43,10 @@ class VerdictCard:
     take_profit: str = DASH
     time_horizon: str = DASH
     reasoning: str = DASH
+    reasoning_by_code: bool = False  # the reasoning is code's words (in the view's language), not the model's
     rules_applied: list[str] = field(default_factory=list)
     risk_warnings: list[str] = field(default_factory=list)
+    risks_by_code: bool = False
     source: str = "llm"  # llm | rules (the code-only verdict)
     plan: list[Pair] = field(default_factory=list)  # the trade plan's numbers, computed in code
     plan_rules: list[str] = field(default_factory=list)  # how each level and the size were set
@@ -67,13 +75,15 @@ class ExpertRow:
     title: str
     status: str  # ok | failed | missing
     reused: bool = False
-    stance: str = DASH
+    stance: str = DASH  # in the view's language
+    stance_key: str = ""  # bullish | neutral | bearish (a page's badge colour)
     signal: str = DASH
     confidence: str = DASH
     code_signal: str = DASH  # the rules' reading of the same snapshot, no LLM
     code_reasons: list[str] = field(default_factory=list)
     key_numbers: list[ShownFigure] = field(default_factory=list)  # labelled, with units
     reasoning: str = ""
+    reasoning_by_code: bool = False  # rules-only: the code signal's reasons, in the view's language
     risks: list[str] = field(default_factory=list)
     grounding: str = ""
     flags: list[Flag] = field(default_factory=list)
@@ -129,6 +139,7 @@ class RiskRow:
 class Debate:
     present: bool
     missing_reason: str = ""
+    missing_detail: str = ""
     mode: str = DASH
     direction: str = DASH
     confidence: str = DASH

@@ -17,6 +17,7 @@ from starlette.responses import Response
 
 from stockdesk.coordinator.application import AnalysisProgress
 from stockdesk.entrypoints.web.deps import WebDeps
+from stockdesk.entrypoints.web.i18n import pick_language
 from stockdesk.entrypoints.web.pages.analyses_view import AnalysisForm, progress_view
 from stockdesk.entrypoints.web.pages.home import home_context
 from stockdesk.entrypoints.web.pages.jobs import moved_to_jobs
@@ -57,19 +58,19 @@ def build_analyses_router(deps: WebDeps) -> APIRouter:
             form.symbol = resolved
             started = runs().start(form.to_request())
         except StockdeskError as exc:
-            context = home_context(deps, form, exc) | {
+            context = home_context(deps, form, exc, pick_language(request)) | {
                 "choices": resolved if isinstance(resolved, list) else []
             }
             return deps.pages.render(request, "home.html.j2", context, status_code=exc.http_status)
         return RedirectResponse(f"/analyses/{started.session_id}", status_code=303)
 
-    def context(progress: AnalysisProgress) -> dict[str, object]:
-        return {"p": progress_view(progress)}
+    def context(progress: AnalysisProgress, request: Request) -> dict[str, object]:
+        return {"p": progress_view(progress, pick_language(request))}
 
     @router.get("/analyses/{session_id}")
     def progress(request: Request, session_id: str) -> Response:
         """Live: follows the run over SSE. Finished: the stored state (cancelled/interrupted and why)."""
-        return deps.pages.render(request, TEMPLATE, context(runs().progress(session_id)))
+        return deps.pages.render(request, TEMPLATE, context(runs().progress(session_id), request))
 
     @router.get("/analyses/{session_id}/events")
     def events(request: Request, session_id: str) -> StreamingResponse:
@@ -77,7 +78,7 @@ def build_analyses_router(deps: WebDeps) -> APIRouter:
         runs().progress(session_id)  # 404 before the stream starts
         stream = progress_events(
             lambda: runs().progress(session_id),
-            lambda p: deps.pages.render_text(request, TEMPLATE, "progress", context(p)),
+            lambda p: deps.pages.render_text(request, TEMPLATE, "progress", context(p, request)),
             lambda p: p.finished,
             event="progress",
         )

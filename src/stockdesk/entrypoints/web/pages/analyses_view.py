@@ -98,7 +98,7 @@ class ProgressView:
         )  # fmt: skip
 
 
-def progress_view(progress: AnalysisProgress) -> ProgressView:
+def progress_view(progress: AnalysisProgress, lang: str = "en") -> ProgressView:
     return ProgressView(
         id=progress.session_id,
         symbol=progress.symbol,
@@ -110,17 +110,17 @@ def progress_view(progress: AnalysisProgress) -> ProgressView:
                 node=step.node,
                 state=step.state,
                 started=step.started_at.strftime("%H:%M:%S") if step.started_at else fmt.DASH,
-                seconds=fmt.seconds(step.seconds),
-                typical=fmt.seconds(step.typical_seconds),
+                seconds=fmt.seconds(step.seconds, lang),
+                typical=fmt.seconds(step.typical_seconds, lang),
                 error=fmt.text(step.error) if step.error else "",
             )
             for step in progress.steps
         ],
         llm_calls=fmt.count(progress.llm_calls),
         tokens=fmt.count(progress.tokens),
-        elapsed=fmt.seconds(progress.elapsed_seconds),
+        elapsed=fmt.seconds(progress.elapsed_seconds, lang),
         error=progress.error or "",
         action=progress.action or "",
-        eta=fmt.seconds(progress.eta_seconds) if progress.eta_seconds is not None else None,
+        eta=fmt.seconds(progress.eta_seconds, lang) if progress.eta_seconds is not None else None,
         eta_runs=progress.eta_runs,
     )

@@ -214,7 +214,9 @@ def _symbol_routes(router: APIRouter, deps: WebDeps) -> None:
         except SymbolNotFoundError:
             summary = None
         if summary is None and found is None:
-            raise NotFoundException(f"{symbol} is not in the store", code="STOCK_NOT_FOUND")
+            raise NotFoundException(
+                f"{symbol} is not in the store", code="STOCK_NOT_FOUND", details={"symbol": symbol}
+            )
         row = coverage_row(found) if found else None
         found = (
             data.coverage.missing(symbol, MISSING_SHOWN, LONG_GAP_DAYS) if row and row.missing_days else None

@@ -15,7 +15,6 @@ from fastapi.responses import RedirectResponse, StreamingResponse
 from starlette.responses import Response
 
 from stockdesk.entrypoints.web.deps import WebDeps
-from stockdesk.entrypoints.web.i18n import Translator, pick_language
 from stockdesk.entrypoints.web.pages.evaluations_view import (
     EXPERTS,
     MODES,
@@ -23,7 +22,6 @@ from stockdesk.entrypoints.web.pages.evaluations_view import (
     EvaluationForm,
     JobView,
     VerdictQuery,
-    chart_words,
     job_view,
     report_view,
 )
@@ -91,8 +89,7 @@ def build_evaluations_router(deps: WebDeps) -> APIRouter:
         job = view(job_id)
         try:
             query = VerdictQuery.parse([x.strip() for x in job.horizons.split(",")], h, sort, direction, page)
-            words = chart_words(Translator(pick_language(request)))
-            report = report_view(service().overview(job_id), query, words) if job.finished else None
+            report = report_view(service().overview(job_id), query) if job.finished else None
         except BadRequestException as exc:
             shown = {
                 "status": exc.http_status,

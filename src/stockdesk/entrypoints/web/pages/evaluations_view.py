@@ -18,7 +18,7 @@ from pydantic import ValidationError
 
 from stockdesk.entrypoints.web.pages.form_text import refused, split_list, stamp
 from stockdesk.entrypoints.web.pages.jobs_view import JobPanel
-from stockdesk.evaluation.application.charts import ChartWords, report_charts
+from stockdesk.evaluation.application.charts import report_charts
 from stockdesk.evaluation.application.formatting import num, pct, times
 from stockdesk.evaluation.application.verdict_table import SORTS, verdict_page
 from stockdesk.evaluation.domain.dtos import (
@@ -33,7 +33,6 @@ from stockdesk.evaluation.presentation.rest import EvaluationBody
 from stockdesk.shared.errors import BadRequestException
 
 CHART_IDS = ("equity", "reliability", "rank-ic", "hit-rate")  # every chart a report can draw
-CHART_WORDS = tuple(name for name in ChartWords.model_fields if name != "sets")  # evaluations.chart.<name>
 STATS = ("hit_rate", "rank_ic", "mean_excess_bought")  # the bootstrap's statistics
 ACTIONS = ("BUY", "SELL", "HOLD")
 MODES = tuple(mode.value for mode in EvaluationMode)
@@ -213,23 +212,18 @@ def verdicts_view(overview: ReportOverview, query: VerdictQuery) -> dict[str, An
     }
 
 
-def chart_words(t: Callable[..., str]) -> ChartWords:
-    """The charts' words from the catalogue (`t`: the page's translator): every field of ChartWords
-    is `evaluations.chart.<field>`, every set `evaluations.set.<name>`."""
-    fields = {name: t(f"evaluations.chart.{name}") for name in ChartWords.model_fields if name != "sets"}
-    return ChartWords(**fields, sets={name: t(f"evaluations.set.{name}") for name in SET_NAMES})
-
-
-def report_view(overview: ReportOverview, query: VerdictQuery, words: ChartWords) -> dict[str, Any]:
-    """The finished report's charts (ChartSpec dicts, in `words`) and tables, formatted as the HTML
-    report does, and one page of its verdicts."""
+def report_view(overview: ReportOverview, query: VerdictQuery) -> dict[str, Any]:
+    """The finished report's charts (ChartSpec dicts, each with its words in both languages: the page's
+    chart macro picks its own) and tables, formatted as the HTML report does, and one page of its
+    verdicts."""
     report = overview.report
     mode = str(report.config["mode"])
     horizons = [str(h) for h in report.config["horizons"]]
-    charts = report_charts(report, words)
+    charts = report_charts(report)
     drawn = {c.id for c in charts}
     return {
         "summary": report.summary,
+        "summaries": {lang: texts.get("summary") for lang, texts in report.i18n.items()},  # by language
         "charts": [c.model_dump(mode="json") for c in charts],
         "missing": [c for c in CHART_IDS if c not in drawn],
         "hit_rows": _hit_rows(report, horizons),

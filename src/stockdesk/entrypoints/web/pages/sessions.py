@@ -22,6 +22,7 @@ from stockdesk.entrypoints.web.pages.sessions_view import (
     SessionFilters,
     session_page,
 )
+from stockdesk.entrypoints.web.pages.track_view import headline
 from stockdesk.shared.errors import BadRequestException, NotFoundException
 
 MEDIA = {"md": "text/markdown", "html": "text/html", "json": "application/json"}
@@ -40,7 +41,9 @@ def _two(a: str, b: str, pick: list[str]) -> tuple[str, str]:
     chosen = [a.strip(), b.strip()] if a.strip() and b.strip() else [p.strip() for p in pick if p.strip()]
     if len(chosen) != 2:
         raise BadRequestException(
-            f"pick exactly two sessions to compare ({len(chosen)} picked)", code="PICK_TWO"
+            f"pick exactly two sessions to compare ({len(chosen)} picked)",
+            code="PICK_TWO",
+            details={"count": len(chosen)},
         )
     return chosen[0], chosen[1]
 
@@ -91,7 +94,10 @@ def build_sessions_router(deps: WebDeps) -> APIRouter:
             return RedirectResponse(f"/analyses/{session_id}", status_code=303)
         found = service().get(session_id)
         view = session_page(found, progress.state, pick_language(request))
-        line = deps.container.evaluation.track.headline() if found.verdict else None  # the desk's, live only
+        line = None
+        if found.verdict:  # the desk's record, live verdicts only, worded by the page
+            scores, retrospective, h = deps.container.evaluation.track.headline_scores()
+            line = headline(scores.get("all") or {}, str(h), retrospective)
         context = {"s": view, "id": session_id, "track_record": line}
         return deps.pages.render(request, "sessions/session.html.j2", context)
 

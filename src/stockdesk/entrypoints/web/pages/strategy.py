@@ -36,6 +36,7 @@ from stockdesk.entrypoints.web.pages.strategy_view import (
 )
 from stockdesk.shared.errors import StockdeskError
 from stockdesk.shared.sse import HEADERS, progress_events
+from stockdesk.shared.wording import say
 from stockdesk.strategy_lab.application.charts import equity_chart
 from stockdesk.strategy_lab.application.service import StrategyLabService
 from stockdesk.strategy_lab.presentation.backtests import checked_backtest
@@ -165,7 +166,8 @@ def _run_context(deps: WebDeps, run_id: str) -> dict[str, Any]:
         if not run.live:
             try:
                 replayed = service.replay(run_id)
-                title = f"Iteration {record.number}: strategy against the equal-weight universe"
+                number = record.number
+                title = lambda lang: say("chart.strategy.iteration_title", lang, n=number)  # noqa: E731
                 plan = stored.summary.plan if stored.summary else None  # shades the split periods
                 context["equity"] = equity_chart(replayed, title, plan).model_dump(mode="json")
             except StockdeskError as exc:  # the page still shows the stored figures and code

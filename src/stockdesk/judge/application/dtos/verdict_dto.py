@@ -73,5 +73,11 @@ class VerdictDTO(BaseModel):
     lessons: list[LessonInput] = Field(
         default_factory=list, description="past verdicts and outcomes the judge was shown (reflection)"
     )
+    i18n: dict[str, dict[str, Any]] = Field(
+        default_factory=dict,
+        description="language -> the code-worded fields (entry_strategy, stop_loss, take_profit, "
+        "time_horizon; reasoning, risk_warnings and evidence_reason when code wrote them) in that "
+        "language (shared.wording); the fields above keep the text the prompts read",
+    )
     input: str = Field(default="", description="the prompt sent to the model")
     output: str = Field(default="", description="the model's raw answer")

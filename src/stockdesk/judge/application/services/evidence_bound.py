@@ -13,7 +13,9 @@ from collections.abc import Mapping
 
 from pydantic import BaseModel
 
+from stockdesk.judge.application.services.verdict_words import named
 from stockdesk.judge.domain.model.enums import ActionDirection, DebateDirection
+from stockdesk.shared.wording import LANGUAGES, say
 
 ACTION_STANCE = {
     ActionDirection.BUY: "bullish",
@@ -36,8 +38,9 @@ class Support(BaseModel):
     share: float
     cap: float
 
-    def words(self) -> str:
-        return f"{self.agreeing} of {self.voices} voices {self.stance}"
+    def words(self, lang: str = "en") -> str:
+        stance = named("stance.", self.stance, lang)
+        return say("verdict.support", lang, agreeing=self.agreeing, voices=self.voices, stance=stance)
 
 
 def support_for(
@@ -63,6 +66,14 @@ def against_evidence(
     action: ActionDirection, stances: Mapping[str, str], debate: DebateDirection | None
 ) -> str | None:
     """Why the action goes against both the expert majority and the debate, or None."""
+    reason = against_reason(action, stances, debate)
+    return reason["en"] if reason is not None else None
+
+
+def against_reason(
+    action: ActionDirection, stances: Mapping[str, str], debate: DebateDirection | None
+) -> dict[str, str] | None:
+    """`against_evidence`'s reason in every language (language -> text), or None."""
     stance = ACTION_STANCE[action]
     counts = Counter(str(s).lower() for s in stances.values())
     if not counts or debate is None:
@@ -70,9 +81,17 @@ def against_evidence(
     leading = max(counts.values())
     if counts.get(stance, 0) >= leading or DEBATE_STANCE[debate] == stance:
         return None
-    majority = "/".join(sorted(s for s, n in counts.items() if n == leading))
-    return (
-        f"{action.value} is {stance}, but the experts lean {majority} "
-        f"({counts.get(stance, 0)} of {sum(counts.values())} {stance}) and the debate concluded "
-        f"{DEBATE_STANCE[debate]}"
-    )
+    majority = sorted(s for s, n in counts.items() if n == leading)
+    return {
+        lang: say(
+            "verdict.against",
+            lang,
+            action=named("action.", action.value, lang),
+            stance=named("stance.", stance, lang),
+            majority="/".join(named("stance.", s, lang) for s in majority),
+            n=counts.get(stance, 0),
+            total=sum(counts.values()),
+            debate=named("stance.", DEBATE_STANCE[debate], lang),
+        )
+        for lang in LANGUAGES
+    }

@@ -15,6 +15,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from stockdesk.judge.application.dtos.verdict_dto import VerdictDTO
+from stockdesk.judge.application.services.verdict_words import insufficient_in
+from stockdesk.shared.wording import both
 
 MIN_EXPERTS_WITH_DATA = 2
 NO_PLAN = "证据不足，不给交易计划"
@@ -61,4 +63,5 @@ def insufficient_verdict(symbol: str, experts: Sequence[str], source: str) -> Ve
         evidence="insufficient",
         evidence_reason=reason,
         experts_with_data=list(experts),
+        i18n=both(lambda lang: insufficient_in(experts, MIN_EXPERTS_WITH_DATA, lang)),
     )

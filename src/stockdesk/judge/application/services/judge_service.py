@@ -16,7 +16,7 @@ After the model's answer, in this order (each change kept in `adjustments`):
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,7 +25,12 @@ from stockdesk.judge.application.services import choice_verdict
 from stockdesk.judge.application.services.claim_checks import checked_texts
 from stockdesk.judge.application.services.debate_outcome import judge_input_from_outcome
 from stockdesk.judge.application.services.evidence import judge_evidence
-from stockdesk.judge.application.services.evidence_bound import STANCE_WORDS, against_evidence, support_for
+from stockdesk.judge.application.services.evidence_bound import (
+    STANCE_WORDS,
+    against_evidence,
+    against_reason,
+    support_for,
+)
 from stockdesk.judge.application.services.evidence_check import insufficient_verdict, is_sufficient
 from stockdesk.judge.application.services.model_verdict import (
     UNCALIBRATED_CAP,
@@ -37,6 +42,12 @@ from stockdesk.judge.application.services.model_verdict import (
 from stockdesk.judge.application.services.plan_text import plan_texts
 from stockdesk.judge.application.services.rules_verdict import RulesDecision, counted, rules_decision
 from stockdesk.judge.application.services.trade_plan import compute_trade_plan, plan_options
+from stockdesk.judge.application.services.verdict_words import (
+    model_reasoning_in,
+    rules_reasoning_in,
+    said,
+    verdict_i18n,
+)
 from stockdesk.judge.domain.dtos.adjustment import Adjustment
 from stockdesk.judge.domain.dtos.evidence import CardInput, JudgeEvidence
 from stockdesk.judge.domain.dtos.judge_input import JudgeInput
@@ -50,6 +61,7 @@ from stockdesk.judge.domain.ports.judge_verdict_agent import (
 )
 from stockdesk.shared.claims import PLACEHOLDER, checked_round, listed
 from stockdesk.shared.errors import LLMOutputParseError
+from stockdesk.shared.wording import LANGUAGES, Bilingual
 
 logger = logging.getLogger(__name__)
 MAX_SAMPLES = 9
@@ -84,18 +96,50 @@ def plan_for(
     return compute_trade_plan(action, evidence.prices, confidence, variant) if evidence.prices else None
 
 
+Writer = Callable[[str], str]  # language -> a text code wrote
+
+
 def _rendered_if_dropped(
     result: VerdictResult, cards: list[CardInput], claims: dict[str, Any]
-) -> tuple[VerdictResult, dict[str, Any]]:
+) -> tuple[VerdictResult, dict[str, Any], Writer | None]:
     """A reasoning the claim round had to drop whole is written from the cards instead (the
-    choices-mode rendering of the same action, its strongest cards), never left a placeholder."""
+    choices-mode rendering of the same action, its strongest cards), never left a placeholder;
+    with it, how code words it in each language."""
     if result.reasoning != PLACEHOLDER:
-        return result, claims
+        return result, claims, None
     action = result.action.value
-    agree = [c for c in cards if c.direction in choice_verdict.DECISIVE[action] and c.direction != 0]
+    agree = [c.id for c in cards if c.direction in choice_verdict.DECISIVE[action] and c.direction != 0][:3]
     by_id = {c.id: c for c in cards}
-    reasoning = choice_verdict.reasoning(action, [c.id for c in agree[:3]], by_id)
-    return result.model_copy(update={"reasoning": reasoning}), {**claims, "replaced": ["reasoning"]}
+
+    def write(lang: str) -> str:
+        return choice_verdict.reasoning(action, agree, by_id, lang)
+
+    replaced = result.model_copy(update={"reasoning": write("zh")})
+    return replaced, {**claims, "replaced": ["reasoning"]}, write
+
+
+def _verdict_i18n(
+    plan: TradePlan | None,
+    result: VerdictResult,
+    source: str,
+    rules: RulesDecision,
+    written: Writer | None,
+    choices: Mapping[str, Any],
+) -> Bilingual:
+    """The verdict's code-worded fields in every language: the plan's lines and the horizon always;
+    the reasoning when code wrote it (the rules verdict standing in, the cards' rendering); in
+    choices mode the reasoning and risk warnings code wrote from the picked cards."""
+    if source == "rules":
+
+        def written(lang: str) -> str:
+            return rules_reasoning_in(rules.composite, rules.action.value, rules.signals, lang)[:200]
+
+    worded = verdict_i18n(plan, result.time_horizon, written)
+    english = choices.get("english")
+    if isinstance(english, Mapping):
+        worded["en"].update(reasoning=english.get("reasoning"), risk_warnings=english.get("risk_warnings"))
+        worded["zh"].update(reasoning=result.reasoning, risk_warnings=list(result.risk_warnings))
+    return worded
 
 
 CHOICE_FEEDBACK = "以下卡号与所选操作的方向不符，请保持操作不变并重新选择："
@@ -165,6 +209,13 @@ class JudgeService:
         found, plan = call.evidence, call.plan
         voices = {name: s.stance for name, s in counted(found.code_signals).items()}
         support = support_for(call.action, voices, None)
+        model, rules = found.model, call.rules
+
+        def reasoning(lang: str) -> str:
+            if model is not None:
+                return model_reasoning_in(model, lang)
+            return rules_reasoning_in(rules.composite, rules.action.value, rules.signals, lang)
+
         return VerdictDTO(
             symbol=symbol,
             action=call.action.value,
@@ -182,6 +233,7 @@ class JudgeService:
             rules_verdict=rules_summary(call.rules, plan),
             experts_with_data=call.rested_on,
             **model_fields(found.model, own=True),
+            i18n=verdict_i18n(plan, RULES_HORIZON, reasoning),
         )
 
     def run(self, judge_input: JudgeInput, *, samples: int = 1) -> VerdictDTO:
@@ -197,6 +249,7 @@ class JudgeService:
         result, source, answer = self._direction_checked(prepared, answer, rules, adjustments)
         claims: dict[str, Any] = {}
         choices: dict[str, Any] = {}
+        written: Writer | None = None
         if source == "llm" and answer.choice is not None:  # code wrote the texts: check the picks
             result, answer, choices = self._checked_choice(prepared, answer)
         elif source == "llm":
@@ -206,28 +259,21 @@ class JudgeService:
                 evidence.facts,
                 lambda feedback: self._agent.answer(VerdictQuestion(prepared), feedback),
             )
-            result, claims = _rendered_if_dropped(result, evidence.cards, claims)
+            result, claims, written = _rendered_if_dropped(result, evidence.cards, claims)
             if claims.get("dropped"):
-                adjustments.append(
-                    Adjustment(
-                        what="reasoning",
-                        from_=len(claims["dropped"]),
-                        to=0,
-                        why=f"dropped {len(claims['dropped'])} statement(s) contradicting the input",
-                    )
-                )
+                n = len(claims["dropped"])
+                adjustments.append(Adjustment.worded("reasoning", n, 0, said("verdict.adjust.dropped", n=n)))
 
         support = support_for(result.action, evidence.stances, prepared.direction)
         confidence = result.confidence
         if confidence > support.cap:
-            adjustments.append(
-                Adjustment(
-                    what="confidence",
-                    from_=confidence,
-                    to=support.cap,
-                    why=f"confidence capped from {confidence:.2f} to {support.cap:.2f}: {support.words()}",
-                )
+            why = said(
+                "verdict.adjust.capped",
+                before=f"{confidence:.2f}",
+                after=f"{support.cap:.2f}",
+                support={lang: support.words(lang) for lang in LANGUAGES},
             )
+            adjustments.append(Adjustment.worded("confidence", confidence, support.cap, why))
             confidence = support.cap
         confidence = capped_uncalibrated(confidence, adjustments)
         plan = plan_for(result.action, evidence, confidence, result.plan)
@@ -253,6 +299,7 @@ class JudgeService:
             experts_with_data=evidence.experts_with_data,
             **model_fields(evidence.model, own=False),
             lessons=evidence.lessons,
+            i18n=_verdict_i18n(plan, result, source, rules, written, choices),
             input=answer.input,
             output=answer.output,
         )
@@ -278,29 +325,17 @@ class JudgeService:
         adjustments: list[Adjustment],
     ) -> tuple[VerdictResult, str, VerdictAnswer]:
         stances, debate = judge_input.evidence.stances, judge_input.direction
-        reason = against_evidence(answer.result.action, stances, debate)
+        reason = against_reason(answer.result.action, stances, debate)
         if reason is None:
             return answer.result, "llm", answer
         first = answer.result.action
-        retry = self._agent.answer(VerdictQuestion(judge_input), f"{reason}。请依据证据重新裁决。")
+        retry = self._agent.answer(VerdictQuestion(judge_input), f"{reason['en']}。请依据证据重新裁决。")
         if against_evidence(retry.result.action, stances, debate) is None:
-            adjustments.append(
-                Adjustment(
-                    what="action",
-                    from_=first.value,
-                    to=retry.result.action.value,
-                    why=f"re-asked once: {reason}",
-                )
-            )
+            why = said("verdict.adjust.reasked", reason=reason)
+            adjustments.append(Adjustment.worded("action", first.value, retry.result.action.value, why))
             return retry.result, "llm", retry
-        adjustments.append(
-            Adjustment(
-                what="action",
-                from_=retry.result.action.value,
-                to=rules.action.value,
-                why=f"replaced by the rules verdict after one re-ask: {reason}",
-            )
-        )
+        why = said("verdict.adjust.replaced", reason=reason)
+        adjustments.append(Adjustment.worded("action", retry.result.action.value, rules.action.value, why))
         replaced = VerdictResult(
             action=rules.action,
             plan="standard",

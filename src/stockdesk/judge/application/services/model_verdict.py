@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from stockdesk.judge.application.services.verdict_words import model_reasoning_in, said
 from stockdesk.judge.domain.dtos.adjustment import Adjustment
 from stockdesk.judge.domain.dtos.evidence import ModelDecision
 from stockdesk.judge.domain.model.enums import ActionDirection
@@ -30,16 +31,11 @@ def model_decision(
     stated = model.confidence if model.calibrated else min(UNCALIBRATED_CAP, model.confidence)
     confidence = int(min(stated, cap) * 10000 + 1e-9) / 10000
     if stated > cap:
-        kind = "calibrated probability" if model.calibrated else "uncalibrated confidence"
-        adjustments.append(
-            Adjustment(
-                what="confidence",
-                from_=round(stated, 4),
-                to=confidence,
-                why=f"confidence capped from {stated:.2f} to {confidence:.2f} by the agreement of the "
-                f"experts' code signals; the model's {kind} that the action is right stays {stated:.2f}",
-            )
+        kind = said("verdict.kind.calibrated" if model.calibrated else "verdict.kind.uncalibrated")
+        why = said(
+            "verdict.adjust.model_capped", stated=f"{stated:.2f}", after=f"{confidence:.2f}", kind=kind
         )
+        adjustments.append(Adjustment.worded("confidence", round(stated, 4), confidence, why))
     return ActionDirection(model.action), confidence
 
 
@@ -61,27 +57,12 @@ def capped_uncalibrated(confidence: float, adjustments: list[Adjustment]) -> flo
     """An LLM verdict's confidence at most UNCALIBRATED_CAP, the cut recorded."""
     if confidence <= UNCALIBRATED_CAP:
         return confidence
-    adjustments.append(
-        Adjustment(
-            what="confidence",
-            from_=confidence,
-            to=UNCALIBRATED_CAP,
-            why=f"uncalibrated: this mode has too few past outcomes to calibrate on, so its confidence "
-            f"is at most {UNCALIBRATED_CAP:.2f}",
-        )
-    )
+    why = said("verdict.adjust.uncalibrated", cap=f"{UNCALIBRATED_CAP:.2f}")
+    adjustments.append(Adjustment.worded("confidence", confidence, UNCALIBRATED_CAP, why))
     return UNCALIBRATED_CAP
 
 
 def model_reasoning(model: ModelDecision) -> str:
-    """The rules verdict's reasoning, worded by code from the model's numbers."""
-    h = str(model.horizon)
-    p = model.probability_up.get(h)
-    parts = [model.note] if model.note else []
-    if p is not None:
-        parts.append(f"P(excess return over {h} trading days > 0) = {p:.2f}")
-    pushes = ", ".join(f"{name} {value:+.4f}" for name, value in sorted(model.contributions.items()))
-    if pushes:
-        parts.append(f"contributions to the score: {pushes}")
-    parts.append(f"action {model.action}")
-    return "; ".join(parts) + "."
+    """The rules verdict's reasoning, worded by code from the model's numbers (English; the verdict
+    stores it in every language, verdict_words.model_reasoning_in)."""
+    return model_reasoning_in(model, "en")

@@ -1,35 +1,44 @@
 """The verdict's text fields (entry, stop, target of judge-design.md, Decision 4) written by code
-from the trade plan."""
+from the trade plan, in both languages (the shared catalogue's `verdict.*`).
+
+The fields themselves keep the Chinese the prompts and older sessions read; `plan_i18n` is what the
+verdict stores beside them (`i18n`), and what a page or report in either language shows.
+"""
 
 from __future__ import annotations
 
 from stockdesk.judge.domain.dtos.trade_plan import TradePlan
-from stockdesk.judge.domain.model.enums import ActionDirection
+from stockdesk.shared.wording import Bilingual, both, say
 
-NO_PLAN = "无行情数据，无法计算价位"
+TEXT_FIELDS = ("entry_strategy", "stop_loss", "take_profit")
 
 
-def plan_texts(plan: TradePlan | None) -> dict[str, str]:
-    """entry_strategy, stop_loss and take_profit, each quoting only the plan's numbers."""
+def plan_texts(plan: TradePlan | None, lang: str = "zh") -> dict[str, str]:
+    """entry_strategy, stop_loss and take_profit in `lang`, each quoting only the plan's numbers."""
     if plan is None:
-        return {"entry_strategy": NO_PLAN, "stop_loss": NO_PLAN, "take_profit": NO_PLAN}
-    day = f"{plan.reference_date} 收盘价" if plan.reference_date else "最近收盘价"
-    entry, stop, target = plan.entry_price, plan.stop_loss_price, plan.take_profit_price
-    down, up = plan.stop_distance_pct, plan.target_distance_pct
-    if plan.action is ActionDirection.BUY:
-        return {
-            "entry_strategy": f"以 {entry:g} 附近（{day}）买入，仓位 {plan.position_percent:.1%}",
-            "stop_loss": f"收盘跌破 {stop:g}（-{down:g}%）止损",
-            "take_profit": f"到达 {target:g}（+{up:g}%，盈亏比 {plan.risk_reward:g}）止盈",
-        }
-    if plan.action is ActionDirection.SELL:
-        return {
-            "entry_strategy": f"于 {entry:g} 附近（{day}）卖出离场，不持仓",
-            "stop_loss": f"若收复 {stop:g}（+{down:g}%），看空判断失效，重新评估",
-            "take_profit": f"下行目标 {target:g}（-{up:g}%）",
-        }
-    return {
-        "entry_strategy": f"暂不入场；参考价 {entry:g}（{day}）",
-        "stop_loss": f"跌破 {stop:g}（-{down:g}%）转弱，需重新评估",
-        "take_profit": f"突破 {target:g}（+{up:g}%）转强，需重新评估",
+        return dict.fromkeys(TEXT_FIELDS, say("verdict.no_plan", lang))
+    day = (
+        say("verdict.day.close_of", lang, day=plan.reference_date)
+        if plan.reference_date
+        else say("verdict.day.last_close", lang)
+    )
+    values = {
+        "entry": f"{plan.entry_price:g}",
+        "stop": f"{plan.stop_loss_price:g}",
+        "target": f"{plan.take_profit_price:g}",
+        "down": f"{plan.stop_distance_pct:g}",
+        "up": f"{plan.target_distance_pct:g}",
+        "rr": f"{plan.risk_reward:g}",
+        "position": f"{plan.position_percent:.1%}",
+        "day": day,
     }
+    action = plan.action.value
+    return {
+        field: say(f"verdict.{action}.{part}", lang, **values)
+        for field, part in zip(TEXT_FIELDS, ("entry", "stop", "target"), strict=True)
+    }
+
+
+def plan_i18n(plan: TradePlan | None) -> Bilingual:
+    """The three text fields in every language: what the verdict stores as its `i18n`."""
+    return both(lambda lang: plan_texts(plan, lang))

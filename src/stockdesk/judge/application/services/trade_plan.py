@@ -25,6 +25,7 @@ import math
 from stockdesk.judge.domain.dtos.trade_plan import PlanInputs, PlanOption, PlanVariant, TradePlan
 from stockdesk.judge.domain.model.enums import ActionDirection
 from stockdesk.shared.finance import round_half_up
+from stockdesk.shared.wording import LANGUAGES, say
 
 FALLBACK_ATR_PCT = 2.5
 SWING_BUFFER_ATR = 0.25
@@ -56,34 +57,88 @@ def _nearest(
     return None
 
 
-def _distance(close: float, atr: float, swing: float | None) -> tuple[float, str]:
+Said = dict[str, str]  # language -> a rule's words (the shared catalogue's `verdict.rule.*`)
+
+
+def _said(key: str, **values: str | Said) -> Said:
+    """A rule's words in every language; a value that is itself worded is put in its own language."""
+    return {
+        lang: say(key, lang, **{k: v[lang] if isinstance(v, dict) else v for k, v in values.items()})
+        for lang in LANGUAGES
+    }
+
+
+def _distance(close: float, atr: float, swing: float | None) -> tuple[float, Said]:
     if swing is None:
-        return DEFAULT_STOP_ATR * atr, f"{DEFAULT_STOP_ATR:g} x ATR (no swing level on that side)"
+        return DEFAULT_STOP_ATR * atr, _said("verdict.rule.no_swing", n=f"{DEFAULT_STOP_ATR:g}")
     raw = abs(close - swing) + SWING_BUFFER_ATR * atr
     clamped = min(max(raw, MIN_STOP_ATR * atr), MAX_STOP_ATR * atr)
-    note = f"swing {swing:g} +/- {SWING_BUFFER_ATR:g} ATR"
+    note = _said("verdict.rule.swing", swing=f"{swing:g}", buffer=f"{SWING_BUFFER_ATR:g}")
     if clamped != raw:
-        note += f", clamped to {clamped / atr:.2f} x ATR"
+        note = _said("verdict.rule.clamped", note=note, n=f"{clamped / atr:.2f}")
     return clamped, note
 
 
-def _atr(prices: PlanInputs) -> tuple[float, str]:
+def _atr(prices: PlanInputs) -> tuple[float, Said]:
     if prices.atr is not None and math.isfinite(prices.atr) and prices.atr > 0:
-        return prices.atr, "ATR(14)"
-    return prices.close * FALLBACK_ATR_PCT / 100, f"assumed {FALLBACK_ATR_PCT:g}% of price (no ATR(14))"
+        return prices.atr, _said("verdict.rule.atr")
+    assumed = _said("verdict.rule.atr_assumed", pct=f"{FALLBACK_ATR_PCT:g}")
+    return prices.close * FALLBACK_ATR_PCT / 100, assumed
 
 
-def position_size(close: float, atr: float, confidence: float, variant: PlanVariant) -> tuple[float, str]:
+def _sizing(close: float, atr: float, confidence: float, variant: PlanVariant) -> tuple[float, Said]:
+    """A BUY's size (volatility targeting, see the module docstring) and how it was set."""
     annual_vol = atr / close * math.sqrt(TRADING_DAYS)
     raw = TARGET_VOLATILITY / annual_vol if annual_vol > 0 else MAX_POSITION
     factor = CONSERVATIVE_SIZE if variant == "conservative" else 1.0
     size = min(MAX_POSITION, confidence, raw * confidence * factor)
-    rule = (
-        f"{TARGET_VOLATILITY:.0%} target vol / {annual_vol:.1%} annual vol = {raw:.2f}"
-        f" x confidence {confidence:.2f}" + (f" x {factor:g} (conservative)" if factor != 1.0 else "")
-        + f", cap min(confidence, {MAX_POSITION:.0%})"
-    )  # fmt: skip
+    rule = _said(
+        "verdict.rule.sizing",
+        target=f"{TARGET_VOLATILITY:.0%}",
+        vol=f"{annual_vol:.1%}",
+        raw=f"{raw:.2f}",
+        confidence=f"{confidence:.2f}",
+    )
+    if factor != 1.0:
+        more = _said("verdict.rule.sizing_conservative", factor=f"{factor:g}")
+        rule = {lang: rule[lang] + more[lang] for lang in LANGUAGES}
+    rule = _said("verdict.rule.sizing_cap", rule=rule, cap=f"{MAX_POSITION:.0%}")
     return math.floor(size * 1000 + 1e-9) / 1000, rule  # rounded down: never above a cap
+
+
+def _levels(
+    action: ActionDirection,
+    close: float,
+    variant: PlanVariant,
+    sides: tuple[float, Said, float, Said],
+    swings: tuple[float | None, float | None],
+) -> tuple[float, Said, float, Said]:
+    """(stop, its rule, target, its rule) of the action, from the two sides' distances and swings."""
+    d_down, down_note, d_up, up_note = sides
+    swing_low, swing_high = swings
+    r = TARGET_R[variant]
+    if action is ActionDirection.BUY:
+        far = close + MAX_TARGET_R * d_down
+        if variant == "standard" and swing_high is not None and swing_high - close >= r * d_down:
+            target, target_rule = (
+                min(swing_high, far),
+                _said("verdict.rule.BUY.target_swing", swing=f"{swing_high:g}", r=f"{r:g}"),
+            )
+        else:
+            target, target_rule = close + r * d_down, _said("verdict.rule.BUY.target", r=f"{r:g}")
+        return close - d_down, _said("verdict.rule.BUY.stop", note=down_note), target, target_rule
+    if action is ActionDirection.SELL:
+        reach = r * d_up
+        if variant == "standard" and swing_low is not None:
+            reach = max(reach, close - swing_low)
+        reach = min(reach, MAX_TARGET_R * d_up, close / 2)
+        target_rule = _said("verdict.rule.SELL.target", n=f"{reach / d_up:.2f}")
+        return close + d_up, _said("verdict.rule.SELL.stop", note=up_note), close - reach, target_rule
+    stop_rule, target_rule = (
+        _said("verdict.rule.HOLD.stop", note=down_note),
+        _said("verdict.rule.HOLD.target", note=up_note),
+    )
+    return close - d_down, stop_rule, close + d_up, target_rule
 
 
 def compute_trade_plan(
@@ -95,37 +150,28 @@ def compute_trade_plan(
     swing_high = _nearest(prices.resistance_levels, prices.high_20d, below=None, above=close)
     d_down, down_note = _distance(close, atr, swing_low)
     d_up, up_note = _distance(close, atr, swing_high)
-    r = TARGET_R[variant]
-    position, sizing = 0.0, "no position"
+    stop, stop_rule, target, target_rule = _levels(
+        action, close, variant, (d_down, down_note, d_up, up_note), (swing_low, swing_high)
+    )
     if action is ActionDirection.BUY:
-        stop, stop_rule = close - d_down, f"entry - {down_note}"
-        far = close + MAX_TARGET_R * d_down
-        if variant == "standard" and swing_high is not None and swing_high - close >= r * d_down:
-            target, target_rule = min(swing_high, far), f"swing high {swing_high:g} (>= {r:g}R)"
-        else:
-            target, target_rule = close + r * d_down, f"entry + {r:g} x stop distance"
-        position, sizing = position_size(close, atr, confidence, variant)
-    elif action is ActionDirection.SELL:
-        stop, stop_rule = close + d_up, f"exit + {up_note}: above it the bearish view is wrong"
-        reach = r * d_up
-        if variant == "standard" and swing_low is not None:
-            reach = max(reach, close - swing_low)
-        reach = min(reach, MAX_TARGET_R * d_up, close / 2)
-        target, target_rule = close - reach, f"exit - {reach / d_up:.2f} x invalidation distance"
-        sizing = "exit: no position is held"
+        position, sizing = _sizing(close, atr, confidence, variant)
     else:
-        stop, stop_rule = close - d_down, f"watch below: {down_note}"
-        target, target_rule = close + d_up, f"watch above: {up_note}"
-        sizing = "hold: no new position"
+        position, sizing = 0.0, _said(f"verdict.rule.{action.value}.sizing")
     stop, target = _price(stop), _price(target)
     risk, reward = abs(close - stop), abs(target - close)
+    rules = {
+        "stop_rule": stop_rule,
+        "target_rule": target_rule,
+        "sizing_rule": sizing,
+        "atr_source": atr_source,
+    }
     return TradePlan(
         action=action,
         variant=variant,
         reference_date=prices.trade_date,
         entry_price=_price(close),
         atr=_price(atr),
-        atr_source=atr_source,
+        atr_source=atr_source["en"],
         swing_low=_price(swing_low) if swing_low is not None else None,
         swing_high=_price(swing_high) if swing_high is not None else None,
         stop_loss_price=stop,
@@ -134,9 +180,10 @@ def compute_trade_plan(
         target_distance_pct=round_half_up(reward / close * 100, 2),
         risk_reward=round_half_up(reward / risk, 2) if risk > 0 else 0.0,
         position_percent=position,
-        stop_rule=stop_rule,
-        target_rule=target_rule,
-        sizing_rule=sizing,
+        stop_rule=stop_rule["en"],
+        target_rule=target_rule["en"],
+        sizing_rule=sizing["en"],
+        i18n={lang: {field: said[lang] for field, said in rules.items()} for lang in LANGUAGES},
     )
 
 

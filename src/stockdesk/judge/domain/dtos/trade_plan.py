@@ -50,6 +50,11 @@ class TradePlan(BaseModel):
     stop_rule: str
     target_rule: str
     sizing_rule: str
+    i18n: dict[str, dict[str, str]] = Field(
+        default_factory=dict,
+        description="language -> stop_rule, target_rule, sizing_rule and atr_source worded in it "
+        "(shared.wording; the fields above are the English)",
+    )
 
 
 class PlanOption(BaseModel):

@@ -33,6 +33,11 @@ class ExpertView(BaseModel):
     )
     text: str = Field(default="", description="the expert's reasoning as it wrote it (may be empty)")
     risks: list[str] = Field(default_factory=list, description="risks the expert named")
+    i18n: dict[str, dict[str, str]] = Field(
+        default_factory=dict,
+        description="language -> {'text': ...} when code wrote the text (rules-only: the code "
+        "signal's reasons) (shared.wording)",
+    )
 
     def card(self, card_id: str) -> EvidenceCard | None:
         return next((c for c in self.cards if c.id == card_id), None)

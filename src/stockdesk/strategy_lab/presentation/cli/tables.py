@@ -24,7 +24,7 @@ ROWS = (
     ("volatility", "volatility", "{:.1%}"),
 )
 STRATEGY_ONLY = (
-    ("turnover / year", "turnover", "{:.1f}x"),
+    ("turnover / year", "turnover", "{:.1f}×"),
     ("win rate", "win_rate", "{:.1%}"),
     ("trades", "trades", "{:,}"),
     ("stop-loss exits", "stop_losses", "{:,}"),

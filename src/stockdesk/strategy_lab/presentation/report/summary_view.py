@@ -57,6 +57,7 @@ class SplitRow:
     turnover: str
     gross: Figures
     benchmark: Figures
+    spans: list[tuple[str, str, int]] = field(default_factory=list)  # (start, end, days): a page words them
 
     @classmethod
     def of(cls, key: str, figures: SplitFigures) -> SplitRow:
@@ -64,9 +65,10 @@ class SplitRow:
             key=key,
             label=SPLIT_LABELS[key],
             periods=[period_text(p) for p in figures.periods],
+            spans=[(p.start.isoformat(), p.end.isoformat(), p.days) for p in figures.periods],
             net=Figures.of(figures),
             trades=fmt(figures.trades, "{:,}"),
-            turnover=fmt(figures.turnover, "{:.1f}x"),
+            turnover=fmt(figures.turnover, "{:.1f}×"),
             gross=Figures.of(figures.gross),
             benchmark=Figures.of(figures.benchmark),
         )
