@@ -295,7 +295,10 @@ def number_shown(report: str, fmt: str, label: str, value: str) -> bool:
 
 def risk_row(fmt: str, row: dict[str, str]) -> str:
     cells = [row["risk"], row["probability"], row["impact"], row["mitigation"]]
-    return "| " + " | ".join(cells) + " |" if fmt == "md" else "".join(f"<td>{c}</td>" for c in cells)
+    if fmt == "md":
+        return "| " + " | ".join(cells) + " |"
+    data = ' translate="no"'  # the model's words are marked as its data in HTML
+    return "".join(f"<td{data if i in (0, 3) else ''}>{c}</td>" for i, c in enumerate(cells))
 
 
 @pytest.mark.parametrize("fmt", ["md", "html"])
@@ -336,7 +339,10 @@ def test_full_report_shows_verdict_experts_debate_risks_and_usage(fmt: str) -> N
     assert "100% agree" in report and "mean confidence 0.71" in report
     assert "without data (missing, not voices): catalyst_detective, macro_intelligence" in report
     # guards
-    assert "ungrounded numbers: 31.7" in report and "retried once" in report
+    # the model's numbers a flag quotes are marked as its data in HTML
+    assert (
+        re.search(r'ungrounded numbers: (<span translate="no">)?31\.7', report) and "retried once" in report
+    )
     assert "2 unverified sources dropped" in report and "no information found" in report
     assert "12 numbers checked, 1 ungrounded" in report
     assert "⚠ 1 warning(s), 1 note(s)" in report  # valuation's row in the experts table
@@ -374,7 +380,8 @@ def test_partial_report_names_the_failed_expert_and_why_there_is_no_verdict(fmt:
     report = render_report(partial_session(), fmt)  # type: ignore[arg-type]
     assert MACRO_ERROR in report and "FAILED" in report
     assert "No verdict" in report or "NO VERDICT" in report
-    assert f"The debate failed, so the judge had nothing to rule on: {DEBATE_ERROR}" in report
+    quoted = DEBATE_ERROR if fmt == "md" else f'<span translate="no">{DEBATE_ERROR}</span>'
+    assert f"The debate failed, so the judge had nothing to rule on: {quoted}" in report
     assert "reused from the parent session" in report and "c0ffee00" in report
     assert "No risk matrix" in report
     assert number_shown(report, fmt, "P/E (TTM)", "23.46×")
@@ -395,7 +402,10 @@ def test_panel_report_has_the_rounds_table_and_dropped_sources(fmt: str) -> None
         assert "| 1 | fundamental | BUY | 0.70 | 1 | 云业务增速回升 |" in report
         assert "| 2 | risk | SELL | 0.55 | 0 | 监管风险仍在 |" in report
     else:
-        assert "<td>2</td><td>risk</td><td>SELL</td><td>0.55</td><td>0</td><td>监管风险仍在</td>" in report
+        assert (
+            '<td>2</td><td>risk</td><td>SELL</td><td>0.55</td><td>0</td><td translate="no">监管风险仍在</td>'
+            in report
+        )
         assert 'class="card verdict hold"' in report
     assert "分歧未收敛，观望为主" in report and "1 cited source(s) were dropped" in report
     assert ("| Position | 0% |" if fmt == "md" else "<b>Position</b>0%") in report
@@ -517,3 +527,27 @@ def test_the_plans_levels_carry_the_sign_the_verdicts_words_give_them(action: st
         assert float(shown.group(2)) == pytest.approx(float(said.group(2)))
         assert shown.group(1) == ("-" if level < plan.entry_price else "+")
         assert f"{level:,.2f}" in row.value and ("CNY" in row.value or "元" in row.value)
+
+
+@pytest.mark.parametrize("build", [full_session, partial_session, panel_session])
+def test_a_chinese_report_says_everything_in_chinese_with_the_english_reports_numbers(build: Any) -> None:
+    """`lang="zh"`: the HTML report's own words are Chinese (Latin words only from the page walker's
+    allowlist, outside what the models wrote), and it states the same figures as the English one."""
+    from tests.entrypoints.web.page_language_support import offences
+
+    english, chinese = (render_report(build(), "html", lang=lang) for lang in ("en", "zh"))
+    assert '<html lang="zh">' in chinese and "研究报告" in chinese
+    # these sessions' verdicts were stored in English only, as before `i18n`: the report shows them so
+    stored = ("entry - swing 1610", "swing high 1900", "vol target", "confidence capped from 0.85")
+    assert [o for o in offences(chinese, "zh") if not any(s in o for s in stored)] == []
+    numbers = re.compile(r"-?\d+(?:[.,]\d+)*%?")
+    body = re.compile(r"<body>.*</body>", re.S)
+    shown = [sorted(numbers.findall(re.sub(r"&#\d+;", "", body.findall(r)[0]))) for r in (english, chinese)]
+    assert shown[0] == shown[1]
+    assert render_report(build(), "md", lang="zh").count("研究报告") == 1
+
+
+def test_an_unknown_report_language_is_a_bad_request() -> None:
+    with pytest.raises(BadRequestException) as caught:
+        render_report(full_session(), "md", lang="fr")
+    assert caught.value.code == "BAD_LANGUAGE"

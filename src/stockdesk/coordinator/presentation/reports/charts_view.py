@@ -14,7 +14,8 @@ from markupsafe import Markup, escape
 from pydantic import ValidationError
 
 from stockdesk.coordinator.application import ResearchSession
-from stockdesk.shared.charts import ChartSpec, render_inline_svg
+from stockdesk.shared.charts import ChartSpec, render_inline_svg, spec_in_language
+from stockdesk.shared.wording import say
 
 logger = logging.getLogger(__name__)
 
@@ -26,6 +27,7 @@ class ChartView:
     caption: str
     spec: ChartSpec | None = None
     problem: str = ""
+    lang: str = "en"
 
     @property
     def file(self) -> str:
@@ -41,19 +43,24 @@ class ChartView:
             return Markup(render_inline_svg(self.spec))
         except Exception as exc:  # a report always renders: say what failed instead
             logger.warning("chart %s could not be drawn", self.id, exc_info=True)
-            return Markup("<p><b>Chart not drawn:</b> {}</p>").format(escape(f"{type(exc).__name__}: {exc}"))
+            return Markup('<p><b>{}</b> <span translate="no">{}</span></p>').format(
+                say("report.chart.not_drawn", self.lang), escape(f"{type(exc).__name__}: {exc}")
+            )
 
 
-def chart_views(session: ResearchSession) -> list[ChartView]:
-    """One view per stored chart, in the stored order; old sessions have none."""
+def chart_views(session: ResearchSession, lang: str = "en") -> list[ChartView]:
+    """One view per stored chart, in the stored order, its texts in `lang` where the chart's table
+    has them (`shared.charts.spec_in_language`); old sessions have none."""
     views = []
     for index, raw in enumerate(session.charts):
         try:
-            spec = ChartSpec.model_validate(raw)
+            spec = ChartSpec.model_validate(
+                spec_in_language(raw, lang) if lang != "en" and isinstance(raw, dict) else raw
+            )
         except ValidationError as exc:
             name = str(raw.get("id") or f"chart{index + 1}") if isinstance(raw, dict) else f"chart{index + 1}"
-            problem = f"the stored chart could not be read ({exc.error_count()} problem(s))"
-            views.append(ChartView(id=name, title=name, caption="", problem=problem))
+            problem = say("report.chart.unreadable", lang, n=exc.error_count())
+            views.append(ChartView(id=name, title=name, caption="", problem=problem, lang=lang))
             continue
-        views.append(ChartView(id=spec.id, title=spec.title, caption=spec.caption, spec=spec))
+        views.append(ChartView(id=spec.id, title=spec.title, caption=spec.caption, spec=spec, lang=lang))
     return views

@@ -10,18 +10,20 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from stockdesk.shared.wording import say
+
 
 def _percent(value: Any) -> str:
     return f"{float(value) * 100:.0f}%"
 
 
-def probability_line(verdict: Mapping[str, Any]) -> str:
+def probability_line(verdict: Mapping[str, Any], lang: str = "en") -> str:
     model = verdict.get("signal_model") or {}
     horizon = str(model.get("horizon", 20))
     p = (verdict.get("probability_up") or {}).get(horizon)
     if not verdict.get("calibrated") or p is None:
-        return "uncalibrated: too few past outcomes of this mode to state a probability"
-    return f"P(beats the benchmark over {horizon} trading days) {_percent(p)}"
+        return say("report.probability.uncalibrated", lang)
+    return say("report.probability.line", lang, horizon=horizon, p=_percent(p))
 
 
 def probability_figures(verdict: Mapping[str, Any]) -> dict[str, str]:
@@ -43,24 +45,32 @@ def probability_figures(verdict: Mapping[str, Any]) -> dict[str, str]:
     }
 
 
-def calibration_line(verdict: Mapping[str, Any]) -> str:
+def calibration_line(verdict: Mapping[str, Any], lang: str = "en") -> str:
     model = verdict.get("signal_model") or {}
     horizon = str(model.get("horizon", 20))
     cal = (verdict.get("calibration") or {}).get(horizon) or (model.get("calibration") or {}).get(horizon)
     if not cal:
         return ""
-    ece = f", ECE {cal['ece']:.3f}" if cal.get("ece") is not None else ""
+    ece = say("report.calibration.ece", lang, ece=f"{cal['ece']:.3f}") if cal.get("ece") is not None else ""
     fitted = (
-        f"model fitted on {cal.get('pairs', 0):,} pairs"
+        say("report.calibration.fitted", lang, pairs=f"{cal.get('pairs', 0):,}")
         if cal.get("model") == "fitted"
-        else "model on prior weights"
+        else say("report.calibration.prior", lang)
     )
-    to = f" to {cal['fitted_to']}" if cal.get("fitted_to") else ""
+    to = say("report.calibration.to", lang, day=cal["fitted_to"]) if cal.get("fitted_to") else ""
     universe = model.get("universe", 0)
-    return f"calibrated on {cal.get('n', 0):,} past outcomes{to}{ece}; {fitted}; {universe} symbols"
+    return say(
+        "report.calibration.line",
+        lang,
+        n=f"{cal.get('n', 0):,}",
+        to=to,
+        ece=ece,
+        fitted=fitted,
+        universe=universe,
+    )
 
 
-def model_line(verdict: Mapping[str, Any]) -> str:
+def model_line(verdict: Mapping[str, Any], lang: str = "en") -> str:
     """The signal model's view beside an LLM verdict (empty for the rules verdict, which is it)."""
     model = verdict.get("signal_model") or {}
     if not model or verdict.get("source") == "rules":
@@ -68,25 +78,43 @@ def model_line(verdict: Mapping[str, Any]) -> str:
     horizon = str(model.get("horizon", 20))
     p = (model.get("probability_up") or {}).get(horizon)
     odds = (
-        f", P(up over {horizon} days) {_percent(p)}"
+        say("report.model.odds", lang, horizon=horizon, p=_percent(p))
         if model.get("calibrated") and p is not None
-        else ", uncalibrated"
+        else say("report.model.uncalibrated", lang)
     )
-    return f"signal model (code): {model.get('action', '—')}{odds}"
+    action = str(model.get("action", "—"))
+    if lang != "en" and action in ("BUY", "SELL", "HOLD"):
+        action = say(f"action.{action}", lang)
+    return say("report.model.line", lang, action=action, odds=odds)
 
 
-def lesson_lines(verdict: Mapping[str, Any]) -> list[str]:
+def lesson_lines(verdict: Mapping[str, Any], lang: str = "en") -> list[str]:
     """The past verdicts a reflecting judge was shown, each with what followed (code's figures)."""
     lines = []
     for lesson in verdict.get("lessons") or []:
         p = lesson.get("probability_up")
-        stated = f", P(up) {_percent(p)}" if p is not None else ", uncalibrated"
+        stated = (
+            say("report.lesson.stated", lang, p=_percent(p))
+            if p is not None
+            else say("report.model.uncalibrated", lang)
+        )
         excess = float(lesson.get("excess_return") or 0.0)
         action = str(lesson.get("action"))
         right = {"BUY": excess > 0, "SELL": excess < 0}.get(action)
-        verdict_word = "" if right is None else ("; right" if right else "; wrong")
+        verdict_word = "" if right is None else say(f"report.lesson.{'right' if right else 'wrong'}", lang)
+        shown = (
+            say(f"action.{action}", lang) if lang != "en" and action in ("BUY", "SELL", "HOLD") else action
+        )
         lines.append(
-            f"{lesson.get('as_of')} {action}{stated}: {lesson.get('horizon')}-day excess return "
-            f"{excess * 100:+.2f}%{verdict_word}"
+            say(
+                "report.lesson.line",
+                lang,
+                as_of=lesson.get("as_of"),
+                action=shown,
+                stated=stated,
+                horizon=lesson.get("horizon"),
+                excess=f"{excess * 100:+.2f}%",
+                right=verdict_word,
+            )
         )
     return lines

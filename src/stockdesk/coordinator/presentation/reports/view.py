@@ -77,6 +77,11 @@ def named(prefix: str, value: Any, lang: str) -> str:
         return shown
 
 
+def _title(expert: str, lang: str) -> str:
+    """An expert's name: as the report files always wrote it in English, else the catalogue's."""
+    return fmt.label(expert) if lang == "en" else named("analyze.expert.", expert, lang)
+
+
 def _names(prefix: str, values: list[str], lang: str) -> list[str]:
     return [named(prefix, v, lang) for v in values]
 
@@ -281,10 +286,10 @@ def verdict_card(session: ResearchSession, lang: str = "en") -> VerdictCard:
         rules_applied=_texts(verdict.get("rules_applied")),
         risk_warnings=_texts(in_language(verdict, "risk_warnings", lang)),
         risks_by_code=_by_code(verdict, "risk_warnings", lang),
-        probability=probability_line(verdict),
-        calibration=calibration_line(verdict),
-        signal_model=model_line(verdict),
-        lessons=lesson_lines(verdict),
+        probability=probability_line(verdict, lang),
+        calibration=calibration_line(verdict, lang),
+        signal_model=model_line(verdict, lang),
+        lessons=lesson_lines(verdict, lang),
         **probability_figures(verdict),
     )
 
@@ -348,7 +353,7 @@ def _expert_row(
     text = in_language(view, "text", lang) if view is not None else ""
     return ExpertRow(
         name=name,
-        title=fmt.label(name),
+        title=_title(name, lang),
         status="ok",
         reused=reused,
         stance=named("stance.", stances.get(name) or (view.stance if view else None), lang),
@@ -380,7 +385,7 @@ def expert_rows(session: ResearchSession, lang: str = "en") -> list[ExpertRow]:
         if name in session.expert_errors:
             error = fmt.text(session.expert_errors[name])
             rows.append(
-                ExpertRow(name=name, title=fmt.label(name), status="failed", reused=reused, error=error)
+                ExpertRow(name=name, title=_title(name, lang), status="failed", reused=reused, error=error)
             )
         elif name in session.expert_results:
             result = _dict(session.expert_results[name])
@@ -390,7 +395,7 @@ def expert_rows(session: ResearchSession, lang: str = "en") -> list[ExpertRow]:
             rows.append(replace(row, stance=say("report.expert.no_data", lang)) if name in without else row)
         else:
             missing = say("report.expert.no_result", lang)  # code's words, unlike a failed expert's error
-            rows.append(ExpertRow(name=name, title=fmt.label(name), status="missing", error=missing))
+            rows.append(ExpertRow(name=name, title=_title(name, lang), status="missing", error=missing))
     return rows
 
 
@@ -541,7 +546,7 @@ def build_view(session: ResearchSession, lang: str = "en") -> ReportView:
     the session page builds it in the page's language."""
     return ReportView(
         symbol=session.symbol,
-        as_of=session.as_of.isoformat() if session.as_of else "latest",
+        as_of=session.as_of.isoformat() if session.as_of else say("report.latest", lang),
         status=str(session.status),
         verdict=verdict_card(session, lang),
         experts=expert_rows(session, lang),
@@ -549,6 +554,6 @@ def build_view(session: ResearchSession, lang: str = "en") -> ReportView:
         debate=debate(session, lang),
         errors=[Pair(k, fmt.text(v)) for k, v in session.errors.items()],
         footer=footer(session, lang),
-        charts=chart_views(session),
+        charts=chart_views(session, lang),
         as_of_clamped=bool(_dict(session.aggregation).get("as_of_clamped")),
     )
