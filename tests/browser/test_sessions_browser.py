@@ -98,7 +98,7 @@ def test_open_a_session_and_find_the_trade_plans_numbers_and_a_rendered_chart(
         assert int(chart.get_attribute("data-points") or 0) > 0
         expect(chart.locator("canvas").first).to_be_attached()
     expect(page.get_by_role("link", name="Markdown")).to_have_attribute(
-        "href", f"/sessions/{session_id}/report.md"
+        "href", f"/sessions/{session_id}/report.md?lang=en"
     )
     assert_readable_session_page(page)
     shots(page, "session-desktop")
@@ -116,7 +116,7 @@ def test_open_a_session_and_find_the_trade_plans_numbers_and_a_rendered_chart(
     expect(report.locator("svg").first).to_be_visible()
     expect(report.locator("body")).to_contain_text("600001.SH")
     expect(page.get_by_role("link", name="HTML")).to_have_attribute(
-        "href", f"/sessions/{session_id}/report.html"
+        "href", f"/sessions/{session_id}/report.html?lang=en"
     )
     shots(page, "session-report")
 

@@ -79,6 +79,11 @@ def test_report_re_renders_a_stored_session_in_any_format_without_llm_calls(
     assert len(router.calls) == calls
     again = json.loads((tmp_path / "again.json").read_text(encoding="utf-8"))
     assert again["verdict"] == json.loads(first.read_text(encoding="utf-8"))["verdict"]
+    chinese = tmp_path / "zh.md"
+    assert run(app, "report", session_id, "--out", str(chinese), "--lang", "zh").exit_code == 0
+    text = chinese.read_text(encoding="utf-8")
+    assert "研究报告" in text and "## 裁决" in text and "## Verdict" not in text
+    assert "## Verdict" in (tmp_path / "again.md").read_text(encoding="utf-8")  # English by default
 
 
 @pytest.mark.parametrize(
@@ -87,6 +92,8 @@ def test_report_re_renders_a_stored_session_in_any_format_without_llm_calls(
         (["report", "nope", "--out", "r.md"], "no research session nope"),
         (["report", "nope", "--out", "r.pdf"], "cannot tell the report format"),
         (["sessions", "--since", "yesterday"], "YYYY-MM-DD"),
+        (["report", "nope", "--out", "r.md", "--lang", "fr"], "unknown report language 'fr'"),
+        (["analyze", SYMBOL, "--rules-only", "--lang", "de"], "unknown report language 'de'"),
     ],
 )
 def test_bad_input_is_a_one_line_error(

@@ -12,6 +12,8 @@ must be in the page's language (Chinese pages: Latin words only from a short all
 
 from __future__ import annotations
 
+import html
+import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -221,11 +223,21 @@ def build_world(settings: Settings, tmp_path: Path) -> tuple[TestClient, World]:
     return client, world
 
 
+FRAME = re.compile(r'<iframe[^>]*\ssrc="([^"]+)"')
+
+
 def _page_offences(client: TestClient, lang: str, method: str, url: str, **kw: object) -> list[str]:
+    """What a page says in the other language, and what every page it frames says (the report view
+    frames the session's HTML report: fetched as the browser would, in the same language)."""
     client.cookies.set(LANG_COOKIE, lang)
     answer = client.request(method, url, **kw)  # type: ignore[arg-type]
     assert answer.headers["content-type"].startswith("text/html"), f"{url}: {answer.headers['content-type']}"
-    return [f"{lang} {method} {url}: {found}" for found in offences(answer.text, lang)], answer.status_code
+    found = [f"{lang} {method} {url}: {said}" for said in offences(answer.text, lang)]
+    for src in FRAME.findall(answer.text):
+        framed = client.get(html.unescape(src))
+        assert framed.status_code == 200 and f'<html lang="{lang}">' in framed.text, src
+        found += [f"{lang} GET {src} (framed in {url}): {said}" for said in offences(framed.text, lang)]
+    return found, answer.status_code
 
 
 def test_every_page_speaks_one_language(settings: Settings, tmp_path: Path) -> None:

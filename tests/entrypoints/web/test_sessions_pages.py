@@ -75,7 +75,7 @@ def test_the_session_page_shows_the_verdict_its_trade_plan_the_experts_and_inter
     price = specs[0]
     assert price["panels"][0]["series"][0]["values"][-1] == 20.0  # the stored series, not recomputed
     for fmt in ("md", "html", "json"):
-        assert f'href="/sessions/{session.id}/report.{fmt}"' in html
+        assert f'href="/sessions/{session.id}/report.{fmt}?lang=en"' in html
     assert "Retry the failed parts" not in html  # nothing failed
 
 
@@ -104,9 +104,12 @@ def test_the_report_is_read_in_the_browser_with_its_download_buttons(settings: S
     assert f'href="/sessions/{session.id}/report"' in client.get(f"/sessions/{session.id}").text
     view = client.get(f"/sessions/{session.id}/report")
     assert view.status_code == 200
-    assert f'src="/sessions/{session.id}/report.html?inline=1"' in view.text and "sandbox" in view.text
+    assert (
+        f'src="/sessions/{session.id}/report.html?inline=1&amp;lang=en"' in view.text
+        and "sandbox" in view.text
+    )
     for fmt in ("md", "html", "json"):
-        assert f'href="/sessions/{session.id}/report.{fmt}" download' in view.text
+        assert f'href="/sessions/{session.id}/report.{fmt}?lang=en" download' in view.text
     framed = client.get(f"/sessions/{session.id}/report.html", params={"inline": 1})
     assert framed.headers["content-disposition"].startswith("inline;") and "<svg" in framed.text
     policy = framed.headers["content-security-policy"]
@@ -117,6 +120,15 @@ def test_the_report_is_read_in_the_browser_with_its_download_buttons(settings: S
     assert md.headers["content-disposition"].startswith("attachment;")  # only the HTML report is shown
     chinese = client.get(f"/sessions/{session.id}/report", headers={"Accept-Language": "zh-CN,zh;q=0.9"})
     assert "返回会话" in chinese.text
+    # the framed report and the downloads are in the page's language; `lang` asks for one outright
+    assert f'src="/sessions/{session.id}/report.html?inline=1&amp;lang=zh"' in chinese.text
+    assert f'href="/sessions/{session.id}/report.md?lang=zh" download' in chinese.text
+    framed_zh = client.get(f"/sessions/{session.id}/report.html", params={"inline": 1, "lang": "zh"})
+    assert '<html lang="zh">' in framed_zh.text and "研究报告" in framed_zh.text
+    md_zh = client.get(f"/sessions/{session.id}/report.md", params={"lang": "zh"}).text
+    assert "## 裁决" in md_zh and "## Verdict" in client.get(f"/sessions/{session.id}/report.md").text
+    bad = client.get(f"/sessions/{session.id}/report.md", params={"lang": "fr"})
+    assert bad.status_code == 400 and 'data-code="BAD_LANGUAGE"' in bad.text
     assert client.get("/sessions/nope/report").status_code == 404
 
 

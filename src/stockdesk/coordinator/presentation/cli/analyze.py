@@ -18,7 +18,12 @@ from stockdesk.coordinator.application import (
     parse_experts,
 )
 from stockdesk.coordinator.presentation.cli.live_view import LiveView
-from stockdesk.coordinator.presentation.reports.render import render_report, report_format, write_report
+from stockdesk.coordinator.presentation.reports.render import (
+    render_report,
+    report_format,
+    report_language,
+    write_report,
+)
 from stockdesk.shared.dates import parse_day
 from stockdesk.shared.errors import BadRequestException
 
@@ -60,8 +65,10 @@ def build_analyze_command(
             help="Show the judge this symbol's matured past verdicts and their outcomes (off: "
             "`evaluate --reflection` has not shown that it helps).",
         ),
+        lang: str = typer.Option("en", "--lang", help="The report's language: en or zh."),
     ) -> None:
         """Run the research pipeline on one symbol and print (or write) the report."""
+        report_language(lang)  # a bad language fails before any work, as a bad suffix does
         if out:
             report_format(out)  # a bad suffix fails before any work
         if reflection and (rules_only or skip_debate):
@@ -101,9 +108,9 @@ def build_analyze_command(
         )
         line = track_record() if track_record is not None and session.verdict else None
         if out is None:
-            Console().print(Markdown(render_report(session, "md", track_record=line)))
+            Console().print(Markdown(render_report(session, "md", track_record=line, lang=lang)))
             return
-        written = write_report(session, out, track_record=line)  # atomically, with chart images
+        written = write_report(session, out, track_record=line, lang=lang)  # atomically, with chart images
         typer.echo(f"report written to {written[0].resolve()}")
 
     return analyze

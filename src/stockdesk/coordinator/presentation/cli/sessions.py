@@ -13,7 +13,7 @@ from rich.console import Console
 from rich.table import Table
 
 from stockdesk.coordinator.application import ResearchCoordinatorService, SessionStatus
-from stockdesk.coordinator.presentation.reports.render import report_format, write_report
+from stockdesk.coordinator.presentation.reports.render import report_format, report_language, write_report
 from stockdesk.shared.dates import parse_day
 
 
@@ -21,11 +21,13 @@ def build_report_command(get_service: Callable[[], ResearchCoordinatorService]) 
     def report(
         session_id: str = typer.Argument(..., help="A session id (see `stockdesk sessions`)."),
         out: Path = typer.Option(..., "--out", help="report.md, report.html or report.json (full session)."),
+        lang: str = typer.Option("en", "--lang", help="The report's language: en or zh."),
     ) -> None:
         """Re-render a stored session as Markdown, HTML or JSON, without running anything again."""
-        report_format(out)  # a bad suffix fails before the session is read
+        report_format(out)  # a bad suffix or language fails before the session is read
+        report_language(lang)
         session = get_service().get(session_id.strip())
-        written = write_report(session, out)
+        written = write_report(session, out, lang=lang)
         typer.echo(f"report written to {written[0].resolve()}")
 
     return report

@@ -62,6 +62,12 @@ class ReportWords:
         marked = {k: Markup('<span translate="no">{}</span>').format(v) for k, v in values.items()}
         return Markup(escape(say(key, self.lang))).format(**marked)
 
+    def marked(self, text: str, symbol: str) -> Markup:
+        """HTML text (a chart's title) with the symbol in it marked as user data. The drawing beside
+        it is marked whole: its words are the title's and the caption's, drawn as paths."""
+        parts = [escape(part) for part in str(text).split(symbol)] if symbol else [escape(text)]
+        return Markup(Markup('<span translate="no">{}</span>').format(symbol)).join(parts)
+
     def experts(self, names: list[str]) -> str:
         """Experts by name, listed: as stored in English (as the report files wrote them), else the
         catalogue's names."""

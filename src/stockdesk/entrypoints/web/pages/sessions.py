@@ -11,7 +11,7 @@ from fastapi.responses import RedirectResponse
 from starlette.responses import Response
 
 from stockdesk.coordinator.presentation.reports.compare import compare_sessions
-from stockdesk.coordinator.presentation.reports.render import ReportFormat, render_report
+from stockdesk.coordinator.presentation.reports.render import ReportFormat, render_report, report_language
 from stockdesk.entrypoints.web.deps import WebDeps
 from stockdesk.entrypoints.web.i18n import pick_language
 from stockdesk.entrypoints.web.pages.sessions_view import (
@@ -109,17 +109,21 @@ def build_sessions_router(deps: WebDeps) -> APIRouter:
         return deps.pages.render(request, "sessions/report.html.j2", context)
 
     @router.get("/sessions/{session_id}/report.{fmt}")
-    def report_file(session_id: str, fmt: str, inline: bool = False) -> Response:
-        """The report as a file (Markdown, self-contained HTML, or the whole session as JSON);
-        `inline` (HTML only): shown in the report view's frame instead of downloaded."""
+    def report_file(
+        request: Request, session_id: str, fmt: str, inline: bool = False, lang: str = Query("", max_length=8)
+    ) -> Response:
+        """The report as a file (Markdown, self-contained HTML, or the whole session as JSON) in
+        `lang` (the page's language when not given); `inline` (HTML only): shown in the report
+        view's frame instead of downloaded."""
         if fmt not in DOWNLOADS:
             raise NotFoundException(f"no report format '{fmt}': use md, html or json", code="NOT_FOUND")
+        worded = report_language(lang) if lang else pick_language(request)
         session = service().get(session_id)
         chosen: ReportFormat = fmt  # type: ignore[assignment]  (checked against DOWNLOADS above)
         name = f"{session.symbol}-{session.as_of or 'latest'}-{session.id[:8]}.{fmt}"
         shown = inline and fmt == "html"
         return Response(
-            render_report(session, chosen),
+            render_report(session, chosen, lang=worded),
             media_type=f"{MEDIA[fmt]}; charset=utf-8",
             headers=(FRAMED_REPORT if shown else {})
             | {
