@@ -204,7 +204,7 @@ def test_the_dashboard_and_report_speak_chinese(client: TestClient) -> None:
     assert (
         "命中率" in page and "相对规则基线的技能" in page and "各专家归因" in page and "始终持有观望" in page
     )
-    assert "可靠性，20 日持有期" in page and "&#34;name&#34;:&#34;始终持有观望&#34;" in page  # the charts too
+    assert "可靠性（20 日）" in page and "&#34;name&#34;:&#34;始终持有观望&#34;" in page  # the charts too
     assert "估值建模师" in page and "Reliability" not in page
 
 
@@ -326,5 +326,6 @@ def test_an_experts_mode_verdict_links_to_its_stored_session(client: TestClient)
     page = client.get(f"/evaluations/{job_id}").text
     assert points and "no research session is stored" not in page
     for point in points:
-        assert f'<a href="/sessions/{point["session_id"]}">{point["symbol"]}</a>' in page
+        symbol = f'<span translate="no">{point["symbol"]}</span>'
+        assert f'<a href="/sessions/{point["session_id"]}">{symbol}</a>' in page
         assert client.get(f"/sessions/{point['session_id']}").status_code == 200

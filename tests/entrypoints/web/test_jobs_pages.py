@@ -108,6 +108,9 @@ def test_a_stopped_job_is_offered_for_resuming_and_resume_runs_it(
     assert table.status_code == 200 and "<html" not in table.text
     assert f'hx-post="/jobs/{job.job_id}/resume"' not in table.text  # no longer stopped: held or done
     assert wait_for_job(client, f"/api/v1/evaluations/{job.job_id}")["status"] == "done"
+    deadline = time.monotonic() + 60  # the job holds the executor while it stores its scored report
+    while container.jobs.is_active(job.job_id) and time.monotonic() < deadline:
+        time.sleep(0.05)
     again = client.post(f"/jobs/{job.job_id}/resume")
     assert again.status_code == 409 and 'data-code="JOB_DONE"' in again.text
     assert 'id="stopped-table"' not in client.get("/jobs").text
