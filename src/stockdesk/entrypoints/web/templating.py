@@ -47,6 +47,16 @@ def chart_json(spec: Mapping[str, Any]) -> Markup:
     return Markup.escape(json.dumps(spec, ensure_ascii=False, separators=(",", ":"), allow_nan=False))
 
 
+def code_spans(text: str) -> Markup:
+    """`{{ t("key") | code_spans }}`: a catalogue text whose `backticked` parts (a file name, a
+    command) are shown as code, the rest escaped."""
+    parts = str(text).split("`")
+    return Markup("").join(
+        Markup("<code>{}</code>").format(part) if index % 2 else Markup.escape(part)
+        for index, part in enumerate(parts)
+    )
+
+
 def data_filter(value: Any) -> Markup:
     """`{{ x | data }}`: a value that is the user's (a symbol, a name, an id, the models' prose, a
     stored record), marked `translate="no"`; nothing for an empty value."""
@@ -64,6 +74,7 @@ class Pages:
         )
         self.env.filters["chart_json"] = chart_json
         self.env.filters["data"] = data_filter
+        self.env.filters["code_spans"] = code_spans
         self.env.filters["chart_in"] = spec_in_language
         self.env.globals.update(
             version=__version__, nav=NAV, languages=LANGUAGES, language_names=LANGUAGE_NAMES
