@@ -67,6 +67,29 @@ def test_a_cancel_cuts_the_llm_call_in_flight_and_the_session_ends_cancelled_wit
     assert steps_by_node["judge_node"] == "not_run" and steps_by_node["debate_node"] == "not_run"
 
 
+def test_a_run_cancelled_in_its_debate_keeps_the_experts_results(settings: Settings) -> None:
+    """ "what finished kept": the experts answered before the cancel, so their results and the
+    aggregation are stored with the cancelled session (the graph never returns its state)."""
+    container, _, provider = pipeline(settings)
+    client = api_client(container)
+    session_id = client.post(f"{URL}/jobs", json=BODY).json()["session_id"]
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        steps = {s["node"]: s["state"] for s in _state(client, session_id)["steps"]}
+        if steps.get("aggregator_node") == "done":
+            break
+        time.sleep(0.02)
+    provider.latency_seconds = 30.0  # the debate's calls from now on take 30 s
+    time.sleep(0.3)
+    assert client.post(f"/api/v1/jobs/{session_id}/cancel").status_code == 202
+    assert _until(client, session_id, {"cancelled"}, 10)["state"] == "cancelled"
+    stored = container.coordinator.service.get(session_id)
+    assert set(stored.expert_results) == {"valuation_modeler", "financial_auditor"}
+    assert stored.aggregation and stored.verdict == {}
+    page = client.get(f"/sessions/{session_id}").text
+    assert "no result" not in page.lower()
+
+
 def test_progress_lists_every_planned_step_and_estimates_the_time_left(settings: Settings) -> None:
     container, _, _ = pipeline(settings)
     service = container.coordinator.service

@@ -148,6 +148,7 @@ class ResearchCoordinatorService:
             on_start(session)
 
         finished: list[NodeExecution] = []
+        kept: dict[str, Any] = {}  # the finished nodes' updates, merged as the graph merges them
         pulse = SessionPulse(self._repository, session.id, lambda: self._run_scope.usage(session.id))
 
         def record(event: NodeExecution) -> None:
@@ -157,7 +158,12 @@ class ResearchCoordinatorService:
             if observer:
                 observer(event)
 
-        graph = build_research_graph(self._research, self._debate, self._judge, observer=record)
+        def keep(update: dict[str, Any]) -> None:
+            for key, value in update.items():
+                old = kept.get(key)
+                kept[key] = {**old, **value} if isinstance(old, dict) and isinstance(value, dict) else value
+
+        graph = build_research_graph(self._research, self._debate, self._judge, observer=record, keep=keep)
         lessons = self._lessons_for(request, symbol, checked)
         state: dict[str, Any] = {
             "symbol": session.symbol,
@@ -180,12 +186,12 @@ class ResearchCoordinatorService:
                 with pulse:
                     final = await graph.ainvoke(state)
             except JobCancelled as exc:
-                self._save_stopped(
-                    session, finished, SessionStatus.CANCELLED, {"cancelled": exc.message}, clock
-                )
+                cancelled = {"cancelled": exc.message}
+                self._save_stopped(session, finished, kept, SessionStatus.CANCELLED, cancelled, clock)
                 raise
             except Exception as exc:  # a bug, not a node's failure (those degrade): never left `running`
-                self._save_stopped(session, finished, SessionStatus.FAILED, {"run": one_line(exc)}, clock)
+                failed = {"run": one_line(exc)}
+                self._save_stopped(session, finished, kept, SessionStatus.FAILED, failed, clock)
                 raise
         final = await attach_charts(self._research, session.symbol, session.as_of, final)
         calls, tokens = self._run_scope.usage(session.id)
@@ -224,16 +230,22 @@ class ResearchCoordinatorService:
         self,
         session: ResearchSession,
         finished: list[NodeExecution],
+        kept: dict[str, Any],
         status: SessionStatus,
         errors: dict[str, str],
         clock: float,
     ) -> None:
-        """A run that stopped before its end (cancelled, or broken by a bug), with what finished."""
+        """A run that stopped before its end (cancelled, or broken by a bug), with what finished:
+        the experts' results and errors, the aggregation and debate that were done."""
         calls, tokens = self._run_scope.usage(session.id)
         stopped = session.model_copy(
             update={
                 "status": status,
-                "errors": errors,
+                "errors": {**(kept.get("errors") or {}), **errors},
+                "expert_results": {n: stored(r) for n, r in (kept.get("expert_results") or {}).items()},
+                "expert_errors": kept.get("expert_errors") or {},
+                "aggregation": kept.get("aggregation") or {},
+                "debate_outcome": kept.get("debate_outcome") or {},
                 "finished_at": _now(),
                 "duration_seconds": round(asyncio.get_running_loop().time() - clock, 3),
                 "llm_calls": calls,

@@ -53,6 +53,9 @@ ROUTE, AGGREGATOR, DEBATE, JUDGE = "route_to_experts", "aggregator_node", "debat
 TECHNICAL = "technical_analyst"
 NodeObserver = Callable[[NodeExecution], None]
 """Who wants to know, live, when a node starts and ends (the CLI's live view)."""
+Keeper = Callable[[dict[str, Any]], None]
+"""Who keeps each node's finished update (expert results, aggregation, debate, verdict) as it comes:
+a run that is cancelled keeps what finished, though the graph never returns its state."""
 
 
 V = TypeVar("V")
@@ -96,9 +99,11 @@ class _Nodes:
         debate: DebateGateway | None,
         judge: JudgeGateway | None,
         observer: NodeObserver | None,
+        keep: Keeper | None = None,
     ):
         self.research, self.debate, self.judge = research, debate, judge
         self._observer = observer or (lambda event: None)
+        self.keep = keep or (lambda update: None)
 
     def emit(self, node: str, status: NodeStatus, **fields: Any) -> None:
         self._observer(NodeExecution(node=node, status=status, **fields))
@@ -128,6 +133,7 @@ class _Nodes:
             return on_error(error)
         seconds = round(time.perf_counter() - clock, 3)
         self.emit(node, NodeStatus.DONE, started_at=started, finished_at=_now(), seconds=seconds)
+        self.keep(update)
         return update
 
     # ---- nodes ---------------------------------------------------------------------------------
@@ -135,7 +141,9 @@ class _Nodes:
         reused = state.get("reused_results") or {}
         for expert in reused:
             self.emit(expert, NodeStatus.REUSED)
-        return {"expert_results": dict(reused)}
+        update = {"expert_results": dict(reused)}
+        self.keep(update)
+        return update
 
     def fan_out(self, state: ResearchGraphState) -> list[Send] | str:
         reused = state.get("reused_results") or {}
@@ -173,7 +181,9 @@ class _Nodes:
                 errors[name] = one_line(exc)
         self.emit(AGGREGATOR, NodeStatus.DONE, finished_at=_now(), seconds=0.0)
         read = {n: r for n, r in results.items() if n not in errors}
-        return {"views": views, "aggregation": aggregate(views, read, errors), "expert_errors": errors}
+        update = {"views": views, "aggregation": aggregate(views, read, errors), "expert_errors": errors}
+        self.keep(update)
+        return update
 
     def voiced(self, state: ResearchGraphState) -> list[str]:
         """The experts with data: the only ones a verdict rests on."""
@@ -277,9 +287,11 @@ def build_research_graph(
     judge_gateway: JudgeGateway | None = None,
     *,
     observer: NodeObserver | None = None,
+    keep: Keeper | None = None,
 ) -> Any:
-    """The compiled graph; `judge_gateway=None` keeps the pre-judge shape (debate -> END)."""
-    nodes = _Nodes(research_gateway, debate_gateway, judge_gateway, observer)
+    """The compiled graph; `judge_gateway=None` keeps the pre-judge shape (debate -> END); `keep`
+    gets each node's finished update as it comes."""
+    nodes = _Nodes(research_gateway, debate_gateway, judge_gateway, observer, keep)
     graph = StateGraph(ResearchGraphState)
     graph.add_node(ROUTE, nodes.route_to_experts)
     experts = [e.value for e in ALL_EXPERTS]
