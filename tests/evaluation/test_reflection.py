@@ -181,3 +181,18 @@ def test_reflection_needs_the_llm_judge_of_the_full_mode() -> None:
         config(mode="experts", reflection=True)
     # a run without reflection keeps the job it had before the option existed
     assert "reflection" not in config().stored() and config(reflection=True).stored()["reflection"] is True
+
+
+def test_the_reflection_sentence_is_worded_in_each_language_from_its_stored_figures() -> None:
+    """Issue 32, item 4: the summary's reflection paragraph in both languages, the same figures."""
+    from stockdesk.evaluation.application.reflection import reflection_sentence
+
+    stored = {
+        "points": 12, "actions_changed": 3, "lessons_given": 9, "horizon": 20, "helps": False,
+        "horizons": {"20": {"action_excess": {"observed": 0.004, "low": -0.002, "high": 0.01}}},
+    }  # fmt: skip
+    en, zh = reflection_sentence(stored, "en"), reflection_sentence(stored, "zh")
+    assert en.startswith("Reflection: 9 of 12 points had lessons; 3 verdicts changed their action.")
+    assert "+0.40%" in en and "[-0.20%, +1.00%]" in en and "no measurable help" in en
+    assert "反思" in zh and "+0.40%" in zh and "[-0.20%, +1.00%]" in zh and "没有可测的帮助" in zh
+    assert not any(c.isascii() and c.isalpha() for c in zh)

@@ -3,9 +3,9 @@ writes at analysis time, stored in both.
 
 The shared catalogue is `shared/i18n/<lang>/*.json`: the figures' labels (`figure.*`), the verdict's
 code-worded lines (`verdict.*`), the code signals' reasons (`signal.*`), the charts' texts
-(`chart.*`) and the report's sentences (`report.*`). The judge, the chart builders and the report
-write from it outside the web app; the web catalogue merges it, so a page's `t()` reads the same
-words.
+(`chart.*`), the report's sentences (`report.*`) and the strategy lab's run notes (`strategy.*`).
+The judge, the chart builders and the report write from it outside the web app; the web catalogue
+merges it, so a page's `t()` reads the same words.
 
 A sentence code writes when the verdict is made (a trade plan's lines, a rules verdict's reasoning,
 an adjustment) is written then in both languages and stored beside the field it words:

@@ -21,6 +21,7 @@ from stockdesk.evaluation.application.scores import bootstrap_difference
 from stockdesk.evaluation.application.scores.bootstrap import ActionExcess, BrierScore, HitRate
 from stockdesk.evaluation.application.scoring import horizon_frame
 from stockdesk.evaluation.domain.dtos import EvaluationConfig
+from stockdesk.shared.wording import say
 
 VERDICT_HORIZON = 20
 KEYS = ["symbol", "as_of"]
@@ -56,32 +57,36 @@ def compare_reflection(
     h = decision_horizon(config.horizons)
     decided = horizons.get(str(h), {}).get("action_excess", {})
     helps = decided.get("low") is not None and decided["low"] > 0
-    return {
+    figures = {
         "points": len(mine),
         "actions_changed": changed,
         "lessons_given": lessons_given,
         "horizon": h,
         "helps": helps,
         "horizons": horizons,
-        "summary": _words(len(mine), changed, lessons_given, h, decided, helps),
     }
+    return {**figures, "summary": reflection_sentence(figures, "en")}
 
 
-def _pct(value: float | None) -> str:
+def _pct(value: float | None, lang: str) -> str:
     """A signed percent; a float-rounding residue (-2e-17) reads as 0, not "-0.00%"."""
     if value is None:
-        return "n/a"
+        return say("eval.na", lang)
     return f"{round(value * 100, 2) + 0.0:+.2f}%"
 
 
-def _words(points: int, changed: int, given: int, h: int, decided: dict[str, Any], helps: bool) -> str:
-    head = (
-        f"Reflection: {given} of {points} points had lessons; {changed} verdicts changed their action. "
-        f"At {h} days, following the verdicts with lessons earned {_pct(decided.get('observed'))} "
-        f"excess per point more than without [{_pct(decided.get('low'))}, {_pct(decided.get('high'))}]"
-    )
-    if helps:
-        return head + ": reflection helps on these points (the interval lies above 0)."
+def reflection_sentence(reflection: dict[str, Any], lang: str) -> str:
+    """What the comparison says, in `lang`, from its stored figures (the summary in each language)."""
+    h = reflection["horizon"]
+    decided = reflection.get("horizons", {}).get(str(h), {}).get("action_excess", {})
+    head = say(
+        "eval.reflection.head", lang,
+        given=reflection["lessons_given"], points=reflection["points"], changed=reflection["actions_changed"],
+        h=h, observed=_pct(decided.get("observed"), lang),
+        low=_pct(decided.get("low"), lang), high=_pct(decided.get("high"), lang),
+    )  # fmt: skip
+    if reflection.get("helps"):
+        return head + say("eval.reflection.helps", lang)
     if decided.get("low") is None:
-        return head + ": too few points with known outcomes to tell; reflection stays off."
-    return head + ": no measurable help (the interval includes 0 or lies below it); reflection stays off."
+        return head + say("eval.reflection.unknown", lang)
+    return head + say("eval.reflection.no_help", lang)

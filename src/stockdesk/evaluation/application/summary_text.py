@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from stockdesk.evaluation.application.formatting import num, pct
+from stockdesk.evaluation.application.reflection import reflection_sentence
 from stockdesk.evaluation.application.scoring import RULES_BASELINE
 from stockdesk.evaluation.domain.dtos import EvaluationConfig, EvaluationMode, EvaluationReport
 from stockdesk.shared.wording import LANGUAGES, UnknownText, say
@@ -153,7 +154,7 @@ def summary_text(report: EvaluationReport, config: EvaluationConfig, lang: str =
             )
         )
     if report.reflection is not None:
-        parts.append(" " + report.reflection["summary"])
+        parts.append(" " + reflection_sentence(report.reflection, lang))
     if report.failed:
         parts.append(say("eval.failed", lang, n=len(report.failed)))
     return "".join(parts)

@@ -3,8 +3,11 @@ statistics over every trial (deflated Sharpe of the champion, PBO by CSCV)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
+from stockdesk.shared.wording import both, say
 from stockdesk.strategy_lab.application.backtest_service import BacktestSession, PeriodScore
 from stockdesk.strategy_lab.application.market_panel import MarketPanel
 from stockdesk.strategy_lab.application.overfitting import (
@@ -28,6 +31,7 @@ from stockdesk.strategy_lab.domain.dtos import (
 )
 
 MIN_PBO_TRIALS = 2
+Note = tuple[str, dict[str, Any]]  # a note as its shared catalogue key and values: worded in both languages
 
 
 def summarise(
@@ -41,13 +45,20 @@ def summarise(
     assert plan is not None, "a run's panel carries its split plan"
     champion = pick_champion(records, max_drawdown_limit)
     trials = [r for r in records if r.status in SCORED and r.returns is not None]
-    notes: list[str] = []
+    notes: list[Note] = []
     splits = None
     if champion is not None and champion.params is not None:
         splits = champion_splits(champion, session, panel, plan)
     else:
-        notes.append("no champion: no trial stayed within the drawdown limit on validation")
-    return RunSummary(plan=plan, splits=splits, overfitting=overfitting(champion, trials, notes), notes=notes)
+        notes.append(("strategy.note.no_champion", {}))
+    figures = overfitting(champion, trials, notes)
+    return RunSummary(
+        plan=plan,
+        splits=splits,
+        overfitting=figures,
+        notes=[say(key, "en", **values) for key, values in notes],
+        i18n=both(lambda lang: {"notes": [say(key, lang, **values) for key, values in notes]}),
+    )
 
 
 def champion_splits(
@@ -85,10 +96,11 @@ def per_period_sharpe(returns: list[float]) -> float:
 
 
 def overfitting(
-    champion: IterationRecord | None, trials: list[IterationRecord], notes: list[str]
+    champion: IterationRecord | None, trials: list[IterationRecord], notes: list[Note]
 ) -> OverfittingFigures:
+    """The overfitting figures; what could not be computed is added to `notes` (catalogue keys)."""
     figures: dict[str, object] = {"trials": len(trials), "deflated_sharpe": None, "pbo": None}
-    own: list[str] = []
+    own: list[Note] = []
     if champion is not None and champion.returns is not None and champion.returns.validation:
         sharpes = [per_period_sharpe(t.returns.validation) for t in trials if t.returns is not None]
         dsr = deflated_sharpe(np.asarray(champion.returns.validation[1:]), sharpes or [0.0])
@@ -101,12 +113,12 @@ def overfitting(
             observations=dsr.observations,
         )
     else:
-        own.append("deflated Sharpe: no champion with validation returns")
+        own.append(("strategy.note.no_dsr", {}))
     lengths = {len(t.returns.selection) for t in trials if t.returns is not None}
     if len(trials) < MIN_PBO_TRIALS:
-        own.append(f"PBO needs at least {MIN_PBO_TRIALS} scored trials; this run has {len(trials)}")
+        own.append(("strategy.note.pbo_few", {"need": MIN_PBO_TRIALS, "trials": len(trials)}))
     elif len(lengths) != 1:
-        own.append("PBO: the trials' return series differ in length (a resumed run with another window?)")
+        own.append(("strategy.note.pbo_lengths", {}))
     else:
         matrix = np.column_stack(
             [np.asarray(t.returns.selection[1:]) for t in trials if t.returns is not None]
@@ -114,8 +126,8 @@ def overfitting(
         try:
             result = probability_of_backtest_overfitting(matrix, partitions_for(matrix.shape[0]))
         except ValueError as exc:
-            own.append(f"PBO: {exc}")
+            own.append(("strategy.note.pbo_error", {"error": str(exc)}))
         else:
             figures.update(pbo=result.pbo, partitions=result.partitions, combinations=result.combinations)
     notes.extend(own)
-    return OverfittingFigures(**figures, notes=own)  # type: ignore[arg-type]
+    return OverfittingFigures(**figures, notes=[say(key, "en", **values) for key, values in own])  # type: ignore[arg-type]

@@ -257,7 +257,12 @@ class RunSummary(BaseModel):
     plan: SplitPlan
     splits: ChampionSplits | None = None
     overfitting: OverfittingFigures
-    notes: list[str] = Field(default_factory=list)
+    notes: list[str] = Field(
+        default_factory=list, description="every note, the overfitting ones too (English)"
+    )
+    i18n: dict[str, dict[str, Any]] = Field(
+        default_factory=dict, description="the notes in each language: {lang: {'notes': [...]}}"
+    )
 
 
 class StrategyRunDTO(BaseModel):

@@ -134,6 +134,9 @@ class SummaryView:
     splits: list[SplitRow] = field(default_factory=list)
     overfitting: OverfittingView | None = None
     notes: list[str] = field(default_factory=list)
+    # every note (the overfitting ones too) in each language; empty for a run stored before (its
+    # notes, English, are `notes` and the overfitting view's)
+    worded_notes: dict[str, list[str]] = field(default_factory=dict)
 
     @property
     def holdout(self) -> SplitRow | None:
@@ -187,5 +190,6 @@ def summary_view(run: StrategyRunDTO) -> SummaryView:
         splits=rows,
         overfitting=overfitting_view(run),
         notes=[note for note in summary.notes if note not in own_notes],
+        worded_notes={lang: list(texts.get("notes") or []) for lang, texts in summary.i18n.items()},
         **common,
     )
