@@ -49,6 +49,7 @@ SKIP = re.compile(
     r"|\.(json|md|html|pdf|docx|csv|png|svg|parquet|zip)$"
 )
 ID_PART = re.compile(r"/([0-9a-f]{8,}|\d+|[0-9]{6}\.[A-Z]{2}|[A-Z]{1,5})(?=/|$)")
+SESSION_PAGE = re.compile(r"/sessions/([0-9a-f]{32})")
 SAMPLE_SYMBOL = "000338.SZ"  # in the zvt sample `data load-sample` stores (to 2020-06-16)
 SAMPLE_EVALUATION = ("2020-03-02", "2020-04-30")
 
@@ -169,6 +170,9 @@ def _crawl(page: object, url: str, limit: int) -> list[str]:
             continue
         per_shape[shape] = per_shape.get(shape, 0) + 1
         pages.append(path)
+        session = SESSION_PAGE.fullmatch(urlsplit(path).path)
+        if session:  # an analysis's progress page is linked from where it starts, not from its session
+            queue.append(f"/analyses/{session.group(1)}")
         for href in page.eval_on_selector_all("a[href]", "els => els.map(e => e.getAttribute('href'))"):  # type: ignore[attr-defined]
             target = urlsplit(urljoin(urljoin(url, path), href))
             if target.netloc == origin and not SKIP.search(target.path):
