@@ -17,7 +17,7 @@ from stockdesk.llm_platform.infrastructure.embedded.provider import EmbeddedProv
 from stockdesk.llm_platform.infrastructure.embedded.tool_template import parse_answer, render_request
 from stockdesk.llm_platform.infrastructure.openai_compatible import OpenAICompatibleProvider
 from stockdesk.llm_platform.infrastructure.scripted import ScriptedProvider, ScriptedReply
-from tests.llm_platform.test_openai_compatible import FakeOpenAI, no_proxy, server  # noqa: F401
+from tests.llm_platform.test_openai_compatible import FakeOpenAI, server  # noqa: F401
 
 NEWS = ToolSpec(
     name="get_news_content",
