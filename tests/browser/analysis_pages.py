@@ -39,3 +39,23 @@ def wait_cancelled(page: Page, url: str, session_id: str, seconds: float) -> boo
             pass
         time.sleep(0.05)
     raise AssertionError(f"not cancelled after {seconds} s (at {page.url})")
+
+
+def open_the_cancelled_session(page: Page, url: str, session_id: str, seconds: float) -> None:
+    """Until the page is on the cancelled run's session page. The page goes there by itself when the
+    stream's `done` follows its `cancelled` progress; when the run had ended before the page came back
+    from the cancel, it goes through the progress panel's link. Either may happen while we look, so a
+    click that loses the race to the navigation is looked at again, not failed."""
+    target = f"{url}/sessions/{session_id}"
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if page.url == target:
+            return
+        try:
+            link = page.get_by_role("link", name="Open the session")
+            if link.count():
+                link.click(timeout=2_000)
+        except Exception:  # the page navigated between the look and the click: look again
+            pass
+        time.sleep(0.05)
+    raise AssertionError(f"not on the session page after {seconds} s (at {page.url})")

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from tests.browser.analysis_pages import fill_the_form, wait_cancelled
+from tests.browser.analysis_pages import fill_the_form, open_the_cancelled_session
 from tests.browser.conftest import WebServer
 from tests.entrypoints.server_process import free_port, running
 
@@ -96,8 +96,7 @@ def test_cancel_stops_the_analysis_and_the_session_says_so(
     expect(page).to_have_url(re.compile(r"/analyses/[0-9a-f]{32}$"))
     session_id = page.url.rsplit("/", 1)[1]
     page.get_by_role("button", name="Cancel").click()
-    if not wait_cancelled(page, slow_server.url, session_id, 30.0):  # the run ended before the page came back
-        page.get_by_role("link", name="Open the session").click()
+    open_the_cancelled_session(page, slow_server.url, session_id, 30.0)
     expect(page).to_have_url(f"{slow_server.url}/sessions/{session_id}")
     note = page.locator('.error-box[data-state="cancelled"]')
     expect(note).to_contain_text("Cancelled: only what finished before the stop is shown.")
