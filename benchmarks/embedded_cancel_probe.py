@@ -3,11 +3,12 @@ llama.cpp's `GET /slots` shows no slot processing.
 
     STOCKDESK_HOME=/tmp/probe python benchmarks/embedded_cancel_probe.py [runs]
 
-The call ends at once every time, but the slot does not reliably stop: runs have shown it idle 1 s
-after the cancel and 53 s after (the rest of its generation), so llama.cpp does not always see the
-closed connection of a non-streaming request. tests/llm_platform/test_embedded_cancel.py asserts only
-that the call ends; freeing the slot is open in issue 32 (streaming the embedded model's answer,
-whose next write fails on a closed connection, is the likely fix).
+When the embedded provider sent one request and read one body, the call ended at once but the slot
+did not reliably stop: runs showed it idle 1 s after the cancel and 53 s after (the rest of its
+generation), since llama.cpp does not always see the closed connection of a non-streamed request.
+It now reads a stream, whose next write fails on the closed connection: the slot stops at the next
+token. tests/llm_platform/test_embedded_cancel.py asserts both (the call ends within 2 s, the slot is
+idle within 3 s).
 """
 
 from __future__ import annotations

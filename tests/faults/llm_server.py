@@ -3,7 +3,8 @@ run as its own process so that a test can SIGKILL it mid-analysis like a crashed
 
     python llm_server.py PORT PLAN_JSON LOG_PATH
 
-Stdlib only (it starts in milliseconds). It answers `/v1/chat/completions` with the answer the plan
+Stdlib only (it starts in milliseconds; the stream writer it shares, tests/llm_platform/sse.py, is
+stdlib too). It answers `/v1/chat/completions` with the answer the plan
 holds for the request's JSON-schema name, and `/health` with 200. The plan also scripts faults:
 
 - `fail`: {schema or "*": {"status": 503, "times": k}}: the first k matching requests (every one
@@ -25,6 +26,9 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # run as a script: the repository root
+from tests.llm_platform.sse import stream_of, write_stream
 
 
 class Plan:
@@ -103,8 +107,13 @@ def handler(plan: Plan) -> type[BaseHTTPRequestHandler]:
             if status != 200:
                 self.send(status, {"error": {"message": f"scripted {status}", "type": "server_error"}})
                 return
-            answer = plan.answers.get(schema, {})
-            self.send(200, completion(json.dumps(answer, ensure_ascii=False), body.get("model", "")))
+            answer = completion(
+                json.dumps(plan.answers.get(schema, {}), ensure_ascii=False), body.get("model", "")
+            )
+            if body.get("stream"):  # the embedded provider asks for its answers as llama.cpp streams them
+                write_stream(self, stream_of(answer))
+                return
+            self.send(200, answer)
 
     return Handler
 

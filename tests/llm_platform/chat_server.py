@@ -20,6 +20,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+from tests.llm_platform.sse import cut, stream_of, write_stream
+
 
 @dataclass(frozen=True)
 class Answer:
@@ -35,10 +37,14 @@ class ChatServerState:
     prompt_tokens: int = 1000
     completion_tokens: int = 200
     latency_seconds: float = 0.0
+    chunks: int = 1  # a streamed answer's content goes out in this many pieces ...
+    chunk_seconds: float = 0.0  # ... this far apart, as a model writes its tokens
+    cut_after: int | None = None  # a streamed answer stops after this many pieces, with no end
     script: list[Answer] = field(default_factory=list)  # consumed first; then plain 200s
     arrivals: list[float] = field(default_factory=list)  # time.monotonic() of each chat request
     hangups: list[float] = field(default_factory=list)  # when a client closed its connection mid-answer
     statuses: list[int] = field(default_factory=list)
+    bodies: list[dict[str, Any]] = field(default_factory=list)  # each chat request's JSON body
     in_flight: int = 0
     max_in_flight: int = 0
     lock: threading.Lock = field(default_factory=threading.Lock)
@@ -124,6 +130,7 @@ def _handler_for(state: ChatServerState) -> type[BaseHTTPRequestHandler]:
             body = json.loads(self.rfile.read(length) or b"{}")
             with state.lock:
                 state.arrivals.append(time.monotonic())
+                state.bodies.append(body)
                 answer = state.script.pop(0) if state.script else Answer()
                 state.statuses.append(answer.status)
                 state.in_flight += 1
@@ -134,8 +141,21 @@ def _handler_for(state: ChatServerState) -> type[BaseHTTPRequestHandler]:
                 if gone:  # as llama.cpp does, a client that hung up gets no answer
                     state.hangups.append(time.monotonic())
                     return
+            if body.get("stream") and answer.status == 200:
+                self._stream(body.get("model", "m"))
+                return
             payload = _completion(state, body.get("model", "m")) if answer.status == 200 else _error(answer)
             self._send(answer.status, payload, answer.headers)
+
+        def _stream(self, model: str) -> None:
+            """The answer streamed in `state.chunks` pieces (tests.llm_platform.sse); a client that
+            hung up is noticed, as llama.cpp notices it, when a write fails."""
+            events = stream_of(_completion(state, model), state.chunks)
+            if state.cut_after is not None:
+                events = cut(events, state.cut_after)
+            if not write_stream(self, events, state.chunk_seconds):
+                with state.lock:
+                    state.hangups.append(time.monotonic())
 
         def _client_left_within(self, seconds: float) -> bool:
             """Wait `seconds` (the answer's latency) watching the connection: True as soon as the

@@ -20,6 +20,7 @@ import pytest
 from stockdesk.llm_platform.domain.dtos import ChatMessage, CompletionRequest, CompletionResponse
 from stockdesk.llm_platform.domain.exceptions import LLMProviderError, LLMTransientError
 from stockdesk.llm_platform.infrastructure.openai_compatible import OpenAICompatibleProvider
+from tests.llm_platform.sse import stream_of, write_stream
 
 API_KEY = "sk-test-1234567890"
 MODEL = "test-model-7b"
@@ -119,6 +120,10 @@ def _handler_for(state: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
                 payload = state.error_body()
             else:
                 payload = state.completion_body(state.received[-1].body.get("model", "unknown"))
+            if state.status == 200 and state.received[-1].body.get("stream"):  # the embedded provider's way
+                if write_stream(self, stream_of(payload)):
+                    state.answered += 1
+                return
             data = json.dumps(payload).encode()
             try:
                 self.send_response(state.status)

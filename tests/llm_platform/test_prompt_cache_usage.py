@@ -3,7 +3,8 @@
 The llama.cpp answer below is byte for byte what the embedded server (xllamacpp) sent for the
 second of two calls sharing a 250-token system prompt: `timings.cache_n` tokens came from the KV
 cache and only `timings.prompt_n` were evaluated. It is served over real HTTP to the real `openai`
-SDK adapter (tests/llm_platform/chat_server.py builds its own bodies, so it cannot send this one).
+SDK adapter (tests/llm_platform/chat_server.py builds its own bodies, so it cannot send this one);
+to the embedded provider, which asks for a stream, as llama.cpp streams it (tests/llm_platform/sse.py).
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from stockdesk.llm_platform.infrastructure.persistence.repositories import SqlLL
 from stockdesk.llm_platform.presentation.cli import call_json, calls_table
 from stockdesk.shared.db import Database
 from tests.conftest import scripted_service
+from tests.llm_platform.sse import stream_of, write_stream
 
 LLAMA_CPP_ANSWER: dict[str, Any] = {
     "choices": [
@@ -87,6 +89,9 @@ class AnswerServer:
             def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length") or 0)
                 state.received.append(json.loads(self.rfile.read(length) or b"{}"))
+                if state.received[-1].get("stream"):  # the embedded provider's way
+                    write_stream(self, stream_of(state.body))
+                    return
                 data = json.dumps(state.body).encode()
                 self.send_response(200)
                 self.send_header("Content-Type", "application/json")

@@ -8,8 +8,12 @@ from __future__ import annotations
 
 import json
 import logging
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
+import httpx
 import openai
 
 from stockdesk.llm_platform.domain.dtos import (
@@ -40,8 +44,10 @@ class OpenAICompatibleProvider(ILLMProvider):
         supports_json_schema: bool = True,
         repetition_parameter: str | None = None,
         extra_body: dict[str, Any] | None = None,
+        streams: bool = False,
     ):
-        """`extra_body`: server-specific fields sent with every request (llama.cpp's `cache_prompt`)."""
+        """`extra_body`: server-specific fields sent with every request (llama.cpp's `cache_prompt`).
+        `streams`: read answers without tools as streams (see `_streamed`)."""
         self.name = name
         self.model = model
         self.base_url = base_url
@@ -51,10 +57,29 @@ class OpenAICompatibleProvider(ILLMProvider):
         self.supports_json_schema = supports_json_schema
         self._repetition_parameter = repetition_parameter
         self._extra_body = dict(extra_body or {})
+        self._streams = streams
         # max_retries=0: retries and fail-over are the router's job, with its own backoff.
         self._client = openai.OpenAI(base_url=base_url, api_key=api_key or "not-needed", max_retries=0)
 
     def complete(self, request: CompletionRequest) -> CompletionResponse:
+        kwargs = self._request_body(request)
+        with self._mapped_errors(request):
+            if self._streams and not request.tools:
+                return self._streamed(kwargs, request)
+            completion = self._create(kwargs)
+        if not completion.choices:
+            raise LLMTransientError(f"{self.name} returned no choices")
+        choice = completion.choices[0]
+        return CompletionResponse(
+            text=choice.message.content or "",
+            tool_calls=[sdk_tool_call(c) for c in choice.message.tool_calls or []] if request.tools else [],
+            finish_reason=choice.finish_reason,
+            usage=token_usage(completion),
+            model=self.model,
+            provider=self.name,
+        )
+
+    def _request_body(self, request: CompletionRequest) -> dict[str, Any]:
         kwargs: dict[str, Any] = {
             "model": self.model,
             "messages": [openai_message(m) for m in request.messages],
@@ -84,8 +109,13 @@ class OpenAICompatibleProvider(ILLMProvider):
                 }
             else:
                 kwargs["response_format"] = {"type": "json_object"}
+        return kwargs
+
+    @contextmanager
+    def _mapped_errors(self, request: CompletionRequest) -> Iterator[None]:
+        """SDK and transport errors -> transient (retry, fail over) or permanent."""
         try:
-            completion = self._create(kwargs)
+            yield
         except openai.APITimeoutError as exc:
             raise LLMTimeoutError(f"{self.name} did not answer within {request.timeout_seconds:g} s") from exc
         except openai.APIConnectionError as exc:
@@ -111,17 +141,8 @@ class OpenAICompatibleProvider(ILLMProvider):
             raise LLMProviderError(
                 f"{self.name} refused the request ({exc.status_code}): {self._redact(exc.message)}"
             ) from exc
-        if not completion.choices:
-            raise LLMTransientError(f"{self.name} returned no choices")
-        choice = completion.choices[0]
-        return CompletionResponse(
-            text=choice.message.content or "",
-            tool_calls=[sdk_tool_call(c) for c in choice.message.tool_calls or []] if request.tools else [],
-            finish_reason=choice.finish_reason,
-            usage=token_usage(completion),
-            model=self.model,
-            provider=self.name,
-        )
+        except (openai.APIError, httpx.HTTPError) as exc:  # an error event or a lost connection mid-stream
+            raise LLMTransientError(f"{self.name}'s answer broke off ({self._redact(str(exc))})") from exc
 
     def _create(self, kwargs: dict[str, Any]) -> Any:
         """The SDK call; inside a job, on a connection of its own that a cancel of the job cuts
@@ -134,6 +155,52 @@ class OpenAICompatibleProvider(ILLMProvider):
                 return self._client.with_options(http_client=http_client).chat.completions.create(**kwargs)
         finally:
             http_client.close()
+
+    def _streamed(self, kwargs: dict[str, Any], request: CompletionRequest) -> CompletionResponse:
+        """The answer read as a stream of chunks (no tools: their deltas are not gathered here).
+
+        llama.cpp notices a client gone only when a write to it fails: a non-streamed request cut
+        by a cancel can keep its slot generating for the rest of its answer, a stream stops at the
+        next token. The timeout stays the whole answer's, as for one response (the SDK's applies
+        to each read of the stream)."""
+        deadline = time.monotonic() + request.timeout_seconds
+        if current_token() is None:
+            return self._read_stream(self._client, kwargs, deadline, request)
+        http_client, connections = abortable_client(self.base_url)
+        try:
+            with cancel_hook(connections.abort):
+                client = self._client.with_options(http_client=http_client)
+                return self._read_stream(client, kwargs, deadline, request)
+        finally:
+            http_client.close()
+
+    def _read_stream(
+        self, client: openai.OpenAI, kwargs: dict[str, Any], deadline: float, request: CompletionRequest
+    ) -> CompletionResponse:
+        parts: list[str] = []
+        finish: str | None = None
+        usage: Any = None
+        timings: Any = None
+        stream_kwargs = {**kwargs, "stream": True, "stream_options": {"include_usage": True}}
+        with client.chat.completions.create(**stream_kwargs) as stream:
+            for chunk in stream:
+                if time.monotonic() > deadline:
+                    raise LLMTimeoutError(f"{self.name} did not answer within {request.timeout_seconds:g} s")
+                for choice in chunk.choices:
+                    parts.append(choice.delta.content or "")
+                    finish = choice.finish_reason or finish
+                usage = chunk.usage or usage
+                timings = (chunk.model_extra or {}).get("timings", timings)
+        if finish is None:
+            raise LLMTransientError(f"{self.name}'s answer stopped before its end")
+        return CompletionResponse(
+            text="".join(parts),
+            tool_calls=[],
+            finish_reason=finish,
+            usage=usage_of(usage, timings),
+            model=self.model,
+            provider=self.name,
+        )
 
     def close(self) -> None:
         self._client.close()
@@ -150,9 +217,14 @@ def token_usage(completion: Any) -> TokenUsage:
     OpenAI-compatible APIs may report `usage.prompt_tokens_details.cached_tokens`: the rest of the
     prompt was evaluated. Neither: both stay None (unknown, not zero).
     """
-    usage = getattr(completion, "usage", None)
+    timings = (getattr(completion, "model_extra", None) or {}).get("timings")
+    return usage_of(getattr(completion, "usage", None), timings)
+
+
+def usage_of(usage: Any, timings: Any) -> TokenUsage:
+    """`token_usage` from its two parts, which a stream sends in its last chunk."""
     prompt = _count(getattr(usage, "prompt_tokens", None)) or 0
-    evaluated, cached = _cache_counts(completion, usage, prompt)
+    evaluated, cached = _cache_counts(timings, usage, prompt)
     return TokenUsage(
         prompt_tokens=prompt,
         completion_tokens=_count(getattr(usage, "completion_tokens", None)) or 0,
@@ -161,9 +233,8 @@ def token_usage(completion: Any) -> TokenUsage:
     )
 
 
-def _cache_counts(completion: Any, usage: Any, prompt: int) -> tuple[int | None, int | None]:
+def _cache_counts(timings: Any, usage: Any, prompt: int) -> tuple[int | None, int | None]:
     """(evaluated, cached) prompt tokens: llama.cpp's timings first, else the API's cached_tokens."""
-    timings = (getattr(completion, "model_extra", None) or {}).get("timings")
     if isinstance(timings, dict) and _count(timings.get("prompt_n")) is not None:
         return _count(timings.get("prompt_n")), _count(timings.get("cache_n")) or 0
     cached = _count(getattr(getattr(usage, "prompt_tokens_details", None), "cached_tokens", None))

@@ -52,6 +52,8 @@ class EmbeddedProvider(ILLMProvider):
                 # keep each slot's KV cache between calls: a call that starts like the previous one
                 # (the research experts' shared system prompt) evaluates only what differs
                 extra_body={"cache_prompt": True},
+                # a stream, so that a cancelled job's call frees its slot at the next token
+                streams=True,
             )
             self._client_url = url
         return self._client
