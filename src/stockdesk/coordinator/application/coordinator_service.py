@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 import uuid
 from collections.abc import Callable
 from datetime import UTC, date, datetime
@@ -44,6 +45,7 @@ FINAL = {NodeStatus.DONE, NodeStatus.FAILED, NodeStatus.SKIPPED, NodeStatus.REUS
 logger = logging.getLogger(__name__)
 
 INTERRUPTED = "the process running this analysis stopped (killed or crashed) before it ended; start it again"
+TYPICAL_TTL_SECONDS = 30.0  # how long the typical step durations read for an ETA are reused
 
 LessonSource = Callable[[str, date], list[Lesson]]
 """(symbol, as_of) -> the newest past verdicts of `symbol` whose outcome was known by `as_of` (bars
@@ -102,6 +104,7 @@ class ResearchCoordinatorService:
         self._repository = repository
         self._run_scope = run_scope
         self._new_id = new_id
+        self._typical: dict[bool, tuple[float, Typical]] = {}  # rules -> (read at, the figures)
 
     # ---- running -------------------------------------------------------------------------------
     async def arun(
@@ -313,9 +316,15 @@ class ResearchCoordinatorService:
         return self._run_scope.usage(session_id)
 
     def typical_steps(self, rules: bool) -> Typical:
-        """Median step durations of the last finished runs of the kind: what a progress ETA reads."""
-        seconds, runs = self._repository.recent_step_seconds(rules, PAST_RUNS)
-        return Typical.of(seconds, runs)
+        """Median step durations of the last finished runs of the kind: what a progress ETA reads.
+        Read again at most every TYPICAL_TTL_SECONDS: a page polling a run asks every second, and
+        the medians of 20 runs move only when a run ends."""
+        read_at, typical = self._typical.get(rules, (float("-inf"), Typical({}, 0)))
+        if time.monotonic() - read_at > TYPICAL_TTL_SECONDS:
+            seconds, runs = self._repository.recent_step_seconds(rules, PAST_RUNS)
+            typical = Typical.of(seconds, runs)
+            self._typical[rules] = (time.monotonic(), typical)
+        return typical
 
     def mark_interrupted(self) -> list[str]:
         """Sessions left `running` by a process that died become `interrupted` (with their elapsed
