@@ -101,6 +101,24 @@ def test_resume_hands_a_stopped_job_to_its_kind_once_the_checks_pass(database: D
     assert resumed == [job.id]  # none of the refusals reached the kind
 
 
+def test_a_job_whose_record_says_done_is_done_to_a_resume_even_before_its_thread_lets_go(
+    database: Database,
+) -> None:
+    """REST reads the record: once it says `done`, a resume is told JOB_DONE, not JOB_RUNNING, for
+    the moment the job's thread still holds its place in the executor."""
+    store, executor = SqlTaskStore(database), JobExecutor(max_running=1, max_queued=4)
+    kinds = JobKinds(
+        lambda: executor, lambda: store, [JobKind("evaluation", resume=print, stored_as="evaluate")]
+    )
+    job, _ = store.open_with_tasks("evaluate", {"symbols": ["AAPL"]}, ["AAPL|2024-06-28"])
+    release = held(executor, "evaluation", job.id)
+    store.set_job_status(job.id, JobStatus.DONE)  # written by the work, which has not returned yet
+    with pytest.raises(ConflictException) as finished:
+        kinds.resume(job.id)
+    release.set()
+    assert finished.value.code == "JOB_DONE"
+
+
 def test_a_kind_keeping_its_own_records_is_found_resumed_and_listed_with_the_stored_ones(
     database: Database,
 ) -> None:

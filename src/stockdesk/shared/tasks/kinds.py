@@ -171,7 +171,7 @@ class JobKinds:
         executor = self._executor()
         held = executor.find(job_id)
         if held is not None:
-            raise ConflictException(f"job {job_id} is {held.state} here", code="JOB_RUNNING")
+            self._refuse_held(job_id, held.state)
         job = self.find(job_id)
         kind = self._kinds.get(job.kind)
         if kind is None or kind.resume is None:
@@ -184,6 +184,14 @@ class JobKinds:
             self._store().clear_cancel(job_id)
         kind.resume(job_id)
         return Resumed(kind.name, job_id, executor.state_of(job_id) or "ended")
+
+    def _refuse_held(self, job_id: str, state: str) -> None:
+        """A job this executor still holds: JOB_RUNNING, or JOB_DONE when its record already says
+        done (its thread is between writing that and letting go, and REST already reads `done`)."""
+        with suppress(NotFoundException):
+            if self.find(job_id).status is JobStatus.DONE:
+                raise ConflictException(f"job {job_id} is done: nothing to resume", code="JOB_DONE")
+        raise ConflictException(f"job {job_id} is {state} here", code="JOB_RUNNING")
 
     def find(self, job_id: str) -> StoredJob:
         """The job of that id as it is kept, from the task store or a kind's own records (404
