@@ -4,22 +4,27 @@ from __future__ import annotations
 
 import re
 from datetime import date
-from typing import Annotated, Any
+from typing import Annotated, Any, overload
 
 from pydantic import BeforeValidator
 
 from stockdesk.shared.errors import BadRequestException
 
 
-def parse_day(value: str | None) -> date | None:
-    """`YYYY-MM-DD` -> date; None stays None; anything else is a 400 INVALID_DATE."""
+@overload
+def parse_day(value: str, field: str = "date") -> date: ...
+@overload
+def parse_day(value: None, field: str = "date") -> None: ...
+def parse_day(value: str | None, field: str = "date") -> date | None:
+    """`YYYY-MM-DD` -> date; None stays None; anything else is a 400 INVALID_DATE whose details name
+    the `field` it came from."""
     if value is None:
         return None
     try:
         return date.fromisoformat(value)
     except ValueError as exc:
         raise BadRequestException(
-            f"'{value}' is not a date (YYYY-MM-DD)", code="INVALID_DATE", details={"date": value}
+            f"'{value}' is not a date (YYYY-MM-DD)", code="INVALID_DATE", details={field: value}
         ) from exc
 
 

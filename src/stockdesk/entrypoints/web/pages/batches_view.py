@@ -22,7 +22,8 @@ from stockdesk.coordinator.application.batch_analysis import JOB_KIND, BatchAnal
 from stockdesk.coordinator.presentation.batch_jobs import BatchBody
 from stockdesk.entrypoints.web.pages.analyses_view import DEBATE_CHOICES, EXPERT_CHOICES, SKIP_DEBATE
 from stockdesk.entrypoints.web.pages.form_text import refused, split_list, stamp
-from stockdesk.entrypoints.web.pages.jobs_view import JobPanel
+from stockdesk.entrypoints.web.pages.jobs_view import CountedJob, JobPanel
+from stockdesk.shared.dates import parse_day
 from stockdesk.shared.errors import BadRequestException, StockdeskError
 from stockdesk.shared.symbol_text import SYMBOL_PATTERN
 from stockdesk.shared.tasks import JobRecord, JobStatus, TaskCounts
@@ -69,12 +70,7 @@ class BatchForm:
         text = self.as_of.strip()
         if not text:
             raise BadRequestException("enter the as-of date", code="AS_OF_REQUIRED")
-        try:
-            return date.fromisoformat(text)
-        except ValueError as exc:
-            raise BadRequestException(
-                f"'{text}' is not a date (YYYY-MM-DD)", code="INVALID_DATE", details={"as_of": text}
-            ) from exc
+        return parse_day(text, "as_of")
 
     def _validated(self, symbols: list[str], day: date) -> BatchBody:
         if not self.experts:
@@ -152,29 +148,15 @@ def index_rows(rows: list[BatchRow]) -> list[IndexRow]:
 
 
 @dataclass(frozen=True)
-class BatchView:
+class BatchView(CountedJob):
     """One batch as a list row or its page's progress panel. `live`: this server's executor holds
     it, or another process (the CLI) runs it; either way its page follows it."""
 
-    id: str
-    state: str
-    live: bool
-    as_of: str
-    symbols: list[str]
-    experts: list[str]
-    debate: str
-    rules_only: bool
-    done: int
-    failed: int
-    pending: int
-    total: int
-    error: str | None
-    created: str
-
-    @property
-    def left(self) -> bool:
-        """Stopped with symbols not analysed: starting the same batch again analyses only those."""
-        return not self.live and self.pending > 0
+    as_of: str = ""
+    symbols: list[str] = field(default_factory=list)
+    experts: list[str] = field(default_factory=list)
+    debate: str = ""
+    rules_only: bool = False
 
     @property
     def form(self) -> BatchForm:
@@ -185,12 +167,9 @@ class BatchView:
 
     @property
     def panel(self) -> JobPanel:
-        """The one job panel; its bar fills with analysed and failed symbols alike. A batch does not
-        resume through the jobs route (its engine is Ray): the page offers to start it again."""
-        return JobPanel(
-            id=self.id, kind=JOB_KIND, state=self.state, live=self.live,
-            done=self.done, total=self.total, settled=self.done + self.failed, resumable=False,
-        )  # fmt: skip
+        """A batch does not resume through the jobs route (its engine is Ray): when work is left its
+        page offers to start it again, which analyses only the symbols left."""
+        return self.panel_as(JOB_KIND, resumable=False)
 
 
 def batch_view(job: JobRecord, counts: TaskCounts, held: str | None) -> BatchView:

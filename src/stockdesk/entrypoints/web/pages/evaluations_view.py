@@ -17,7 +17,7 @@ from urllib.parse import urlencode
 from pydantic import ValidationError
 
 from stockdesk.entrypoints.web.pages.form_text import refused, split_list, stamp
-from stockdesk.entrypoints.web.pages.jobs_view import JobPanel
+from stockdesk.entrypoints.web.pages.jobs_view import CountedJob, JobPanel
 from stockdesk.evaluation.application.charts import report_charts
 from stockdesk.evaluation.application.formatting import num, pct, times
 from stockdesk.evaluation.application.verdict_table import SORTS, verdict_page
@@ -79,24 +79,15 @@ class EvaluationForm:
 
 
 @dataclass(frozen=True)
-class JobView:
+class JobView(CountedJob):
     """One evaluation as a list row or a progress panel; `live` is the executor's state, if any."""
 
-    id: str
-    state: str
-    live: bool
-    mode: str
-    symbols: str
-    window: str
-    every: int
-    horizons: str
-    benchmark: str
-    done: int
-    failed: int
-    pending: int
-    total: int
-    error: str | None
-    created: str
+    mode: str = ""
+    symbols: str = ""
+    window: str = ""
+    every: int = 0
+    horizons: str = ""
+    benchmark: str = ""
 
     @property
     def finished(self) -> bool:
@@ -105,15 +96,11 @@ class JobView:
 
     @property
     def resumable(self) -> bool:
-        return not self.live and self.pending > 0
+        return self.work_left
 
     @property
     def panel(self) -> JobPanel:
-        """The job page's progress panel: the bar fills with computed and failed points alike."""
-        return JobPanel(
-            id=self.id, kind="evaluation", state=self.state, live=self.live,
-            done=self.done, total=self.total, settled=self.done + self.failed, resumable=self.resumable,
-        )  # fmt: skip
+        return self.panel_as("evaluation", resumable=self.resumable)
 
 
 def job_view(job: EvaluationJob, live: str | None) -> JobView:

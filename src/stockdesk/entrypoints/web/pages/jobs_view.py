@@ -170,3 +170,31 @@ class JobPanel:
     @property
     def resume_action(self) -> str:
         return f"/jobs/{self.id}/resume?back={quote(self.page)}"
+
+
+@dataclass(frozen=True)
+class CountedJob:
+    """What a job run over many items (a batch's symbols, an evaluation's points) shows as a list
+    row: its counts, whether it is live here or in another process, and its panel."""
+
+    id: str
+    state: str
+    live: bool
+    done: int
+    failed: int
+    pending: int
+    total: int
+    error: str | None
+    created: str
+
+    @property
+    def work_left(self) -> bool:
+        """Stopped with items not done: running it again (resume or restart) does only those."""
+        return not self.live and self.pending > 0
+
+    def panel_as(self, kind: str, resumable: bool) -> JobPanel:
+        """The one job panel; its bar fills with the items done and those failed for good alike."""
+        return JobPanel(
+            id=self.id, kind=kind, state=self.state, live=self.live,
+            done=self.done, total=self.total, settled=self.done + self.failed, resumable=resumable,
+        )  # fmt: skip
