@@ -67,6 +67,22 @@ def test_each_symbol_has_its_ranges_sync_marks_and_missing_days(
     assert (full.name, full.market) == ("示例银行", "CN")
 
 
+def test_each_dataset_has_its_symbols_rows_and_dates_over_the_whole_store(
+    settings: Settings, database: Database
+) -> None:
+    """`stockdesk doctor`'s data ranges: only the datasets holding rows, in the coverage order."""
+    totals = store(settings, database).coverage.datasets()
+    assert [t.dataset for t in totals] == ["bars", "news"]
+    bars_total, news_total = totals
+    assert (bars_total.symbols, bars_total.rows) == (3, 23 + 21 + 5)
+    assert (bars_total.first, bars_total.last) == (date(2024, 1, 1), date(2024, 1, 31))
+    assert (news_total.symbols, news_total.rows, news_total.first) == (1, 1, date(2024, 2, 3))
+
+
+def test_an_empty_store_has_no_dataset(settings: Settings, database: Database) -> None:
+    assert DataEngineeringContainer(settings, database).coverage.datasets() == []
+
+
 def test_the_filter_matches_symbol_or_name_and_market(settings: Settings, database: Database) -> None:
     coverage = store(settings, database).coverage
     assert [r.symbol for r in coverage.execute("银行")] == ["600001.SH"]

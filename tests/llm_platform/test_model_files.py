@@ -323,3 +323,24 @@ def test_the_file_status_says_missing_then_verified_then_unverified_once_the_fil
     os.utime(target, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000_000))  # touched after its check
     changed = model_files.model_file_status(models_dir, pin)
     assert (changed.present, changed.verified) == (True, False)
+
+
+def test_a_full_check_marks_a_matching_file_and_never_a_different_one(
+    parts: list[Path], models_dir: Path
+) -> None:
+    """`stockdesk doctor` hashes a file without a mark once; the mark then saves the next check."""
+    pin = _pin_for(parts)
+    models_dir.mkdir(parents=True)
+    target = models_dir / pin.file_name
+    target.write_bytes(b"".join(p.read_bytes() for p in parts))
+    seen: list[tuple[int, int]] = []
+
+    assert verify_model_file(target, replace(pin, sha256="0" * 64), mark=True) is False
+    assert not _marker(target).exists() and not model_files.model_file_status(models_dir, pin).verified
+
+    assert verify_model_file(target, pin, progress=lambda *p: seen.append(p)) is True
+    assert not _marker(target).exists()  # without `mark`, only the answer
+    assert seen[-1] == (pin.size_bytes, pin.size_bytes)
+
+    assert verify_model_file(target, pin, mark=True) is True
+    assert model_files.model_file_status(models_dir, pin).verified

@@ -44,6 +44,25 @@ def embedded_model_status(settings: Settings) -> ModelFileStatus:
     return model_file_status(settings.models_dir)
 
 
+def alias_problem(alias: LLMAliasConfig) -> str | None:
+    """Why `alias` cannot be built as configured (no model, its key's variable unset, a test-only
+    provider), or None; `build_provider` raises it and `stockdesk doctor` reports it."""
+    if alias.provider == "embedded":
+        return None
+    if alias.provider == "openai-compatible":
+        if not alias.model:
+            return (
+                f"LLM alias '{alias.name}' has no model: set STOCKDESK_LLM_MODEL or `model` in stockdesk.toml"
+            )
+        if alias.api_key_env and not os.environ.get(alias.api_key_env):
+            return (
+                f"LLM alias '{alias.name}' needs an API key in ${alias.api_key_env}, which is not set "
+                "(export it, or set api_key_env empty for a server without keys)"
+            )
+        return None
+    return f"LLM alias '{alias.name}': provider '{alias.provider}' is for tests and cannot be configured"
+
+
 def build_provider(
     alias: LLMAliasConfig,
     settings: Settings,
@@ -52,6 +71,9 @@ def build_provider(
     distributed: bool = False,
 ) -> ILLMProvider:
     """`distributed`: a Ray worker, whose embedded model is its node's (one server per node)."""
+    problem = alias_problem(alias)
+    if problem is not None:
+        raise ConfigurationError(problem)
     if alias.provider == "embedded":
         server: ModelServer
         if distributed:
@@ -61,28 +83,12 @@ def build_provider(
         else:
             server = embedded_server_factory(settings, model_progress=model_progress)()
         return EmbeddedProvider(server, slots=settings.local_parallel_slots, name=alias.name)
-    if alias.provider == "openai-compatible":
-        if not alias.model:
-            raise ConfigurationError(
-                f"LLM alias '{alias.name}' has no model: set STOCKDESK_LLM_MODEL or `model` in stockdesk.toml"
-            )
-        key = None
-        if alias.api_key_env:
-            key = os.environ.get(alias.api_key_env)
-            if not key:
-                raise ConfigurationError(
-                    f"LLM alias '{alias.name}' needs an API key in ${alias.api_key_env}, which is not set "
-                    "(export it, or set api_key_env empty for a server without keys)"
-                )
-        return OpenAICompatibleProvider(
-            name=alias.name,
-            base_url=alias.base_url,
-            model=alias.model,
-            api_key=key,
-            supports_json_schema=alias.supports_json_schema,
-        )
-    raise ConfigurationError(
-        f"LLM alias '{alias.name}': provider '{alias.provider}' is for tests and cannot be configured"
+    return OpenAICompatibleProvider(
+        name=alias.name,
+        base_url=alias.base_url,
+        model=alias.model,
+        api_key=os.environ.get(alias.api_key_env) if alias.api_key_env else None,
+        supports_json_schema=alias.supports_json_schema,
     )
 
 

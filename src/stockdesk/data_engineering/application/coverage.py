@@ -18,6 +18,7 @@ import pandas as pd
 
 from stockdesk.data_engineering.domain.coverage import (
     COVERAGE_DATASETS,
+    DatasetCoverage,
     DatasetRange,
     SymbolCoverage,
 )
@@ -157,6 +158,28 @@ class StoreCoverageUseCase:
                 )
             )
         return rows
+
+    def datasets(self) -> list[DatasetCoverage]:
+        """Each dataset holding rows, over the whole store (`stockdesk doctor`), in COVERAGE_DATASETS
+        order: from the one grouped range read, without the gaps (which read every bar's day)."""
+        ranges = self._repository.ranges()
+        found = []
+        for dataset in COVERAGE_DATASETS:
+            part = ranges[ranges["dataset"] == dataset]
+            if part.empty:
+                continue
+            firsts = [d for d in part["first"] if d is not None and not pd.isna(d)]
+            lasts = [d for d in part["last"] if d is not None and not pd.isna(d)]
+            found.append(
+                DatasetCoverage(
+                    dataset=dataset,
+                    symbols=int(part["symbol"].nunique()),
+                    rows=int(part["rows"].sum()),
+                    first=min(firsts) if firsts else None,
+                    last=max(lasts) if lasts else None,
+                )
+            )
+        return found
 
     def one(self, symbol: str) -> SymbolCoverage | None:
         """One symbol's coverage row (None when the store holds nothing of it)."""

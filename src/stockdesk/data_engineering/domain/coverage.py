@@ -33,3 +33,13 @@ class SymbolCoverage(BaseModel):
         description="market trading days between the first and last daily bar without a bar of this "
         "symbol; None when no other stored symbol of its market tells the trading days",
     )
+
+
+class DatasetCoverage(BaseModel):
+    """One dataset over the whole store: how many symbols and rows, from which day to which."""
+
+    dataset: str = Field(description="one of COVERAGE_DATASETS")
+    symbols: int = 0
+    rows: int = 0
+    first: date | None = None
+    last: date | None = None

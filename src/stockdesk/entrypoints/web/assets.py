@@ -19,10 +19,10 @@ VENDOR_FILES = (
 )
 
 
-def missing_vendor_files() -> list[str]:
-    """The names in VENDOR_FILES that are not (non-empty) files in VENDOR_DIR."""
+def missing_vendor_files(directory: Path = VENDOR_DIR) -> list[str]:
+    """The names in VENDOR_FILES that are not (non-empty) files in `directory` (VENDOR_DIR)."""
     return [
         name
         for name in VENDOR_FILES
-        if not (VENDOR_DIR / name).is_file() or (VENDOR_DIR / name).stat().st_size == 0
+        if not (directory / name).is_file() or (directory / name).stat().st_size == 0
     ]

@@ -25,7 +25,8 @@ def _interactive() -> bool:
     return sys.stdin.isatty()
 
 
-def _size(size_bytes: int) -> str:
+def size_text(size_bytes: int) -> str:
+    """Bytes in B, KB, MB or GB (1024-based, one decimal): the cache's size, `stockdesk doctor`'s files."""
     if size_bytes < 1024:
         return f"{size_bytes} B"
     value = size_bytes / 1024
@@ -39,7 +40,7 @@ def _size(size_bytes: int) -> str:
 def _stats_lines(stats: CacheStats, enabled: bool) -> list[str]:
     lines = [
         f"entries: {stats.entries}",
-        f"size:    {_size(stats.size_bytes)}",
+        f"size:    {size_text(stats.size_bytes)}",
     ]
     if stats.oldest and stats.newest:
         lines.append(f"oldest:  {stats.oldest.astimezone(UTC):%Y-%m-%d %H:%M:%S} UTC")
@@ -50,10 +51,13 @@ def _stats_lines(stats: CacheStats, enabled: bool) -> list[str]:
     return lines
 
 
-def model_assembly_progress() -> tuple[Progress, Callable[[int, int], None]]:
-    """A Rich progress bar and the callback that feeds it while the model file is assembled."""
+def model_assembly_progress(
+    label: str = "assembling local model",
+) -> tuple[Progress, Callable[[int, int], None]]:
+    """A Rich progress bar and the callback that feeds it while the model file is assembled (or, with
+    another `label`, hashed by `stockdesk doctor`)."""
     progress = Progress(
-        TextColumn("[bold]assembling local model"),
+        TextColumn(f"[bold]{label}"),
         BarColumn(),
         DownloadColumn(),
         TimeRemainingColumn(),

@@ -6,6 +6,7 @@ import logging
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 from alembic import command
@@ -44,6 +45,19 @@ def _postgres_utc(dbapi_connection, _record) -> None:  # type: ignore[no-untyped
     with dbapi_connection.cursor() as cursor:
         cursor.execute("SET TIME ZONE 'UTC'")
     dbapi_connection.commit()
+
+
+@dataclass(frozen=True)
+class SchemaState:
+    """Where a store's schema stands against this version's migrations (`stockdesk doctor`).
+
+    `known` is False when the store's revision is none of this version's (a newer stockdesk wrote
+    it); `pending` are the migrations an upgrade would apply, oldest first (empty at head)."""
+
+    current: str | None
+    head: str | None
+    known: bool
+    pending: tuple[str, ...]
 
 
 class Database:
@@ -103,6 +117,23 @@ class Database:
     def current_revision(self) -> str | None:
         with self.engine.connect() as conn:
             return MigrationContext.configure(conn).get_current_revision()
+
+    def schema_state(self) -> SchemaState:
+        """The schema's revision, the head and what is pending, read without upgrading anything."""
+        script = ScriptDirectory.from_config(self._alembic_config())
+        try:
+            current = self.current_revision()
+        except OperationalError as exc:
+            raise ServiceUnavailableError(
+                f"cannot open the database ({exc.orig}); check STOCKDESK_DATABASE_URL"
+            ) from exc
+        head = script.get_current_head()
+        known = current is None or current in {r.revision for r in script.walk_revisions()}
+        pending: tuple[str, ...] = ()
+        if known and head is not None and current != head:
+            steps = script.iterate_revisions(head, current or "base")
+            pending = tuple(reversed([r.revision for r in steps if r is not None]))
+        return SchemaState(current=current, head=head, known=known, pending=pending)
 
     def upgrade(self) -> str | None:
         """Bring the schema to the newest migration; cheap when already there."""

@@ -173,10 +173,29 @@ def _marker_ok(marker: Path, target: Path, pin: ModelPin) -> bool:
     return marker.read_text().split() == [pin.sha256, str(stat.st_size), str(stat.st_mtime_ns)]
 
 
-def verify_model_file(path: Path, pin: ModelPin = QWEN_CODER_1_5B) -> bool:
-    """Full re-hash of an assembled file (slow: about a second per GB)."""
+def verify_model_file(
+    path: Path,
+    pin: ModelPin = QWEN_CODER_1_5B,
+    *,
+    progress: ProgressCallback | None = None,
+    mark: bool = False,
+) -> bool:
+    """Full re-hash of an assembled file (slow: about a second per GB).
+
+    `mark`: on a match, write the checksum mark (size and mtime as they were before hashing), so the
+    next status read (the settings page, `stockdesk doctor`) knows the file is verified without
+    hashing it again; a file changed while it was read does not match the mark.
+    """
+    before = path.stat()
+    total, done = before.st_size, 0
     digest = hashlib.sha256()
     with path.open("rb") as src:
         while block := src.read(_CHUNK):
             digest.update(block)
-    return digest.hexdigest() == pin.sha256
+            done += len(block)
+            if progress:
+                progress(done, total)
+    matches = digest.hexdigest() == pin.sha256
+    if matches and mark:
+        _marker_of(path).write_text(f"{pin.sha256} {before.st_size} {before.st_mtime_ns}\n")
+    return matches
