@@ -30,6 +30,7 @@ from stockdesk.entrypoints.batch.evaluate_work import EvaluatePointsWork
 from stockdesk.entrypoints.batch.sweep_work import SweepWork
 from stockdesk.entrypoints.batch.workers import batch_engine
 from stockdesk.entrypoints.container import AppContainer
+from stockdesk.entrypoints.doctor.cli import build_doctor_command
 from stockdesk.entrypoints.jobs_cli import RunOptions, build_jobs_cli
 from stockdesk.entrypoints.keys_cli import build_keys_cli
 from stockdesk.evaluation.application.evaluation_service import JOB_KIND as EVALUATE_KIND
@@ -126,6 +127,7 @@ app.add_typer(
     name="strategy",
 )
 app.add_typer(build_keys_cli(lambda: container().api_keys), name="keys")
+app.command("doctor")(build_doctor_command(lambda: container().settings))
 app.add_typer(
     build_batch_cli(
         lambda: container().batch_analysis,
