@@ -1,9 +1,8 @@
 """`stockdesk doctor`: checks of the install and of this machine's state, each with its fix.
 
-Required checks (a failure exits 1): the model weights and llama.cpp runtime (skipped when every LLM
-alias is remote), TA-Lib, the web assets, Ray, the store, the LLM aliases and the disk. Optional
-checks only warn: the market data, the sandbox layers, chromium and Playwright, PostgreSQL and
-espeak-ng.
+`CHECKS` lists them in the order shown, each required (a failure exits 1) or optional (at worst a
+warning); the model weights and the llama.cpp runtime are required but skip when every LLM alias is
+remote.
 """
 
 from __future__ import annotations

@@ -65,12 +65,6 @@ def build_doctor_command(get_settings: Callable[[], Settings]) -> Callable[..., 
             False, "--deep", help="Also hash the model file again and start Ray to run one task (slower)."
         ),
     ) -> None:
-        """Check the install and this machine: what works, and how to fix what does not.
-
-        Exit 1 when a required check failed (model weights, llama.cpp runtime, TA-Lib, web assets,
-        Ray, store, LLM aliases, disk space); the optional ones (market data, sandbox layers,
-        chromium + Playwright, PostgreSQL, espeak-ng) only warn.
-        """
         context = DoctorContext(get_settings(), deep=deep, progress=hash_progress())
         results = run_checks(CHECKS, context)
         failed = any(r.status is Status.FAIL for r in results)
@@ -88,4 +82,14 @@ def build_doctor_command(get_settings: Callable[[], Settings]) -> Callable[..., 
         if failed:
             raise typer.Exit(1)
 
+    doctor.__doc__ = help_text()  # the lists come from CHECKS, so the help cannot drift from them
     return doctor
+
+
+def help_text() -> str:
+    required = ", ".join(c.name for c in CHECKS if c.required)
+    optional = ", ".join(c.name for c in CHECKS if not c.required)
+    return (
+        "Check the install and this machine: what works, and how to fix what does not.\n\n"
+        f"Exit 1 when a required check failed ({required}); the optional ones ({optional}) only warn."
+    )
