@@ -16,6 +16,7 @@ from stockdesk.data_engineering.domain.dtos import (
     FilingPageDTO,
     FinancialReportDTO,
     IntradayBarDTO,
+    IntradayCoverage,
     IntradayWriteCounts,
     NewsItemDTO,
     RangeSummary,
@@ -53,7 +54,8 @@ class IMarketDataRepository(ABC):
 
     @abstractmethod
     def write_batch(self, frames: dict[str, pd.DataFrame]) -> dict[str, int]:
-        """Several tables in one transaction (all-or-nothing per imported file)."""
+        """Several tables in one transaction (all-or-nothing per imported file). `bars_5m` rows are
+        written as `write_intraday_bars` writes them; its count is of bars new or changed."""
 
     # reads: everything is as of a date; nothing after it is visible
     @abstractmethod
@@ -147,9 +149,20 @@ class IMarketDataRepository(ABC):
 
     @abstractmethod
     def get_intraday_bars(
-        self, symbol: str, as_of: date, start: date | None = None, end: date | None = None
+        self,
+        symbol: str,
+        as_of: date,
+        start: date | None = None,
+        end: date | None = None,
+        limit: int | None = None,
     ) -> list[IntradayBarDTO]:
-        """5-minute bars of exchange dates in [start, min(end, as_of)], oldest first."""
+        """5-minute bars of exchange dates in [start, min(end, as_of)], oldest first; with `limit`,
+        only the newest `limit` of them (still oldest first)."""
+
+    @abstractmethod
+    def intraday_span(self, symbol: str, as_of: date) -> IntradayCoverage:
+        """Count, first and last bar start of the symbol's 5-minute bars of exchange dates <= as_of
+        (one aggregate read)."""
 
     @abstractmethod
     def count_intraday_bars(self, symbol: str | None = None) -> int: ...
