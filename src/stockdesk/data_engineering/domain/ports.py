@@ -199,6 +199,15 @@ class IMarketDataProvider(ABC):
     @abstractmethod
     def financials(self, symbol: str) -> pd.DataFrame: ...
 
+    serves_bars_5m: bool = False  # True where `bars_5m` is implemented (AkShare, yfinance)
+
+    def bars_5m(self, symbol: str, start: date, end: date) -> pd.DataFrame:
+        """5-minute bars for `data sync --datasets bars_5m`: canonical INTRADAY_COLUMNS (bar starts in
+        aware UTC) of exchange dates [start, end]; an empty frame when the source has none there. A
+        window the source cannot serve at all (yfinance: older than its 60 days) is refused with an
+        error whose one-line message says so. Asked only of providers with `serves_bars_5m`."""
+        raise NotImplementedError(f"{self.name} serves no 5-minute bars")
+
 
 class ISyncStateRepository(ABC):
     """Sync bookkeeping: failures with reasons, and what is already done (for resume)."""

@@ -328,9 +328,17 @@ def _add_transfers(app: typer.Typer, get_container: ContainerFactory) -> None:
         symbols: str = typer.Option(..., "--symbols", help="Comma-separated, e.g. 600519.SH,000001.SZ"),
         start: str | None = typer.Option(None, "--from", help="YYYY-MM-DD; default 5 years before --to."),
         end: str | None = typer.Option(None, "--to", help="YYYY-MM-DD; default today."),
+        datasets: str | None = typer.Option(
+            None,
+            "--datasets",
+            help="Comma-separated, of security, bars, valuations, financials, bars_5m; default the first "
+            "four. bars_5m: 5-minute bars (AkShare for A-shares; yfinance keeps only the last 60 days, "
+            "an older --from is refused for it).",
+        ),
         as_json: bool = typer.Option(False, "--json"),
     ) -> None:
-        """Fetch securities, bars, valuations and financials; resumable, failures are recorded."""
+        """Fetch securities, bars, valuations and financials (and, when asked, 5-minute bars);
+        resumable, failures are recorded."""
         last = parse_day(end) or date.today()
         first = parse_day(start) or last - timedelta(days=5 * 365)
         wanted = list(dict.fromkeys(s.strip() for s in symbols.split(",") if s.strip()))
@@ -347,7 +355,8 @@ def _add_transfers(app: typer.Typer, get_container: ContainerFactory) -> None:
                 else:
                     progress.update(task, current=f"{symbol} {dataset}")
 
-            summary = container.sync_service.sync(market, wanted, first, last, run_id, on_progress)
+            asked = datasets.split(",") if datasets else None
+            summary = container.sync_service.sync(market, wanted, first, last, run_id, on_progress, asked)
         report_sync(summary, as_json)
 
     @app.command("fetch-news")
