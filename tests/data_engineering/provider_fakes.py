@@ -69,6 +69,30 @@ class FixtureAkShare:
             frame["收盘"] = -1.0
         return frame.reset_index(drop=True)
 
+    def stock_zh_a_hist_min_em(
+        self,
+        symbol: str = "000001",
+        start_date: str = "1979-09-01 09:32:00",
+        end_date: str = "2222-01-01 09:32:00",
+        period: str = "5",
+        adjust: str = "",
+    ) -> pd.DataFrame:
+        """akshare/stock_feature/stock_hist_em.py (akshare 1.19.5), its kline branch: the frame is cut to
+        [start_date, end_date] by 时间 (the bar's end) and 时间 comes back as text. Only the 5-minute
+        unadjusted bars exist in the fixture: other periods or adjustments are refused, not faked."""
+        params = {"symbol": symbol, "start_date": start_date, "end_date": end_date, "period": period}
+        frame = self._read(
+            "stock_zh_a_hist_min_em", {**params, "adjust": adjust}, f"stock_zh_a_hist_min_em_{symbol}.csv"
+        )
+        if (period, adjust) != ("5", ""):
+            raise ValueError(f"the fixture holds period='5', adjust='' bars, not {period=} {adjust=}")
+        if frame.empty:
+            return frame
+        frame.index = pd.to_datetime(frame["时间"])
+        frame = frame[start_date:end_date].reset_index(drop=True)  # type: ignore[misc]
+        frame["时间"] = pd.to_datetime(frame["时间"]).astype(str)
+        return frame
+
     def stock_individual_info_em(self, symbol: str = "603777", timeout: float | None = None) -> pd.DataFrame:
         return self._read(
             "stock_individual_info_em", {"symbol": symbol}, f"stock_individual_info_em_{symbol}.csv"
@@ -152,12 +176,27 @@ class _FixtureTicker:
         self.sdk.calls.append(("history", self.code, params))
         if self.sdk.down:
             raise offline_error("query2.finance.yahoo.com")
+        if params.get("interval", "1d") == "5m":
+            return self._intraday(params)
         path = self.sdk.folder / f"history_{self.code}.csv"
         if not path.exists():
             return pd.DataFrame()
         frame = pd.read_csv(path)
         index = pd.DatetimeIndex(pd.to_datetime(frame.pop("Date"), utc=True), name="Date")
         return frame.set_index(index.tz_convert("America/New_York"))
+
+    def _intraday(self, params: dict[str, Any]) -> pd.DataFrame:
+        """yfinance/scrapers/history.py with interval="5m": bar starts in the exchange's zone on an
+        index named `Datetime`; `start` inclusive and `end` exclusive, both dates in that zone."""
+        path = self.sdk.folder / f"history_5m_{self.code}.csv"
+        if not path.exists():
+            return pd.DataFrame()
+        frame = pd.read_csv(path)
+        index = pd.DatetimeIndex(pd.to_datetime(frame.pop("Datetime"), utc=True), name="Datetime")
+        frame = frame.set_index(index.tz_convert("America/New_York"))
+        start = pd.Timestamp(params["start"], tz="America/New_York")
+        end = pd.Timestamp(params["end"], tz="America/New_York")
+        return frame[(frame.index >= start) & (frame.index < end)]
 
     def get_news(self, count: int = 10, tab: str = "news") -> list[dict[str, Any]]:
         """yfinance/base.py TickerBase.get_news: Yahoo's stream items, nested under `content`."""

@@ -136,6 +136,33 @@ def filings() -> pd.DataFrame:
     )
 
 
+def bars_5m() -> pd.DataFrame:
+    """5-minute bars, keyed by their start in UTC: two A-shares with bars at the same instants (each
+    symbol's bars are checked on their own), AAPL on both sides of the 2024-03-10 DST change (13:30 UTC
+    is the 09:30 open in March after the change, 14:30 before it), no amount from yfinance."""
+    cn = pd.DatetimeIndex(["2024-01-03 09:30", "2024-01-03 09:35", "2024-01-03 09:40", "2024-01-03 13:00"])
+    us = pd.DatetimeIndex(
+        ["2024-03-08 09:30", "2024-03-08 09:35", "2024-03-11 09:30", "2024-03-11 09:35", "2024-03-11 15:55"]
+    )
+    rows = []
+    for symbol, stamps, base, source in (
+        ("600519.SH", cn.tz_localize("Asia/Shanghai"), 1452.37, "akshare-em"),
+        ("000858.SZ", cn.tz_localize("Asia/Shanghai"), 140.01, "akshare-sina"),
+        ("AAPL", us.tz_localize("America/New_York"), 170.1 + 0.2, "yfinance"),
+    ):
+        for i, start in enumerate(stamps):
+            close = base + i * 0.1
+            volume = 82_000.0 + i * 100
+            amount = None if source == "yfinance" else round(volume * (base + close) / 2, 2)
+            day = start.tz_localize(None).normalize()
+            rows.append(
+                {"symbol": symbol, "ts_utc": start.tz_convert("UTC"), "trade_date": day,
+                 "open": base, "high": close + 0.5, "low": base - 0.25, "close": close, "volume": volume,
+                 "amount": amount, "source": source}
+            )  # fmt: skip
+    return pd.DataFrame(rows)
+
+
 def populate(service: MarketDataImportService) -> None:
     """Write the whole sample store through the import service (validation included)."""
     service.import_frames("securities", {"securities": securities()})
@@ -148,3 +175,4 @@ def populate(service: MarketDataImportService) -> None:
         "others",
         {"dividends": dividends(), "news": news(), "filings": filings(), "filing_pages": filing_pages()},
     )
+    service.import_frames("bars_5m", {"bars_5m": bars_5m()})

@@ -13,13 +13,18 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+import typer
+from sqlalchemy import select
+from typer.testing import CliRunner
 
 from stockdesk.data_engineering.application.import_service import MarketDataImportService
 from stockdesk.data_engineering.domain.exceptions import ImportValidationError
 from stockdesk.data_engineering.infrastructure.exporters.parquet import TABLES, export_table
 from stockdesk.data_engineering.infrastructure.importers.parquet import read_parquet_folder
+from stockdesk.data_engineering.infrastructure.persistence.models import IntradayBarRow
 from stockdesk.data_engineering.infrastructure.persistence.repository import SqlMarketDataRepository
 from stockdesk.shared.db import Database
+from stockdesk.shared.errors import BadRequestException
 from tests.data_engineering import sample_store
 
 FAR = date(2100, 1, 1)
@@ -93,6 +98,99 @@ def test_exported_columns_keep_json_dates_booleans_and_nulls(
     assert extras == sample_store.financials()["extra"].tolist()
     assert frames["news"]["published_at"].iloc[0] == pd.Timestamp(datetime(2024, 1, 5, 9, 30, 15, 123456))
     assert pd.isna(frames["bars"]["adj_factor"].iloc[0])
+
+
+def stored_5m(repository: SqlMarketDataRepository) -> pd.DataFrame:
+    """Every stored 5-minute bar with when it was written (which the export leaves out)."""
+    with repository._db.engine.connect() as conn:
+        frame = pd.read_sql(select(IntradayBarRow.__table__), conn)
+    frame["ts_utc"] = pd.to_datetime(frame["ts_utc"], utc=True)
+    return frame.sort_values(["symbol", "ts_utc"]).reset_index(drop=True)
+
+
+def test_5_minute_bars_round_trip_with_utc_starts_and_reimport_changes_nothing(
+    repository: SqlMarketDataRepository, fresh: SqlMarketDataRepository, tmp_path: Path
+) -> None:
+    export_all(repository, tmp_path, chunk_rows=4)
+    schema = pq.read_schema(tmp_path / "bars_5m.parquet")
+    assert schema.field("ts_utc").type == pa.timestamp("us", tz="UTC")
+    assert schema.field("trade_date").type == pa.date32()
+    assert "imported_at" not in schema.names  # the store's own bookkeeping, not data
+    exported = pd.read_parquet(tmp_path / "bars_5m.parquet")
+    sample = sample_store.bars_5m().sort_values(["symbol", "ts_utc"]).reset_index(drop=True)
+    assert exported["symbol"].tolist() == sample["symbol"].tolist()
+    assert exported["ts_utc"].tolist() == sample["ts_utc"].tolist()  # the same instants, aware UTC
+    march = exported[exported["symbol"] == "AAPL"]["ts_utc"].dt.strftime("%m-%d %H:%M UTC").tolist()
+    assert march == [
+        "03-08 14:30 UTC",
+        "03-08 14:35 UTC",
+        "03-11 13:30 UTC",
+        "03-11 13:35 UTC",
+        "03-11 19:55 UTC",
+    ]
+    for column in ["open", "high", "low", "close", "volume", "amount"]:
+        assert exported[column].tolist() == pytest.approx(sample[column].tolist(), abs=0, nan_ok=True)
+    assert exported["amount"].isna().tolist() == (sample["source"] == "yfinance").tolist()
+
+    results = import_all(fresh, tmp_path)
+    bars_5m = next(r for r in results if r.source == "bars_5m.parquet")
+    assert bars_5m.rows == {"bars_5m": len(sample)} and bars_5m.new_rows == {"bars_5m": len(sample)}
+    before = stored_5m(fresh)
+    columns = [c for c in before.columns if c != "imported_at"]
+    pd.testing.assert_frame_equal(before[columns], stored_5m(repository)[columns], check_exact=True)
+    for symbol in ("600519.SH", "000858.SZ", "AAPL"):
+        assert fresh.get_intraday_bars(symbol, FAR) == repository.get_intraday_bars(symbol, FAR)
+    assert fresh.get_intraday_bars("AAPL", FAR)[2].ts.isoformat() == "2024-03-11T09:30:00-04:00"
+
+    again = next(r for r in import_all(fresh, tmp_path) if r.source == "bars_5m.parquet")
+    assert again.rows == {"bars_5m": 0} and again.new_rows == {"bars_5m": 0}
+    pd.testing.assert_frame_equal(stored_5m(fresh), before, check_exact=True)  # imported_at too
+
+
+def test_a_5_minute_bar_file_is_checked_symbol_by_symbol_and_refused_whole(
+    repository: SqlMarketDataRepository, fresh: SqlMarketDataRepository, tmp_path: Path
+) -> None:
+    export_all(repository, tmp_path)
+    frame = pq.read_table(tmp_path / "bars_5m.parquet").to_pandas()
+    assert frame["symbol"].tolist() == ["000858.SZ"] * 4 + ["600519.SH"] * 4 + ["AAPL"] * 5
+    frame.loc[2, "ts_utc"] = frame.loc[1, "ts_utc"]  # two bars of one symbol at one instant
+    frame.loc[7, "trade_date"] = date(2024, 1, 4)  # 600519.SH's 13:00 bar is on 2024-01-03 in Shanghai
+    frame.loc[9, "high"] = 1.0
+    pq.write_table(pa.Table.from_pandas(frame, preserve_index=False), tmp_path / "bars_5m.parquet")
+    group = next(g for g in read_parquet_folder(tmp_path) if g.source == "bars_5m.parquet")
+    with pytest.raises(ImportValidationError) as info:
+        MarketDataImportService(fresh).import_frames(group.source, group.frames)
+    reasons = {p.row: p.reason for p in info.value.problems}
+    assert list(reasons) == [3, 8, 10]  # and nothing about the instants both A-shares' bars share
+    assert reasons[3] == "bar start 2024-01-03T01:35:00+00:00 repeats row 2"
+    assert reasons[8].startswith("trade_date 2024-01-04 is not the Asia/Shanghai date 2024-01-03 of the bar")
+    assert reasons[10].startswith("high 1 is below max(open, close) 170.4")
+    assert fresh.count_intraday_bars() == 0
+
+
+def test_cli_show_gives_5_minute_coverage_and_lists_the_newest_bars_as_of(
+    repository: SqlMarketDataRepository, cli_app: typer.Typer
+) -> None:
+    args = ["data", "show", "AAPL", "--as-of", "2024-03-08", "--dataset", "bars_5m", "--rows", "1"]
+    body = json.loads(CliRunner().invoke(cli_app, [*args, "--json"]).stdout)
+    assert body["bars_5m"] == {
+        "count": 2, "first": "2024-03-08T09:30:00-05:00", "last": "2024-03-08T09:35:00-05:00"
+    }  # fmt: skip
+    assert body["recent"]["dataset"] == "bars_5m"
+    close = 170.1 + 0.2 + 0.1  # the sample's float, exactly
+    assert [(r["ts"], r["close"]) for r in body["recent"]["rows"]] == [("2024-03-08T09:35:00-05:00", close)]
+    text = CliRunner(env={"COLUMNS": "200"}).invoke(cli_app, [*args[:3], "--dataset", "bars_5m"])
+    assert text.exit_code == 0, text.output
+    coverage = next(line for line in text.stdout.splitlines() if "5-minute bars" in line and "│" in line)
+    assert [c.strip() for c in coverage.split("│")[1:5]] == [
+        "5-minute bars", "5", "2024-03-08 09:30-05:00", "2024-03-11 15:55-04:00"
+    ]  # fmt: skip
+    assert "the newest 5 5-minute bars" in text.stdout and "volume (shares)" in text.stdout
+    assert "2024-03-11 15:55-04:00 │ 170.3" in text.stdout
+    plain = json.loads(CliRunner().invoke(cli_app, ["data", "show", "AAPL", "--json"]).stdout)
+    assert "recent" not in plain and plain["bars_5m"]["count"] == 5
+    wrong = CliRunner().invoke(cli_app, ["data", "show", "AAPL", "--dataset", "minutes"])
+    assert isinstance(wrong.exception, BadRequestException) and wrong.exception.code == "INVALID_DATASET"
 
 
 def test_a_bad_file_is_rejected_whole_and_the_others_still_import(

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import time
 from bisect import bisect_left
-from datetime import date, datetime
+from datetime import UTC, date, datetime
+from typing import Any
 
 import pandas as pd
 import pytest
@@ -13,11 +14,12 @@ from stockdesk.data_engineering.application.import_service import MarketDataImpo
 from stockdesk.data_engineering.application.use_cases import (
     GetDailyBarsUseCase,
     GetFinanceForTickerUseCase,
+    GetIntradayBarsUseCase,
     GetNewsUseCase,
     GetStockBasicInfoUseCase,
     GetValuationDailiesForTickerUseCase,
 )
-from stockdesk.data_engineering.domain.exceptions import ProviderUnavailableError
+from stockdesk.data_engineering.domain.exceptions import IntradayWindowError, ProviderUnavailableError
 from stockdesk.data_engineering.infrastructure.persistence.repository import SqlMarketDataRepository
 from stockdesk.data_engineering.infrastructure.providers.akshare_provider import (
     AkShareProvider,
@@ -41,6 +43,7 @@ from stockdesk.shared.db import Database
 from stockdesk.shared.errors import ConfigurationError
 from tests.data_engineering.provider_fakes import (
     FAST,
+    FIXTURES,
     FixtureAkShare,
     FixtureTushareClient,
     FixtureYFinance,
@@ -189,7 +192,95 @@ def test_tushare_calls_share_a_200_per_minute_bucket() -> None:
     assert clock.t == pytest.approx(5 * 60 / 200)
 
 
+def test_akshare_5_minute_bars_are_stored_by_their_start_in_utc_with_volume_in_shares(
+    repository: SqlMarketDataRepository,
+) -> None:
+    """`stock_zh_a_hist_min_em(symbol, start_date, end_date, period="5", adjust="")` as akshare 1.19.5
+    builds it (akshare/stock_feature/stock_hist_em.py, kline branch): 时间 (text, Beijing time, the bar's
+    END), 开盘, 收盘, 最高, 最低, 涨跌幅, 涨跌额, 成交量 (lots of 100), 成交额 (CNY), 振幅, 换手率."""
+    sdk = FixtureAkShare()
+    frame = akshare(sdk).bars_5m("600001.SH", date(2024, 12, 30), date(2024, 12, 31))
+    [(name, params)] = sdk.calls
+    assert name == "stock_zh_a_hist_min_em"
+    assert params == {
+        "symbol": "600001", "start_date": "2024-12-30 09:00:00", "end_date": "2024-12-31 15:30:00",
+        "period": "5", "adjust": "",
+    }  # fmt: skip
+    store(repository, bars_5m=frame)
+    bars = GetIntradayBarsUseCase(repository).execute("600001.SH", as_of=AS_OF)
+    assert len(bars) == 16 and {b.trade_date for b in bars} == {date(2024, 12, 30), AS_OF}
+    first, last = bars[0], bars[-1]
+    assert first.ts.isoformat() == "2024-12-30T09:30:00+08:00"  # labelled 09:35, the bar's end
+    assert first.ts_utc == datetime(2024, 12, 30, 1, 30, tzinfo=UTC)
+    assert last.ts.strftime("%H:%M") == "14:55"  # labelled 15:00
+    raw = pd.read_csv(FIXTURES / "akshare" / "stock_zh_a_hist_min_em_600001.csv")
+    row = raw[raw["时间"] == "2024-12-30 09:35:00"].iloc[0]
+    assert (first.open, first.close, first.high, first.low) == (
+        row["开盘"],
+        row["收盘"],
+        row["最高"],
+        row["最低"],
+    )
+    assert first.volume == row["成交量"] * 100 and first.amount == row["成交额"]
+    assert [b.ts.strftime("%H:%M") for b in bars[:8]] == [
+        "09:30", "09:35", "09:40", "09:45", "11:25", "13:00", "13:05", "14:55"
+    ]  # fmt: skip
+
+
+def test_akshare_5_minute_bars_of_an_old_window_are_empty_and_a_changed_sdk_fails_loudly() -> None:
+    assert akshare().bars_5m("600001.SH", date(2023, 1, 1), date(2023, 1, 31)).empty
+
+    class Renamed(FixtureAkShare):
+        def stock_zh_a_hist_min_em(self, **params: Any) -> pd.DataFrame:
+            return super().stock_zh_a_hist_min_em(**params).rename(columns={"成交量": "volume"})
+
+    with pytest.raises(ProviderUnavailableError, match=r"response lacks column\(s\) 成交量"):
+        akshare(Renamed()).bars_5m("600001.SH", date(2024, 12, 30), date(2024, 12, 31))
+
+
 # ---- yfinance -----------------------------------------------------------------------------------
+def test_yfinance_5_minute_bars_of_the_regular_session_by_their_start(
+    repository: SqlMarketDataRepository,
+) -> None:
+    """`Ticker(code).history(interval="5m", start, end, prepost=False, auto_adjust=False,
+    actions=False)` as yfinance 1.7.0 returns it (yfinance/scrapers/history.py: the index is named
+    `Datetime` for intraday intervals and carries the exchange's zone; columns Open, High, Low, Close,
+    Adj Close, Volume in shares)."""
+    sdk = FixtureYFinance()
+    provider = YFinanceProvider(sdk, policy=FAST, limiter=fast_limiter(), sleep=no_sleep, today=lambda: AS_OF)
+    frame = provider.bars_5m("EXMP", date(2024, 12, 30), AS_OF)
+    [(name, code, params)] = sdk.calls
+    assert (name, code, params["interval"], params["start"], params["end"]) == (
+        "history", "EXMP", "5m", "2024-12-30", "2025-01-01",
+    )  # fmt: skip  # yfinance's end is exclusive
+    assert (params["prepost"], params["auto_adjust"], params["actions"]) == (False, False, False)
+    store(repository, bars_5m=frame)
+    bars = GetIntradayBarsUseCase(repository).execute("EXMP", as_of=AS_OF)
+    assert len(bars) == 10 and bars[0].ts.isoformat() == "2024-12-30T09:30:00-05:00"
+    assert bars[0].ts_utc == datetime(2024, 12, 30, 14, 30, tzinfo=UTC)
+    assert [b.ts.strftime("%H:%M") for b in bars[:5]] == ["09:30", "09:35", "09:40", "15:50", "15:55"]
+    assert all(b.amount is None for b in bars)  # Yahoo gives none
+    raw = pd.read_csv(FIXTURES / "yfinance" / "history_5m_EXMP.csv")
+    row = raw[raw["Datetime"] == "2024-12-30 09:30:00-05:00"].iloc[0]
+    assert (bars[0].open, bars[0].high, bars[0].low, bars[0].close) == (
+        row["Open"], row["High"], row["Low"], row["Close"],
+    )  # fmt: skip
+    assert bars[0].volume == row["Volume"]
+
+
+def test_yfinance_refuses_5_minute_bars_older_than_its_60_days_in_one_line() -> None:
+    sdk = FixtureYFinance()
+    provider = YFinanceProvider(sdk, policy=FAST, limiter=fast_limiter(), sleep=no_sleep, today=lambda: AS_OF)
+    with pytest.raises(IntradayWindowError) as info:
+        provider.bars_5m("EXMP", date(2024, 11, 1), AS_OF)
+    assert info.value.message == (
+        "yfinance keeps 5-minute bars for the last 60 days only: EXMP from 2024-11-01 is older; "
+        "start on 2024-11-02 or later"
+    )
+    assert info.value.code == "INTRADAY_WINDOW" and sdk.calls == []  # refused before asking Yahoo
+    assert len(provider.bars_5m("EXMP", date(2024, 11, 2), AS_OF)) == 15  # the first day it serves
+
+
 def test_yfinance_bars_dividend_factor_and_window(repository: SqlMarketDataRepository) -> None:
     sdk = FixtureYFinance()
     provider = YFinanceProvider(sdk, policy=FAST, limiter=fast_limiter(), sleep=no_sleep)

@@ -31,6 +31,7 @@ def client(settings: Settings) -> Iterator[TestClient]:
             "financials": sample_store.financials(),
         },
     )
+    service.import_frames("bars_5m", {"bars_5m": sample_store.bars_5m()})
     with api_client(container) as client:
         yield client
     container.close()
@@ -83,8 +84,47 @@ def test_financials_are_the_versions_known_at_as_of(client: TestClient) -> None:
     assert body["items"][1]["extra"] == {"restated": True}
 
 
+def test_5_minute_bars_are_paged_and_none_of_a_day_after_as_of(client: TestClient) -> None:
+    def starts(**params: object) -> tuple[int, list[str]]:
+        body = client.get(f"{STOCKS}/AAPL/bars_5m", params=params).json()
+        return body["total"], [b["ts"] for b in body["items"]]
+
+    friday = ["2024-03-08T09:30:00-05:00", "2024-03-08T09:35:00-05:00"]
+    monday = ["2024-03-11T09:30:00-04:00", "2024-03-11T09:35:00-04:00", "2024-03-11T15:55:00-04:00"]
+    assert starts(as_of="2024-03-08") == (2, friday)
+    assert starts(as_of="2024-03-10", end="2024-12-31") == (2, friday)  # end is clipped to as_of
+    assert starts(as_of="2024-03-11") == (5, friday + monday)
+    assert starts(as_of="2024-03-11", start="2024-03-11", limit=2, offset=1) == (3, monday[1:])
+    assert starts(as_of="2024-03-07") == (0, [])
+    bar = client.get(f"{STOCKS}/AAPL/bars_5m", params={"as_of": "2024-03-11", "limit": 1}).json()["items"][0]
+    assert bar["ts_utc"] == "2024-03-08T14:30:00Z" and bar["trade_date"] == "2024-03-08"
+    assert (bar["interval"], bar["volume"], bar["amount"]) == ("5m", 82_000.0, None)
+    a_share = client.get(f"{STOCKS}/600519.SH/bars_5m", params={"as_of": "2024-01-03"}).json()["items"]
+    assert [b["ts"][11:16] for b in a_share] == ["09:30", "09:35", "09:40", "13:00"]
+    assert a_share[0]["amount"] == pytest.approx(82_000 * 1452.37)
+
+
+def test_stock_coverage_counts_5_minute_bars_as_of(client: TestClient) -> None:
+    def coverage(as_of: str) -> dict:
+        return client.get(f"{STOCKS}/AAPL", params={"as_of": as_of}).json()["bars_5m"]
+
+    assert coverage("2024-03-08") == {
+        "count": 2, "first": "2024-03-08T09:30:00-05:00", "last": "2024-03-08T09:35:00-05:00"
+    }  # fmt: skip
+    assert (
+        coverage("2024-12-31")["count"] == 5 and coverage("2024-12-31")["last"] == "2024-03-11T15:55:00-04:00"
+    )
+    assert coverage("2024-03-07") == {"count": 0, "first": None, "last": None}
+
+
 def test_unknown_symbol_is_404_stock_not_found(client: TestClient) -> None:
-    for path in ("600999.SH", "600999.SH/bars", "600999.SH/valuations", "600999.SH/financials"):
+    for path in (
+        "600999.SH",
+        "600999.SH/bars",
+        "600999.SH/valuations",
+        "600999.SH/financials",
+        "600999.SH/bars_5m",
+    ):
         response = client.get(f"{STOCKS}/{path}")
         assert response.status_code == 404, path
         assert response.json()["error"]["code"] == "STOCK_NOT_FOUND"
@@ -99,6 +139,8 @@ def test_unknown_symbol_is_404_stock_not_found(client: TestClient) -> None:
         ("600519.SH/bars", {"limit": 5001}, "BAD_REQUEST"),
         ("600519.SH/bars", {"offset": -1}, "BAD_REQUEST"),
         ("600519.SH/financials", {"start": "2024-02-01", "end": "2024-01-01"}, "INVALID_DATE_RANGE"),
+        ("600519.SH/bars_5m", {"start": "2024-02-01", "end": "2024-01-01"}, "INVALID_DATE_RANGE"),
+        ("600519.SH/bars_5m", {"as_of": "2024-02-30"}, "BAD_REQUEST"),
     ],
 )
 def test_bad_input_is_400_with_a_code(client: TestClient, path: str, params: dict, code: str) -> None:

@@ -51,7 +51,7 @@ def tushare(client: FixtureTushareClient) -> TushareProvider:
 
 
 def yfinance(sdk: FixtureYFinance) -> YFinanceProvider:
-    return YFinanceProvider(sdk, policy=FAST, limiter=fast_limiter(), sleep=no_sleep)
+    return YFinanceProvider(sdk, policy=FAST, limiter=fast_limiter(), sleep=no_sleep, today=lambda: TODAY)
 
 
 def sec(server: SecFixtureServer) -> SecEdgarProvider:
@@ -70,10 +70,15 @@ class Desk:
         self.service = SyncService(providers, self.repository, self.state, today=lambda: TODAY)
 
     def sync(
-        self, symbols: list[str], start: date = START, end: date = END, run: str = "run-1"
+        self,
+        symbols: list[str],
+        start: date = START,
+        end: date = END,
+        run: str = "run-1",
+        datasets: list[str] | None = None,
     ) -> SyncSummary:
         market = "US" if symbols[0].isalpha() else "CN"
-        return self.service.sync(market, symbols, start, end, run)
+        return self.service.sync(market, symbols, start, end, run, datasets=datasets)
 
 
 def outcome(summary: SyncSummary, symbol: str, dataset: str):  # type: ignore[no-untyped-def]
@@ -214,6 +219,64 @@ def test_us_sync_derives_dividend_yield(database: Database) -> None:
     assert last.dv_ttm == pytest.approx(0.24 / 187.20 * 100)
 
 
+# ---- 5-minute bars ------------------------------------------------------------------------------
+def test_a_share_5_minute_bars_are_synced_when_asked_and_today_is_fetched_again(database: Database) -> None:
+    sdk = FixtureAkShare()
+    desk = Desk(database, {"CN": [akshare(sdk)]})
+    default = desk.sync(["600001.SH"], start=date(2024, 12, 27), end=TODAY)
+    assert "bars_5m" not in {o.dataset for o in default.outcomes}  # only when asked
+    assert "stock_zh_a_hist_min_em" not in {name for name, _ in sdk.calls}
+
+    first = desk.sync(["600001.SH"], start=date(2024, 12, 27), end=TODAY, run="run-2", datasets=["bars_5m"])
+    assert [(o.dataset, o.status, o.provider, o.rows) for o in first.outcomes] == [
+        ("bars_5m", "written", "akshare", 24)
+    ]
+    assert first.derived_valuations == 0 and first.failures == []
+    assert desk.repository.count_intraday_bars("600001.SH") == 24
+    # TODAY's session may still be running: done through the day before, so the next run asks for TODAY again
+    assert desk.state.done_through("600001.SH", "bars_5m") == date(2024, 12, 30)
+    again = desk.sync(["600001.SH"], start=date(2024, 12, 27), end=TODAY, run="run-3", datasets=["bars_5m"])
+    [(_name, params)] = [c for c in sdk.calls if c[0] == "stock_zh_a_hist_min_em"][-1:]
+    assert params["start_date"] == "2024-12-31 09:00:00"
+    assert (outcome(again, "600001.SH", "bars_5m").rows, desk.repository.count_intraday_bars()) == (0, 24)
+    past = desk.sync(["600001.SH"], start=date(2024, 12, 27), end=date(2024, 12, 30), run="run-4",
+                     datasets=["bars_5m"])  # fmt: skip
+    assert outcome(past, "600001.SH", "bars_5m").status == "up-to-date"
+
+
+def test_us_5_minute_bars_older_than_yahoos_60_days_are_refused_and_recorded(database: Database) -> None:
+    desk = us_desk(database)
+    old = desk.sync(["EXMP"], start=date(2024, 1, 2), end=TODAY, datasets=["bars", "bars_5m"])
+    assert outcome(old, "EXMP", "bars").status == "written"
+    assert outcome(old, "EXMP", "bars_5m").status == "failed"
+    [failure] = desk.state.failures("run-1")
+    assert (failure["provider"], failure["dataset"]) == ("yfinance", "bars_5m")  # SEC has no bars: not asked
+    assert failure["reason"] == (
+        "yfinance keeps 5-minute bars for the last 60 days only: EXMP from 2024-01-02 is older; "
+        "start on 2024-11-02 or later"
+    )
+    assert old.symbol_status == {"EXMP": "partial"} and desk.state.done_through("EXMP", "bars_5m") is None
+    recent = desk.sync(["EXMP"], start=date(2024, 11, 2), end=TODAY, run="run-2", datasets=["bars_5m"])
+    assert (outcome(recent, "EXMP", "bars_5m").status, outcome(recent, "EXMP", "bars_5m").rows) == (
+        "written",
+        15,
+    )
+
+
+def test_unknown_datasets_are_refused_before_anything_is_fetched(database: Database) -> None:
+    sdk = FixtureAkShare()
+    desk = Desk(database, {"CN": [akshare(sdk)]})
+    with pytest.raises(BadRequestException, match=r"unknown dataset\(s\) bars_1m, ticks") as info:
+        desk.sync(["600001.SH"], datasets=["bars", "ticks", "bars_1m"])
+    assert info.value.code == "INVALID_DATASET" and sdk.calls == []
+    assert SyncService.datasets([" BARS_5M ", "bars"]) == ("bars", "bars_5m")  # in fetch order
+    assert (
+        SyncService.datasets(None)
+        == SyncService.datasets([])
+        == ("security", "bars", "valuations", "financials")
+    )
+
+
 def test_symbols_must_belong_to_the_market(database: Database) -> None:
     desk = Desk(database, {"CN": [akshare(FixtureAkShare())]})
     with pytest.raises(BadRequestException, match="not CN symbols: AAPL"):
@@ -262,6 +325,28 @@ def test_cli_sync_prints_json_and_exits_by_outcome(settings: Settings, database:
     down = runner.invoke(cli_with(settings, database, {"CN": [akshare(FixtureAkShare(down=True))]}), args)
     assert down.exit_code == 1
     assert json.loads(down.stdout)["all_failed"] is True
+
+
+def test_cli_sync_fetches_5_minute_bars_with_datasets(settings: Settings, database: Database) -> None:
+    providers: dict[str, list[IMarketDataProvider]] = {"US": [yfinance(FixtureYFinance())]}
+    args = ["sync", "--market", "us", "--symbols", "EXMP", "--from", "2024-06-03", "--to", "2024-12-31"]
+    old = CliRunner().invoke(cli_with(settings, database, providers), [*args, "--datasets", "bars_5m"])
+    assert old.exit_code == 1  # the only dataset of the only symbol failed
+    assert (
+        "failed: EXMP bars_5m via yfinance: yfinance keeps 5-minute bars for the last 60 days only"
+        in old.output
+    )
+    args[args.index("--from") + 1] = "2024-12-27"
+    result = CliRunner().invoke(
+        cli_with(settings, database, providers), [*args, "--datasets", "bars_5m", "--json"]
+    )
+    assert result.exit_code == 0, result.output
+    payload = json.loads(result.stdout)
+    assert [(o["dataset"], o["status"], o["rows"]) for o in payload["outcomes"]] == [
+        ("bars_5m", "written", 15)
+    ]
+    wrong = CliRunner().invoke(cli_with(settings, database, providers), [*args, "--datasets", "bars,minutes"])
+    assert isinstance(wrong.exception, BadRequestException) and wrong.exception.code == "INVALID_DATASET"
 
 
 def test_cli_sync_table_lists_failures(settings: Settings, database: Database) -> None:

@@ -14,11 +14,15 @@ from stockdesk.data_engineering.application.sync_service import SyncService
 from stockdesk.data_engineering.infrastructure.persistence.repository import SqlMarketDataRepository
 from stockdesk.data_engineering.infrastructure.persistence.sync_state import SqlSyncStateRepository
 from stockdesk.data_engineering.infrastructure.providers.akshare_provider import AkShareProvider
+from stockdesk.entrypoints.api import API_PREFIX
+from stockdesk.entrypoints.container import AppContainer
+from stockdesk.shared.config import Settings
 from stockdesk.shared.db import Database
 from stockdesk.shared.db.task_store import SqlTaskStore
 from stockdesk.shared.errors import BadRequestException, NotFoundException
 from stockdesk.shared.tasks import JobStatus
 from stockdesk.shared.tasks.executor import JobExecutor
+from tests.api_support import api_client
 from tests.data_engineering.provider_fakes import FAST, FixtureAkShare, fast_limiter, no_sleep
 
 START, END = date(2024, 1, 1), date(2024, 1, 31)
@@ -85,3 +89,33 @@ def test_a_stored_run_that_no_live_job_owns_reads_as_interrupted(database: Datab
     executor.cancel(run_id)  # never run it: the test's database goes away
     release.set()
     finished(run_id, executor)
+
+
+def test_a_run_fetches_the_datasets_it_was_started_with(database: Database) -> None:
+    executor = JobExecutor(max_running=1)
+    runs = runs_over(database, FixtureAkShare(), executor)
+    started = runs.start("cn", ["600001.SH"], date(2024, 12, 27), date(2024, 12, 31), ["bars_5m"])
+    assert started.datasets == ["bars_5m"]
+    finished(started.run_id, executor)
+    [symbol] = runs.progress(started.run_id).symbols
+    assert [(o.dataset, o.status, o.rows) for o in symbol.outcomes] == [("bars_5m", "written", 24)]
+    with pytest.raises(BadRequestException) as caught:
+        runs.start("cn", ["600001.SH"], START, END, ["bars", "minutes"])
+    assert caught.value.code == "INVALID_DATASET" and len(runs.recent()) == 1
+    default = runs.start("cn", ["600001.SH"], START, END)
+    assert default.datasets == ["security", "bars", "valuations", "financials"]
+    finished(default.run_id, executor)
+
+
+def test_rest_sync_refuses_an_unknown_dataset_with_400(settings: Settings) -> None:
+    container = AppContainer(settings)
+    try:
+        with api_client(container) as client:
+            body = {"market": "cn", "symbols": ["600001.SH"], "datasets": ["bars_5m", "ticks"]}
+            response = client.post(f"{API_PREFIX}/data/sync", json=body)
+            assert response.status_code == 400
+            assert response.json()["error"]["code"] == "INVALID_DATASET"
+            assert "ticks" in response.json()["error"]["message"]
+            assert container.sync_runs.recent() == []
+    finally:
+        container.close()

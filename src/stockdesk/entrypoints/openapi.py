@@ -50,6 +50,7 @@ ROUTE_ERRORS: dict[tuple[str, str], tuple[int, ...]] = {
     ("GET", "/api/v1/stocks/{x}/bars"): (404,),
     ("GET", "/api/v1/stocks/{x}/valuations"): (404,),
     ("GET", "/api/v1/stocks/{x}/financials"): (404,),
+    ("GET", "/api/v1/stocks/{x}/bars_5m"): (404,),
     ("POST", "/api/v1/data/sync"): (422, 429),
     ("GET", "/api/v1/data/sync/{x}"): (404,),
     ("GET", "/api/v1/research/{x}"): (404, 422, 503),

@@ -491,3 +491,29 @@ def test_the_rest_twin_starts_and_reports_a_sync(client: TestClient, container: 
     schema = client.get("/api/v1/openapi.json").json()["paths"]
     assert {"202", "400", "422", "429"} <= set(schema["/api/v1/data/sync"]["post"]["responses"])
     assert "404" in schema["/api/v1/data/sync/{run_id}"]["get"]["responses"]
+
+
+def test_a_rest_sync_of_5_minute_bars_shows_that_dataset_on_its_page(
+    client: TestClient, container: AppContainer
+) -> None:
+    providers(container, FixtureAkShare())
+    started = client.post(
+        "/api/v1/data/sync",
+        json={
+            "market": "cn",
+            "symbols": [SYMBOL],
+            "start": "2024-12-27",
+            "end": "2024-12-31",
+            "datasets": ["bars_5m"],
+        },
+    )
+    assert started.status_code == 202, started.text
+    assert started.json()["datasets"] == ["bars_5m"]
+    body = wait_finished(client, started.json()["run_id"])
+    assert [(o["dataset"], o["status"], o["rows"]) for o in body["symbols"][0]["outcomes"]] == [
+        ("bars_5m", "written", 24)
+    ]
+    page = client.get(f"/data/sync/{body['run_id']}")
+    assert re.findall(r'data-dataset="(\w+)" data-status', page.text) == ["bars_5m"]  # only what it fetched
+    assert '<th scope="col">5-minute bars</th>' in page.text
+    assert '<th scope="col">5 分钟线</th>' in client.get(f"/data/sync/{body['run_id']}", headers=ZH).text

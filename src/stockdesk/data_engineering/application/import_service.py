@@ -7,11 +7,14 @@ import logging
 import pandas as pd
 from pydantic import BaseModel, Field
 
+from stockdesk.data_engineering.application.intraday_import import validate_intraday_frame
 from stockdesk.data_engineering.application.validation import ROW, VALIDATORS
 from stockdesk.data_engineering.domain.exceptions import ImportValidationError, RowProblem
 from stockdesk.data_engineering.domain.ports import IMarketDataRepository
 
 logger = logging.getLogger(__name__)
+# every table's validator; 5-minute bars get the intraday file checks (intraday_import.py)
+TABLE_VALIDATORS = {**VALIDATORS, "bars_5m": validate_intraday_frame}
 
 
 class ImportResult(BaseModel):
@@ -30,7 +33,7 @@ class MarketDataImportService:
         for kind, frame in frames.items():
             if frame is None or frame.empty:
                 continue
-            validator = VALIDATORS.get(kind)
+            validator = TABLE_VALIDATORS.get(kind)
             if validator is None:
                 clean[kind] = frame
                 continue

@@ -24,11 +24,13 @@ import numpy as np
 import pandas as pd
 from pydantic import BaseModel
 
-from stockdesk.data_engineering.application.validation import ROW
+from stockdesk.data_engineering.application.validation import ROW, numeric, parse_dates, require_columns
+from stockdesk.data_engineering.domain import frames as F
 from stockdesk.data_engineering.domain.exceptions import IntradayImportError, RowProblem
 from stockdesk.data_engineering.domain.intraday import BASE_MINUTES
 from stockdesk.data_engineering.domain.ports import IMarketDataRepository
-from stockdesk.data_engineering.domain.symbols import exchange_timezone
+from stockdesk.data_engineering.domain.symbols import exchange_timezone, normalize_symbol
+from stockdesk.shared.errors import BadRequestException
 
 logger = logging.getLogger(__name__)
 AVERAGE_PRICE_TOLERANCE = 0.05
@@ -93,7 +95,8 @@ def detected_interval(frame: pd.DataFrame, zone: str) -> str | None:
 def validate_intraday(frame: pd.DataFrame, zone: str, header_lines: int = 1) -> list[RowProblem]:
     """Every problem of the file (a wrong interval alone: per-row reasons would only repeat it).
 
-    `zone` is the exchange's; `frame` holds canonical columns and `_row`.
+    `zone` is the exchange's; `frame` holds canonical columns and `_row`; `header_lines` 0: the rows
+    are not a file's lines (a Parquet table, a provider's answer).
     """
     wrong = detected_interval(frame.dropna(subset=["ts_utc"]), zone)
     if wrong:
@@ -109,9 +112,12 @@ def validate_intraday(frame: pd.DataFrame, zone: str, header_lines: int = 1) -> 
     off_grid = (stamps.dt.second != 0) | (stamps.dt.microsecond != 0) | (stamps.dt.minute % BASE_MINUTES != 0)
     add(off_grid, lambda r: f"bar start {r['ts_utc'].isoformat()} is not on a 5-minute boundary")
     first_row = frame.groupby("ts_utc")[ROW].transform("min")
+    unit = "line" if header_lines else "row"  # a file's line, or a frame's row (header_lines 0)
     add(
         stamps.duplicated(keep="first"),
-        lambda r: f"bar start {r['ts_utc'].isoformat()} repeats line {int(first_row[r.name]) + header_lines}",
+        lambda r: (
+            f"bar start {r['ts_utc'].isoformat()} repeats {unit} {int(first_row[r.name]) + header_lines}"
+        ),
     )
     for column in [*PRICES, "volume", "amount"]:  # inf passes every comparison below and SQLite stores it
         add(frame[column].abs() == np.inf, lambda r, c=column: f"{c} is not a finite number ({r[c]})")
@@ -143,6 +149,64 @@ def validate_intraday(frame: pd.DataFrame, zone: str, header_lines: int = 1) -> 
         ),
     )
     return sorted(problems, key=lambda p: p.row or 0)
+
+
+def _symbol_problems(frame: pd.DataFrame, problems: list[RowProblem]) -> pd.Series:
+    """Rows whose symbol is missing or not canonical (each a problem); the mask of the usable ones."""
+    text = frame["symbol"].astype("string").str.strip()
+    usable = pd.Series(False, index=frame.index)
+    for value in text.dropna().unique():
+        try:
+            canonical = normalize_symbol(str(value))
+        except BadRequestException:
+            canonical = None
+        if canonical == value:
+            usable |= text == value
+    for index in frame.index[~usable.to_numpy()]:
+        raw = frame.at[index, "symbol"]
+        reason = "symbol is missing" if pd.isna(raw) else f"symbol {raw!r} is not a canonical symbol"
+        problems.append(RowProblem(row=int(frame.at[index, ROW]), reason=reason))
+    return usable
+
+
+def _trade_date_problems(frame: pd.DataFrame, zone: str, problems: list[RowProblem]) -> None:
+    """`trade_date` must be the exchange-local date of the bar start: reads are point in time by it."""
+    local = frame["ts_utc"].dt.tz_convert(zone).dt.tz_localize(None).dt.normalize()
+    wrong = frame["trade_date"].notna() & frame["ts_utc"].notna() & (frame["trade_date"] != local)
+    for index in frame.index[wrong.to_numpy()]:
+        problems.append(
+            RowProblem(
+                row=int(frame.at[index, ROW]),
+                reason=f"trade_date {frame.at[index, 'trade_date']:%Y-%m-%d} is not the {zone} date "
+                f"{local[index]:%Y-%m-%d} of the bar starting {frame.at[index, 'ts_utc'].isoformat()}",
+            )
+        )
+
+
+def validate_intraday_frame(frame: pd.DataFrame) -> tuple[pd.DataFrame, list[RowProblem]]:
+    """A canonical `bars_5m` frame of any number of symbols (a Parquet export, a sync's answer): the
+    import service's validator for the table. Each symbol's bars get the file checks above in its
+    exchange's zone (one symbol's bars may share instants with another's); `ts_utc` must be a time
+    (naive values are read as UTC, the column's convention), `trade_date` the exchange date of it."""
+    problems = require_columns(frame, [c for c in F.INTRADAY_COLUMNS if c != "amount"], "bars_5m")
+    if problems:
+        return frame, problems
+    out = frame.copy() if ROW in frame.columns else frame.assign(**{ROW: np.arange(1, len(frame) + 1)})
+    out["ts_utc"] = pd.to_datetime(out["ts_utc"], utc=True, errors="coerce")
+    for index in out.index[out["ts_utc"].isna().to_numpy()]:
+        problems.append(RowProblem(row=int(out.at[index, ROW]), reason="ts_utc is missing or not a time"))
+    out = parse_dates(out, ["trade_date"], problems)
+    out = numeric(out, [*PRICES, "volume", "amount"], problems)
+    for column in ("trade_date", "source"):
+        for index in out.index[out[column].isna().to_numpy() & frame[column].isna().to_numpy()]:
+            problems.append(RowProblem(row=int(out.at[index, ROW]), reason=f"{column} is missing"))
+    usable = _symbol_problems(out, problems)
+    for symbol, mine in out[usable & out["ts_utc"].notna()].groupby("symbol", sort=True):
+        zone = exchange_timezone(str(symbol))
+        problems.extend(validate_intraday(mine, zone, header_lines=0))
+        _trade_date_problems(mine, zone, problems)
+    out = out.sort_values(["symbol", "ts_utc"]) if not problems else out
+    return out[[*F.INTRADAY_COLUMNS, ROW]], sorted(problems, key=lambda p: p.row or 0)
 
 
 class IntradayImportService:

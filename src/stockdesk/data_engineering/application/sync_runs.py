@@ -19,6 +19,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from stockdesk.data_engineering.application.sync_service import (
+    DATASETS,
     DatasetOutcome,
     SyncFailure,
     SyncService,
@@ -47,6 +48,9 @@ class SyncProgress(BaseModel):
     market: str
     start: date
     end: date
+    datasets: list[str] = Field(
+        default_factory=lambda: list(DATASETS), description="what each symbol fetches"
+    )
     state: RunState
     symbols: list[SymbolSync]
     done: int = 0
@@ -99,16 +103,21 @@ class SyncRuns:
         self._live: dict[str, _Live] = {}
         self._lock = threading.Lock()
 
-    def start(self, market: str, symbols: list[str], start: date, end: date) -> SyncProgress:
-        """Check the request now (400: market, symbols, dates), then queue the run as a job."""
+    def start(
+        self, market: str, symbols: list[str], start: date, end: date, datasets: list[str] | None = None
+    ) -> SyncProgress:
+        """Check the request now (400: market, symbols, dates, datasets), then queue the run as a job."""
         market, wanted, start, end = self._service.plan(market, symbols, start, end)
-        config = {
+        chosen = self._service.datasets(datasets)
+        config: dict[str, Any] = {
             "market": market,
             "symbols": wanted,
             "start": start.isoformat(),
             "end": end.isoformat(),
             "nonce": self._new_nonce(),  # every start is a new run (a rerun resumes from the sync state)
         }
+        if chosen != DATASETS:  # a run of the default datasets is stored as before
+            config["datasets"] = list(chosen)
         job, _ = self._tasks.open_with_tasks(KIND, config, [_key(i, s) for i, s in enumerate(wanted, 1)])
         live = _Live()
         with self._lock:
@@ -130,7 +139,13 @@ class SyncRuns:
             answer: dict[str, Any] = {}
             for key in keys:
                 summary = self._service.sync(
-                    config["market"], [_symbol_of(key)], start, end, run_id, live.observe
+                    config["market"],
+                    [_symbol_of(key)],
+                    start,
+                    end,
+                    run_id,
+                    live.observe,
+                    config.get("datasets"),
                 )
                 answer[key] = {
                     "outcomes": [o.model_dump(mode="json") for o in summary.outcomes],
@@ -182,6 +197,7 @@ class SyncRuns:
             market=config["market"],
             start=date.fromisoformat(config["start"]),
             end=date.fromisoformat(config["end"]),
+            datasets=config.get("datasets") or list(DATASETS),
             state=state,
             symbols=symbols,
             done=sum(t.status in (TaskStatus.DONE, TaskStatus.FAILED) for t in tasks),

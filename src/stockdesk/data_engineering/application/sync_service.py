@@ -5,6 +5,11 @@ is recorded with its reason and the next provider is asked, so one bad source or
 the run. Each dataset of a symbol is validated and written in its own transaction, then marked done
 through the end date: a rerun skips what is done and fetches bars and valuations only from the day
 after. Symbols whose sources report no valuations get derived ones (PE/PB/PS from prices and reports).
+
+5-minute bars (`bars_5m`) are fetched only when asked for (`datasets`), from the market's providers that
+serve them (AkShare for A-shares, yfinance elsewhere, whose 60-day window refuses an older start with a
+recorded one-line reason). A day is marked done only once it is over: a sync during today's session
+fetches today again next time, so the rest of the day's bars are not lost.
 """
 
 from __future__ import annotations
@@ -30,9 +35,15 @@ from stockdesk.shared.errors import BadRequestException, one_line
 
 logger = logging.getLogger(__name__)
 
-DATASETS = ("security", "bars", "valuations", "financials")
-TABLE_OF = {"security": "securities", "bars": "bars", "valuations": "valuations", "financials": "financials"}
-WINDOWED = {"bars", "valuations"}  # daily series: a rerun asks only for the days after done_through
+DATASETS = ("security", "bars", "valuations", "financials")  # what a sync fetches unless told otherwise
+INTRADAY = "bars_5m"
+ALL_DATASETS = (*DATASETS, INTRADAY)
+TABLE_OF = {
+    "security": "securities", "bars": "bars", "valuations": "valuations", "financials": "financials",
+    INTRADAY: "bars_5m",
+}  # fmt: skip
+WINDOWED = {"bars", "valuations", INTRADAY}  # series: a rerun asks only for the days after done_through
+DERIVED_FROM = {"bars", "valuations", "financials"}  # what derived valuations are computed from
 DIVIDEND_COLUMN = "cash_dividend"  # optional on bars frames: cash per share on the ex-date
 
 Status = Literal["written", "empty", "up-to-date", "failed"]
@@ -117,6 +128,19 @@ class SyncService:
             )
         return providers
 
+    @staticmethod
+    def datasets(asked: Iterable[str] | None = None) -> tuple[str, ...]:
+        """The datasets to fetch, in fetch order (None or empty: DATASETS); 400 INVALID_DATASET for an
+        unknown name."""
+        names = {a.strip().lower() for a in asked or () if a.strip()}
+        unknown = sorted(names - set(ALL_DATASETS))
+        if unknown:
+            raise BadRequestException(
+                f"unknown dataset(s) {', '.join(unknown)} (one of {', '.join(ALL_DATASETS)})",
+                code="INVALID_DATASET",
+            )
+        return tuple(d for d in ALL_DATASETS if d in names) or DATASETS
+
     def plan(
         self, market: str, symbols: Iterable[str], start: date, end: date
     ) -> tuple[str, list[str], date, date]:
@@ -141,20 +165,32 @@ class SyncService:
         end: date,
         run_id: str,
         progress: Progress | None = None,
+        datasets: Iterable[str] | None = None,
     ) -> SyncSummary:
-        """Sync every symbol; never raises for a provider's failure (see `SyncSummary.failures`)."""
+        """Sync every symbol's `datasets` (default DATASETS); never raises for a provider's failure (see
+        `SyncSummary.failures`)."""
         market, wanted, start, end = self.plan(market, symbols, start, end)
+        chosen = self.datasets(datasets)
         providers = self.providers_for(market)
         summary = SyncSummary(run_id=run_id, market=market, start=start, end=end, symbols=wanted)
         for symbol in wanted:
-            for dataset in DATASETS:
+            for dataset in chosen:
                 if progress:
                     progress(symbol, dataset)
-                outcome = self._sync_dataset(run_id, providers, symbol, dataset, start, end, summary.failures)
+                serving = _serving(providers, dataset)
+                if serving:
+                    outcome = self._sync_dataset(
+                        run_id, serving, symbol, dataset, start, end, summary.failures
+                    )
+                else:
+                    reason = f"no {market} provider serves {dataset}"
+                    self._fail(run_id, "-", symbol, dataset, reason, summary.failures)
+                    outcome = DatasetOutcome(symbol=symbol, dataset=dataset, status="failed")
                 summary.outcomes.append(outcome)
             if progress:
                 progress(symbol, None)
-        summary.derived_valuations = self._refresh_derived(run_id, wanted, summary.failures)
+        if DERIVED_FROM.intersection(chosen):
+            summary.derived_valuations = self._refresh_derived(run_id, wanted, summary.failures)
         return summary
 
     def _refresh_derived(self, run_id: str, symbols: list[str], failures: list[SyncFailure]) -> int:
@@ -179,6 +215,9 @@ class SyncService:
         done = self._state.done_through(symbol, dataset)
         if done is not None and done >= end:
             return DatasetOutcome(symbol=symbol, dataset=dataset, status="up-to-date")
+        through = end
+        if dataset == INTRADAY and end >= self._today():  # today's session may not be over yet
+            through = end - timedelta(days=1)
         fetch_from = max(start, done + timedelta(days=1)) if done and dataset in WINDOWED else start
         answered = failed = False
         for provider in providers:
@@ -200,16 +239,21 @@ class SyncService:
                 self._fail(run_id, provider.name, symbol, dataset, exc.message, failures)
                 failed = True
                 continue
-            self._state.mark_done(symbol, dataset, end)  # done < end here: never moves back
+            self._mark_done(symbol, dataset, done, through)
             rows = result.rows.get(TABLE_OF[dataset], 0)
             return DatasetOutcome(
                 symbol=symbol, dataset=dataset, status="written", provider=provider.name, rows=rows,
                 fetched_from=fetch_from if dataset in WINDOWED else None,
             )  # fmt: skip
         if answered and not failed:  # "nothing there" counts as done only when no source was in trouble
-            self._state.mark_done(symbol, dataset, end)  # done < end here: never moves back
+            self._mark_done(symbol, dataset, done, through)
             return DatasetOutcome(symbol=symbol, dataset=dataset, status="empty")
         return DatasetOutcome(symbol=symbol, dataset=dataset, status="failed")
+
+    def _mark_done(self, symbol: str, dataset: str, done: date | None, through: date) -> None:
+        """Record the dataset done through `through` (done < end here; never moved back)."""
+        if done is None or through > done:
+            self._state.mark_done(symbol, dataset, through)
 
     def _fail(
         self, run_id: str, provider: str, symbol: str, dataset: str, reason: str, failures: list[SyncFailure]
@@ -228,6 +272,8 @@ class SyncService:
             return provider.bars(symbol, start, end)
         if dataset == "valuations":
             return provider.valuations(symbol, start, end)
+        if dataset == INTRADAY:
+            return provider.bars_5m(symbol, start, end)
         return provider.financials(symbol)
 
     def _tables(self, dataset: str, symbol: str, frame: pd.DataFrame) -> dict[str, pd.DataFrame]:
@@ -246,3 +292,10 @@ class SyncService:
         if dataset != "security" and self._repository.get_security(symbol) is None:
             frames["securities"] = bare_security(symbol)
         return frames
+
+
+def _serving(providers: list[IMarketDataProvider], dataset: str) -> list[IMarketDataProvider]:
+    """The providers a dataset is asked of: all of them, but only those with 5-minute bars for those."""
+    if dataset != INTRADAY:
+        return providers
+    return [p for p in providers if p.serves_bars_5m]

@@ -87,6 +87,10 @@ class GetIntradayBarsUseCase:
         bars = self._repository.get_intraday_bars(symbol, day, start, last)
         return resample(bars, interval, market_of(symbol))
 
+    def latest(self, symbol: str, as_of: date | None = None, count: int = 20) -> list[IntradayBarDTO]:
+        """The newest `count` stored 5-minute bars of exchange dates up to `as_of`, oldest first."""
+        return self._repository.get_intraday_bars(normalize_symbol(symbol), _as_of(as_of), limit=count)
+
 
 class GetValuationDailiesForTickerUseCase:
     def __init__(self, repository: IMarketDataRepository):
@@ -252,6 +256,7 @@ class GetStockDataSummaryUseCase:
             financial_period_dates=[
                 (f.end_date.isoformat(), str(f.report_type), str(f.ann_date)) for f in financials
             ],
+            bars_5m=self._repository.intraday_span(security.symbol, day),
             latest_bar=bars[-1] if bars else None,
             latest_valuation=valuations[-1] if valuations else None,
             latest_financial=financials[0] if financials else None,

@@ -54,6 +54,15 @@ class IntradayBarDTO(BaseModel):
     bars: int = Field(default=1, description="5-minute bars aggregated into this one")
 
 
+class IntradayCoverage(BaseModel):
+    """The stored 5-minute bars of one symbol as of a date: how many, and the first and last bar's
+    start in the exchange's local time (timezone-aware); None when there is none."""
+
+    count: int = 0
+    first: datetime | None = None
+    last: datetime | None = None
+
+
 class IntradayWriteCounts(BaseModel):
     """What one intraday write did: bars added, bars whose values changed, bars already stored as sent."""
 
@@ -201,6 +210,9 @@ class StockDataSummaryDTO(BaseModel):
     financial_period_dates: list[tuple[str, str, str]] = Field(
         default_factory=list,
         description="(end date, report type, announced) of each period, for a page to word",
+    )
+    bars_5m: IntradayCoverage = Field(
+        default_factory=IntradayCoverage, description="the stored 5-minute bars of exchange dates up to as_of"
     )
     latest_bar: DailyBarDTO | None = None
     latest_valuation: DailyValuationDTO | None = None

@@ -57,6 +57,13 @@ class ProviderUnavailableError(ServiceUnavailableError):
     code = "DATA_PROVIDER_UNAVAILABLE"
 
 
+class IntradayWindowError(BadRequestException):
+    """5-minute bars asked of a window the source does not keep (yfinance: the last 60 days): refused
+    before any call, in one line naming the limit and the earliest day to ask from."""
+
+    code = "INTRADAY_WINDOW"
+
+
 class AsOfOutOfRangeError(BadRequestException):
     """An as-of date outside a symbol's stored daily bars (or a symbol without any): an analysis
     there would rest on no evidence. `details`: symbol, as_of, first, last, side (after | before |

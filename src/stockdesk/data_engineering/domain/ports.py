@@ -16,6 +16,7 @@ from stockdesk.data_engineering.domain.dtos import (
     FilingPageDTO,
     FinancialReportDTO,
     IntradayBarDTO,
+    IntradayCoverage,
     IntradayWriteCounts,
     NewsItemDTO,
     RangeSummary,
@@ -53,7 +54,8 @@ class IMarketDataRepository(ABC):
 
     @abstractmethod
     def write_batch(self, frames: dict[str, pd.DataFrame]) -> dict[str, int]:
-        """Several tables in one transaction (all-or-nothing per imported file)."""
+        """Several tables in one transaction (all-or-nothing per imported file). `bars_5m` rows are
+        written as `write_intraday_bars` writes them; its count is of bars new or changed."""
 
     # reads: everything is as of a date; nothing after it is visible
     @abstractmethod
@@ -147,9 +149,20 @@ class IMarketDataRepository(ABC):
 
     @abstractmethod
     def get_intraday_bars(
-        self, symbol: str, as_of: date, start: date | None = None, end: date | None = None
+        self,
+        symbol: str,
+        as_of: date,
+        start: date | None = None,
+        end: date | None = None,
+        limit: int | None = None,
     ) -> list[IntradayBarDTO]:
-        """5-minute bars of exchange dates in [start, min(end, as_of)], oldest first."""
+        """5-minute bars of exchange dates in [start, min(end, as_of)], oldest first; with `limit`,
+        only the newest `limit` of them (still oldest first)."""
+
+    @abstractmethod
+    def intraday_span(self, symbol: str, as_of: date) -> IntradayCoverage:
+        """Count, first and last bar start of the symbol's 5-minute bars of exchange dates <= as_of
+        (one aggregate read)."""
 
     @abstractmethod
     def count_intraday_bars(self, symbol: str | None = None) -> int: ...
@@ -185,6 +198,15 @@ class IMarketDataProvider(ABC):
 
     @abstractmethod
     def financials(self, symbol: str) -> pd.DataFrame: ...
+
+    serves_bars_5m: bool = False  # True where `bars_5m` is implemented (AkShare, yfinance)
+
+    def bars_5m(self, symbol: str, start: date, end: date) -> pd.DataFrame:
+        """5-minute bars for `data sync --datasets bars_5m`: canonical INTRADAY_COLUMNS (bar starts in
+        aware UTC) of exchange dates [start, end]; an empty frame when the source has none there. A
+        window the source cannot serve at all (yfinance: older than its 60 days) is refused with an
+        error whose one-line message says so. Asked only of providers with `serves_bars_5m`."""
+        raise NotImplementedError(f"{self.name} serves no 5-minute bars")
 
 
 class ISyncStateRepository(ABC):

@@ -16,7 +16,7 @@ from rich.table import Table
 from stockdesk.data_engineering.application.import_service import ImportResult
 from stockdesk.data_engineering.application.sync_service import SyncSummary
 from stockdesk.data_engineering.container import DataEngineeringContainer
-from stockdesk.data_engineering.domain.dtos import StockDataSummaryDTO
+from stockdesk.data_engineering.domain.dtos import DailyBarDTO, IntradayBarDTO, StockDataSummaryDTO
 from stockdesk.data_engineering.domain.exceptions import ImportValidationError
 from stockdesk.data_engineering.infrastructure.exporters.parquet import TABLES as PARQUET_TABLES
 from stockdesk.data_engineering.infrastructure.exporters.parquet import export_table, file_name
@@ -328,9 +328,17 @@ def _add_transfers(app: typer.Typer, get_container: ContainerFactory) -> None:
         symbols: str = typer.Option(..., "--symbols", help="Comma-separated, e.g. 600519.SH,000001.SZ"),
         start: str | None = typer.Option(None, "--from", help="YYYY-MM-DD; default 5 years before --to."),
         end: str | None = typer.Option(None, "--to", help="YYYY-MM-DD; default today."),
+        datasets: str | None = typer.Option(
+            None,
+            "--datasets",
+            help="Comma-separated, of security, bars, valuations, financials, bars_5m; default the first "
+            "four. bars_5m: 5-minute bars (AkShare for A-shares; yfinance keeps only the last 60 days, "
+            "an older --from is refused for it).",
+        ),
         as_json: bool = typer.Option(False, "--json"),
     ) -> None:
-        """Fetch securities, bars, valuations and financials; resumable, failures are recorded."""
+        """Fetch securities, bars, valuations and financials (and, when asked, 5-minute bars);
+        resumable, failures are recorded."""
         last = parse_day(end) or date.today()
         first = parse_day(start) or last - timedelta(days=5 * 365)
         wanted = list(dict.fromkeys(s.strip() for s in symbols.split(",") if s.strip()))
@@ -347,7 +355,8 @@ def _add_transfers(app: typer.Typer, get_container: ContainerFactory) -> None:
                 else:
                     progress.update(task, current=f"{symbol} {dataset}")
 
-            summary = container.sync_service.sync(market, wanted, first, last, run_id, on_progress)
+            asked = datasets.split(",") if datasets else None
+            summary = container.sync_service.sync(market, wanted, first, last, run_id, on_progress, asked)
         report_sync(summary, as_json)
 
     @app.command("fetch-news")
@@ -387,6 +396,9 @@ def _add_transfers(app: typer.Typer, get_container: ContainerFactory) -> None:
         report_import(container, results, rejected, as_json)
 
 
+SHOWN_DATASETS = ("bars", "bars_5m")  # what `data show --dataset` lists the newest rows of
+
+
 def _add_inspection(app: typer.Typer, get_container: ContainerFactory) -> None:
     """`data show`: one symbol's coverage and latest values, as of a date."""
 
@@ -394,14 +406,35 @@ def _add_inspection(app: typer.Typer, get_container: ContainerFactory) -> None:
     def show(
         symbol: str = typer.Argument(..., help="e.g. 600519.SH, 000338.SZ, AAPL"),
         as_of: str | None = typer.Option(None, "--as-of", help="YYYY-MM-DD; default today."),
+        dataset: str | None = typer.Option(
+            None, "--dataset", help="Also list the newest rows of: bars (daily) or bars_5m (5-minute)."
+        ),
+        rows: int = typer.Option(20, "--rows", min=1, max=1000, help="How many rows --dataset lists."),
         as_json: bool = typer.Option(False, "--json"),
     ) -> None:
         """Basic info, coverage and latest values of one symbol, as of a date."""
-        summary = get_container().summary.execute(symbol, parse_day(as_of))
+        if dataset is not None and dataset not in SHOWN_DATASETS:
+            raise BadRequestException(
+                f"--dataset must be one of {', '.join(SHOWN_DATASETS)} (got {dataset!r})",
+                code="INVALID_DATASET",
+            )
+        container = get_container()
+        day = parse_day(as_of)
+        summary = container.summary.execute(symbol, day)
+        recent: list[DailyBarDTO] | list[IntradayBarDTO] = []
+        if dataset == "bars":
+            recent = container.daily_bars.execute(summary.security.symbol, summary.as_of)[-rows:]
+        elif dataset == "bars_5m":
+            recent = container.intraday_bars.latest(summary.security.symbol, summary.as_of, rows)
         if as_json:
-            typer.echo(summary.model_dump_json(indent=2))
+            body = summary.model_dump(mode="json")
+            if dataset:
+                body["recent"] = {"dataset": dataset, "rows": [r.model_dump(mode="json") for r in recent]}
+            typer.echo(json.dumps(body, ensure_ascii=False, indent=2))
             return
         print_summary(summary)
+        if dataset:
+            print_recent(summary, dataset, recent)
 
 
 def print_summary(summary: StockDataSummaryDTO) -> None:
@@ -419,6 +452,8 @@ def print_summary(summary: StockDataSummaryDTO) -> None:
         str(summary.valuations.first),
         str(summary.valuations.last),
     )
+    five = summary.bars_5m
+    table.add_row("5-minute bars", str(five.count), _bar_start(five.first), _bar_start(five.last))
     periods = summary.financial_periods
     table.add_row(
         "financial periods",
@@ -439,3 +474,35 @@ def print_summary(summary: StockDataSummaryDTO) -> None:
             f"latest report {f.end_date} ({f.report_type}, announced {f.ann_date}): "
             f"eps={f.eps} bps={f.bps} roe={f.roe} gross margin={f.grossprofit_margin}%"
         )
+
+
+def _bar_start(stamp: datetime | None) -> str:
+    """A bar start as the exchange's clock shows it, with its UTC offset: 2024-07-26 09:30-04:00."""
+    return stamp.isoformat(sep=" ", timespec="minutes") if stamp else "-"
+
+
+def print_recent(
+    summary: StockDataSummaryDTO, dataset: str, rows: list[DailyBarDTO] | list[IntradayBarDTO]
+) -> None:
+    """`data show --dataset`: the newest rows as of the date, oldest first, with their units."""
+    currency = summary.security.currency or "-"
+    what = "5-minute bars (bar start, exchange time)" if dataset == "bars_5m" else "daily bars"
+    table = Table(
+        "bar start" if dataset == "bars_5m" else "date",
+        f"open ({currency})",
+        f"high ({currency})",
+        f"low ({currency})",
+        f"close ({currency})",
+        "volume (shares)",
+        f"amount ({currency})",
+        title=f"{summary.security.symbol}: the newest {len(rows)} {what} as of {summary.as_of}",
+    )
+    for row in rows:
+        when = _bar_start(row.ts) if isinstance(row, IntradayBarDTO) else str(row.trade_date)
+        table.add_row(
+            when,
+            *(f"{v:.10g}" if v is not None else "-" for v in (row.open, row.high, row.low, row.close)),
+            f"{row.volume:,.0f}" if row.volume is not None else "-",
+            f"{row.amount:,.2f}" if row.amount is not None else "-",
+        )
+    console.print(table)

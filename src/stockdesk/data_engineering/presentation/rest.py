@@ -1,4 +1,5 @@
-"""REST routes of the market store: one security with its coverage, and paged daily/financial series.
+"""REST routes of the market store: one security with its coverage, and paged series (daily bars,
+valuations, financial reports, 5-minute bars).
 
 Everything is answered as of a date (default today) so that a client replaying the past sees only
 what was known then. Errors are the app's common envelope: unknown symbol 404 STOCK_NOT_FOUND, bad
@@ -20,6 +21,7 @@ from stockdesk.data_engineering.domain.dtos import (
     DailyBarDTO,
     DailyValuationDTO,
     FinancialReportDTO,
+    IntradayBarDTO,
     StockDataSummaryDTO,
 )
 from stockdesk.shared.dates import IsoDay
@@ -108,6 +110,12 @@ def build_data_router(get_container: Callable[[], DataEngineeringContainer]) -> 
     def bars(q: SeriesQuery = Depends(series_query)) -> Page[DailyBarDTO]:
         """Daily bars, oldest first."""
         return q.page(get_container().daily_bars.execute(q.symbol, q.as_of, q.start, q.end))
+
+    @router.get("/{symbol}/bars_5m", response_model=Page[IntradayBarDTO])
+    def bars_5m(q: SeriesQuery = Depends(series_query)) -> Page[IntradayBarDTO]:
+        """Stored 5-minute bars, oldest first, stamped with their start (`ts` in exchange time,
+        `ts_utc`). `start`/`end` and `as_of` are exchange dates: no bar of a day after `as_of`."""
+        return q.page(get_container().intraday_bars.execute(q.symbol, q.as_of, q.start, q.end))
 
     @router.get("/{symbol}/valuations", response_model=Page[DailyValuationDTO])
     def valuations(q: SeriesQuery = Depends(series_query)) -> Page[DailyValuationDTO]:

@@ -41,12 +41,14 @@ def launch_sync(
     symbols: str | Iterable[str],
     start: date | None = None,
     end: date | None = None,
+    datasets: list[str] | None = None,
 ) -> SyncProgress:
-    """Check the request (400/422) and queue the run; its progress as started."""
+    """Check the request (400/422) and queue the run; its progress as started. `datasets` None: the
+    daily ones (security, bars, valuations, financials); `bars_5m` is fetched only when named."""
     wanted = split_symbols(symbols)
     if not wanted:
         raise BadRequestException("give at least one symbol to sync", code="SYMBOL_REQUIRED")
     first, last = sync_window(start, end)
     bounds.check_universe(wanted)
     bounds.check_window(first, last)
-    return runs.start(market, wanted, first, last)
+    return runs.start(market, wanted, first, last, datasets)

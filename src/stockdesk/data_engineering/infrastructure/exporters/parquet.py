@@ -1,7 +1,8 @@
 """The store as one Parquet file per table, read back by `importers/parquet.py`.
 
 Columns are the canonical ones of `domain/frames.py` with a fixed Arrow schema (dates as date32,
-`published_at` as a naive microsecond timestamp, JSON columns as JSON text), so that a file does not
+`published_at` as a naive microsecond timestamp (UTC by convention), a 5-minute bar's start `ts_utc`
+as a microsecond timestamp with time zone UTC, JSON columns as JSON text), so that a file does not
 depend on what pandas inferred from one chunk and an export -> import -> export round trip is exact.
 Each table is streamed in chunks (one row group each) and renamed into place only when complete.
 """
@@ -28,9 +29,11 @@ TABLES: dict[str, list[str]] = {
     "news": F.NEWS_COLUMNS,
     "filings": F.FILING_COLUMNS,
     "filing_pages": F.FILING_PAGE_COLUMNS,
+    "bars_5m": F.INTRADAY_COLUMNS,
 }
 DATE_COLUMNS = {"trade_date", "end_date", "ann_date", "list_date", "filed_date", "report_date", "ex_date"}
 TIMESTAMP_COLUMNS = {"published_at"}
+UTC_TIMESTAMP_COLUMNS = {"ts_utc"}
 JSON_COLUMNS = {"extra", "provider_codes"}
 BOOL_COLUMNS = {"is_derived"}
 INT_COLUMNS = {"page_no"}
@@ -49,6 +52,8 @@ def arrow_type(column: str) -> pa.DataType:
         return pa.date32()
     if column in TIMESTAMP_COLUMNS:
         return pa.timestamp("us")
+    if column in UTC_TIMESTAMP_COLUMNS:
+        return pa.timestamp("us", tz="UTC")
     if column in BOOL_COLUMNS:
         return pa.bool_()
     if column in INT_COLUMNS:
@@ -78,6 +83,8 @@ def to_arrow(frame: pd.DataFrame, kind: str) -> pa.Table:
         out[column] = out[column].map(_json_text).astype(object)
     for column in DATE_COLUMNS.intersection(out.columns):
         out[column] = pd.to_datetime(out[column])  # Arrow refuses a cast to date32 that drops a time
+    for column in UTC_TIMESTAMP_COLUMNS.intersection(out.columns):
+        out[column] = pd.to_datetime(out[column], utc=True)
     return pa.Table.from_pandas(out, schema=arrow_schema(kind), preserve_index=False)
 
 

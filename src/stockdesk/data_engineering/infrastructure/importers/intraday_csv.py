@@ -166,7 +166,14 @@ def _read(path: Path, encoding: str, columns: list[str], header_lines: int) -> p
 
 
 def _timestamps(text: pd.Series, zone: str, rows: pd.Series, problems: list[RowProblem]) -> pd.Series:
-    """Bar times as aware UTC: offsets as written, naive ones localised in `zone`."""
+    """Bar times as aware UTC: offsets as written, naive ones localised in `zone` (an SDK's
+    timezone-aware datetimes as they are)."""
+    if isinstance(text.dtype, pd.DatetimeTZDtype):
+        out = text.dt.tz_convert("UTC")
+        problems.extend(
+            RowProblem(row=int(rows[i]), reason="timestamp is missing") for i in text.index[out.isna()]
+        )
+        return out
     text = text.astype("string").str.strip()
     with_offset = text.str.contains(_OFFSET, regex=True, na=False)
     naive = ~with_offset & text.notna()
@@ -226,6 +233,41 @@ def _numbers(frame: pd.DataFrame, names: dict[str, str], problems: list[RowProbl
     return out
 
 
+def layout_to_canonical(
+    frame: pd.DataFrame, symbol: str, layout: str, zone: str
+) -> tuple[pd.DataFrame, list[RowProblem]]:
+    """Rows in one of LAYOUTS (a file's cells, or an SDK's answer: the providers of `data sync` use
+    this too) -> canonical INTRADAY_COLUMNS (+ `_row`): bar STARTS as aware UTC (AkShare's bar ends
+    moved back 5 minutes), the exchange date, volume in shares. Cells that cannot be read are the
+    problems (value checks are the import service's); `zone` places naive timestamps."""
+    names = LAYOUTS[layout]
+    time_column = next(c for c, canonical in names.items() if canonical == "time")
+    problems: list[RowProblem] = []
+    stamps = _timestamps(frame[time_column], zone, frame[ROW], problems)
+    values = _numbers(frame, names, problems)
+    if problems:
+        return frame, sorted(problems, key=lambda p: p.row or 0)
+    if layout in LABELS_BAR_END:
+        stamps = stamps - pd.Timedelta(minutes=BASE_MINUTES)
+    exchange = exchange_timezone(symbol)
+    canonical = pd.DataFrame(
+        {
+            "symbol": symbol,
+            "ts_utc": stamps,
+            "trade_date": stamps.dt.tz_convert(exchange).dt.tz_localize(None).dt.normalize(),
+            "open": values["open"],
+            "high": values["high"],
+            "low": values["low"],
+            "close": values["close"],
+            "volume": values["volume"] * VOLUME_UNIT[layout],
+            "amount": values.get("amount", pd.Series(np.nan, index=frame.index)),
+            "source": layout,
+            ROW: frame[ROW],
+        }
+    )
+    return canonical.reset_index(drop=True), []
+
+
 def read_intraday_csv(path: Path, symbol: str, fmt: str = "auto", tz: str | None = None) -> IntradayFile:
     """Parse one file of 5-minute bars for `symbol` (see the module docstring for the layouts)."""
     symbol = normalize_symbol(symbol)
@@ -254,39 +296,17 @@ def read_intraday_csv(path: Path, symbol: str, fmt: str = "auto", tz: str | None
             f"AkShare minute files hold A-share bars (stock_zh_a_hist_min_em, stock_zh_a_minute); "
             f"{symbol} is not an A-share",
         )
-    names = LAYOUTS[layout]
-    time_column = next(c for c, canonical in names.items() if canonical == "time")
     frame = _read(path, encoding, columns, header_lines)
     if frame.empty:
         raise _refuse(path.name, "no data rows", header_lines=header_lines)
-    problems: list[RowProblem] = []
-    stamps = _timestamps(frame[time_column], zone, frame[ROW], problems)
-    values = _numbers(frame, names, problems)
+    canonical, problems = layout_to_canonical(frame, symbol, layout, zone)
     if problems:
-        raise IntradayImportError(path.name, sorted(problems, key=lambda p: p.row or 0), header_lines)
-    if layout in LABELS_BAR_END:
-        stamps = stamps - pd.Timedelta(minutes=BASE_MINUTES)
-    exchange = exchange_timezone(symbol)
-    canonical = pd.DataFrame(
-        {
-            "symbol": symbol,
-            "ts_utc": stamps,
-            "trade_date": stamps.dt.tz_convert(exchange).dt.tz_localize(None).dt.normalize(),
-            "open": values["open"],
-            "high": values["high"],
-            "low": values["low"],
-            "close": values["close"],
-            "volume": values["volume"] * VOLUME_UNIT[layout],
-            "amount": values.get("amount", pd.Series(np.nan, index=frame.index)),
-            "source": layout,
-            ROW: frame[ROW],
-        }
-    )
+        raise IntradayImportError(path.name, problems, header_lines)
     return IntradayFile(
         source=path.name,
         symbol=symbol,
         layout=layout,
         time_zone=zone,
-        frame=canonical.reset_index(drop=True),
+        frame=canonical,
         header_lines=header_lines,
     )

@@ -18,7 +18,7 @@ import pandas as pd
 from sqlalchemy import Connection, Table, func, select
 
 from stockdesk.data_engineering.domain import frames as F
-from stockdesk.data_engineering.domain.dtos import IntradayBarDTO, IntradayWriteCounts
+from stockdesk.data_engineering.domain.dtos import IntradayBarDTO, IntradayCoverage, IntradayWriteCounts
 from stockdesk.data_engineering.domain.intraday import BASE_INTERVAL
 from stockdesk.data_engineering.domain.symbols import exchange_timezone
 from stockdesk.data_engineering.infrastructure.persistence.models import IntradayBarRow
@@ -66,45 +66,62 @@ class SqlIntradayBars:
         return {as_utc(r["ts_utc"]): dict(r) for r in conn.execute(stmt).mappings()}  # type: ignore[misc]
 
     def write_intraday_bars(self, frame: pd.DataFrame) -> IntradayWriteCounts:
-        rows = _rows(frame)
-        if not rows:
+        if frame.empty:
             return IntradayWriteCounts()
         self._db.ensure_schema()
+        with self._db.engine.begin() as conn:
+            return self.write_intraday_in(conn, frame)
+
+    def write_intraday_in(self, conn: Connection, frame: pd.DataFrame) -> IntradayWriteCounts:
+        """The write of `write_intraday_bars` inside a transaction the caller holds (`write_batch`
+        writes 5-minute bars together with other tables, e.g. a Parquet import or a sync)."""
+        rows = _rows(frame)
         counts = IntradayWriteCounts()
         now = datetime.now(UTC)
-        with self._db.engine.begin() as conn:
-            send: list[dict[str, Any]] = []
-            for symbol in sorted({r["symbol"] for r in rows}):
-                mine = [r for r in rows if r["symbol"] == symbol]
-                stored = self._stored(
-                    conn, symbol, min(r["ts_utc"] for r in mine), max(r["ts_utc"] for r in mine)
-                )
-                for row in mine:
-                    before = stored.get(row["ts_utc"])
-                    if before is None:
-                        counts.new += 1
-                    elif _same(row, before):
-                        counts.unchanged += 1
-                        continue
-                    else:
-                        counts.changed += 1
-                    send.append({**row, "imported_at": now})
-            if send:
-                columns = {c: [r[c] for r in send] for c in [*F.INTRADAY_COLUMNS, "imported_at"]}
-                upsert_columns(conn, _TABLE, columns, F.INTRADAY_KEY)
+        send: list[dict[str, Any]] = []
+        for symbol in sorted({r["symbol"] for r in rows}):
+            mine = [r for r in rows if r["symbol"] == symbol]
+            stored = self._stored(
+                conn, symbol, min(r["ts_utc"] for r in mine), max(r["ts_utc"] for r in mine)
+            )
+            for row in mine:
+                before = stored.get(row["ts_utc"])
+                if before is None:
+                    counts.new += 1
+                elif _same(row, before):
+                    counts.unchanged += 1
+                    continue
+                else:
+                    counts.changed += 1
+                send.append({**row, "imported_at": now})
+        if send:
+            columns = {c: [r[c] for r in send] for c in [*F.INTRADAY_COLUMNS, "imported_at"]}
+            upsert_columns(conn, _TABLE, columns, F.INTRADAY_KEY)
         return counts
 
     def get_intraday_bars(
-        self, symbol: str, as_of: date, start: date | None = None, end: date | None = None
+        self,
+        symbol: str,
+        as_of: date,
+        start: date | None = None,
+        end: date | None = None,
+        limit: int | None = None,
     ) -> list[IntradayBarDTO]:
         last = min(as_of, end) if end else as_of
         clauses = [_TABLE.c.symbol == symbol, _TABLE.c.trade_date <= last]
         if start:
             clauses.append(_TABLE.c.trade_date >= start)
+        stmt = select(_TABLE).where(*clauses)
+        if limit is None:
+            stmt = stmt.order_by(_TABLE.c.ts_utc)
+        else:  # the newest `limit` bars, turned back to oldest first below
+            stmt = stmt.order_by(_TABLE.c.ts_utc.desc()).limit(limit)
         zone = ZoneInfo(exchange_timezone(symbol))
         self._db.ensure_schema()
         with self._db.engine.connect() as conn:
-            rows = conn.execute(select(_TABLE).where(*clauses).order_by(_TABLE.c.ts_utc)).mappings().all()
+            rows = conn.execute(stmt).mappings().all()
+        if limit is not None:
+            rows = rows[::-1]
         out = []
         for r in rows:
             stamp = as_utc(r["ts_utc"])
@@ -125,6 +142,24 @@ class SqlIntradayBars:
                 )
             )
         return out
+
+    def intraday_span(self, symbol: str, as_of: date) -> IntradayCoverage:
+        stmt = select(func.count(), func.min(_TABLE.c.ts_utc), func.max(_TABLE.c.ts_utc)).where(
+            _TABLE.c.symbol == symbol, _TABLE.c.trade_date <= as_of
+        )
+        self._db.ensure_schema()
+        with self._db.engine.connect() as conn:
+            count, first, last = conn.execute(stmt).one()
+        zone = ZoneInfo(exchange_timezone(symbol))
+
+        def local(value: Any) -> datetime | None:  # SQLite answers an aggregate of it as text
+            if value is None:
+                return None
+            stamp = value if isinstance(value, datetime) else datetime.fromisoformat(str(value))
+            utc = as_utc(stamp)
+            return utc.astimezone(zone) if utc else None
+
+        return IntradayCoverage(count=int(count or 0), first=local(first), last=local(last))
 
     def count_intraday_bars(self, symbol: str | None = None) -> int:
         stmt = select(func.count()).select_from(_TABLE)

@@ -37,6 +37,7 @@ from stockdesk.data_engineering.infrastructure.persistence.models import (
     FilingPageRow,
     FilingRow,
     FinancialReportRow,
+    IntradayBarRow,
     NewsItemRow,
     SecurityRow,
 )
@@ -59,7 +60,10 @@ _TABLES: dict[str, tuple[Table, list[str]]] = {
     "news": (NewsItemRow.__table__, ["symbol", "url"]),  # type: ignore[dict-item]
     "filings": (FilingRow.__table__, ["symbol", "accession_number"]),  # type: ignore[dict-item]
     "filing_pages": (FilingPageRow.__table__, ["symbol", "accession_number", "page_no"]),  # type: ignore[dict-item]
+    "bars_5m": (IntradayBarRow.__table__, F.INTRADAY_KEY),  # type: ignore[dict-item]
 }
+# columns the store derives or keeps for itself: not part of a table's canonical frame (nor its export)
+_OWN_COLUMNS = {"id", "search_text", "imported_at"}
 # the text columns each indexed table feeds to the full-text index
 _INDEXED = {"news": ["title", "summary", "body"], "filing_pages": ["text"]}
 _DATE_COLUMNS = {"trade_date", "end_date", "ann_date", "list_date", "filed_date", "report_date", "ex_date"}
@@ -98,6 +102,9 @@ class SqlMarketDataRepository(SqlIntradayBars, SqlCoverageReads, IMarketDataRepo
 
     # ---- writes ----------------------------------------------------------------------------
     def _write(self, conn: Connection, kind: str, frame: pd.DataFrame) -> int:
+        if kind == "bars_5m":  # compared with the stored bars: only new or changed ones count as written
+            counts = self.write_intraday_in(conn, frame)
+            return counts.new + counts.changed
         table, key = _TABLES[kind]
         if kind in _INDEXED:
             frame = frame.assign(search_text=index_text(frame, _INDEXED[kind]))
@@ -402,7 +409,7 @@ class SqlMarketDataRepository(SqlIntradayBars, SqlCoverageReads, IMarketDataRepo
     def table_frames(self, kind: str, chunk_rows: int = 100_000) -> Iterator[pd.DataFrame]:
         """Stream one table in key order; one read transaction, so the chunks are one snapshot."""
         table, key = _TABLES[kind]
-        columns = [c for c in table.columns if c.name not in ("id", "search_text")]  # search_text is derived
+        columns = [c for c in table.columns if c.name not in _OWN_COLUMNS]
         stmt = select(*columns).order_by(*(table.c[k] for k in key))
         self._db.ensure_schema()
         with self._db.engine.connect() as conn:
@@ -420,7 +427,9 @@ def _typed(frame: pd.DataFrame, columns: list[Any]) -> pd.DataFrame:
     out = frame.copy()
     for column in columns:
         name = column.name
-        if isinstance(column.type, (Date, DateTime)):
+        if isinstance(column.type, DateTime) and column.type.timezone:  # SQLite answers naive UTC
+            out[name] = pd.to_datetime(out[name], utc=True).astype("datetime64[us, UTC]")
+        elif isinstance(column.type, (Date, DateTime)):
             out[name] = pd.to_datetime(out[name]).astype("datetime64[us]")
         elif isinstance(column.type, Float):
             out[name] = pd.to_numeric(out[name]).astype("float64")

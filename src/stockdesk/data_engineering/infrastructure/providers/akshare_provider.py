@@ -16,6 +16,13 @@ SDK functions used (akshare 1.19, column names from their source):
   Sina gives no announcement date, so `ann_date` is the statutory deadline of the period (Q1 04-30,
   H1 08-31, Q3 10-31, annual 04-30 of the next year): never earlier than the real announcement, so
   point-in-time reads cannot see a report before it was public. `extra.ann_date_estimated` says so.
+- `akshare/stock_feature/stock_hist_em.py: stock_zh_a_hist_min_em(symbol, start_date, end_date, period,
+  adjust)` with period="5", adjust="" (prices as traded, as the store keeps them; the SDK takes no
+  timeout) -> 时间 (`YYYY-MM-DD HH:MM:SS` text, Beijing time, the bar's END: 09:35 ... 15:00), 开盘,
+  收盘, 最高, 最低, 涨跌幅, 涨跌额, 成交量 (lots of 100 shares), 成交额 (CNY), 振幅, 换手率 (its kline
+  branch; the SDK cuts the frame to [start_date, end_date] by 时间). Read with the `akshare-em`
+  layout of `importers/intraday_csv.py`, the one a saved CSV of the same call is read with. Eastmoney
+  serves recent minute bars only: an older window answers empty.
 - `akshare/news/news_stock.py: stock_news_em(symbol)` (Eastmoney news search, the latest ~10 items,
   whatever the dates) -> 关键词, 新闻标题, 新闻内容 (an excerpt: stored as summary), 发布时间
   (`YYYY-MM-DD HH:MM:SS`, Beijing time: stored as naive UTC like all news), 文章来源, 新闻链接.
@@ -37,6 +44,7 @@ from stockdesk.data_engineering.domain import frames as F
 from stockdesk.data_engineering.domain.exceptions import ProviderUnavailableError
 from stockdesk.data_engineering.domain.ports import IMarketDataProvider, INewsProvider
 from stockdesk.data_engineering.domain.symbols import CURRENCY, exchange_of
+from stockdesk.data_engineering.infrastructure.importers.intraday_csv import LAYOUTS, layout_to_canonical
 from stockdesk.data_engineering.infrastructure.providers.common import (
     empty,
     import_sdk,
@@ -134,6 +142,19 @@ def hist_to_bars(raw: pd.DataFrame, hfq: pd.DataFrame, symbol: str) -> pd.DataFr
     return with_rows(bars)
 
 
+def min_em_to_bars(raw: pd.DataFrame, symbol: str) -> pd.DataFrame:
+    """stock_zh_a_hist_min_em(period="5") -> canonical 5-minute bars (starts in UTC, volume in shares)."""
+    require(raw, list(LAYOUTS["akshare-em"]), "akshare", "stock_zh_a_hist_min_em")
+    bars, problems = layout_to_canonical(with_rows(raw), symbol, "akshare-em", BEIJING.key)
+    if problems:
+        first = problems[0]
+        raise ProviderUnavailableError(
+            f"akshare stock_zh_a_hist_min_em: row {first.row}: {first.reason}"
+            + (f" (+{len(problems) - 1} more)" if len(problems) > 1 else "")
+        )
+    return bars
+
+
 def info_to_security(info: pd.DataFrame, symbol: str) -> pd.DataFrame:
     require(info, ["item", "value"], "akshare", "stock_individual_info_em")
     values = dict(zip(info["item"], info["value"], strict=True))
@@ -213,6 +234,7 @@ class AkShareProvider(IMarketDataProvider, INewsProvider):
 
     name = "akshare"
     markets = ("CN",)
+    serves_bars_5m = True
 
     def __init__(
         self,
@@ -260,6 +282,21 @@ class AkShareProvider(IMarketDataProvider, INewsProvider):
         if raw is None or raw.empty:
             return empty(F.BAR_COLUMNS)
         return hist_to_bars(raw, self._hist(symbol, start, end, "hfq"), symbol)
+
+    def bars_5m(self, symbol: str, start: date, end: date) -> pd.DataFrame:
+        """5-minute bars labelled (by their end) 09:35 of `start` ... 15:00 of `end`, Beijing time."""
+        raw = self.call(
+            "stock_zh_a_hist_min_em(period='5')",
+            self.sdk.stock_zh_a_hist_min_em,
+            symbol=symbol.split(".")[0],
+            start_date=f"{start.isoformat()} 09:00:00",
+            end_date=f"{end.isoformat()} 15:30:00",
+            period="5",
+            adjust="",
+        )
+        if raw is None or raw.empty:
+            return empty(F.INTRADAY_COLUMNS)
+        return min_em_to_bars(raw, symbol)
 
     def valuations(self, symbol: str, start: date, end: date) -> pd.DataFrame:
         value = self.call("stock_value_em", self.sdk.stock_value_em, symbol=symbol.split(".")[0])

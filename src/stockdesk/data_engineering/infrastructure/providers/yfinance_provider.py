@@ -8,6 +8,13 @@
   at each dividend like Tushare's back-adjusted factor and does not change when days are appended,
   which is why the whole history is fetched and then cut to the asked window. Cash dividends ride
   along in the optional `cash_dividend` column (per share, on the ex-date) for the dividends table.
+- The same `PriceHistory.history` with `interval="5m", start, end (exclusive), prepost=False,
+  auto_adjust=False, actions=False` -> DatetimeIndex `Datetime` (bar STARTS in the exchange's zone:
+  `index.name = "Datetime"` for intraday intervals, `utils.set_df_tz`) and columns Open, High, Low,
+  Close, Adj Close, Volume (shares): read with the `yfinance` layout of `importers/intraday_csv.py`,
+  as a saved CSV of it is. Regular session only; no amount. Yahoo keeps intraday bars for 60 days
+  ("Intraday data cannot extend last 60 days", the history docstring; `period="max"` asks 5m bars
+  from 60 days back): a window starting earlier is refused here, before any call, saying so.
 - `Ticker(code).info` (quoteSummary dict): longName/shortName, industry, exchange, currency,
   firstTradeDateEpochUtc (seconds) or firstTradeDateMilliseconds. An empty answer is a failure
   (yfinance returns None instead of raising when Yahoo cannot be reached).
@@ -24,16 +31,18 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from datetime import date
+from datetime import date, timedelta
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from stockdesk.data_engineering.application.validation import ROW
 from stockdesk.data_engineering.domain import frames as F
-from stockdesk.data_engineering.domain.exceptions import ProviderUnavailableError
+from stockdesk.data_engineering.domain.exceptions import IntradayWindowError, ProviderUnavailableError
 from stockdesk.data_engineering.domain.ports import IMarketDataProvider, INewsProvider
-from stockdesk.data_engineering.domain.symbols import CURRENCY, exchange_of, market_of
+from stockdesk.data_engineering.domain.symbols import CURRENCY, exchange_of, exchange_timezone, market_of
+from stockdesk.data_engineering.infrastructure.importers.intraday_csv import layout_to_canonical
 from stockdesk.data_engineering.infrastructure.providers.common import (
     empty,
     import_sdk,
@@ -45,6 +54,13 @@ from stockdesk.data_engineering.infrastructure.providers.rate_limit import Token
 from stockdesk.data_engineering.infrastructure.providers.resilience import CallPolicy, ProviderCaller
 
 HISTORY_COLUMNS = ["Open", "High", "Low", "Close", "Adj Close", "Volume", "Dividends"]
+INTRADAY_WINDOW_DAYS = 60  # Yahoo's 5-minute history: the last 60 days
+
+
+def intraday_window_start(today: date) -> date:
+    """The earliest exchange date Yahoo serves 5-minute bars of: 60 days back counted from now, so a
+    day that starts more than 60 x 24 hours ago is out (Yahoo refuses the whole request then)."""
+    return today - timedelta(days=INTRADAY_WINDOW_DAYS - 1)
 
 
 def yahoo_code(symbol: str) -> str:
@@ -84,6 +100,21 @@ def history_to_bars(history: pd.DataFrame, symbol: str, start: date, end: date) 
         }
     )
     return with_rows(in_window(bars, "trade_date", start, end))
+
+
+def history_to_bars_5m(history: pd.DataFrame, symbol: str, start: date, end: date) -> pd.DataFrame:
+    """Ticker.history(interval="5m") -> canonical 5-minute bars of exchange dates [start, end]."""
+    require(history, ["Open", "High", "Low", "Close", "Volume"], "yfinance", "Ticker.history(5m)")
+    index = pd.DatetimeIndex(history.index)
+    if index.tz is None:
+        raise ProviderUnavailableError("yfinance Ticker.history(5m): bar times without a time zone")
+    frame = with_rows(history.set_axis(index.rename("Datetime")).reset_index())
+    bars, problems = layout_to_canonical(frame, symbol, "yfinance", exchange_timezone(symbol))
+    if problems:
+        raise ProviderUnavailableError(
+            f"yfinance Ticker.history(5m): row {problems[0].row}: {problems[0].reason}"
+        )
+    return with_rows(in_window(bars.drop(columns=[ROW]), "trade_date", start, end))
 
 
 def news_items_to_frame(items: list[dict[str, Any]], symbol: str, start: date, end: date) -> pd.DataFrame:
@@ -147,6 +178,7 @@ class YFinanceProvider(IMarketDataProvider, INewsProvider):
 
     name = "yfinance"
     markets = ("US", "HK", "TW")
+    serves_bars_5m = True
 
     news_count = 20  # items asked of Ticker.get_news (Yahoo serves only the latest anyway)
 
@@ -157,10 +189,12 @@ class YFinanceProvider(IMarketDataProvider, INewsProvider):
         policy: CallPolicy | None = None,
         limiter: TokenBucket | None = None,
         sleep: Callable[[float], None] = time.sleep,
+        today: Callable[[], date] = date.today,
     ):
         self._sdk = sdk
         self.policy = policy or CallPolicy()
         self.call = ProviderCaller(self.name, limiter or TokenBucket(2.0, 2.0), self.policy, sleep=sleep)
+        self._today = today  # Yahoo's 60-day intraday window is counted from it
 
     @property
     def sdk(self) -> Any:
@@ -193,6 +227,32 @@ class YFinanceProvider(IMarketDataProvider, INewsProvider):
         if history is None or history.empty:
             return empty(F.BAR_COLUMNS)
         return history_to_bars(history, symbol, start, end)
+
+    def bars_5m(self, symbol: str, start: date, end: date) -> pd.DataFrame:
+        """5-minute bars of the regular session; a `start` older than Yahoo's 60 days is refused."""
+        earliest = intraday_window_start(self._today())
+        if start < earliest:
+            raise IntradayWindowError(
+                f"yfinance keeps 5-minute bars for the last {INTRADAY_WINDOW_DAYS} days only: "
+                f"{symbol} from {start} is older; start on {earliest} or later"
+            )
+        sdk, timeout = self.sdk, self.policy.timeout
+        history = self.call(
+            "Ticker.history(5m)",
+            lambda: sdk.Ticker(yahoo_code(symbol)).history(
+                start=start.isoformat(),
+                end=(end + timedelta(days=1)).isoformat(),  # exclusive
+                interval="5m",
+                prepost=False,
+                auto_adjust=False,
+                actions=False,
+                raise_errors=True,
+                timeout=timeout,
+            ),
+        )
+        if history is None or history.empty:
+            return empty(F.INTRADAY_COLUMNS)
+        return history_to_bars_5m(history, symbol, start, end)
 
     def valuations(self, symbol: str, start: date, end: date) -> pd.DataFrame:
         return empty(F.VALUATION_COLUMNS)

@@ -14,7 +14,6 @@ from typing import Any
 
 from stockdesk.data_engineering.application import StockDataSummaryDTO, currency_of
 from stockdesk.data_engineering.application.sync_runs import SymbolSync, SyncProgress
-from stockdesk.data_engineering.application.sync_service import DATASETS
 from stockdesk.data_engineering.domain.coverage import COVERAGE_DATASETS, DatasetRange, SymbolCoverage
 from stockdesk.data_engineering.domain.exceptions import ImportValidationError
 from stockdesk.data_engineering.presentation.file_import import HEADER_LINES, FileImportReport
@@ -232,10 +231,11 @@ class SyncView:
         )  # fmt: skip
 
 
-def _cells(symbol: SymbolSync) -> list[DatasetCell]:
+def _cells(symbol: SymbolSync, datasets: list[str]) -> list[DatasetCell]:
+    """One cell per dataset the run fetches (a REST run may have asked for 5-minute bars)."""
     outcomes = {o.dataset: o for o in symbol.outcomes}
     cells = []
-    for dataset in DATASETS:
+    for dataset in datasets:
         found = outcomes.get(dataset)
         if found is not None:
             cells.append(DatasetCell(dataset, found.status, found.rows, found.provider or ""))
@@ -254,7 +254,7 @@ def sync_view(progress: SyncProgress) -> SyncView:
             symbol=s.symbol,
             state=s.state,
             badge=BADGE.get(s.state, s.state),
-            cells=_cells(s),
+            cells=_cells(s, progress.datasets),
             failures=[(f.dataset, f.provider, f.reason) for f in s.failures],
             error=s.error,
         )
