@@ -34,6 +34,7 @@ from stockdesk.entrypoints.container import AppContainer
 from stockdesk.entrypoints.http_errors import error_response
 from stockdesk.entrypoints.jobs_rest import build_jobs_router as build_jobs_api
 from stockdesk.entrypoints.openapi import install_openapi
+from stockdesk.entrypoints.request_ids import request_id
 from stockdesk.entrypoints.security import SecurityMiddleware, is_ui
 from stockdesk.entrypoints.web.app import mount_web
 from stockdesk.evaluation.presentation.rest import build_evaluation_router
@@ -84,7 +85,9 @@ def _ui_error(
 def install_error_handlers(app: FastAPI) -> None:
     @app.middleware("http")
     async def assign_request_id(request: Request, call_next):  # type: ignore[no-untyped-def]
-        request.state.request_id = request.headers.get("X-Request-ID") or uuid.uuid4().hex
+        # the security middleware (outermost) has chosen it already; the header itself is never trusted
+        known = getattr(request.state, "request_id", None)
+        request.state.request_id = known or request_id(request.headers.get("X-Request-ID"))
         response = await call_next(request)
         response.headers["X-Request-ID"] = request.state.request_id
         return response
@@ -204,7 +207,11 @@ def create_app(
             allow_headers=["Authorization", "X-API-Key", "Content-Type", "X-Request-ID"],
         )
     app.add_middleware(
-        SecurityMiddleware, policy=policy, keys=lambda: container.api_keys, llm=lambda: container.llm_service
+        SecurityMiddleware,
+        policy=policy,
+        keys=lambda: container.api_keys,
+        sessions=lambda: container.ui_sessions,
+        llm=lambda: container.llm_service,
     )
     bounds = container.bounds
     jobs = lambda: container.jobs  # noqa: E731

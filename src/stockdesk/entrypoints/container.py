@@ -33,6 +33,7 @@ from stockdesk.shared.config import Settings, get_settings
 from stockdesk.shared.db import Database
 from stockdesk.shared.db.api_key_store import SqlApiKeyStore
 from stockdesk.shared.db.task_store import SqlTaskStore
+from stockdesk.shared.db.ui_session_store import SqlUiSessionStore
 from stockdesk.shared.tasks.executor import JobExecutor
 from stockdesk.shared.tasks.kinds import JobKind, JobKinds
 from stockdesk.strategy_lab.application.sweep_service import JOB_KIND as SWEEP_KIND
@@ -191,6 +192,11 @@ class AppContainer:
     @cached_property
     def api_keys(self) -> SqlApiKeyStore:
         return SqlApiKeyStore(self.database)
+
+    @cached_property
+    def ui_sessions(self) -> SqlUiSessionStore:
+        """The web UI's sign-in sessions (what its cookie names; never the key)."""
+        return SqlUiSessionStore(self.database)
 
     @cached_property
     def jobs(self) -> JobExecutor:

@@ -1,11 +1,14 @@
 """Access control and limits for every REST request, applied before any route runs.
 
 In order: the Host header against the allowlist (400: DNS rebinding), the body size (413), the
-Origin of state-changing and cross-site spending requests (403), the API key (401) where the
-policy requires one, then for the routes that spend LLM tokens or search credits the key's request
-rate and concurrency (429 + Retry-After) and its token budget for the day (429). A spending
-request runs inside a usage scope capped at the per-request budget (and what is left of the day's),
-and the tokens it spent, including those of a job it started, are charged to its key.
+Origin of state-changing and cross-site spending requests (403), who the caller is (an API key in a
+header, else the web UI's session cookie: entrypoints/ui_identity.py) and a refusal (401, or the
+login form for a page) where the policy requires one, then for the routes that spend LLM tokens or
+search credits the caller's request rate and concurrency (429 + Retry-After) and its token budget
+for the day (429). A spending request runs inside a usage scope capped at the per-request budget
+(and what is left of the day's), and the tokens it spent, including those of a job it started, are
+charged to its key, or to the local user's one daily budget ("local": the loopback UI's sessions,
+--no-auth).
 """
 
 from __future__ import annotations
@@ -15,17 +18,20 @@ import uuid
 from collections.abc import Callable
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
-from urllib.parse import urlencode
 
 from anyio import to_thread
-from starlette.responses import RedirectResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from stockdesk.entrypoints.http_errors import error_response
+from stockdesk.entrypoints.request_ids import request_id
+from stockdesk.entrypoints.ui_identity import Caller, UiIdentity, legacy_cleared, with_headers
+from stockdesk.entrypoints.ui_identity import header as _header
 from stockdesk.llm_platform.application.llm_service import LLMService
 from stockdesk.shared.access import AccessGrant, AccessPolicy, AuthMode, ConcurrencyLimiter, RateLimiter
 from stockdesk.shared.access.grant import reset_grant, set_grant
+from stockdesk.shared.access.sessions import LOCAL
 from stockdesk.shared.db.api_key_store import SqlApiKeyStore
+from stockdesk.shared.db.ui_session_store import SqlUiSessionStore
 from stockdesk.shared.errors import StockdeskError
 
 API = "/api/v1"
@@ -56,18 +62,20 @@ UI_SPENDING_ROUTES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     (method, re.compile(pattern))
     for method, pattern in (
         ("POST", r"/analyses"),
+        ("POST", r"/batches"),  # a batch analysis (rules-only ones spend nothing, but start as one form)
         ("POST", r"/sessions/[^/]+/retry"),
         ("POST", r"/evaluations"),
         ("POST", r"/strategy/runs"),
+        ("POST", r"/strategy/runs/[^/]+/resume"),
         ("POST", r"/briefings"),
         ("POST", r"/data/sync"),
         ("POST", r"/jobs/[^/]+/resume"),
         ("POST", r"/settings/ping"),  # one model call: `stockdesk llm ping`
     )
 )
-UI_PUBLIC_PREFIXES = ("/static/", "/login", "/lang/", "/favicon.ico")
+# /logout is public: it ends whatever session its cookie names, and a stale cookie must not block it
+UI_PUBLIC_PREFIXES = ("/static/", "/login", "/logout", "/lang/", "/favicon.ico")
 UPLOAD_PATHS = frozenset({"/data/import"})
-KEY_COOKIE = "stockdesk_key"
 STATE_CHANGING = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 
 
@@ -85,27 +93,12 @@ def is_spending(method: str, path: str) -> bool:
     return any(method == m and pattern.fullmatch(path) for m, pattern in routes)
 
 
-def _header(scope: Scope, name: bytes) -> str | None:
-    for key, value in scope.get("headers", ()):
-        if key == name:
-            return value.decode("latin-1")
-    return None
-
-
 def presented_key(scope: Scope) -> str | None:
-    """`Authorization: Bearer KEY` or `X-API-Key: KEY`, else the web UI's login cookie."""
+    """`Authorization: Bearer KEY` or `X-API-Key: KEY` (the web UI's cookie names a session instead)."""
     auth = _header(scope, b"authorization")
     if auth and auth[:7].lower() == "bearer ":
         return auth[7:].strip() or None
-    return (_header(scope, b"x-api-key") or "").strip() or _cookie(scope, KEY_COOKIE)
-
-
-def _cookie(scope: Scope, name: str) -> str | None:
-    for part in (_header(scope, b"cookie") or "").split(";"):
-        key, _, value = part.strip().partition("=")
-        if key == name and value.strip():
-            return value.strip()
-    return None
+    return (_header(scope, b"x-api-key") or "").strip() or None
 
 
 def _seconds_to_midnight(now: datetime) -> int:
@@ -120,12 +113,14 @@ class SecurityMiddleware:
         *,
         policy: AccessPolicy,
         keys: Callable[[], SqlApiKeyStore],
+        sessions: Callable[[], SqlUiSessionStore],
         llm: Callable[[], LLMService],
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
     ):
         self.app = app
         self.policy = policy
         self._keys = keys
+        self.identity = UiIdentity(policy, sessions)
         self._llm = llm
         self._clock = clock
         self.rate = RateLimiter(policy.rate_per_minute)
@@ -135,7 +130,8 @@ class SecurityMiddleware:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        rid = _header(scope, b"x-request-id") or uuid.uuid4().hex
+        rid = request_id(_header(scope, b"x-request-id"))  # bounded: echoed and logged
+        scope.setdefault("state", {})["request_id"] = rid
 
         async def refuse(status: int, code: str, message: str, **headers: str) -> None:
             await error_response(status, code, message, rid, headers)(scope, receive, send)
@@ -162,31 +158,18 @@ class SecurityMiddleware:
         ):
             await refuse(403, "ORIGIN_FORBIDDEN", "cross-site requests may not start work here")
             return
-        key_id = "local"
-        key = presented_key(scope)
         public = is_public(path)
-        # On loopback the web UI's own same-origin forms are the local user's: they start work with no
-        # key (a cross-site page cannot: its Origin is refused above). Beyond loopback, keys everywhere.
-        local_ui = is_ui(path) and origin is not None and self.policy.auth == AuthMode.SPENDING
+        identified = None if public else await self._identify(scope, receive, send, rid, refuse)
+        if identified is False:
+            return  # refused
+        caller, cookies = identified or (Caller(), [])
         required = not public and (
-            self.policy.auth == AuthMode.ALL
-            or (self.policy.auth == AuthMode.SPENDING and spending and not local_ui)
+            self.policy.auth == AuthMode.ALL or (self.policy.auth == AuthMode.SPENDING and spending)
         )
-        if key is not None and not public:
-            record = await to_thread.run_sync(self._keys().authenticate, key)
-            if record is None:
-                await refuse(
-                    401,
-                    "API_KEY_INVALID",
-                    "the API key is unknown or revoked",
-                    **{"WWW-Authenticate": "Bearer"},
-                )
+        if required and caller.key_id is None:
+            if is_ui(path):
+                await self.identity.refuse_unsigned(scope, receive, send, rid)
                 return
-            key_id = record.id
-        elif required and is_ui(path) and method == "GET":
-            await _redirect_to_login(scope, receive, send)
-            return
-        elif required:
             await refuse(
                 401,
                 "API_KEY_REQUIRED",
@@ -195,6 +178,9 @@ class SecurityMiddleware:
                 **{"WWW-Authenticate": "Bearer"},
             )
             return
+        key_id = caller.key_id or LOCAL
+        scope["state"].update(key_id=key_id, signed_in=caller.signed_in)
+        send = with_headers(send, cookies)
         receive = await self._bounded_body(receive, method, limit)
         if receive is None:
             await refuse(413, "BODY_TOO_LARGE", f"request bodies are limited to {limit} bytes")
@@ -203,6 +189,35 @@ class SecurityMiddleware:
             await self.app(scope, receive, send)
             return
         await self._spend(scope, receive, send, key_id, refuse)
+
+    async def _identify(
+        self, scope: Scope, receive: Receive, send: Send, rid: str, refuse: Any
+    ) -> tuple[Caller, list[tuple[bytes, bytes]]] | bool:
+        """Who calls: a key in a header, else the UI's session cookie, else (a loopback page) a new
+        local session; with the Set-Cookie lines the answer carries (that session's, and the removal
+        of an old cookie holding a key); False when refused here (an unknown key, a stale cookie)."""
+        key = presented_key(scope)
+        if key is not None:
+            record = await to_thread.run_sync(self._keys().authenticate, key)
+            if record is None:
+                await refuse(
+                    401,
+                    "API_KEY_INVALID",
+                    "the API key is unknown or revoked",
+                    **{"WWW-Authenticate": "Bearer"},
+                )
+                return False
+            return Caller(key_id=record.id), []
+        if self.policy.auth == AuthMode.NONE:
+            return Caller(), []
+        ui = is_ui(scope["path"])
+        caller = await self.identity.identify(scope, ui=ui)
+        if caller.stale and ui:
+            await self.identity.refuse_stale(scope, receive, send, rid)
+            return False
+        if caller.key_id is None and ui and self.identity.may_open_local(scope["method"]):
+            return await self.identity.open_local(scope)
+        return caller, legacy_cleared(scope) if ui else []
 
     async def _spend(self, scope: Scope, receive: Receive, send: Send, key_id: str, refuse: Any) -> None:
         wait = self.rate.admit(key_id)
@@ -217,13 +232,14 @@ class SecurityMiddleware:
         now = self._clock()
         today: date = now.date()
         store = self._keys()
-        spent_today = await to_thread.run_sync(store.tokens_on, key_id, today) if key_id != "local" else 0
+        spent_today = await to_thread.run_sync(store.tokens_on, key_id, today)
         daily = self.policy.max_tokens_per_day
-        if daily is not None and key_id != "local" and spent_today >= daily:
+        if daily is not None and spent_today >= daily:
+            who = "the local user" if key_id == LOCAL else "this key"
             await refuse(
                 429,
                 "TOKEN_BUDGET_SPENT",
-                f"this key has spent its {daily} tokens for today (UTC)",
+                f"{who} has spent its {daily} tokens for today (UTC)",
                 **{"Retry-After": str(_seconds_to_midnight(now))},
             )
             return
@@ -254,13 +270,11 @@ class SecurityMiddleware:
         """Run the request in a usage scope capped at `cap` tokens, charging what it spent to the key."""
         store = self._keys()
         with llm.usage_scope(cap) as meter:
-            charge: Callable[[int], None] = (
-                (lambda tokens: store.add_tokens(key_id, self._clock().date(), tokens))
-                if key_id != "local"
-                else (lambda tokens: None)
-            )
             grant = AccessGrant(
-                key_id=key_id, run_id=uuid.uuid4().hex, spent=lambda: meter.tokens, charge=charge
+                key_id=key_id,
+                run_id=uuid.uuid4().hex,
+                spent=lambda: meter.tokens,
+                charge=lambda tokens: store.add_tokens(key_id, self._clock().date(), tokens),
             )
             token = set_grant(grant)
             try:
@@ -287,13 +301,6 @@ class SecurityMiddleware:
             chunks.append(chunk)
             more = message.get("more_body", False)
         return _replay([{"type": "http.request", "body": b"".join(chunks), "more_body": False}], receive)
-
-
-async def _redirect_to_login(scope: Scope, receive: Receive, send: Send) -> None:
-    """A page asked for without a key: the login form, coming back here afterwards."""
-    query = scope.get("query_string") or b""
-    target = scope["path"] + (f"?{query.decode('latin-1')}" if query else "")
-    await RedirectResponse(f"/login?{urlencode({'next': target})}", status_code=303)(scope, receive, send)
 
 
 def _replay(messages: list[Message], then: Receive | None = None) -> Receive:

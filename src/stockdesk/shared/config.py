@@ -172,7 +172,7 @@ class Settings(BaseSettings):
         default=200_000, ge=1, description="LLM tokens one request (and the job it starts) may spend."
     )
     api_max_tokens_per_day: int | None = Field(
-        default=2_000_000, ge=1, description="LLM tokens one key may spend per UTC day."
+        default=2_000_000, ge=1, description="LLM tokens one key (or the local user) may spend per UTC day."
     )
     jobs_max_running: int = Field(default=1, ge=1, le=32, description="Background jobs running per kind.")
     jobs_max_queued: int = Field(default=8, ge=0, le=1000, description="Jobs waiting; more get 429.")

@@ -16,9 +16,10 @@ def test_on_loopback_the_ui_starts_an_analysis_without_a_key_but_the_api_needs_o
 ) -> None:
     container, _, _ = pipeline(settings)
     client = api_client(container, auth=AuthMode.SPENDING)
+    assert client.get("/").status_code == 200  # the page opens the local user's session
     page = client.post("/analyses", data=FORM, headers=SAME, follow_redirects=False)
     assert page.status_code == 303 and page.headers["location"].startswith("/analyses/"), page.text
-    api = client.post("/api/v1/coordinator/research/jobs", json=FORM, headers=SAME)
+    api = client.post("/api/v1/coordinator/research/jobs", json=FORM, headers=SAME)  # the same cookie
     assert api.status_code == 401 and api.json()["error"]["code"] == "API_KEY_REQUIRED"
 
 

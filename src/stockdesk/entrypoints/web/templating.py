@@ -97,6 +97,8 @@ class Pages:
             "t": Translator(lang),
             "lang": lang,
             "path": request.url.path,
+            # signed in with a key (a session the security middleware found): the top bar offers to sign out
+            "signed_in": getattr(request.state, "signed_in", False),
             "missing_assets": missing_vendor_files(),
             **(context or {}),
         }

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 @dataclass
 class AccessGrant:
-    key_id: str  # "local" when the server runs with --no-auth
+    key_id: str  # "local": the loopback UI's own sessions, and every caller under --no-auth
     run_id: str  # the LLM run the request's calls are attributed (and budgeted) to
     spent: Callable[[], int]  # tokens spent so far under run_id
     charge: Callable[[int], None]  # adds tokens to the key's usage of today

@@ -1,4 +1,6 @@
-"""The API key store over SQLAlchemy: `api_keys` (sha256 of each key, never the key) and `api_key_usage`."""
+"""The API key store over SQLAlchemy: `api_keys` (sha256 of each key, never the key) and `api_key_usage`;
+the local user's daily usage (key id "local": the loopback UI's sessions, --no-auth) is `local_token_usage`.
+"""
 
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Mapped, mapped_column
 
 from stockdesk.shared.access.keys import ApiKeyRecord, hash_key, new_key
+from stockdesk.shared.access.sessions import LOCAL
 from stockdesk.shared.db.base import Base
 from stockdesk.shared.db.database import Database
 from stockdesk.shared.db.timestamps import as_utc
@@ -35,6 +38,15 @@ class ApiKeyUsageRow(Base):
     key_id: Mapped[str] = mapped_column(
         String(32), ForeignKey("api_keys.id", ondelete="CASCADE"), primary_key=True
     )
+    day: Mapped[date] = mapped_column(Date, primary_key=True)
+    tokens: Mapped[int] = mapped_column(Integer, default=0)
+
+
+class LocalTokenUsageRow(Base):
+    """The local user's tokens per UTC day: one budget, like a key's (no key row to refer to)."""
+
+    __tablename__ = "local_token_usage"
+
     day: Mapped[date] = mapped_column(Date, primary_key=True)
     tokens: Mapped[int] = mapped_column(Integer, default=0)
 
@@ -100,22 +112,30 @@ class SqlApiKeyStore:
             return _record(row)
 
     def tokens_on(self, key_id: str, day: date) -> int:
-        """Tokens the key's requests spent on `day` (UTC)."""
+        """Tokens the key's requests (or the local user's, for LOCAL) spent on `day` (UTC)."""
         with self._db.session() as session:
-            row = session.get(ApiKeyUsageRow, (key_id, day))
+            row = (
+                session.get(LocalTokenUsageRow, day)
+                if key_id == LOCAL
+                else session.get(ApiKeyUsageRow, (key_id, day))
+            )
             return row.tokens if row is not None else 0
 
     def add_tokens(self, key_id: str, day: date, tokens: int) -> None:
-        """Add to the key's usage of `day`."""
+        """Add to the key's usage of `day` (the local user's for LOCAL)."""
         if tokens <= 0:
             return
+        table: type[LocalTokenUsageRow | ApiKeyUsageRow] = LocalTokenUsageRow
+        keys: dict[str, object] = {"day": day}
+        if key_id != LOCAL:
+            table, keys = ApiKeyUsageRow, {"key_id": key_id, "day": day}
         with self._db.session() as session:  # one atomic upsert: concurrent first uses of a day add up
             dialect = session.get_bind().dialect.name
-            stmt = (postgresql.insert if dialect == "postgresql" else sqlite.insert)(ApiKeyUsageRow)
-            stmt = stmt.values(key_id=key_id, day=day, tokens=tokens)
+            stmt = (postgresql.insert if dialect == "postgresql" else sqlite.insert)(table)
+            stmt = stmt.values(**keys, tokens=tokens)
             session.execute(
                 stmt.on_conflict_do_update(
-                    index_elements=["key_id", "day"],
-                    set_={"tokens": ApiKeyUsageRow.tokens + stmt.excluded.tokens},
+                    index_elements=list(keys),
+                    set_={"tokens": table.tokens + stmt.excluded.tokens},
                 )
             )

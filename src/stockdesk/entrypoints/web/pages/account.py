@@ -1,4 +1,9 @@
-"""Login (beyond loopback the UI needs an API key, kept in an HttpOnly cookie) and the language switch."""
+"""Login and logout (the UI's cookie names a server-side session, never the key) and the language switch.
+
+Signing in with a key opens a session acting as that key; logging out deletes the session the cookie
+names, so the old cookie opens nothing any more. Both are public routes: a stale cookie (logged out,
+expired, another server's) must never stand between the user and the login form.
+"""
 
 from __future__ import annotations
 
@@ -7,9 +12,10 @@ from urllib.parse import urlsplit
 from fastapi import APIRouter, Form, Request
 from starlette.responses import RedirectResponse, Response
 
-from stockdesk.entrypoints.security import KEY_COOKIE
+from stockdesk.entrypoints.ui_identity import clear_session_cookie, cookie_name, set_session_cookie
 from stockdesk.entrypoints.web.deps import WebDeps
 from stockdesk.entrypoints.web.i18n import LANG_COOKIE, LANGUAGES
+from stockdesk.shared.access import AuthMode
 
 YEAR = 365 * 24 * 3600
 
@@ -27,31 +33,39 @@ def safe_next(target: str | None) -> str:
 def build_account_router(deps: WebDeps) -> APIRouter:
     router = APIRouter(include_in_schema=False)
 
+    def form(request: Request, next: str, error: str | None, status_code: int = 200) -> Response:
+        # on loopback the local user needs no key: the form says so, with a way on to the page
+        local = getattr(request.app.state.policy, "auth", None) == AuthMode.SPENDING
+        context = {"next": safe_next(next), "error": error, "local": local}
+        return deps.pages.render(request, "login.html.j2", context, status_code=status_code)
+
     @router.get("/login")
     def login_form(request: Request, next: str = "/") -> Response:
-        return deps.pages.render(request, "login.html.j2", {"next": safe_next(next), "error": None})
+        return form(request, next, None)
 
     @router.post("/login")
     def login(request: Request, key: str = Form(...), next: str = Form("/")) -> Response:
         record = deps.container.api_keys.authenticate(key.strip())
         if record is None:
-            context = {"next": safe_next(next), "error": "login.invalid"}
-            return deps.pages.render(request, "login.html.j2", context, status_code=401)
+            return form(request, next, "login.invalid", status_code=401)
+        name = cookie_name(request.scope)
+        sessions = deps.container.ui_sessions
+        previous = request.cookies.get(name)
+        if previous:  # signing in again (or over the local session): the old one ends
+            sessions.close(previous)
         response = RedirectResponse(safe_next(next), status_code=303)
-        response.set_cookie(
-            KEY_COOKIE,
-            key.strip(),
-            httponly=True,
-            samesite="strict",
-            secure=request.url.scheme == "https",
-            max_age=30 * 24 * 3600,
-        )
+        set_session_cookie(response, name, sessions.open(record.id), secure=request.url.scheme == "https")
         return response
 
     @router.post("/logout")
-    def logout() -> Response:
+    def logout(request: Request) -> Response:
+        """End the session the cookie names (if any is still alive) and clear the cookie."""
+        name = cookie_name(request.scope)
+        session_id = request.cookies.get(name)
+        if session_id:
+            deps.container.ui_sessions.close(session_id)
         response = RedirectResponse("/login", status_code=303)
-        response.delete_cookie(KEY_COOKIE)
+        clear_session_cookie(response, name, secure=request.url.scheme == "https")
         return response
 
     @router.get("/lang/{lang}")
