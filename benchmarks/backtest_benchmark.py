@@ -4,10 +4,13 @@ Builds a synthetic universe of SYMBOLS x DAYS prices (A-shares: price limits, lo
 1,000,000, T+1, stamp duty by date) and quarterly reports, renders each family's template for one
 parameter set, and times the three stages separately. The loop runs one backtest per split per
 iteration, so this is the per-iteration cost beside the LLM call. The template code is trusted here
-(rendered in this process from validated parameters); the product runs it in the sandbox.
+(rendered in this process from validated parameters) unless `--sandbox`, which computes the weights
+the product's way: in the strategy sandbox (one worker per family, a confined child per strategy),
+and also prints the worker's start-up time.
 
     .venv/bin/python benchmarks/backtest_benchmark.py                      # 300 symbols x 10 years
     .venv/bin/python benchmarks/backtest_benchmark.py --symbols 1000 --days 2520 --runs 3
+    .venv/bin/python benchmarks/backtest_benchmark.py --sandbox            # weights through the sandbox
 """
 
 from __future__ import annotations
@@ -15,6 +18,8 @@ from __future__ import annotations
 import argparse
 import time
 import tracemalloc
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
 import numpy as np
 import pandas as pd
@@ -29,7 +34,8 @@ from stockdesk.backtest.application import (
     strategy_metrics,
 )
 from stockdesk.strategy_lab.application.code_check import check_strategy_code
-from stockdesk.strategy_lab.domain.params import validate_params
+from stockdesk.strategy_lab.domain.params import StrategyParams, validate_params
+from stockdesk.strategy_lab.infrastructure.sandbox.process_sandbox import ProcessSandbox
 from stockdesk.strategy_lab.infrastructure.templates.family_templates import FamilyTemplates
 
 COMMON = {"n_stocks": 20, "stop_loss": 0.1, "resample": "W", "resample_offset": 0}
@@ -67,10 +73,27 @@ def panel_of(close: pd.DataFrame) -> TradingPanel:
     )
 
 
-def generate_weights(code: str):
+Weights = Callable[[pd.DataFrame, pd.DataFrame], pd.DataFrame]
+
+
+@contextmanager
+def in_process(templates: FamilyTemplates, params: StrategyParams) -> Iterator[Weights]:
+    code = templates.render(params)
+    check_strategy_code(code)
     namespace: dict = {}
     exec(compile(code, "<strategy>", "exec"), namespace)  # trusted: rendered here from validated params
-    return namespace["generate_weights"]
+    yield namespace["generate_weights"]
+
+
+@contextmanager
+def in_sandbox(templates: FamilyTemplates, params: StrategyParams) -> Iterator[Weights]:
+    """The product's path: the worker starts on the first call (timed apart), a fresh child per call."""
+    with ProcessSandbox(templates).session() as session:
+        one_day = pd.DataFrame({"A": [1.0]}, index=pd.DatetimeIndex(["2024-01-02"]))
+        t0 = time.perf_counter()
+        session.weights(params, one_day, pd.DataFrame(columns=["symbol", "end_date", "ann_date"]))
+        print(f"  sandbox worker start and a one-day strategy: {(time.perf_counter() - t0) * 1000:.0f} ms")
+        yield lambda close, fundamentals: session.weights(params, close, fundamentals)
 
 
 def main() -> None:
@@ -80,49 +103,57 @@ def main() -> None:
     parser.add_argument("--symbols", type=int, default=300)
     parser.add_argument("--days", type=int, default=2520)
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--sandbox", action="store_true", help="weights through the strategy sandbox")
     args = parser.parse_args()
 
     close, fundamentals = universe(args.symbols, args.days)
     panel = panel_of(close)
-    buy, sell = cost_frames(panel, slippage=0.0005)
-    rules = ExecutionRules()
     templates = FamilyTemplates()
+    strategies = in_sandbox if args.sandbox else in_process
     print(f"universe: {args.symbols} symbols x {args.days} days, {args.runs} runs per family")
+    print(f"weights: {'in the strategy sandbox' if args.sandbox else 'in this process'}")
     for family, values in FAMILIES.items():
         params = validate_params({"strategy_type": family, **values, **COMMON})
-        code = templates.render(params)
-        check_strategy_code(code)
-        weights = generate_weights(code)
-        timings: dict[str, list[float]] = {"weights": [], "execute": [], "metrics": []}
-        tracemalloc.start()
-        for _ in range(args.runs):
-            t0 = time.perf_counter()
-            targets = weights(close, fundamentals)
-            t1 = time.perf_counter()
-            sim = execute(
-                panel, targets, stop_loss=params.stop_loss, buy_cost=buy, sell_cost=sell, rules=rules
-            )
-            t2 = time.perf_counter()
-            metrics = strategy_metrics(sim)
-            performance(equal_weight_benchmark(close))
-            t3 = time.perf_counter()
-            for stage, seconds in zip(timings, (t1 - t0, t2 - t1, t3 - t2), strict=True):
-                timings[stage].append(seconds)
-        _, peak = tracemalloc.get_traced_memory()
-        tracemalloc.stop()
-        print(f"{family}: {len(targets)} rebalances")
-        for stage, values_ in timings.items():
-            print(
-                f"  {stage:>8}: best {min(values_) * 1000:8.1f} ms  median {np.median(values_) * 1e3:8.1f} ms"
-            )
-        total = sum(min(v) for v in timings.values())
-        print(
-            f"     total: best {total * 1000:8.1f} ms per backtest; peak traced memory {peak / 2**20:.0f} MiB"
-        )
-        print(
-            f"    sanity: {metrics.trades} trades, Sharpe {metrics.sharpe:.2f}, "
-            f"max drawdown {metrics.max_drawdown:.1%}"
-        )
+        print(f"{family}:")
+        with strategies(templates, params) as weights:
+            run_family(args.runs, weights, (close, fundamentals), panel, params)
+
+
+def run_family(
+    runs: int,
+    weights: Weights,
+    data: tuple[pd.DataFrame, pd.DataFrame],
+    panel: TradingPanel,
+    params: StrategyParams,
+) -> None:
+    """Times the three stages `runs` times and prints the best and median of each."""
+    close, fundamentals = data
+    buy, sell = cost_frames(panel, slippage=0.0005)
+    rules = ExecutionRules()
+    timings: dict[str, list[float]] = {"weights": [], "execute": [], "metrics": []}
+    tracemalloc.start()
+    for _ in range(runs):
+        t0 = time.perf_counter()
+        targets = weights(close, fundamentals)
+        t1 = time.perf_counter()
+        sim = execute(panel, targets, stop_loss=params.stop_loss, buy_cost=buy, sell_cost=sell, rules=rules)
+        t2 = time.perf_counter()
+        metrics = strategy_metrics(sim)
+        performance(equal_weight_benchmark(close))
+        t3 = time.perf_counter()
+        for stage, seconds in zip(timings, (t1 - t0, t2 - t1, t3 - t2), strict=True):
+            timings[stage].append(seconds)
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    print(f"  {len(targets)} rebalances")
+    for stage, values in timings.items():
+        print(f"  {stage:>8}: best {min(values) * 1000:8.1f} ms  median {np.median(values) * 1e3:8.1f} ms")
+    total = sum(min(v) for v in timings.values())
+    print(f"     total: best {total * 1000:8.1f} ms per backtest; peak traced memory {peak / 2**20:.0f} MiB")
+    print(
+        f"    sanity: {metrics.trades} trades, Sharpe {metrics.sharpe:.2f}, "
+        f"max drawdown {metrics.max_drawdown:.1%}"
+    )
 
 
 if __name__ == "__main__":

@@ -17,6 +17,7 @@ from stockdesk.strategy_lab.application.code_check import check_strategy_code
 from stockdesk.strategy_lab.domain.errors import StrategyExecutionError
 from stockdesk.strategy_lab.domain.params import StrategyParams, validate_params
 from stockdesk.strategy_lab.domain.ports import IStrategySandbox, IStrategySession, IStrategyTemplate
+from stockdesk.strategy_lab.infrastructure.sandbox.layers import log_missing
 from stockdesk.strategy_lab.infrastructure.sandbox.worker import (
     FAILED,
     KILLED,
@@ -92,6 +93,7 @@ class _SandboxSession(IStrategySession):
                 self._worker = WorkerProcess(asdict(self._limits))
             except (WorkerTimeoutError, WorkerGoneError, OSError) as exc:
                 raise StrategyExecutionError(f"the strategy sandbox did not start: {exc}") from exc
+            log_missing(self._worker.layers)  # once per process and layer: a run says what it lacks
         try:
             return self._worker.run(request, self._limits.timeout_seconds)
         except WorkerTimeoutError as exc:

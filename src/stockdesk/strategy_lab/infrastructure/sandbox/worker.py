@@ -1,11 +1,14 @@
 """The sandbox worker: a process that runs rendered strategies, one fork per strategy.
 
 Started by WorkerProcess by path (`python -I worker.py LIMITS`) with an empty environment and an
-empty directory as cwd. It imports pandas once, then for each request forks a child that drops
-to its limits (address space, CPU time, no file writes, no new file descriptors), runs the code in
-a fresh namespace with a few builtins, and sends the weights back as .npy arrays; the worker
-itself never runs strategy code. Only the standard library, numpy and pandas are imported here
-(numpy and pandas inside functions, after the thread settings below).
+empty directory as cwd. It first confines a probe child the way it will confine every strategy
+(confinement.py: a directory of its own, limits, namespaces, an unprivileged uid, seccomp) and
+sends the layers the probe got with its READY; `worker.py --layers LIMITS` stops there. Then it
+imports pandas once and for each request forks a child that confines itself (refusing to run
+without a layer the probe got), runs the code in a fresh namespace with a few builtins, and sends
+the weights back as .npy arrays; the worker removes the child's directory when it ends and itself
+never runs strategy code. Only the standard library, numpy and pandas are imported here (numpy
+and pandas inside functions, after the thread settings below).
 
 Wire format, both ways: one kind byte, an 8-byte big-endian length, the payload.
 """
@@ -14,18 +17,23 @@ from __future__ import annotations
 
 import builtins
 import contextlib
+import importlib.util
 import io
 import json
 import os
 import pickle
 import resource
+import shutil
 import signal
 import struct
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
+from pathlib import Path
+from types import ModuleType
 from typing import Any
 
-# replies: READY once, then per job WEIGHTS (.npy), FAILED (a message), MEMORY or KILLED (how)
+# replies: READY once (the layers, JSON), then per job WEIGHTS (.npy), FAILED (a message), MEMORY or
+# KILLED (how)
 READY, JOB, WEIGHTS, FAILED, MEMORY, KILLED = b"R", b"J", b"W", b"F", b"M", b"K"
 HEADER = struct.Struct(">cQ")
 MAX_OUTPUT_BYTES = 512 * 1024 * 1024
@@ -85,10 +93,14 @@ def decode_weights(data: bytes) -> Any:
 
 
 def main() -> None:
-    limits = json.loads(sys.argv[1])
+    limits = json.loads(sys.argv[-1])
+    confinement = _load_confinement().Confinement()
+    layers = _probe(confinement, limits)
+    if sys.argv[1] == "--layers":
+        write_frame(1, READY, json.dumps(layers).encode())
+        return
+    required = frozenset(layer["name"] for layer in layers if layer["active"])
     os.environ.update(THREAD_SETTINGS)
-    import importlib
-
     import pandas as pd
 
     for module in PRELOAD:
@@ -98,12 +110,43 @@ def main() -> None:
     os.environ.clear()  # the strategy sees an empty environment
     devnull = os.open(os.devnull, os.O_RDWR)
     try:
-        write_frame(1, READY, b"")
+        write_frame(1, READY, json.dumps(layers).encode())
         while (request := _read_frame(0)) is not None:
-            write_frame(1, *_fork_job(request, limits, devnull))
+            job = _fork_job(request, limits, devnull, (confinement, required))
+            write_frame(1, *job)
     finally:  # the parent went away without closing us: leave no empty directory behind
         with contextlib.suppress(OSError):
             os.rmdir(os.getcwd())
+
+
+def _load_confinement() -> ModuleType:
+    """confinement.py beside this file: run by path under -I, the worker has no package to import from."""
+    spec = importlib.util.spec_from_file_location("confinement", Path(__file__).with_name("confinement.py"))
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # where its dataclass looks itself up
+    spec.loader.exec_module(module)
+    return module
+
+
+def _probe(confinement: Any, limits: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The layers a child gets here: one confines itself as a strategy's would and reports them."""
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the probe child: never returns
+        try:
+            os.close(read_end)
+            layers = confinement.apply(int(limits["cpu_seconds"]), int(limits["memory_mb"]), RESULT_FD + 1)
+            _write_all(write_end, json.dumps([vars(layer) for layer in layers]).encode())
+        finally:
+            os._exit(0)
+    os.close(write_end)
+    output = b"".join(iter(lambda: os.read(read_end, MIB), b""))
+    os.close(read_end)
+    os.waitpid(pid, 0)
+    shutil.rmtree(confinement.directory_of(pid), ignore_errors=True)
+    layers: list[dict[str, Any]] = json.loads(output)  # a probe that died says nothing: the worker fails
+    return layers
 
 
 def _read_frame(fd: int) -> bytes | None:
@@ -125,13 +168,16 @@ def _read_exactly(fd: int, size: int) -> bytes | None:
     return b"".join(chunks)
 
 
-def _fork_job(request: bytes, limits: Mapping[str, Any], devnull: int) -> tuple[bytes, bytes]:
+def _fork_job(
+    request: bytes, limits: Mapping[str, Any], devnull: int, confinement: tuple[Any, Collection[str]]
+) -> tuple[bytes, bytes]:
+    """One strategy in a child; (kind, payload) of the reply. The child's directory goes with it."""
     read_end, write_end = os.pipe()
     pid = os.fork()
     if pid == 0:  # the child: never returns
         try:
             os.close(read_end)
-            _child(request, limits, devnull, write_end)
+            _child(request, limits, devnull, write_end, confinement)
         finally:
             os._exit(0)
     os.close(write_end)
@@ -144,6 +190,7 @@ def _fork_job(request: bytes, limits: Mapping[str, Any], devnull: int) -> tuple[
             break
     os.close(read_end)
     _, status = os.waitpid(pid, 0)
+    shutil.rmtree(confinement[0].directory_of(pid), ignore_errors=True)
     data = b"".join(output)
     if size > MAX_OUTPUT_BYTES:
         return KILLED, b"output"
@@ -154,19 +201,27 @@ def _fork_job(request: bytes, limits: Mapping[str, Any], devnull: int) -> tuple[
     return data[:1], data[1:]
 
 
-def _child(request: bytes, limits: Mapping[str, Any], devnull: int, write_end: int) -> None:
+def _child(
+    request: bytes,
+    limits: Mapping[str, Any],
+    devnull: int,
+    write_end: int,
+    confinement: tuple[Any, Collection[str]],
+) -> None:
     for fd in (0, 1, 2):
         os.dup2(devnull, fd)
     os.dup2(write_end, RESULT_FD)
     soft_nofile = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
     os.closerange(RESULT_FD + 1, soft_nofile if soft_nofile > 0 else os.sysconf("SC_OPEN_MAX"))
     job = pickle.loads(request)  # written by the parent, before any strategy code runs
-    address_space = _address_space()
-    cpu = int(limits["cpu_seconds"])
-    resource.setrlimit(resource.RLIMIT_AS, (address_space + limits["memory_mb"] * MIB,) * 2)
-    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
-    resource.setrlimit(resource.RLIMIT_FSIZE, (0, 0))
-    resource.setrlimit(resource.RLIMIT_NOFILE, (RESULT_FD + 1,) * 2)
+    confine, required = confinement
+    layers = confine.apply(int(limits["cpu_seconds"]), int(limits["memory_mb"]), RESULT_FD + 1)
+    if (missing := confine.refused(layers, required)) is not None:
+        _write_all(
+            RESULT_FD,
+            FAILED + f"the strategy sandbox lacks its {missing.name} layer: {missing.detail}".encode(),
+        )
+        return
     try:
         weights = _run(job["code"], job["closes"], job["fundamentals"])
     except MemoryError:
@@ -187,16 +242,6 @@ def _write_all(fd: int, data: bytes) -> None:
     view = memoryview(data)
     while view:
         view = view[os.write(fd, view) :]
-
-
-def _address_space() -> int:
-    """Bytes mapped now (VmSize): the memory limit is headroom on top of the loaded libraries."""
-    fd = os.open("/proc/self/statm", os.O_RDONLY)
-    try:
-        pages = int(os.read(fd, 128).split()[0])
-    finally:
-        os.close(fd)
-    return pages * os.sysconf("SC_PAGE_SIZE")
 
 
 def _run(code: str, closes: Any, fundamentals: Any) -> Any:
