@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP_DEMO := $(VENV)/.stamp-demo
 STAMP_DEV := $(VENV)/.stamp-dev
 
-.PHONY: demo test test-fast lint install install-dev clean espeak postgres chromium web-assets
+.PHONY: demo test test-fast lint install install-dev clean espeak postgres chromium poppler web-assets
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -19,8 +19,10 @@ $(STAMP_DEV): pyproject.toml | $(BIN)/python
 	$(BIN)/pip install -q -e ".[local,dev]"
 	touch $@ $(STAMP_DEMO)
 
-install: $(STAMP_DEMO) web-assets
-install-dev: $(STAMP_DEV) web-assets
+# chromium also prints the PDF reports (`--out r.pdf`, the web UI's PDF downloads): installed with the
+# product where apt-get works (see the chromium target below).
+install: $(STAMP_DEMO) web-assets chromium
+install-dev: $(STAMP_DEV) web-assets chromium
 
 # The web UI's front-end libraries (and Swagger UI for /api/v1/docs), pinned in web/package-lock.json
 # (with integrity hashes) and copied into the package (gitignored): no CDN, no bundler, no install
@@ -74,9 +76,9 @@ postgres:
 	  || { $$sudo apt-get update -q >/dev/null 2>&1 && $$sudo apt-get install -y -q postgresql >/dev/null 2>&1; } \
 	  || echo "postgresql: apt-get could not install it; the postgres tests will skip"
 
-# Debian's chromium (driven by Playwright through executable_path; `playwright install` is never run)
-# and a CJK font so Chinese text renders in screenshots; without chromium the browser tests skip.
-# Installed like espeak-ng; never fails the build.
+# Debian's chromium (driven by Playwright through executable_path; `playwright install` is never run;
+# it also prints the PDF reports) and a CJK font so Chinese text renders in screenshots and PDFs;
+# without chromium the browser and PDF tests skip. Installed like espeak-ng; never fails the build.
 chromium:
 	@if command -v chromium >/dev/null 2>&1 && fc-list :lang=zh 2>/dev/null | grep -q .; then exit 0; fi; \
 	if ! command -v apt-get >/dev/null 2>&1; then echo "chromium: no apt-get here; the browser tests will skip"; exit 0; fi; \
@@ -87,7 +89,19 @@ chromium:
 	  || { $$sudo apt-get update -q >/dev/null 2>&1 && $$sudo apt-get install -y -q chromium fonts-noto-cjk >/dev/null 2>&1; } \
 	  || echo "chromium: apt-get could not install it; the browser tests will skip"
 
-test: $(STAMP_DEV) web-assets espeak postgres chromium
+# poppler-utils (pdftoppm, pdftotext, pdffonts) reads the exported PDFs back in the export tests; without
+# it those tests skip. Installed like espeak-ng; never fails the build.
+poppler:
+	@if command -v pdftoppm >/dev/null 2>&1 && command -v pdftotext >/dev/null 2>&1; then exit 0; fi; \
+	if ! command -v apt-get >/dev/null 2>&1; then echo "poppler-utils: no apt-get here; the PDF export tests will skip"; exit 0; fi; \
+	if [ "$$(id -u)" = 0 ]; then sudo=""; elif sudo -n true >/dev/null 2>&1; then sudo="sudo -n"; \
+	else echo "poppler-utils: apt-get needs root; the PDF export tests will skip"; exit 0; fi; \
+	export DEBIAN_FRONTEND=noninteractive; \
+	$$sudo apt-get install -y -q poppler-utils >/dev/null 2>&1 \
+	  || { $$sudo apt-get update -q >/dev/null 2>&1 && $$sudo apt-get install -y -q poppler-utils >/dev/null 2>&1; } \
+	  || echo "poppler-utils: apt-get could not install it; the PDF export tests will skip"
+
+test: $(STAMP_DEV) web-assets espeak postgres chromium poppler
 	$(BIN)/ruff check src tests benchmarks scripts
 	$(BIN)/ruff format --check src tests benchmarks scripts
 	$(BIN)/python -m pytest

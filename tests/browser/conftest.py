@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from stockdesk.entrypoints.web.assets import missing_vendor_files
+from stockdesk.shared.exports import chromium_path
 from tests.entrypoints.server_process import Server, free_port, running
 
 if TYPE_CHECKING:
@@ -44,12 +45,6 @@ CHROMIUM_ARGS = [
 DESKTOP = {"width": 1280, "height": 900}
 PHONE = {"width": 390, "height": 844}
 DEFAULT_LOCALE = "en-US"
-
-
-def chromium_path() -> str | None:
-    if Path("/usr/bin/chromium").is_file():
-        return "/usr/bin/chromium"
-    return shutil.which("chromium")
 
 
 def skip_reason() -> str | None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from itertools import pairwise
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
@@ -119,6 +120,14 @@ def test_open_a_session_and_find_the_trade_plans_numbers_and_a_rendered_chart(
         "href", f"/sessions/{session_id}/report.html?lang=en"
     )
     shots(page, "session-report")
+    for name, suffix, magic in (("PDF", "pdf", b"%PDF"), ("Word", "docx", b"PK")):  # saved, not shown
+        with page.expect_download() as saved:
+            page.get_by_role("link", name=name, exact=True).click()
+        download = saved.value
+        assert download.suggested_filename.startswith("600001.SH-") and download.suggested_filename.endswith(
+            f".{suffix}"
+        )
+        assert Path(download.path()).read_bytes().startswith(magic)
 
 
 def test_compare_two_sessions(web_server: WebServer, page: Page, phone_page: Page, shots: Callable) -> None:

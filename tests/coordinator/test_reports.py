@@ -441,7 +441,15 @@ def test_missing_fields_do_not_crash() -> None:
 
 @pytest.mark.parametrize(
     ("name", "fmt"),
-    [("r.md", "md"), ("r.markdown", "md"), ("R.HTML", "html"), ("r.htm", "html"), ("r.json", "json")],
+    [
+        ("r.md", "md"),
+        ("r.markdown", "md"),
+        ("R.HTML", "html"),
+        ("r.htm", "html"),
+        ("r.json", "json"),
+        ("r.PDF", "pdf"),
+        ("r.docx", "docx"),
+    ],
 )
 def test_report_format_by_suffix(name: str, fmt: str) -> None:
     assert report_format(Path("out") / name) == fmt

@@ -90,7 +90,7 @@ def test_report_re_renders_a_stored_session_in_any_format_without_llm_calls(
     ("args", "message"),
     [
         (["report", "nope", "--out", "r.md"], "no research session nope"),
-        (["report", "nope", "--out", "r.pdf"], "cannot tell the report format"),
+        (["report", "nope", "--out", "r.txt"], "cannot tell the report format"),
         (["sessions", "--since", "yesterday"], "YYYY-MM-DD"),
         (["report", "nope", "--out", "r.md", "--lang", "fr"], "unknown report language 'fr'"),
         (["analyze", SYMBOL, "--rules-only", "--lang", "de"], "unknown report language 'de'"),

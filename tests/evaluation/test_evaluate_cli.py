@@ -57,7 +57,7 @@ def stockdesk(*args: str) -> subprocess.CompletedProcess[str]:
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (("--symbols", "600000.SH", *WINDOW, "--out", "e.csv"), "--out must end in .json or .html"),
+        (("--symbols", "600000.SH", *WINDOW, "--out", "e.csv"), "use .json, .html or .pdf"),
         (
             ("--symbols", "600000.SH", "--universe", "u.txt", *WINDOW),
             "exactly one of --symbols or --universe",

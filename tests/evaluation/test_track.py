@@ -25,6 +25,7 @@ from stockdesk.ledger.infrastructure.persistence.ledger_store import SqlLedgerSt
 from stockdesk.shared.config import Settings
 from stockdesk.shared.db import Database
 from stockdesk.shared.errors import StockdeskError
+from stockdesk.shared.exports import chromium_path
 from tests.evaluation.market import populate, symbols
 from tests.evaluation.test_evaluate_rules import independent_forward_return
 
@@ -194,6 +195,10 @@ def test_track_json_lists_every_entry_with_returns_by_horizon(cli: CliRunner, tm
     assert cli.invoke(entry.app, ["track", "--out", str(out)]).exit_code == 0
     page = out.read_text(encoding="utf-8")
     assert "Track record" in page and "<svg" in page and "reliability" in page
+    if chromium_path() is not None:  # the same report printed (tests/shared/test_exports.py: without it)
+        printed = tmp_path / "track.pdf"
+        assert cli.invoke(entry.app, ["track", "--out", str(printed)]).exit_code == 0
+        assert printed.read_bytes().startswith(b"%PDF")
 
 
 def test_track_verify_exits_1_naming_the_edited_entry(cli: CliRunner, database: Database) -> None:

@@ -16,6 +16,7 @@ from pydantic import ValidationError
 
 from stockdesk.backtest.application import CostModel
 from stockdesk.shared.charts import ChartPanel, ChartSeries, ChartSpec, Region, render_svg
+from stockdesk.shared.exports import chromium_path
 from stockdesk.strategy_lab.application.charts import (
     equity_chart,
     monthly_returns,
@@ -284,6 +285,13 @@ def test_write_run_report_replaces_the_file_in_one_step(tmp_path: Path) -> None:
     written = write_run_report(run(), replay(), target)
     assert written == target and target.read_text(encoding="utf-8") == render_run_report(run(), replay())
     assert [p.name for p in target.parent.iterdir()] == ["run.html"]  # no temporary file left
+
+
+def test_the_run_report_prints_to_pdf_by_its_suffix(tmp_path: Path) -> None:
+    if chromium_path() is None:
+        pytest.skip("chromium is not installed (`make chromium` installs Debian's package)")
+    written = write_run_report(run(), replay(), tmp_path / "run.pdf")
+    assert written.read_bytes().startswith(b"%PDF") and [p.name for p in tmp_path.iterdir()] == ["run.pdf"]
 
 
 def test_the_header_states_the_window_split_execution_rules_and_costs(page: str) -> None:

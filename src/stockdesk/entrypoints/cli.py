@@ -299,7 +299,7 @@ def main() -> None:
     except StockdeskError as exc:
         logger.info("command failed: %s", exc.message, exc_info=True)
         err_console.print(f"[red]error:[/] {' '.join(exc.message.split())}", highlight=False, soft_wrap=True)
-        code = 2 if 400 <= exc.http_status < 500 else 1
+        code = exc.exit_code
     except KeyboardInterrupt:
         code = 130
     except Exception as exc:

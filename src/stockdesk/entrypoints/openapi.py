@@ -42,7 +42,7 @@ DESCRIPTIONS = {
     413: "Request body too large (BODY_TOO_LARGE)",
     422: "Over a configured bound, or the model's answer could not be parsed",
     429: "Rate, concurrency, token budget or job queue limit reached; see Retry-After",
-    503: "No LLM or data provider could be reached",
+    503: "No LLM or data provider could be reached, or no Chromium to print a PDF (PDF_UNAVAILABLE)",
 }
 # Errors the routes' services raise, by (method, path pattern); `{x}` matches one path segment.
 ROUTE_ERRORS: dict[tuple[str, str], tuple[int, ...]] = {
@@ -70,9 +70,9 @@ ROUTE_ERRORS: dict[tuple[str, str], tuple[int, ...]] = {
     ("POST", "/api/v1/strategy/runs/{x}/cancel"): (404,),
     ("POST", "/api/v1/evaluations"): (404, 422),
     ("GET", "/api/v1/evaluations/{x}"): (404,),
-    ("GET", "/api/v1/evaluations/{x}/report"): (404, 409),
+    ("GET", "/api/v1/evaluations/{x}/report"): (404, 409, 503),
     ("POST", "/api/v1/evaluations/{x}/cancel"): (404,),
-    ("GET", "/api/v1/track"): (404,),
+    ("GET", "/api/v1/track"): (404, 503),
     ("POST", "/api/v1/briefings"): (404,),
     ("GET", "/api/v1/briefings/{x}"): (404,),
     ("GET", "/api/v1/briefings/{x}/script"): (404, 409),

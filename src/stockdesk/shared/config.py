@@ -198,6 +198,15 @@ class Settings(BaseSettings):
         default=366 * 15, ge=30, description="Calendar days one backtest or evaluation window may span."
     )
 
+    # PDF exports (shared/exports): every HTML report printed by headless Chromium.
+    chromium_path: str | None = Field(
+        default=None,
+        description="The Chromium that prints PDF reports; unset = `chromium` (Debian's) on PATH.",
+    )
+    pdf_timeout_seconds: float = Field(
+        default=120.0, gt=0.0, description="Wall-clock time one PDF print may take before it is stopped."
+    )
+
     # Panel debate (debate-panel-and-ticker-scripts.md): rounds, consensus, and each expert's tool
     # calls per turn.
     panel_min_rounds: int = Field(default=2, ge=1, le=10, description="Rounds before the moderator may end.")

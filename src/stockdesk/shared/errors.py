@@ -29,6 +29,11 @@ class StockdeskError(Exception):
             self.code = code
         self.details = details or {}
 
+    @property
+    def exit_code(self) -> int:
+        """The CLI's exit status: 2 for what the user can fix by asking differently (a 4xx), else 1."""
+        return 2 if 400 <= self.http_status < 500 else 1
+
 
 class BadRequestException(StockdeskError):
     """The caller's input is wrong (HTTP 400, CLI exit 2)."""

@@ -46,10 +46,10 @@ ZH_ALLOWED = frozenset(
         # computing
         "LLM", "API", "REST", "ETA", "ID", "token", "Token", "CPU", "URL", "SHA", "KB", "MB", "GB",
         # units, time, formats
-        "CNY", "USD", "HKD", "UTC", "YYYY", "MM", "DD", "CSV", "JSON", "HTML", "MD", "WAV",
+        "CNY", "USD", "HKD", "UTC", "YYYY", "MM", "DD", "CSV", "JSON", "HTML", "MD", "WAV", "PDF",
         # proper names
         "stockdesk", "Brier", "AkShare", "Tushare", "yfinance", "Yahoo", "Finance", "SEC", "EDGAR",
-        "SearXNG", "Ray", "SQLite", "PostgreSQL", "espeak", "ng", "Markdown",
+        "SearXNG", "Ray", "SQLite", "PostgreSQL", "espeak", "ng", "Markdown", "Word", "Chromium",
     }
 )  # fmt: skip
 

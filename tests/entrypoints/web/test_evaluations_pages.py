@@ -27,6 +27,7 @@ from stockdesk.evaluation.application.scores.actions import hit_flags
 from stockdesk.evaluation.infrastructure.persistence.report_store import SqlEvaluationReportStore
 from stockdesk.evaluation.presentation.jobs import KIND
 from stockdesk.shared.config import Settings
+from stockdesk.shared.exports import chromium_path
 from tests.api_support import api_client, wait_for_job
 from tests.coordinator.support import SYMBOL, pipeline
 from tests.entrypoints.web.lab_support import events, read_events_in_background, slot_taken, spy
@@ -116,6 +117,11 @@ def test_start_an_evaluation_in_rules_mode_and_read_its_charts_hit_rates_and_ski
     assert "Mean excess (all points)" in hit_rates  # the same for every set: labelled as such
     assert f'href="/api/v1/evaluations/{job_id}/report?format=html"' in page
     assert client.get(f"/api/v1/evaluations/{job_id}/report?format=html").status_code == 200
+    assert f'href="/api/v1/evaluations/{job_id}/report?format=pdf" download' in page
+    if chromium_path() is not None:  # the report printed, saved under the job's name
+        pdf = client.get(f"/api/v1/evaluations/{job_id}/report?format=pdf")
+        assert pdf.status_code == 200 and pdf.content.startswith(b"%PDF")
+        assert pdf.headers["content-disposition"] == f'attachment; filename="evaluation-{job_id[:12]}.pdf"'
 
     listed = client.get("/evaluations").text
     assert f'href="/evaluations/{job_id}"' in listed and f"{finished['done']} / {finished['total']}" in listed

@@ -92,7 +92,7 @@ def test_report_files_are_the_stored_session_as_markdown_html_and_json(settings:
     assert page.headers["content-type"].startswith("text/html") and "<svg" in page.text  # charts inlined
     whole = client.get(f"/sessions/{session.id}/report.json").json()
     assert whole["id"] == session.id and whole["verdict"]["trade_plan"]["entry_price"] == 20.0
-    assert client.get(f"/sessions/{session.id}/report.pdf").status_code == 404
+    assert client.get(f"/sessions/{session.id}/report.txt").status_code == 404
 
 
 def test_the_report_is_read_in_the_browser_with_its_download_buttons(settings: Settings) -> None:

@@ -15,6 +15,7 @@ from stockdesk.evaluation.domain.track import TrackConfig
 from stockdesk.ledger.application import LedgerService, VerdictRecord
 from stockdesk.ledger.infrastructure.persistence.ledger_store import SqlLedgerStore
 from stockdesk.shared.config import Settings
+from stockdesk.shared.exports import chromium_path
 from tests.api_support import api_client
 from tests.coordinator.support import AS_OF, SYMBOL, pipeline
 
@@ -74,11 +75,26 @@ def test_the_page_shows_the_live_headline_scores_and_charts(
 def test_the_page_speaks_chinese(client: TestClient) -> None:
     page = client.get("/track", headers=ZH)
     assert page.status_code == 200 and "业绩记录" in page.text and "实时裁决" in page.text
+    assert 'format=pdf" download>PDF 报告</a>' in page.text
+
+
+def test_the_pdf_download_is_the_track_report_printed(client: TestClient) -> None:
+    html = client.get("/api/v1/track", params={"format": "html", "horizons": "5,20"})
+    assert html.status_code == 200 and html.headers["content-type"].startswith("text/html")
+    assert "<svg" in html.text
+    pdf = client.get("/api/v1/track", params={"format": "pdf", "horizons": "5,20"})
+    if chromium_path() is None:
+        assert pdf.status_code == 503 and pdf.json()["error"]["code"] == "PDF_UNAVAILABLE"
+        return
+    assert pdf.status_code == 200 and pdf.headers["content-type"] == "application/pdf"
+    assert pdf.headers["content-disposition"] == 'attachment; filename="track-record.pdf"'
+    assert pdf.content.startswith(b"%PDF")
 
 
 def test_a_mode_filter_and_bad_input(client: TestClient) -> None:
     full = client.get("/track", params={"mode": "full"})
     assert full.status_code == 200 and "No matured live verdicts at 20 days yet." in full.text
+    assert 'href="/api/v1/track?horizons=5%2C20%2C60&amp;mode=full&amp;format=pdf" download' in full.text
     bad = client.get("/track", params={"horizons": "5,x"})
     assert bad.status_code == 400 and "BAD_HORIZONS" in bad.text
     assert client.get("/track", params={"mode": "llm"}).status_code == 400

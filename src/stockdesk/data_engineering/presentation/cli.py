@@ -240,7 +240,7 @@ def _add_file_imports(import_app: typer.Typer, get_container: ContainerFactory) 
                 report = import_file(container, request)
         except StockdeskError as exc:  # one line, also under a test runner that bypasses main()
             err.print(f"[red]error:[/] {' '.join(exc.message.split())}", highlight=False, soft_wrap=True)
-            raise typer.Exit(2 if 400 <= exc.http_status < 500 else 1) from exc
+            raise typer.Exit(exc.exit_code) from exc
         report_facts(report.title, report.facts, as_json)
 
 

@@ -23,6 +23,7 @@ from stockdesk.llm_platform.infrastructure.embedded.model_files import (
 )
 from stockdesk.llm_platform.presentation.cli import size_text
 from stockdesk.shared.config import Settings
+from stockdesk.shared.exports import chromium_path
 
 INSTALL_LOCAL = "`pip install -e '.[local]'` (or `make demo`)"
 REMOTE_ONLY = "not needed: every configured LLM alias is remote"
@@ -167,14 +168,10 @@ def check_ray(context: DoctorContext) -> Finding:
     return Finding(Status.OK, f"{found}; one task ran and answered {answer}")
 
 
-def chromium_path() -> str | None:
-    """Debian's chromium, which the browser tests drive through Playwright."""
-    return "/usr/bin/chromium" if Path("/usr/bin/chromium").is_file() else shutil.which("chromium")
-
-
-def check_browser(_context: DoctorContext) -> Finding:
-    """Chromium and Playwright: only the browser tests use them."""
-    chromium = chromium_path()
+def check_browser(context: DoctorContext) -> Finding:
+    """Chromium prints the PDF reports (shared/exports) and, driven by Playwright, runs the browser
+    tests; neither is needed for anything else."""
+    chromium = chromium_path(context.settings.chromium_path)
     playwright = importlib.util.find_spec("playwright") is not None
     parts = [
         f"chromium: {tool_version(chromium)} ({chromium})" if chromium else "chromium: not found",
@@ -186,9 +183,8 @@ def check_browser(_context: DoctorContext) -> Finding:
     if not playwright:
         fixes.append("`make install-dev` (Playwright; `playwright install` is never needed)")
     if fixes:
-        return Finding(
-            Status.WARN, "; ".join(parts) + " (only the browser tests need them)", "; ".join(fixes)
-        )
+        needs = " (PDF reports need chromium; the browser tests need both)"
+        return Finding(Status.WARN, "; ".join(parts) + needs, "; ".join(fixes))
     return Finding(Status.OK, "; ".join(parts))
 
 

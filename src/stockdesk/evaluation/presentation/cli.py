@@ -13,7 +13,7 @@ from stockdesk.coordinator.application import parse_experts
 from stockdesk.evaluation.application.evaluation_service import EvaluationService, WorkerFactory
 from stockdesk.evaluation.application.formatting import num, pct
 from stockdesk.evaluation.domain.dtos import EvaluationMode, EvaluationReport, evaluation_config
-from stockdesk.evaluation.presentation.report import output_format, write_report
+from stockdesk.evaluation.presentation.report import check_out, write_report
 from stockdesk.shared.dates import parse_day
 from stockdesk.shared.errors import BadRequestException
 from stockdesk.shared.task_progress import exit_if_stopped, follow
@@ -99,7 +99,7 @@ def build_evaluate_command(
             1_000_000.0, "--capital", min=1.0, help="Portfolio starting money (A-share lots: 100 shares)."
         ),
         out: Path | None = typer.Option(
-            None, "--out", help="eval.json (the contract) or eval.html (the report)."
+            None, "--out", help="eval.json (the contract), eval.html (the report) or eval.pdf (printed)."
         ),
         workers: int = typer.Option(
             1, "--workers", min=1, max=512, help="Batches at once on Ray; 1: in this process."
@@ -124,7 +124,7 @@ def build_evaluate_command(
     ) -> None:
         """Score past verdicts against what the market did next; resumes an interrupted run."""
         if out is not None:
-            output_format(out)  # a bad suffix fails before any work
+            check_out(out)  # a bad suffix, or a PDF without Chromium, fails before any work
         if bool(symbols) == bool(universe):
             raise BadRequestException("give exactly one of --symbols or --universe", code="NO_SYMBOLS")
         names = read_universe(universe) if universe else [s for s in (symbols or "").split(",") if s.strip()]

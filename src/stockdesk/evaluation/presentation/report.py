@@ -1,4 +1,5 @@
-"""Write an evaluation report: JSON (the contract) or HTML (summary, charts, tables), atomically.
+"""Write an evaluation report: JSON (the contract), HTML (summary, charts, tables) or that HTML printed
+to PDF (shared/exports), atomically.
 
 The HTML embeds its charts as inline SVG drawn from the report's own ChartSpecs, so the file opens
 anywhere without a server or network.
@@ -16,18 +17,22 @@ from stockdesk.evaluation.application.charts import missing_charts, report_chart
 from stockdesk.evaluation.application.formatting import num, pct
 from stockdesk.evaluation.domain.dtos import EvaluationReport
 from stockdesk.shared.charts import render_inline_svg
-from stockdesk.shared.errors import BadRequestException
+from stockdesk.shared.exports import output_format as document_format
+from stockdesk.shared.exports import ready_format, write_document
 from stockdesk.shared.files import write_atomic
 
-FORMATS = {".json": "json", ".html": "html", ".htm": "html"}
+FORMATS = {".json": "json"}  # and .html / .pdf, as every HTML report (shared/exports)
+
+
+def check_out(path: Path) -> str:
+    """`output_format`, and for a PDF the browser that prints it: checked before any work."""
+    return ready_format(path, FORMATS)
 
 
 def output_format(path: Path) -> str:
-    """json or html from the suffix; anything else is a one-line error before any work."""
-    fmt = FORMATS.get(path.suffix.lower())
-    if fmt is None:
-        raise BadRequestException(f"--out must end in .json or .html, got {path.name!r}", code="BAD_OUTPUT")
-    return fmt
+    """json, html or pdf from the suffix; anything else (Word included) is a one-line error before any
+    work."""
+    return document_format(path, FORMATS)
 
 
 def templates() -> Environment:
@@ -64,6 +69,6 @@ def render_html(report: EvaluationReport) -> str:
 
 
 def write_report(report: EvaluationReport, out: Path) -> Path:
-    fmt = output_format(out)
-    text = report.model_dump_json(indent=2) if fmt == "json" else render_html(report)
-    return write_atomic(out, text)  # never a half-written report
+    if output_format(out) == "json":
+        return write_atomic(out, report.model_dump_json(indent=2))  # never a half-written report
+    return write_document(render_html(report), out)

@@ -26,6 +26,7 @@ from stockdesk.evaluation.presentation.jobs import launch_evaluation
 from stockdesk.evaluation.presentation.report import render_html
 from stockdesk.shared.access.bounds import RequestBounds
 from stockdesk.shared.dates import IsoDay
+from stockdesk.shared.exports import DOCUMENT_RESPONSES, document_bytes, download
 from stockdesk.shared.routes import cancel_moved
 from stockdesk.shared.symbol_text import SymbolText
 from stockdesk.shared.tasks.executor import JobExecutor
@@ -85,14 +86,20 @@ def build_evaluation_router(
         """Progress: done, failed and pending points (404 EVALUATION_NOT_FOUND)."""
         return service.status(job_id)
 
-    @router.get("/{job_id}/report", response_model=EvaluationReport)
+    @router.get("/{job_id}/report", response_model=EvaluationReport, responses=DOCUMENT_RESPONSES)
     def report(
         job_id: str,
-        format: Literal["json", "html"] = Query(default="json"),
+        format: Literal["json", "html", "pdf"] = Query(default="json"),
         service: EvaluationService = Depends(get_service),
-    ) -> EvaluationReport | HTMLResponse:
-        """The scored report (409 EVALUATION_NOT_FINISHED while points remain); `format=html` for the page."""
+    ) -> EvaluationReport | Response:
+        """The scored report (409 EVALUATION_NOT_FINISHED while points remain); `format=html` for the
+        page, `format=pdf` for the page printed (a file named after the job; 503 PDF_UNAVAILABLE
+        without Chromium)."""
         scored = service.report(job_id)
-        return HTMLResponse(render_html(scored)) if format == "html" else scored
+        if format == "json":
+            return scored
+        if format == "html":
+            return HTMLResponse(render_html(scored))
+        return download(document_bytes(render_html(scored), "pdf"), "pdf", f"evaluation-{job_id[:12]}.pdf")
 
     return router

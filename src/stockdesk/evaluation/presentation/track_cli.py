@@ -14,7 +14,7 @@ from stockdesk.evaluation.application.formatting import num, pct
 from stockdesk.evaluation.application.track_service import TrackService
 from stockdesk.evaluation.domain.track import TrackConfig, TrackReport
 from stockdesk.evaluation.presentation.cli import parse_horizons
-from stockdesk.evaluation.presentation.report import output_format
+from stockdesk.evaluation.presentation.report import check_out
 from stockdesk.evaluation.presentation.track_report import KINDS, groups, write_track
 from stockdesk.shared.errors import BadRequestException
 
@@ -62,13 +62,13 @@ def build_track_cli(get_service: Callable[[], TrackService]) -> typer.Typer:
             None, "--benchmark", help="A stored symbol (default: equal-weight index of every stored symbol)."
         ),
         as_json: bool = typer.Option(False, "--json", help="Print the JSON (the contract)."),
-        out: Path | None = typer.Option(None, "--out", help="track.json or track.html."),
+        out: Path | None = typer.Option(None, "--out", help="track.json, track.html or track.pdf."),
     ) -> None:
         """Score every matured ledger entry with evaluate's fills and costs; live and retrospective apart."""
         if ctx.invoked_subcommand is not None:
             return
         if out is not None:
-            output_format(out)
+            check_out(out)
         config = track_config(
             horizons=parse_horizons(horizons),
             mode=mode,

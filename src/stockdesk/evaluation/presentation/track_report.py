@@ -13,6 +13,7 @@ from stockdesk.evaluation.application.track_text import headline_horizon
 from stockdesk.evaluation.domain.track import TrackReport
 from stockdesk.evaluation.presentation.report import output_format, templates
 from stockdesk.shared.charts import render_inline_svg
+from stockdesk.shared.exports import write_document
 from stockdesk.shared.files import write_atomic
 
 KINDS = ("live", "retrospective")
@@ -63,6 +64,7 @@ def render_track_html(report: TrackReport) -> str:
 
 
 def write_track(report: TrackReport, out: Path) -> Path:
-    fmt = output_format(out)
-    text = report.model_dump_json(indent=2) if fmt == "json" else render_track_html(report)
-    return write_atomic(out, text)
+    """The track record as JSON, HTML or PDF (by `out`'s suffix), atomically."""
+    if output_format(out) == "json":
+        return write_atomic(out, report.model_dump_json(indent=2))
+    return write_document(render_track_html(report), out)

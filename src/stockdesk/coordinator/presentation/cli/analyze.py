@@ -19,8 +19,8 @@ from stockdesk.coordinator.application import (
 )
 from stockdesk.coordinator.presentation.cli.live_view import LiveView
 from stockdesk.coordinator.presentation.reports.render import (
+    check_out,
     render_report,
-    report_format,
     report_language,
     write_report,
 )
@@ -56,7 +56,7 @@ def build_analyze_command(
             help="Run the judge N times with different seeds: verdict stability.",
         ),
         out: Path | None = typer.Option(
-            None, "--out", help="Write the report: report.md, report.html or report.json (full session)."
+            None, "--out", help="Write the report: r.md, r.html, r.pdf, r.docx (Word) or r.json (all of it)."
         ),
         reflection: bool = typer.Option(
             False,
@@ -70,7 +70,7 @@ def build_analyze_command(
         """Run the research pipeline on one symbol and print (or write) the report."""
         report_language(lang)  # a bad language fails before any work, as a bad suffix does
         if out:
-            report_format(out)  # a bad suffix fails before any work
+            check_out(out)  # a bad suffix, or a PDF without Chromium, fails before any work
         if reflection and (rules_only or skip_debate):
             raise BadRequestException(
                 "--reflection gives lessons to the LLM judge; --rules-only and --skip-debate run none",

@@ -18,9 +18,10 @@ from stockdesk.coordinator.application.batch_analysis import (
     BatchAnalysisService,
     clean_symbols,
 )
-from stockdesk.coordinator.presentation.reports.batch_index import INDEX_NAME, run_and_index
+from stockdesk.coordinator.presentation.reports.batch_index import INDEX_NAME, print_index, run_and_index
 from stockdesk.shared.dates import parse_day
 from stockdesk.shared.errors import BadRequestException
+from stockdesk.shared.exports import find_chromium
 from stockdesk.shared.task_progress import exit_if_stopped, follow
 from stockdesk.shared.tasks import (
     BatchWorker,
@@ -131,10 +132,13 @@ def build_batch_cli(
             None, "--max-cost", min=0.0, help="Stop starting analyses once the batch cost this many USD."
         ),
         max_attempts: int = typer.Option(2, "--max-attempts", min=1, max=10, help="Tries per symbol."),
+        pdf: bool = typer.Option(False, "--pdf", help="Also print the index as index.pdf beside index.html."),
     ) -> None:
         """Analyse many symbols: one report per symbol and an index ranking the verdicts."""
         if bool(symbols) == bool(universe):
             raise BadRequestException("give exactly one of --symbols or --universe", code="NO_SYMBOLS")
+        if pdf:
+            find_chromium()  # no browser to print with: one line before any work
         names = read_universe(universe) if universe else (symbols or "").split(",")
         if out.exists() and not out.is_dir():
             raise BadRequestException(f"--out {out} is a file, not a folder", code="BAD_OUTPUT")
@@ -163,6 +167,8 @@ def build_batch_cli(
             console=console,
             job=job,
         )
+        if pdf:
+            typer.echo(f"index printed to {print_index(config).resolve()}")
         ended = service.job(job.id)
         if ended is not None:
             exit_if_stopped(console, ended.status.value, ended.error, job.id)

@@ -13,18 +13,20 @@ from rich.console import Console
 from rich.table import Table
 
 from stockdesk.coordinator.application import ResearchCoordinatorService, SessionStatus
-from stockdesk.coordinator.presentation.reports.render import report_format, report_language, write_report
+from stockdesk.coordinator.presentation.reports.render import check_out, report_language, write_report
 from stockdesk.shared.dates import parse_day
 
 
 def build_report_command(get_service: Callable[[], ResearchCoordinatorService]) -> Callable[..., None]:
     def report(
         session_id: str = typer.Argument(..., help="A session id (see `stockdesk sessions`)."),
-        out: Path = typer.Option(..., "--out", help="report.md, report.html or report.json (full session)."),
+        out: Path = typer.Option(
+            ..., "--out", help="r.md, r.html, r.pdf, r.docx (Word) or r.json (the full session)."
+        ),
         lang: str = typer.Option("en", "--lang", help="The report's language: en or zh."),
     ) -> None:
-        """Re-render a stored session as Markdown, HTML or JSON, without running anything again."""
-        report_format(out)  # a bad suffix or language fails before the session is read
+        """Re-render a stored session as Markdown, HTML, PDF, Word or JSON, without running anything again."""
+        check_out(out)  # a bad suffix or language, or a PDF without Chromium, fails before any work
         report_language(lang)
         session = get_service().get(session_id.strip())
         written = write_report(session, out, lang=lang)

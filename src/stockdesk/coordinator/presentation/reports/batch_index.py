@@ -12,11 +12,13 @@ from stockdesk.coordinator.application.batch_analysis import (
     BatchRow,
 )
 from stockdesk.coordinator.presentation.reports.render import report_environment
+from stockdesk.shared.exports import write_document
 from stockdesk.shared.files import write_atomic
 from stockdesk.shared.tasks import BatchWorker, ITaskEngine, ProgressCallback, RunBudget, TaskCounts
 
 logger = logging.getLogger(__name__)
 INDEX_NAME = "index.html"
+INDEX_PDF = "index.pdf"
 
 
 def render_index(config: BatchAnalysisConfig, job_id: str, rows: list[BatchRow], counts: TaskCounts) -> str:
@@ -35,6 +37,14 @@ def render_index(config: BatchAnalysisConfig, job_id: str, rows: list[BatchRow],
 def write_index(config: BatchAnalysisConfig, job_id: str, rows: list[BatchRow], counts: TaskCounts) -> Path:
     path = Path(config.out_dir) / INDEX_NAME
     return write_atomic(path, render_index(config, job_id, rows, counts).encode("utf-8"))
+
+
+def print_index(config: BatchAnalysisConfig) -> Path:
+    """The batch's index.html printed to index.pdf beside it (`batch analyze --pdf`); its links still
+    name each symbol's HTML report in the same folder."""
+    folder = Path(config.out_dir)
+    html = (folder / INDEX_NAME).read_text(encoding="utf-8")
+    return write_document(html, folder / INDEX_PDF)
 
 
 def run_and_index(

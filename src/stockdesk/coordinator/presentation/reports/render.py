@@ -1,4 +1,5 @@
-"""A research session as a file: Markdown or HTML from Jinja2 templates, or the whole session as JSON.
+"""A research session as a file: Markdown or HTML from Jinja2 templates, the whole session as JSON,
+the HTML printed to PDF (shared/exports), or Word (reports.word).
 
 The templates only print what reports.view prepared; HTML is autoescaped because expert and
 debate text is LLM output and may contain markup.
@@ -6,95 +7,36 @@ debate text is LLM output and may contain markup.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Literal, get_args
+from typing import Literal, get_args
 from urllib.parse import quote
 
 from jinja2 import Environment, PackageLoader, StrictUndefined
-from markupsafe import Markup, escape
 
 from stockdesk.coordinator.application import ResearchSession
 from stockdesk.coordinator.presentation.reports.charts_view import chart_views
 from stockdesk.coordinator.presentation.reports.view import build_view
+from stockdesk.coordinator.presentation.reports.words import ReportWords, report_language
 from stockdesk.shared.charts import render_png
 from stockdesk.shared.errors import BadRequestException
+from stockdesk.shared.exports import document_bytes, output_format, ready_format
 from stockdesk.shared.files import write_atomic
-from stockdesk.shared.wording import LANGUAGES, UnknownText, say, shared_texts
 
 ReportFormat = Literal["md", "html", "json"]
-SUFFIXES: dict[str, ReportFormat] = {
-    ".md": "md",
-    ".markdown": "md",
-    ".html": "html",
-    ".htm": "html",
-    ".json": "json",
-}
+FileFormat = Literal["md", "html", "json", "pdf", "docx"]  # what a report file can be
+SUFFIXES: dict[str, ReportFormat] = {".md": "md", ".markdown": "md", ".json": "json"}  # and .html/.pdf/.docx
 TEMPLATES = {"md": "report.md.j2", "html": "report.html.j2"}
 
 
-@dataclass(frozen=True)
-class ReportWords:
-    """The templates' `t`: every word of a report from the shared catalogue in one language.
-
-    `t(key, **values)` is a `report.*` text; `t.data(key, **values)` the same in HTML with its values
-    marked as user data; `t.word(prefix, value)` a closed-list value (an action, a state, a node) in
-    the report's language, kept as stored in English, where the report files always printed the
-    stored value; `t.knows(key)` whether the catalogue words `key`."""
-
-    lang: str = "en"
-
-    def __call__(self, key: str, **values: Any) -> str:
-        return say(key, self.lang, **values)
-
-    def word(self, prefix: str, value: object) -> str:
-        shown = str(value)
-        if self.lang == "en":
-            return shown
-        try:
-            return say(f"{prefix}{shown}", self.lang)
-        except UnknownText:
-            return shown
-
-    def data(self, key: str, **values: Any) -> Markup:
-        """An HTML text whose values are user data (a symbol): each marked `translate="no"`."""
-        marked = {k: Markup('<span translate="no">{}</span>').format(v) for k, v in values.items()}
-        return Markup(escape(say(key, self.lang))).format(**marked)
-
-    def marked(self, text: str, symbol: str) -> Markup:
-        """HTML text (a chart's title) with the symbol in it marked as user data. The drawing beside
-        it is marked whole: its words are the title's and the caption's, drawn as paths."""
-        parts = [escape(part) for part in str(text).split(symbol)] if symbol else [escape(text)]
-        return Markup(Markup('<span translate="no">{}</span>').format(symbol)).join(parts)
-
-    def experts(self, names: list[str]) -> str:
-        """Experts by name, listed: as stored in English (as the report files wrote them), else the
-        catalogue's names."""
-        return say("list.separator", self.lang).join(self.word("analyze.expert.", n) for n in names)
-
-    def knows(self, key: str) -> bool:
-        return key in shared_texts(self.lang) or key in shared_texts("en")
+def report_format(path: Path) -> FileFormat:
+    """The format a report path asks for, by its suffix (a one-line 400 naming the choices if none)."""
+    return output_format(path, SUFFIXES, word=True, code="BAD_REPORT_FORMAT")  # type: ignore[return-value]
 
 
-def report_language(lang: str) -> str:
-    """A report's language as asked (`--lang`, a page's language): one of LANGUAGES, else a 400."""
-    if lang not in LANGUAGES:
-        raise BadRequestException(
-            f"unknown report language '{lang}': choose one of {', '.join(LANGUAGES)}", code="BAD_LANGUAGE"
-        )
-    return lang
-
-
-def report_format(path: Path) -> ReportFormat:
-    """The format a report path asks for, by its suffix."""
-    found = SUFFIXES.get(path.suffix.lower())
-    if found is None:
-        raise BadRequestException(
-            f"cannot tell the report format of '{path.name}': use a .md, .html or .json file",
-            code="BAD_REPORT_FORMAT",
-        )
-    return found
+def check_out(path: Path) -> FileFormat:
+    """`report_format`, and for a PDF the browser that prints it: what a command checks before any work."""
+    return ready_format(path, SUFFIXES, word=True, code="BAD_REPORT_FORMAT")  # type: ignore[return-value]
 
 
 def md_cell(value: object) -> str:
@@ -145,27 +87,42 @@ def render_report(
     )
 
 
+def report_bytes(
+    session: ResearchSession, fmt: FileFormat, *, track_record: str | None = None, lang: str = "en"
+) -> bytes:
+    """The report as one file's bytes: Markdown (charts not linked: they need files beside it), HTML,
+    JSON, the HTML printed to PDF, or Word with the charts as pictures."""
+    if fmt == "docx":
+        from stockdesk.coordinator.presentation.reports.word import render_docx  # python-docx on use
+
+        return render_docx(session, track_record=track_record, lang=lang)
+    if fmt == "pdf":
+        return document_bytes(render_report(session, "html", track_record=track_record, lang=lang), "pdf")
+    return render_report(session, fmt, track_record=track_record, lang=lang).encode("utf-8")
+
+
 def write_report(
     session: ResearchSession, out: Path, *, track_record: str | None = None, lang: str = "en"
 ) -> list[Path]:
     """Write the report to `out` (format by suffix); the paths written, the report first.
 
     A Markdown report gets its charts as PNG files in `<stem>_files/` beside it, linked relatively,
-    written before the report so it never links a missing image. HTML inlines its charts as SVG.
+    written before the report so it never links a missing image. HTML inlines its charts as SVG, and
+    so does the PDF printed from it; Word embeds them as PNG pictures.
     """
     fmt = report_format(out)
     lang = report_language(lang)
     out.parent.mkdir(parents=True, exist_ok=True)
+    if fmt != "md":
+        return [write_atomic(out, report_bytes(session, fmt, track_record=track_record, lang=lang))]
     images: str | None = None
     pictures: list[Path] = []
-    drawable = (
-        [(c.file, c.spec) for c in chart_views(session, lang) if c.spec is not None] if fmt == "md" else []
-    )
+    drawable = [(c.file, c.drawn) for c in chart_views(session, lang) if c.drawn is not None]
     if drawable:
         folder = out.with_name(f"{out.stem}_files")
         folder.mkdir(exist_ok=True)
         pictures = [write_atomic(folder / name, render_png(spec)) for name, spec in drawable]
         images = quote(folder.name)
-    text = render_report(session, fmt, images=images, track_record=track_record, lang=lang)
+    text = render_report(session, "md", images=images, track_record=track_record, lang=lang)
     write_atomic(out, text.encode("utf-8"))
     return [out, *pictures]

@@ -11,7 +11,7 @@ from fastapi.responses import RedirectResponse
 from starlette.responses import Response
 
 from stockdesk.coordinator.presentation.reports.compare import compare_sessions
-from stockdesk.coordinator.presentation.reports.render import ReportFormat, render_report, report_language
+from stockdesk.coordinator.presentation.reports.render import FileFormat, report_bytes, report_language
 from stockdesk.entrypoints.web.deps import WebDeps
 from stockdesk.entrypoints.web.i18n import pick_language
 from stockdesk.entrypoints.web.pages.sessions_view import (
@@ -24,9 +24,7 @@ from stockdesk.entrypoints.web.pages.sessions_view import (
 )
 from stockdesk.entrypoints.web.pages.track_view import headline
 from stockdesk.shared.errors import BadRequestException, NotFoundException
-
-MEDIA = {"md": "text/markdown", "html": "text/html", "json": "application/json"}
-
+from stockdesk.shared.exports import download
 
 # The report is our own HTML (charts inlined as SVG, no script): in the view's frame nothing of it may
 # run or load, and only the UI's own pages may frame it.
@@ -112,25 +110,21 @@ def build_sessions_router(deps: WebDeps) -> APIRouter:
     def report_file(
         request: Request, session_id: str, fmt: str, inline: bool = False, lang: str = Query("", max_length=8)
     ) -> Response:
-        """The report as a file (Markdown, self-contained HTML, or the whole session as JSON) in
-        `lang` (the page's language when not given); `inline` (HTML only): shown in the report
-        view's frame instead of downloaded."""
+        """The report as a file (Markdown, self-contained HTML, that HTML printed to PDF, Word, or the
+        whole session as JSON) in `lang` (the page's language when not given); `inline` (HTML only):
+        shown in the report view's frame instead of downloaded."""
         if fmt not in DOWNLOADS:
-            raise NotFoundException(f"no report format '{fmt}': use md, html or json", code="NOT_FOUND")
+            choices = ", ".join(DOWNLOADS)
+            raise NotFoundException(f"no report format '{fmt}': use one of {choices}", code="NOT_FOUND")
         worded = report_language(lang) if lang else pick_language(request)
         session = service().get(session_id)
-        chosen: ReportFormat = fmt  # type: ignore[assignment]  (checked against DOWNLOADS above)
+        chosen: FileFormat = fmt  # type: ignore[assignment]  (checked against DOWNLOADS above)
         name = f"{session.symbol}-{session.as_of or 'latest'}-{session.id[:8]}.{fmt}"
         shown = inline and fmt == "html"
-        return Response(
-            render_report(session, chosen, lang=worded),
-            media_type=f"{MEDIA[fmt]}; charset=utf-8",
-            headers=(FRAMED_REPORT if shown else {})
-            | {
-                "Content-Disposition": f'{"inline" if shown else "attachment"}; filename="{name}"',
-                "X-Content-Type-Options": "nosniff",
-            },
-        )
+        response = download(report_bytes(session, chosen, lang=worded), fmt, name, inline=shown)
+        if shown:
+            response.headers.update(FRAMED_REPORT)
+        return response
 
     @router.post("/sessions/{session_id}/retry")
     def retry(session_id: str) -> Response:

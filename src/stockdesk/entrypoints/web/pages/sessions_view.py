@@ -20,7 +20,7 @@ from stockdesk.shared.errors import BadRequestException
 PAGE_SIZE = 20
 ACTIONS = ("BUY", "SELL", "HOLD")
 STATUSES = tuple(s.value for s in SessionStatus)
-DOWNLOADS = ("md", "html", "json")
+DOWNLOADS = ("md", "html", "pdf", "docx", "json")  # pdf: the HTML printed; docx: Word (shared/exports)
 
 
 @dataclass(frozen=True)

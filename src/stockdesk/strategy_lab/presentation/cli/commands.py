@@ -10,6 +10,7 @@ from pydantic import ValidationError
 from rich.console import Console
 
 from stockdesk.shared.dates import parse_day
+from stockdesk.shared.exports import ready_format
 from stockdesk.strategy_lab.application.service import StrategyLabService, parse_params
 from stockdesk.strategy_lab.application.trials import best_scored
 from stockdesk.strategy_lab.domain.dtos import (
@@ -214,18 +215,20 @@ def _add_show(
             help="Champion equity-curve PNG path (default reports/strategy-<id>.png).",
         ),
         report: Path | None = typer.Option(
-            None, "--out", help="Write the whole run as one HTML report (charts, splits, code, iterations)."
+            None,
+            "--out",
+            help="Write the whole run as one report, run.html or run.pdf (charts, splits, code, iterations).",
         ),
         as_json: bool = typer.Option(False, "--json", help="Print the run as JSON."),
     ) -> None:
-        """A run's iterations, its champion, and the champion's equity curve as a PNG (or --out run.html)."""
+        """A run's iterations, its champion, and its equity curve as a PNG (or --out run.html|run.pdf)."""
         service = get_service()
         record = service.get(run_id)
         if as_json:
             typer.echo(record.model_dump_json(indent=2))
             return
-        if report is not None and report.suffix.lower() not in (".html", ".htm"):
-            raise InvalidBacktestWindowError(f"--out must name an .html file, not {report.name}")
+        if report is not None:
+            ready_format(report)  # .html or .pdf (with Chromium); anything else: one line before any work
         print_run(out, record)
         shown = record.champion or best_scored(record.iterations)
         if shown is None:

@@ -1,4 +1,5 @@
-"""A strategy run as one standalone HTML page: inline CSS, charts as inline SVG, no external assets.
+"""A strategy run as one standalone HTML page: inline CSS, charts as inline SVG, no external assets;
+or that page printed to PDF (shared/exports).
 
 Autoescaped: the reasoning, the errors fed back and the rendered code come from (or through) a
 language model and may hold markup; they are shown as text.
@@ -11,7 +12,7 @@ from pathlib import Path
 
 from jinja2 import Environment, PackageLoader, StrictUndefined
 
-from stockdesk.shared.files import write_atomic
+from stockdesk.shared.exports import write_document
 from stockdesk.strategy_lab.domain.dtos import BacktestResult, StrategyRunDTO
 from stockdesk.strategy_lab.presentation.report.report_view import build_report_view
 
@@ -37,5 +38,6 @@ def render_run_report(run: StrategyRunDTO, replay: BacktestResult | None) -> str
 
 
 def write_run_report(run: StrategyRunDTO, replay: BacktestResult | None, path: Path) -> Path:
-    """Write the report to `path` (a temporary file, then replaced: a reader never sees half of it)."""
-    return write_atomic(path, render_run_report(run, replay))
+    """Write the report to `path`, HTML or PDF by its suffix (a temporary file, then replaced: a reader
+    never sees half of it)."""
+    return write_document(render_run_report(run, replay), path)
