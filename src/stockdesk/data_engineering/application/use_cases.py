@@ -25,6 +25,12 @@ from stockdesk.data_engineering.domain.dtos import (
 from stockdesk.data_engineering.domain.exceptions import SymbolNotFoundError
 from stockdesk.data_engineering.domain.intraday import interval_minutes, resample
 from stockdesk.data_engineering.domain.ports import IMarketDataRepository
+from stockdesk.data_engineering.domain.splits import (
+    PER_SHARE,
+    SHARE_COUNTS,
+    on_basis_of,
+    versions_on_daily_basis,
+)
 from stockdesk.data_engineering.domain.symbols import market_of, normalize_symbol
 
 
@@ -105,8 +111,14 @@ class GetFinanceForTickerUseCase:
     def execute(
         self, symbol: str, as_of: date | None = None, limit: int | None = None
     ) -> list[FinancialReportDTO]:
-        """Reports announced on or before `as_of`, newest period first (latest version of each)."""
-        return self._repository.get_financials(normalize_symbol(symbol), _as_of(as_of), limit)
+        """Reports announced on or before `as_of`, newest period first (latest version of each), with
+        their per-share figures and share counts on the share basis of `as_of` (`domain/splits.py`:
+        a report filed before a split that took effect by `as_of` is divided by its ratio)."""
+        symbol, day = normalize_symbol(symbol), _as_of(as_of)
+        reports = self._repository.get_financials(symbol, day, limit)
+        if not reports:
+            return reports
+        return on_share_basis(reports, self._repository.splits_frame([symbol]), day)
 
 
 class ListSecuritiesUseCase:
@@ -168,7 +180,14 @@ class GetMarketFramesUseCase:
         return self._repository.first_text_date()
 
     def financial_versions(self, symbols: list[str]) -> pd.DataFrame:
-        frame = self._repository.financials_frame([normalize_symbol(s) for s in symbols])
+        """Every version, made so that on any day each period's latest version announced by then is
+        on that day's share basis (split-adjusted copies dated the day a split applies:
+        `domain/splits.py: versions_on_daily_basis`), so a consumer slicing by `ann_date` needs no
+        split logic of its own."""
+        wanted = [normalize_symbol(s) for s in symbols]
+        frame = self._repository.financials_frame(wanted)
+        if not frame.empty:
+            frame = versions_on_daily_basis(frame, self._repository.splits_frame(wanted))
         for column in ("end_date", "ann_date"):
             frame[column] = pd.to_datetime(frame[column])
         return frame
@@ -239,7 +258,7 @@ class GetStockDataSummaryUseCase:
         security = GetStockBasicInfoUseCase(self._repository).require(symbol)
         bars = self._repository.get_bars(security.symbol, day)
         valuations = self._repository.get_valuations(security.symbol, day)
-        financials = self._repository.get_financials(security.symbol, day)
+        financials = GetFinanceForTickerUseCase(self._repository).execute(security.symbol, day)
         return StockDataSummaryDTO(
             security=security,
             as_of=day,
@@ -256,6 +275,23 @@ class GetStockDataSummaryUseCase:
             latest_valuation=valuations[-1] if valuations else None,
             latest_financial=financials[0] if financials else None,
         )
+
+
+def on_share_basis(
+    reports: list[FinancialReportDTO], splits: pd.DataFrame, as_of: date
+) -> list[FinancialReportDTO]:
+    """The reports with their per-share figures and share counts on the share basis of `as_of`."""
+    if splits.empty:
+        return reports
+    columns = [*PER_SHARE, *SHARE_COUNTS]
+    frame = pd.DataFrame([r.model_dump(include={"symbol", "ann_date", "extra", *columns}) for r in reports])
+    adjusted = on_basis_of(frame, splits, as_of)
+    return [
+        report.model_copy(
+            update={c: None if pd.isna(v) else float(v) for c, v in adjusted.loc[i, columns].items()}
+        )
+        for i, report in enumerate(reports)
+    ]
 
 
 def _range(days: list[date]) -> RangeSummary:
