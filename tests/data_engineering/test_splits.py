@@ -11,6 +11,7 @@ from __future__ import annotations
 import copy
 from datetime import date
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
@@ -18,7 +19,9 @@ import pandas as pd
 import pytest
 
 from stockdesk.data_engineering.application.derived_valuations import dividend_ttm
+from stockdesk.data_engineering.application.sync_service import SyncService
 from stockdesk.data_engineering.application.use_cases import (
+    GetDailyBarsUseCase,
     GetFinanceForTickerUseCase,
     GetMarketFramesUseCase,
     GetValuationDailiesForTickerUseCase,
@@ -26,9 +29,11 @@ from stockdesk.data_engineering.application.use_cases import (
 from stockdesk.data_engineering.domain.splits import events, share_factor
 from stockdesk.data_engineering.infrastructure.importers.sec_facts import split_events
 from stockdesk.data_engineering.infrastructure.persistence.repository import SqlMarketDataRepository
-from stockdesk.data_engineering.infrastructure.providers.yfinance_provider import history_to_bars
+from stockdesk.data_engineering.infrastructure.persistence.sync_state import SqlSyncStateRepository
+from stockdesk.data_engineering.infrastructure.providers.yfinance_provider import YFinanceProvider
 from stockdesk.shared.db import Database
 from stockdesk.shared.finance import ttm
+from tests.data_engineering.provider_fakes import FAST, fast_limiter, no_sleep
 from tests.data_engineering.split_support import (
     AFTER,
     BEFORE,
@@ -211,16 +216,31 @@ def test_dividends_paid_before_a_split_are_divided_by_its_ratio() -> None:
     assert dividend_ttm(days, dividends, splits).tolist() == pytest.approx([0.04, 0.004, 0.004 + 0.01])
 
 
-def test_yahoo_history_is_stored_as_traded_with_its_split(tmp_path: Path) -> None:
-    """The provider keeps the prices of each day's own shares (as the CSV importer does) and hands
-    the split on in `split_ratio`, so a price and a report are divided on one basis."""
+def test_data_sync_stores_yahoo_history_as_traded_with_its_split(database: Database, tmp_path: Path) -> None:
+    """yfinance restates its whole history on today's shares: the provider puts each day back on its
+    own shares (as the CSV importer does) and the sync stores the split, so prices stay on one basis
+    with the reports whatever splits come later."""
     frame = pd.read_csv(yahoo_csv(tmp_path / "h.csv", {SPLIT_DAY: 10.0}))
     index = pd.DatetimeIndex(
         pd.to_datetime(frame.pop("Date")).dt.tz_localize("America/New_York"), name="Date"
     )
-    bars = history_to_bars(frame.set_index(index), SYMBOL, date(2024, 6, 6), date(2024, 6, 11))
-    assert bars["close"].tolist() == pytest.approx([132.0, 132.0, 13.2, 13.2])
-    assert bars["volume"].tolist() == pytest.approx([1e6, 1e6, 1e6, 1e6])
-    assert bars["split_ratio"].fillna(0).tolist() == [0, 0, 10.0, 0]
-    assert bars["pct_chg"].tolist() == pytest.approx([0.0, 0.0, 0.0, 0.0])  # no jump on the split day
-    assert (bars["close"] * bars["adj_factor"]).nunique() == 1  # the adjusted price runs on through it
+    sdk = SimpleNamespace(
+        Ticker=lambda code: SimpleNamespace(
+            history=lambda **_: frame.set_index(index), info={"longName": "T"}
+        )
+    )
+    provider = YFinanceProvider(sdk, policy=FAST, limiter=fast_limiter(), sleep=no_sleep)
+    repository = SqlMarketDataRepository(database)
+    sync = SyncService(
+        {"US": [provider]}, repository, SqlSyncStateRepository(database), today=lambda: RESTATED
+    )
+    sync.sync("US", [SYMBOL], date(2024, 6, 6), date(2024, 6, 11), "run-1")
+    bars = GetDailyBarsUseCase(repository).execute(SYMBOL, as_of=RESTATED)
+    assert [b.close for b in bars] == pytest.approx([132.0, 132.0, 13.2, 13.2])  # 06-06, 06-07, 06-10, 06-11
+    assert [b.volume for b in bars] == pytest.approx([1e6] * 4)
+    assert [b.pct_chg for b in bars] == pytest.approx([0.0] * 4)  # no jump on the split day
+    assert len({round(b.close * b.adj_factor, 9) for b in bars}) == 1  # the adjusted price runs on through it
+    stored = repository.splits_frame([SYMBOL])
+    assert stored[["ex_date", "ratio", "known_date", "source"]].to_dict("records") == [
+        {"ex_date": SPLIT_DAY, "ratio": 10.0, "known_date": SPLIT_DAY, "source": "prices"}
+    ]

@@ -123,8 +123,8 @@ def _basis_dates(frame: pd.DataFrame, column: str) -> np.ndarray:
     return np.where(stated.isna(), ann, stated.to_numpy(dtype="datetime64[D]"))
 
 
-def _adjusted(frame: pd.DataFrame, splits: pd.DataFrame, day: np.ndarray) -> pd.DataFrame:
-    """One symbol's rows with their per-share figures put on the basis of `day` (one per row)."""
+def _adjusted(frame: pd.DataFrame, splits: pd.DataFrame, day: Any) -> pd.DataFrame:
+    """One symbol's rows with their per-share figures put on the basis of `day` (one, or one per row)."""
     out = frame.copy()
     for column in (c for c in (*PER_SHARE, *SHARE_COUNTS) if c in out.columns):
         factor = share_factor(splits, _basis_dates(out, column), day)
@@ -147,13 +147,14 @@ def _by_symbol(frame: pd.DataFrame, splits: pd.DataFrame | None) -> Iterable[tup
 def on_basis_of(reports: pd.DataFrame, splits: pd.DataFrame | None, as_of: date) -> pd.DataFrame:
     """Report rows (canonical financial columns) with their per-share figures on the share basis of
     `as_of` (see the module docstring); rows of symbols without splits are returned unchanged."""
-    out = reports
-    for symbol, found in _by_symbol(reports, splits):
-        rows = out["symbol"] == symbol
-        day = np.full(int(rows.sum()), np.datetime64(as_of, "D"))
-        out = out.copy() if out is reports else out
-        out.loc[rows] = _adjusted(out.loc[rows], found, day)
-    return out
+    parts = [
+        _adjusted(reports[reports["symbol"] == symbol], found, np.datetime64(as_of, "D"))
+        for symbol, found in _by_symbol(reports, splits)
+    ]
+    if not parts:
+        return reports
+    adjusted = pd.concat(parts)
+    return pd.concat([reports.drop(index=adjusted.index), adjusted]).loc[reports.index]
 
 
 def versions_on_daily_basis(versions: pd.DataFrame, splits: pd.DataFrame | None) -> pd.DataFrame:
