@@ -11,7 +11,11 @@ few weeks later) belongs to its filing's own period.
 Point in time: a period's first row is announced on the `filed` date of the first filing that reports
 it; a later filing that re-reports a different value (a restatement, EPS after a split) adds a row on
 its own `filed` date, carrying every value as known then. Re-reports of equal values, or of the same
-amount re-tagged rounded to thousands or millions, add nothing.
+amount re-tagged rounded to thousands or millions, add nothing. Per-share figures are stored as
+filed (a filing after a stock split states the new basis); where a version carries EPS or the share
+count over from an earlier filing, `extra["split_basis"]` names that filing's date, so readers can put
+every figure on one share basis (`domain/splits.py`). The splits the filings tag come from
+`split_events`.
 Where a 10-Q tags only the discrete quarter of a concept, its YTD is the previous YTD plus that quarter.
 """
 
