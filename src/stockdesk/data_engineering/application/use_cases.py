@@ -26,9 +26,9 @@ from stockdesk.data_engineering.domain.exceptions import SymbolNotFoundError
 from stockdesk.data_engineering.domain.intraday import interval_minutes, resample
 from stockdesk.data_engineering.domain.ports import IMarketDataRepository
 from stockdesk.data_engineering.domain.splits import (
-    PER_SHARE,
-    SHARE_COUNTS,
-    on_basis_of,
+    events,
+    per_share_factors,
+    rescaled,
     versions_on_daily_basis,
 )
 from stockdesk.data_engineering.domain.symbols import market_of, normalize_symbol
@@ -280,15 +280,20 @@ class GetStockDataSummaryUseCase:
 def on_share_basis(
     reports: list[FinancialReportDTO], splits: pd.DataFrame, as_of: date
 ) -> list[FinancialReportDTO]:
-    """The reports with their per-share figures and share counts on the share basis of `as_of`."""
-    if splits.empty:
+    """One symbol's reports with their per-share figures and share counts on the share basis of
+    `as_of` (`splits`: that symbol's stored splits)."""
+    found = events(splits)
+    if found.empty:
         return reports
-    columns = [*PER_SHARE, *SHARE_COUNTS]
-    frame = pd.DataFrame([r.model_dump(include={"symbol", "ann_date", "extra", *columns}) for r in reports])
-    adjusted = on_basis_of(frame, splits, as_of)
+    ann = [r.ann_date for r in reports]
+    factors = per_share_factors(found, ann, [r.extra for r in reports], as_of)
     return [
         report.model_copy(
-            update={c: None if pd.isna(v) else float(v) for c, v in adjusted.loc[i, columns].items()}
+            update={
+                column: rescaled(getattr(report, column), float(factor[i]), column)
+                for column, factor in factors.items()
+                if factor[i] != 1.0 and getattr(report, column) is not None
+            }
         )
         for i, report in enumerate(reports)
     ]

@@ -27,8 +27,7 @@ over from an earlier filing (the SEC importer keeps each period's latest value o
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from datetime import date
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
@@ -43,6 +42,7 @@ BASIS_KEY = "split_basis"  # extra: {column: filing date (ISO) the carried value
 # per-share figures: divided by the split ratio; share counts: multiplied
 PER_SHARE = ("eps", "dt_eps", "bps", "revenue_ps", "ocfps", "cfps")
 SHARE_COUNTS = ("total_shares",)
+ADJUSTED = (*PER_SHARE, *SHARE_COUNTS)
 # whose value a figure's basis follows where the importer records it (bps = equity / shares)
 BASIS_OF = {"eps": "eps", "dt_eps": "dt_eps", "bps": "total_shares", "total_shares": "total_shares"}
 EARLIEST = np.datetime64("1000-01-01", "D")
@@ -69,16 +69,17 @@ def events(splits: pd.DataFrame | None) -> pd.DataFrame:
     out["known_date"] = out["known_date"].fillna(out["ex_date"])
     out["ratio"] = pd.to_numeric(out["ratio"], errors="coerce")
     out = out[(out["ratio"] > 0) & (out["ratio"] != 1) & out["ex_date"].notna()]
-    prices = out[out["source"] != FILINGS]
-    filed = out[out["source"] == FILINGS]
-    if len(filed) and len(prices):
-        pairs = filed.reset_index().merge(prices, on="symbol", suffixes=("", "_p"))
-        same = pairs[
-            ((pairs["ex_date"] - pairs["ex_date_p"]).abs() <= pd.Timedelta(days=SAME_EVENT_DAYS))
-            & np.isclose(pairs["ratio"], pairs["ratio_p"], rtol=1e-6)
-        ]
-        filed = filed.drop(index=same["index"].unique())
-    return pd.concat([prices, filed]).sort_values(SPLIT_KEY).reset_index(drop=True)
+    filed = (out["source"] == FILINGS).to_numpy()
+    symbol, ratio = out["symbol"].to_numpy(dtype=object), out["ratio"].to_numpy(dtype="float64")
+    ex = out["ex_date"].to_numpy(dtype="datetime64[D]")
+    near = np.timedelta64(SAME_EVENT_DAYS, "D")
+    recorded = [  # few rows: a loop over the filings' splits reads more plainly than a self-merge
+        i
+        for i in np.flatnonzero(filed)
+        if (~filed & (symbol == symbol[i]) & (abs(ex - ex[i]) <= near) & np.isclose(ratio, ratio[i])).any()
+    ]
+    out = out.drop(index=out.index[recorded])
+    return out.sort_values(SPLIT_KEY).reset_index(drop=True)
 
 
 def share_factor(splits: pd.DataFrame, basis: Any, day: Any) -> np.ndarray:
@@ -108,30 +109,45 @@ def cumulative_ratio(frame: pd.DataFrame, splits: pd.DataFrame | None, column: s
     return out
 
 
-def _basis_dates(frame: pd.DataFrame, column: str) -> np.ndarray:
-    """The basis date of `column` in each row: its `extra["split_basis"]` entry, else `ann_date`."""
-    ann = pd.to_datetime(frame["ann_date"]).to_numpy(dtype="datetime64[D]")
-    if "extra" not in frame:
-        return ann
-    carried = [
-        (extra.get(BASIS_KEY) or {}).get(BASIS_OF.get(column, column)) if isinstance(extra, dict) else None
-        for extra in frame["extra"]
-    ]
-    if not any(carried):
-        return ann
-    stated = pd.to_datetime(pd.Series(carried, index=frame.index), errors="coerce")
-    return np.where(stated.isna(), ann, stated.to_numpy(dtype="datetime64[D]"))
+def carried_basis(extra: Any, column: str) -> str | None:
+    """The filing date (ISO) a row's `column` value is stated on when it was carried over from an
+    earlier filing (`extra["split_basis"]`); None: the row's own `ann_date`."""
+    if not isinstance(extra, dict):
+        return None
+    return (extra.get(BASIS_KEY) or {}).get(BASIS_OF.get(column, column))
+
+
+def per_share_factors(
+    splits: pd.DataFrame, ann: Any, extras: Sequence[Any], day: Any
+) -> dict[str, np.ndarray]:
+    """Per adjusted column, what each row's value is divided by (per-share figures) or multiplied by
+    (share counts) to be on the share basis of `day`: rows given by their `ann_date`s and `extra`s,
+    `splits` one symbol's `events`."""
+    ann = np.asarray(ann, dtype="datetime64[D]")
+    factors = {}
+    for column in ADJUSTED:
+        carried = [carried_basis(extra, column) for extra in extras]
+        basis = ann
+        if any(carried):
+            basis = np.array([c or str(a) for c, a in zip(carried, ann, strict=True)], dtype="datetime64[D]")
+        factors[column] = share_factor(splits, basis, day)
+    return factors
+
+
+def rescaled(value: Any, factor: Any, column: str) -> Any:
+    """`value` of `column` put on another share basis by its factor (see `per_share_factors`)."""
+    return value * factor if column in SHARE_COUNTS else value / factor
 
 
 def _adjusted(frame: pd.DataFrame, splits: pd.DataFrame, day: Any) -> pd.DataFrame:
     """One symbol's rows with their per-share figures put on the basis of `day` (one, or one per row)."""
+    extras = list(frame["extra"]) if "extra" in frame else [None] * len(frame)
+    factors = per_share_factors(splits, pd.to_datetime(frame["ann_date"]), extras, day)
     out = frame.copy()
-    for column in (c for c in (*PER_SHARE, *SHARE_COUNTS) if c in out.columns):
-        factor = share_factor(splits, _basis_dates(out, column), day)
-        if (factor == 1.0).all():
-            continue
-        values = pd.to_numeric(out[column], errors="coerce").to_numpy(dtype="float64")
-        out[column] = values * factor if column in SHARE_COUNTS else values / factor
+    for column, factor in factors.items():
+        if column in out.columns and not (factor == 1.0).all():
+            values = pd.to_numeric(out[column], errors="coerce").to_numpy(dtype="float64")
+            out[column] = rescaled(values, factor, column)
     return out
 
 
@@ -142,19 +158,6 @@ def _by_symbol(frame: pd.DataFrame, splits: pd.DataFrame | None) -> Iterable[tup
         return []
     wanted = set(frame["symbol"].unique())
     return [(s, e) for s, e in found.groupby("symbol", sort=False) if s in wanted]
-
-
-def on_basis_of(reports: pd.DataFrame, splits: pd.DataFrame | None, as_of: date) -> pd.DataFrame:
-    """Report rows (canonical financial columns) with their per-share figures on the share basis of
-    `as_of` (see the module docstring); rows of symbols without splits are returned unchanged."""
-    parts = [
-        _adjusted(reports[reports["symbol"] == symbol], found, np.datetime64(as_of, "D"))
-        for symbol, found in _by_symbol(reports, splits)
-    ]
-    if not parts:
-        return reports
-    adjusted = pd.concat(parts)
-    return pd.concat([reports.drop(index=adjusted.index), adjusted]).loc[reports.index]
 
 
 def versions_on_daily_basis(versions: pd.DataFrame, splits: pd.DataFrame | None) -> pd.DataFrame:
@@ -203,7 +206,7 @@ def _copies(rows: pd.DataFrame, splits: pd.DataFrame) -> pd.DataFrame:
 
 def _differs(before: pd.DataFrame, after: pd.DataFrame) -> np.ndarray:
     changed = np.zeros(len(before), dtype=bool)
-    for column in (c for c in (*PER_SHARE, *SHARE_COUNTS) if c in before.columns):
+    for column in (c for c in ADJUSTED if c in before.columns):
         a = pd.to_numeric(before[column], errors="coerce").to_numpy(dtype="float64")
         b = pd.to_numeric(after[column], errors="coerce").to_numpy(dtype="float64")
         changed |= ~np.isnan(a) & (a != b)
