@@ -97,6 +97,19 @@ def dividends() -> pd.DataFrame:
     )
 
 
+def splits() -> pd.DataFrame:
+    """AAPL's 4-for-1 split as the price data has it, and its 7-for-1 as only the filings tag it."""
+    return pd.DataFrame(
+        {
+            "symbol": ["AAPL", "AAPL"],
+            "ex_date": pd.to_datetime(["2014-06-06", "2020-08-31"]),
+            "ratio": [7.0, 4.0],
+            "known_date": pd.to_datetime(["2014-07-23", "2020-08-31"]),
+            "source": ["filings", "prices"],
+        }
+    )
+
+
 def news() -> pd.DataFrame:
     return pd.DataFrame(
         {
@@ -173,6 +186,12 @@ def populate(service: MarketDataImportService) -> None:
     service.import_frames("AAPL bars", {"bars": bars("AAPL", DAYS[:3])})
     service.import_frames(
         "others",
-        {"dividends": dividends(), "news": news(), "filings": filings(), "filing_pages": filing_pages()},
+        {
+            "dividends": dividends(),
+            "splits": splits(),
+            "news": news(),
+            "filings": filings(),
+            "filing_pages": filing_pages(),
+        },
     )
     service.import_frames("bars_5m", {"bars_5m": bars_5m()})

@@ -3,8 +3,11 @@
 PE-TTM = close / EPS-TTM, PB = close / BPS, total_mv = close x shares, PS-TTM = total_mv / revenue TTM,
 PE (static) = close / last annual EPS, dividend yield TTM = cash dividends per share with ex-date in
 the last 365 days / close x 100. Each trading day uses only reports announced on or before it
-(merge_asof on ann_date), so derived rows carry no look-ahead. Ratios with a non-positive
-denominator are left empty rather than negative or infinite. Rows are flagged `is_derived`.
+(merge_asof on ann_date), so derived rows carry no look-ahead. Closes are the prices traded that
+day, so per-share figures, share counts and dividends are put on that day's share basis: after a
+split, a report filed before it is divided by the ratio from the ex-date on (`domain/splits.py`).
+Ratios with a non-positive denominator are left empty rather than negative or infinite. Rows are
+flagged `is_derived`.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ import pandas as pd
 
 from stockdesk.data_engineering.domain import frames as F
 from stockdesk.data_engineering.domain.ports import IMarketDataRepository
+from stockdesk.data_engineering.domain.splits import cumulative_ratio, versions_on_daily_basis
 from stockdesk.shared.finance import ttm
 
 
@@ -53,14 +57,18 @@ def _ratio(numerator: pd.Series, denominator: pd.Series) -> pd.Series:
     return (numerator / denominator).where(denominator > 0)
 
 
-def dividend_ttm(days: pd.DataFrame, dividends: pd.DataFrame | None) -> pd.Series:
-    """Cash dividend per share with ex-date in (day - 365 days, day], per row of `days`."""
+def dividend_ttm(
+    days: pd.DataFrame, dividends: pd.DataFrame | None, splits: pd.DataFrame | None = None
+) -> pd.Series:
+    """Cash dividend per share with ex-date in (day - 365 days, day], per row of `days`, each on the
+    share basis of the day (a dividend paid before a split is divided by its ratio)."""
     if dividends is None or dividends.empty:
         return pd.Series(np.nan, index=days.index)
     # one datetime precision on both sides: pandas 3 refuses merge_asof between [s] and [us] keys
     div = dividends.assign(ex_date=pd.to_datetime(dividends["ex_date"]).astype("datetime64[ns]"))
     div = div.sort_values("ex_date")
-    div["cum"] = div.groupby("symbol")["cash_per_share"].cumsum()
+    base = div["cash_per_share"] * cumulative_ratio(div, splits, "ex_date")  # per share before any split
+    div["cum"] = base.groupby(div["symbol"]).cumsum()
     cum = div[["symbol", "ex_date", "cum"]]
     trade_date = pd.to_datetime(days["trade_date"]).astype("datetime64[ns]")
     probe = pd.DataFrame(
@@ -79,16 +87,21 @@ def dividend_ttm(days: pd.DataFrame, dividends: pd.DataFrame | None) -> pd.Serie
     )
     now = now.sort_values("_order")["cum"].fillna(0).to_numpy()
     then = then.sort_values("_order")["cum_then"].fillna(0).to_numpy()
-    return pd.Series(now - then, index=days.index)
+    return pd.Series((now - then) / cumulative_ratio(probe, splits, "trade_date"), index=days.index)
 
 
 def derive_valuations(
-    bars: pd.DataFrame, financials: pd.DataFrame, dividends: pd.DataFrame | None = None
+    bars: pd.DataFrame,
+    financials: pd.DataFrame,
+    dividends: pd.DataFrame | None = None,
+    splits: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
     """Canonical valuation rows (is_derived=True) for every bar with a known close.
 
-    bars: symbol, trade_date, close. financials: canonical financial rows (eps, bps, revenue,
-    total_shares, ann_date, end_date). dividends: symbol, ex_date, cash_per_share (optional).
+    bars: symbol, trade_date, close (as traded that day). financials: canonical financial rows (eps,
+    bps, revenue, total_shares, ann_date, end_date). dividends: symbol, ex_date, cash_per_share
+    (optional). splits: canonical split rows (optional): each day's per-share figures, share counts
+    and dividends are put on that day's share basis (`domain/splits.py`), as its close is.
     """
     days = bars[["symbol", "trade_date", "close"]].dropna(subset=["close"]).copy()
     days["trade_date"] = pd.to_datetime(days["trade_date"])
@@ -98,7 +111,7 @@ def derive_valuations(
             eps_ttm=np.nan, eps_annual=np.nan, bps=np.nan, revenue_ttm=np.nan, total_shares=np.nan
         )
     else:
-        inputs = report_inputs(financials)
+        inputs = report_inputs(versions_on_daily_basis(financials, splits))
         days["trade_date"] = days["trade_date"].astype("datetime64[ns]")
         merged = pd.merge_asof(days, inputs, left_on="trade_date", right_on="ann_date", by="symbol")
     close = merged["close"]
@@ -116,7 +129,7 @@ def derive_valuations(
             "ps": np.nan,
             "ps_ttm": _ratio(total_mv, merged["revenue_ttm"]),
             "dv_ratio": np.nan,
-            "dv_ttm": dividend_ttm(merged, dividends) / close.where(close > 0) * 100,  # no inf at a 0 close
+            "dv_ttm": dividend_ttm(merged, dividends, splits) / close.where(close > 0) * 100,  # no inf at 0
             "turnover_rate": np.nan,
             "is_derived": True,
         }
@@ -140,7 +153,8 @@ class DerivedValuationService:
         bars = self._repository.bars_frame(todo, date.max)
         if bars.empty:
             return 0
+        store = self._repository
         derived = derive_valuations(
-            bars, self._repository.financials_frame(todo), self._repository.dividends_frame(todo)
+            bars, store.financials_frame(todo), store.dividends_frame(todo), store.splits_frame(todo)
         )
         return self._repository.write_batch({"valuations": derived}).get("valuations", 0)

@@ -30,6 +30,7 @@ from stockdesk.data_engineering.domain.ports import (
     IMarketDataRepository,
     ISyncStateRepository,
 )
+from stockdesk.data_engineering.domain.splits import PRICES
 from stockdesk.data_engineering.domain.symbols import CURRENCY, exchange_of, market_of, normalize_symbol
 from stockdesk.shared.errors import BadRequestException, one_line
 
@@ -45,6 +46,7 @@ TABLE_OF = {
 WINDOWED = {"bars", "valuations", INTRADAY}  # series: a rerun asks only for the days after done_through
 DERIVED_FROM = {"bars", "valuations", "financials"}  # what derived valuations are computed from
 DIVIDEND_COLUMN = "cash_dividend"  # optional on bars frames: cash per share on the ex-date
+SPLIT_COLUMN = "split_ratio"  # optional on bars frames: new shares per old one on the ex-date
 
 Status = Literal["written", "empty", "up-to-date", "failed"]
 Progress = Callable[[str, str | None], None]  # (symbol, dataset), dataset None once the symbol is done
@@ -277,8 +279,16 @@ class SyncService:
         return provider.financials(symbol)
 
     def _tables(self, dataset: str, symbol: str, frame: pd.DataFrame) -> dict[str, pd.DataFrame]:
-        """The frames written in the dataset's transaction: its table, dividends, a bare security."""
-        frames = {TABLE_OF[dataset]: frame.drop(columns=[DIVIDEND_COLUMN], errors="ignore")}
+        """The frames written in the dataset's transaction: its table, dividends, splits, a bare security."""
+        frames = {TABLE_OF[dataset]: frame.drop(columns=[DIVIDEND_COLUMN, SPLIT_COLUMN], errors="ignore")}
+        if SPLIT_COLUMN in frame.columns:
+            split = frame[pd.to_numeric(frame[SPLIT_COLUMN], errors="coerce") > 0]
+            if len(split):
+                day = pd.to_datetime(split["trade_date"]).to_numpy()
+                frames["splits"] = pd.DataFrame(
+                    {"symbol": split["symbol"].to_numpy(), "ex_date": day, "known_date": day,
+                     "ratio": pd.to_numeric(split[SPLIT_COLUMN]).to_numpy(), "source": PRICES}
+                )  # fmt: skip
         if DIVIDEND_COLUMN in frame.columns:
             paid = frame[pd.to_numeric(frame[DIVIDEND_COLUMN], errors="coerce") > 0]
             if len(paid):

@@ -25,6 +25,12 @@ from stockdesk.data_engineering.domain.dtos import (
 from stockdesk.data_engineering.domain.exceptions import SymbolNotFoundError
 from stockdesk.data_engineering.domain.intraday import interval_minutes, resample
 from stockdesk.data_engineering.domain.ports import IMarketDataRepository
+from stockdesk.data_engineering.domain.splits import (
+    events,
+    per_share_factors,
+    rescaled,
+    versions_on_daily_basis,
+)
 from stockdesk.data_engineering.domain.symbols import market_of, normalize_symbol
 
 
@@ -109,8 +115,14 @@ class GetFinanceForTickerUseCase:
     def execute(
         self, symbol: str, as_of: date | None = None, limit: int | None = None
     ) -> list[FinancialReportDTO]:
-        """Reports announced on or before `as_of`, newest period first (latest version of each)."""
-        return self._repository.get_financials(normalize_symbol(symbol), _as_of(as_of), limit)
+        """Reports announced on or before `as_of`, newest period first (latest version of each), with
+        their per-share figures and share counts on the share basis of `as_of` (`domain/splits.py`:
+        a report filed before a split that took effect by `as_of` is divided by its ratio)."""
+        symbol, day = normalize_symbol(symbol), _as_of(as_of)
+        reports = self._repository.get_financials(symbol, day, limit)
+        if not reports:
+            return reports
+        return on_share_basis(reports, self._repository.splits_frame([symbol]), day)
 
 
 class ListSecuritiesUseCase:
@@ -172,7 +184,14 @@ class GetMarketFramesUseCase:
         return self._repository.first_text_date()
 
     def financial_versions(self, symbols: list[str]) -> pd.DataFrame:
-        frame = self._repository.financials_frame([normalize_symbol(s) for s in symbols])
+        """Every version, made so that on any day each period's latest version announced by then is
+        on that day's share basis (split-adjusted copies dated the day a split applies:
+        `domain/splits.py: versions_on_daily_basis`), so a consumer slicing by `ann_date` needs no
+        split logic of its own."""
+        wanted = [normalize_symbol(s) for s in symbols]
+        frame = self._repository.financials_frame(wanted)
+        if not frame.empty:
+            frame = versions_on_daily_basis(frame, self._repository.splits_frame(wanted))
         for column in ("end_date", "ann_date"):
             frame[column] = pd.to_datetime(frame[column])
         return frame
@@ -243,7 +262,7 @@ class GetStockDataSummaryUseCase:
         security = GetStockBasicInfoUseCase(self._repository).require(symbol)
         bars = self._repository.get_bars(security.symbol, day)
         valuations = self._repository.get_valuations(security.symbol, day)
-        financials = self._repository.get_financials(security.symbol, day)
+        financials = GetFinanceForTickerUseCase(self._repository).execute(security.symbol, day)
         return StockDataSummaryDTO(
             security=security,
             as_of=day,
@@ -261,6 +280,28 @@ class GetStockDataSummaryUseCase:
             latest_valuation=valuations[-1] if valuations else None,
             latest_financial=financials[0] if financials else None,
         )
+
+
+def on_share_basis(
+    reports: list[FinancialReportDTO], splits: pd.DataFrame, as_of: date
+) -> list[FinancialReportDTO]:
+    """One symbol's reports with their per-share figures and share counts on the share basis of
+    `as_of` (`splits`: that symbol's stored splits)."""
+    found = events(splits)
+    if found.empty:
+        return reports
+    ann = [r.ann_date for r in reports]
+    factors = per_share_factors(found, ann, [r.extra for r in reports], as_of)
+    return [
+        report.model_copy(
+            update={
+                column: rescaled(getattr(report, column), float(factor[i]), column)
+                for column, factor in factors.items()
+                if factor[i] != 1.0 and getattr(report, column) is not None
+            }
+        )
+        for i, report in enumerate(reports)
+    ]
 
 
 def _range(days: list[date]) -> RangeSummary:

@@ -225,6 +225,27 @@ def validate_dividends(frame: pd.DataFrame) -> tuple[pd.DataFrame, list[RowProbl
     return out, problems
 
 
+def validate_splits(frame: pd.DataFrame) -> tuple[pd.DataFrame, list[RowProblem]]:
+    """A split needs its dates, a positive ratio other than 1 and a source; known_date defaults to
+    the ex-date (the price data's splits are known the day they take effect)."""
+    problems = require_columns(frame, [*F.SPLIT_KEY, "ratio", "source"], "splits")
+    if problems:
+        return frame, problems
+    out = frame.copy()
+    if "known_date" not in out.columns:
+        out["known_date"] = out["ex_date"]
+    out = parse_dates(out, ["ex_date", "known_date"], problems)
+    out["known_date"] = out["known_date"].fillna(out["ex_date"])
+    missing_keys(out, F.SPLIT_KEY, problems, "splits")
+    _text_values(out, ["symbol", "source"], problems, "splits")
+    out = numeric(out, ["ratio"], problems)
+    bad = ~((out["ratio"] > 0) & (out["ratio"] != 1))
+    for row in _rows(out, bad):
+        problems.append(RowProblem(row=row, reason="splits: ratio must be positive and not 1"))
+    out = collapse_duplicates(out, F.SPLIT_KEY, problems, "splits")
+    return out, problems
+
+
 def _text_values(frame: pd.DataFrame, columns: list[str], problems: list[RowProblem], what: str) -> None:
     """Text columns hold text (or nothing): a number or list from a JSON source is a problem."""
     for column in [c for c in columns if c in frame.columns]:
@@ -295,6 +316,7 @@ VALIDATORS = {
     "valuations": validate_valuations,
     "financials": validate_financials,
     "dividends": validate_dividends,
+    "splits": validate_splits,
     "news": validate_news,
     "filings": validate_filings,
     "filing_pages": validate_filing_pages,

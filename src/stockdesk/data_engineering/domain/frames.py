@@ -42,6 +42,10 @@ FINANCIAL_COLUMNS = [*FINANCIAL_KEY, "report_type", *FINANCIAL_NUMERIC, "extra"]
 DIVIDEND_KEY = ["symbol", "ex_date"]
 DIVIDEND_COLUMNS = [*DIVIDEND_KEY, "cash_per_share"]
 
+# stock splits: `ratio` new shares per old share from `ex_date` on, known from `known_date`, by source
+SPLIT_KEY = ["symbol", "ex_date"]
+SPLIT_COLUMNS = [*SPLIT_KEY, "ratio", "known_date", "source"]
+
 # published_at is naive UTC everywhere (sources' local times are converted on the way in); NULL = undated
 NEWS_COLUMNS = ["symbol", "published_at", "title", "summary", "body", "url", "source"]
 FILING_COLUMNS = ["symbol", "accession_number", "form", "filed_date", "report_date", "url", "document_text"]

@@ -113,6 +113,10 @@ class IMarketDataRepository(ABC):
     def dividends_frame(self, symbols: list[str]) -> pd.DataFrame: ...
 
     @abstractmethod
+    def splits_frame(self, symbols: list[str]) -> pd.DataFrame:
+        """Every stored split of `symbols` (canonical SPLIT_COLUMNS); none: an empty frame."""
+
+    @abstractmethod
     def bar_spans(self, symbols: list[str]) -> dict[str, RangeSummary]:
         """Count, first and last daily bar of each symbol (one grouped read); no bars: absent."""
 

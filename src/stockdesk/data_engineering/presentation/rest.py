@@ -124,7 +124,8 @@ def build_data_router(get_container: Callable[[], DataEngineeringContainer]) -> 
 
     @router.get("/{symbol}/financials", response_model=Page[FinancialReportDTO])
     def financials(q: SeriesQuery = Depends(series_query)) -> Page[FinancialReportDTO]:
-        """Latest version announced by `as_of` of each report period, newest period first.
+        """Latest version announced by `as_of` of each report period, newest period first, with
+        per-share figures and share counts on the share basis of `as_of` (split-adjusted).
 
         `start`/`end` select periods by their end date.
         """

@@ -26,12 +26,15 @@ TABLES: dict[str, list[str]] = {
     "valuations": F.VALUATION_COLUMNS,
     "financials": F.FINANCIAL_COLUMNS,
     "dividends": F.DIVIDEND_COLUMNS,
+    "splits": F.SPLIT_COLUMNS,
     "news": F.NEWS_COLUMNS,
     "filings": F.FILING_COLUMNS,
     "filing_pages": F.FILING_PAGE_COLUMNS,
     "bars_5m": F.INTRADAY_COLUMNS,
 }
-DATE_COLUMNS = {"trade_date", "end_date", "ann_date", "list_date", "filed_date", "report_date", "ex_date"}
+DATE_COLUMNS = {
+    "trade_date", "end_date", "ann_date", "list_date", "filed_date", "report_date", "ex_date", "known_date",
+}  # fmt: skip
 TIMESTAMP_COLUMNS = {"published_at"}
 UTC_TIMESTAMP_COLUMNS = {"ts_utc"}
 JSON_COLUMNS = {"extra", "provider_codes"}

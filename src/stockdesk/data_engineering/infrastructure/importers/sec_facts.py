@@ -11,7 +11,11 @@ few weeks later) belongs to its filing's own period.
 Point in time: a period's first row is announced on the `filed` date of the first filing that reports
 it; a later filing that re-reports a different value (a restatement, EPS after a split) adds a row on
 its own `filed` date, carrying every value as known then. Re-reports of equal values, or of the same
-amount re-tagged rounded to thousands or millions, add nothing.
+amount re-tagged rounded to thousands or millions, add nothing. Per-share figures are stored as
+filed (a filing after a stock split states the new basis); where a version carries EPS or the share
+count over from an earlier filing, `extra["split_basis"]` names that filing's date, so readers can put
+every figure on one share basis (`domain/splits.py`). The splits the filings tag come from
+`split_events`.
 Where a 10-Q tags only the discrete quarter of a concept, its YTD is the previous YTD plus that quarter.
 """
 
@@ -24,6 +28,7 @@ import numpy as np
 import pandas as pd
 
 from stockdesk.data_engineering.domain import frames as F
+from stockdesk.data_engineering.domain.splits import BASIS_KEY, FILINGS, SPLIT_COLUMNS
 
 logger = logging.getLogger(__name__)
 
@@ -56,6 +61,7 @@ FIELDS = [
     "shares",
 ]
 DURATION_FIELDS = {"eps", "dt_eps", "revenue", "net_profit", "gross_profit"}
+BASIS_FIELDS = {"eps": "eps", "dt_eps": "dt_eps", "shares": "total_shares"}  # per-share field -> column
 COVER_SHARES = "EntityCommonStockSharesOutstanding"
 UNITS = {"USD", "USD/shares", "shares"}
 FORMS = {"10-K", "10-Q", "10-K/A", "10-Q/A"}
@@ -193,11 +199,35 @@ def point_in_time(values: pd.DataFrame) -> pd.DataFrame:
     wide = changes.pivot_table(index=["end", "filed"], columns="field", values="val", aggfunc="first")
     wide = wide.groupby(level="end").ffill()  # each version carries everything known by then
     source = changes.sort_values("rank").groupby(["end", "filed"])[["accn", "form"]].first()
-    return wide.join(source).reset_index()
+    return wide.join(source).join(_stated_on(changes, wide.index)).reset_index()
+
+
+def _stated_on(changes: pd.DataFrame, index: pd.MultiIndex) -> pd.DataFrame:
+    """Per version and per-share field, the filing date of the value it carries (`stated_<field>`):
+    a value carried from an earlier filing keeps that filing's share basis (see `domain/splits.py`)."""
+    per_share = changes[changes["field"].isin(BASIS_FIELDS)]
+    stated = per_share.assign(day=per_share["filed"].to_numpy(dtype="datetime64[D]").astype("int64"))
+    wide = stated.pivot_table(index=["end", "filed"], columns="field", values="day", aggfunc="first")
+    wide = wide.reindex(index=index, columns=list(BASIS_FIELDS)).groupby(level="end").ffill()
+    return wide.apply(lambda days: pd.to_datetime(days, unit="D")).add_prefix("stated_")
 
 
 def _div(numerator: pd.Series, denominator: pd.Series, scale: float = 1.0) -> pd.Series:
     return numerator / denominator.where(denominator != 0) * scale
+
+
+def carried_basis(rows: pd.DataFrame) -> list[dict[str, str]]:
+    """Per row, {column: filing date} of the per-share figures carried from an earlier filing
+    (`extra["split_basis"]`): a split between that filing and the row's own changes their basis."""
+    out: list[dict[str, str]] = [{} for _ in range(len(rows))]
+    for field, column in BASIS_FIELDS.items():
+        stated = rows.get(f"stated_{field}")
+        if stated is None:
+            continue
+        earlier = (stated < rows["filed"]).to_numpy()
+        for position in np.flatnonzero(earlier):
+            out[position][column] = stated.iloc[position].date().isoformat()
+    return out
 
 
 def financial_reports(companyfacts: dict[str, Any], symbol: str) -> pd.DataFrame:
@@ -230,5 +260,72 @@ def financial_reports(companyfacts: dict[str, Any], symbol: str) -> pd.DataFrame
     ).reindex(columns=F.FINANCIAL_COLUMNS)
     extra = pd.DataFrame({name: col[f] for f, name in EXTRA_FIELDS.items()})
     extra = extra.assign(fiscal_period=rows["fp"], form=rows["form"], accession_number=rows["accn"])
-    out["extra"] = [{k: v for k, v in r.items() if pd.notna(v)} for r in extra.to_dict("records")]
+    out["extra"] = [
+        {**{k: v for k, v in r.items() if pd.notna(v)}, **({BASIS_KEY: b} if b else {})}
+        for r, b in zip(extra.to_dict("records"), carried_basis(rows), strict=True)
+    ]
     return out.sort_values(["end_date", "ann_date"]).reset_index(drop=True)
+
+
+SPLIT_CONCEPT = "StockholdersEquityNoteStockSplitConversionRatio1"
+SPLIT_GAP_DAYS = 400  # tags of one ratio further apart than this are two splits
+RATIO_TOLERANCE = 0.1  # the EPS restated across a split must move by the tagged ratio within 10%
+
+
+def split_events(companyfacts: dict[str, Any], symbol: str) -> pd.DataFrame:
+    """The stock splits the filings tag (`us-gaap:StockholdersEquityNoteStockSplitConversionRatio1`,
+    unit `pure`), as `domain/splits.py` events: ex_date = the latest date tagged for the split (filers
+    tag the announcement, approval, record or distribution date; the latest is the nearest to the
+    ex-date), known_date = the first filing that tags it, source "filings".
+
+    The tag does not say which way a reverse split goes (1-for-10 is tagged 10 by some, 0.1 by
+    others), so the direction comes from the filings' own restatements: EPS of a period first filed
+    before the split and re-filed after it must have moved by the ratio (or its inverse, a reverse
+    split). A tagged split that no restatement confirms is left out and logged.
+    """
+    items = (((companyfacts.get("facts") or {}).get("us-gaap") or {}).get(SPLIT_CONCEPT) or {}).get("units")
+    tags = pd.DataFrame((items or {}).get("pure") or [], columns=["end", "val", "filed"])
+    for column in ("end", "filed"):
+        tags[column] = pd.to_datetime(tags[column], format="ISO8601", errors="coerce")
+    tags["val"] = pd.to_numeric(tags["val"], errors="coerce")
+    tags = tags[tags["end"].notna() & tags["filed"].notna() & (tags["val"] > 0) & (tags["val"] != 1)]
+    if tags.empty:
+        return pd.DataFrame(columns=SPLIT_COLUMNS)
+    tags = tags.sort_values(["val", "end"])
+    apart = (tags["val"] != tags["val"].shift()) | (tags["end"].diff().dt.days > SPLIT_GAP_DAYS)
+    grouped = tags.groupby(apart.cumsum())
+    found = pd.DataFrame(
+        {
+            "ex_date": grouped["end"].max(),
+            "tagged": grouped["val"].first(),
+            "known_date": grouped["filed"].min(),
+        }
+    )
+    eps = long_facts(companyfacts)
+    eps = eps[eps["field"] == "eps"]
+    rows = []
+    for event in found.itertuples(index=False):
+        ratio = _confirmed_ratio(eps, event.ex_date, float(event.tagged))
+        if ratio is None:
+            logger.warning("%s: split %s tagged for %s not confirmed by restated EPS; left out",
+                           symbol, event.tagged, event.ex_date.date())  # fmt: skip
+            continue
+        rows.append({"symbol": symbol, "ex_date": event.ex_date, "ratio": ratio,
+                     "known_date": event.known_date, "source": FILINGS})  # fmt: skip
+    return pd.DataFrame(rows, columns=SPLIT_COLUMNS)
+
+
+def _confirmed_ratio(eps: pd.DataFrame, ex_date: pd.Timestamp, tagged: float) -> float | None:
+    """`tagged` or its inverse, whichever the median move of the EPS re-filed across `ex_date` matches."""
+    key = ["concept", "start", "end"]
+    before = eps[eps["filed"] < ex_date].sort_values("filed").drop_duplicates(key, keep="last")
+    after = eps[eps["filed"] >= ex_date].sort_values("filed").drop_duplicates(key, keep="first")
+    pairs = before.merge(after, on=key, suffixes=("_b", "_a"))
+    pairs = pairs[(pairs["val_b"] * pairs["val_a"]) > 0]
+    if pairs.empty:
+        return None
+    moved = float((pairs["val_b"] / pairs["val_a"]).median())
+    for ratio in (tagged, 1.0 / tagged):
+        if abs(moved / ratio - 1.0) <= RATIO_TOLERANCE:
+            return ratio
+    return None

@@ -2,10 +2,10 @@
 
 `submissions/CIK##########.json` gives the security (first ticker, name, SIC description as
 industry) and the filing list; `companyfacts/CIK##########.json` gives XBRL facts, turned into one
-financial report per 10-K/10-Q period (see `sec_facts.py`). Files are recognised by content, so the
-folder may hold the two subfolders or the JSON files directly. One group per company (CIK): its
-files are validated and written together. Companyfacts carry no ticker, so a CIK without its
-submissions file cannot be stored and comes back as a rejection.
+financial report per 10-K/10-Q period and the stock splits the filings tag (see `sec_facts.py`).
+Files are recognised by content, so the folder may hold the two subfolders or the JSON files
+directly. One group per company (CIK): its files are validated and written together. Companyfacts
+carry no ticker, so a CIK without its submissions file cannot be stored and comes back as a rejection.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ import pandas as pd
 from stockdesk.data_engineering.domain.exceptions import ImportValidationError, RowProblem
 from stockdesk.data_engineering.domain.symbols import normalize_symbol
 from stockdesk.data_engineering.infrastructure.importers import ImportGroup
-from stockdesk.data_engineering.infrastructure.importers.sec_facts import financial_reports
+from stockdesk.data_engineering.infrastructure.importers.sec_facts import financial_reports, split_events
 from stockdesk.shared.errors import BadRequestException
 
 ARCHIVES = "https://www.sec.gov/Archives/edgar/data"
@@ -100,6 +100,9 @@ def company_group(cik: str, files: dict[str, tuple[Path, dict[str, Any]]]) -> Im
     frames = {"securities": security(submissions, symbol, cik), "filings": filings(submissions, symbol, cik)}
     if "companyfacts" in files:
         frames["financials"] = financial_reports(files["companyfacts"][1], symbol)
+        splits = split_events(files["companyfacts"][1], symbol)
+        if len(splits):
+            frames["splits"] = splits
     return ImportGroup(source=source, frames=frames)
 
 

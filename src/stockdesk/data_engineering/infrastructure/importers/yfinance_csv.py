@@ -24,6 +24,7 @@ import pandas as pd
 
 from stockdesk.data_engineering.application.validation import ROW, numeric, parse_dates
 from stockdesk.data_engineering.domain.exceptions import ImportValidationError, RowProblem
+from stockdesk.data_engineering.domain.splits import PRICES, ratio_after
 from stockdesk.data_engineering.domain.symbols import CURRENCY, market_of, normalize_symbol
 from stockdesk.data_engineering.infrastructure.importers import ImportGroup
 
@@ -33,7 +34,7 @@ HEADER = ",".join(["Date", *NUMBERS])
 
 
 def read_yfinance_csv(path: Path, symbol: str) -> list[ImportGroup]:
-    """One group (security, bars, dividends) for one symbol's history file."""
+    """One group (security, bars, dividends, splits) for one symbol's history file."""
     symbol = normalize_symbol(symbol)
     raw = _read(path)
     frame = _parsed(raw, path).sort_values(["Date", ROW], kind="stable").reset_index(drop=True)
@@ -41,6 +42,7 @@ def read_yfinance_csv(path: Path, symbol: str) -> list[ImportGroup]:
         "securities": bare_security(symbol),
         "bars": to_bars(frame, symbol),
         "dividends": to_dividends(frame, symbol),
+        "splits": to_splits(frame, symbol),
     }
     return [ImportGroup(source=f"{path.name} ({symbol})", frames=frames)]
 
@@ -88,9 +90,7 @@ def _parsed(frame: pd.DataFrame, path: Path) -> pd.DataFrame:
 
 def split_factor_after(frame: pd.DataFrame) -> pd.Series:
     """Product of the split ratios strictly after each row (rows sorted by date; 0/blank = no split)."""
-    ratio = frame["Stock Splits"].where(frame["Stock Splits"] > 0, 1.0).fillna(1.0)
-    from_row_on = ratio[::-1].cumprod()[::-1]
-    return from_row_on / ratio
+    return ratio_after(frame["Stock Splits"])
 
 
 def to_bars(frame: pd.DataFrame, symbol: str) -> pd.DataFrame:
@@ -127,6 +127,22 @@ def to_dividends(frame: pd.DataFrame, symbol: str) -> pd.DataFrame:
             "ex_date": frame.loc[paid, "Date"],
             "cash_per_share": cash[paid],
             ROW: frame.loc[paid, ROW],
+        }
+    )
+
+
+def to_splits(frame: pd.DataFrame, symbol: str) -> pd.DataFrame:
+    """The `Stock Splits` events (ratio on its ex-date, known that day): they put the filings'
+    per-share figures on the basis of the traded prices (`domain/splits.py`)."""
+    split = (frame["Stock Splits"].fillna(0) > 0) & (frame["Stock Splits"] != 1)
+    return pd.DataFrame(
+        {
+            "symbol": symbol,
+            "ex_date": frame.loc[split, "Date"],
+            "ratio": frame.loc[split, "Stock Splits"],
+            "known_date": frame.loc[split, "Date"],
+            "source": PRICES,
+            ROW: frame.loc[split, ROW],
         }
     )
 

@@ -134,6 +134,22 @@ class DividendRow(Base):
     cash_per_share: Mapped[float] = mapped_column(Float)
 
 
+class SplitRow(Base):
+    """A stock split: `ratio` new shares per old one from `ex_date` on (0.1: a 1-for-10 reverse split).
+
+    `known_date` is when it can be known (the ex-date for the price data; the first filing that tags
+    it for the filings); `source` is "prices" or "filings" (see `domain/splits.py`).
+    """
+
+    __tablename__ = "stock_splits"
+
+    symbol: Mapped[str] = mapped_column(String(20), primary_key=True)
+    ex_date: Mapped[date] = mapped_column(Date, primary_key=True)
+    ratio: Mapped[float] = mapped_column(Float)
+    known_date: Mapped[date] = mapped_column(Date)
+    source: Mapped[str] = mapped_column(String(16))
+
+
 class NewsItemRow(Base):
     __tablename__ = "news_items"
     __table_args__ = (UniqueConstraint("symbol", "url"),)

@@ -40,6 +40,7 @@ from stockdesk.data_engineering.infrastructure.persistence.models import (
     IntradayBarRow,
     NewsItemRow,
     SecurityRow,
+    SplitRow,
 )
 from stockdesk.data_engineering.infrastructure.persistence.text_index import (
     index_text,
@@ -57,6 +58,7 @@ _TABLES: dict[str, tuple[Table, list[str]]] = {
     "valuations": (DailyValuationRow.__table__, F.VALUATION_KEY),  # type: ignore[dict-item]
     "financials": (FinancialReportRow.__table__, F.FINANCIAL_KEY),  # type: ignore[dict-item]
     "dividends": (DividendRow.__table__, F.DIVIDEND_KEY),  # type: ignore[dict-item]
+    "splits": (SplitRow.__table__, F.SPLIT_KEY),  # type: ignore[dict-item]
     "news": (NewsItemRow.__table__, ["symbol", "url"]),  # type: ignore[dict-item]
     "filings": (FilingRow.__table__, ["symbol", "accession_number"]),  # type: ignore[dict-item]
     "filing_pages": (FilingPageRow.__table__, ["symbol", "accession_number", "page_no"]),  # type: ignore[dict-item]
@@ -66,7 +68,9 @@ _TABLES: dict[str, tuple[Table, list[str]]] = {
 _OWN_COLUMNS = {"id", "search_text", "imported_at"}
 # the text columns each indexed table feeds to the full-text index
 _INDEXED = {"news": ["title", "summary", "body"], "filing_pages": ["text"]}
-_DATE_COLUMNS = {"trade_date", "end_date", "ann_date", "list_date", "filed_date", "report_date", "ex_date"}
+_DATE_COLUMNS = {
+    "trade_date", "end_date", "ann_date", "list_date", "filed_date", "report_date", "ex_date", "known_date",
+}  # fmt: skip
 
 
 def frame_to_columns(frame: pd.DataFrame, columns: list[str]) -> dict[str, list[Any]]:
@@ -358,6 +362,10 @@ class SqlMarketDataRepository(SqlIntradayBars, SqlCoverageReads, IMarketDataRepo
 
     def dividends_frame(self, symbols: list[str]) -> pd.DataFrame:
         table = DividendRow.__table__
+        return self._frame(select(table).where(table.c.symbol.in_(symbols)))
+
+    def splits_frame(self, symbols: list[str]) -> pd.DataFrame:
+        table = SplitRow.__table__
         return self._frame(select(table).where(table.c.symbol.in_(symbols)))
 
     def symbols_with_reported_valuations(self, symbols: list[str]) -> set[str]:

@@ -3,11 +3,16 @@
 - `yfinance/scrapers/history.py: PriceHistory.history` via `Ticker(code).history(period="max",
   auto_adjust=False, actions=True, raise_errors=True, timeout=...)` -> DatetimeIndex `Date`
   (exchange time zone) and columns Open, High, Low, Close, Adj Close, Volume, Dividends, Stock Splits.
-  Volume is in shares. Yahoo's Close is already split-adjusted; Adj Close also takes dividends out.
-  adj_factor = (Adj Close / Close) / the same ratio on the first day of the full history: it grows
-  at each dividend like Tushare's back-adjusted factor and does not change when days are appended,
-  which is why the whole history is fetched and then cut to the asked window. Cash dividends ride
-  along in the optional `cash_dividend` column (per share, on the ex-date) for the dividends table.
+  Volume is in shares. Yahoo restates its whole history after every split (prices, volume and
+  dividends in today's shares); canonical bars hold the prices traded that day, as the CSV importer
+  stores them (`importers/yfinance_csv.py`), so the days before each split are put back on the basis
+  they traded on (x the product of the later split ratios) and a later split does not change the bars
+  already stored. Adj Close also takes dividends out. adj_factor = (Adj Close / traded close) / the
+  same ratio on the first day of the full history: it grows at each dividend and split like
+  Tushare's back-adjusted factor and does not change when days are appended, which is why the whole
+  history is fetched and then cut to the asked window. Cash dividends (per share as paid, on the
+  ex-date) ride along in the optional `cash_dividend` column for the dividends table, split ratios
+  (on the ex-date) in `split_ratio` for the splits table.
 - The same `PriceHistory.history` with `interval="5m", start, end (exclusive), prepost=False,
   auto_adjust=False, actions=False` -> DatetimeIndex `Datetime` (bar STARTS in the exchange's zone:
   `index.name = "Datetime"` for intraday intervals, `utils.set_df_tz`) and columns Open, High, Low,
@@ -41,6 +46,7 @@ from stockdesk.data_engineering.application.validation import ROW
 from stockdesk.data_engineering.domain import frames as F
 from stockdesk.data_engineering.domain.exceptions import IntradayWindowError, ProviderUnavailableError
 from stockdesk.data_engineering.domain.ports import IMarketDataProvider, INewsProvider
+from stockdesk.data_engineering.domain.splits import ratio_after
 from stockdesk.data_engineering.domain.symbols import CURRENCY, exchange_of, exchange_timezone, market_of
 from stockdesk.data_engineering.infrastructure.importers.intraday_csv import layout_to_canonical
 from stockdesk.data_engineering.infrastructure.providers.common import (
@@ -73,30 +79,37 @@ def yahoo_code(symbol: str) -> str:
     return symbol
 
 
+def _numbers(history: pd.DataFrame, column: str) -> np.ndarray:
+    return pd.to_numeric(history[column], errors="coerce").to_numpy(dtype="float64")
+
+
 def history_to_bars(history: pd.DataFrame, symbol: str, start: date, end: date) -> pd.DataFrame:
     """Full Ticker.history -> canonical bars of [start, end] (see module docstring for adj_factor)."""
     require(history, HISTORY_COLUMNS, "yfinance", "Ticker.history")
     index = pd.DatetimeIndex(history.index)
     days = (index.tz_localize(None) if index.tz is not None else index).normalize()
-    close = pd.to_numeric(history["Close"], errors="coerce").to_numpy()
-    ratio = pd.to_numeric(history["Adj Close"], errors="coerce").to_numpy() / close
+    splits = _numbers(history, "Stock Splits") if "Stock Splits" in history else np.zeros(len(history))
+    after = ratio_after(pd.Series(splits)).to_numpy()  # today's shares -> the shares of that day
+    close = _numbers(history, "Close") * after
+    ratio = _numbers(history, "Adj Close") / close
     first = ratio[np.isfinite(ratio)][0] if np.isfinite(ratio).any() else np.nan
-    pre_close = np.concatenate([[np.nan], close[:-1]])
-    dividend = pd.to_numeric(history["Dividends"], errors="coerce").to_numpy()
+    pre_close = np.concatenate([[np.nan], _numbers(history, "Close")[:-1]]) * after  # in that day's shares
+    dividend = _numbers(history, "Dividends") * after
     bars = pd.DataFrame(
         {
             "symbol": symbol,
             "trade_date": days,
-            "open": pd.to_numeric(history["Open"], errors="coerce").to_numpy(),
-            "high": pd.to_numeric(history["High"], errors="coerce").to_numpy(),
-            "low": pd.to_numeric(history["Low"], errors="coerce").to_numpy(),
+            "open": _numbers(history, "Open") * after,
+            "high": _numbers(history, "High") * after,
+            "low": _numbers(history, "Low") * after,
             "close": close,
             "pre_close": pre_close,
             "pct_chg": (close / pre_close - 1.0) * 100.0,
-            "volume": pd.to_numeric(history["Volume"], errors="coerce").to_numpy(),
+            "volume": _numbers(history, "Volume") / after,
             "amount": np.nan,
             "adj_factor": ratio / first,
             "cash_dividend": np.where(dividend > 0, dividend, np.nan),
+            "split_ratio": np.where((splits > 0) & (splits != 1), splits, np.nan),
         }
     )
     return with_rows(in_window(bars, "trade_date", start, end))
