@@ -1,11 +1,13 @@
 """A research session as a file: Markdown or HTML from Jinja2 templates, or the whole session as JSON.
 
 The templates only print what reports.view prepared; HTML is autoescaped because expert and
-debate text is LLM output and may contain markup.
+debate text is LLM output and may contain markup, and Markdown escapes the HTML in every value it
+prints (`md_text`) for the same reason: a Markdown viewer renders the HTML it finds.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -97,6 +99,17 @@ def report_format(path: Path) -> ReportFormat:
     return found
 
 
+_ENTITY_AMPERSAND = re.compile(r"&(?=#?[0-9A-Za-z]+;)")
+
+
+def md_text(value: object) -> str:
+    """Any value a Markdown report prints, made inert as HTML: news titles, the models' prose and the
+    user's names may hold markup, which a Markdown viewer would render (a `<script>`, an `<img
+    onerror>`). Every `<` becomes `&lt;`, and an `&` that would start an entity `&amp;`; Markdown
+    shows both as written, and nothing else changes (the template's own Markdown stays)."""
+    return _ENTITY_AMPERSAND.sub("&amp;", str(value)).replace("<", "&lt;")
+
+
 def md_cell(value: object) -> str:
     """One Markdown table cell: on one line, and a '|' in the text does not end the cell."""
     return " ".join(str(value).split()).replace("|", "\\|")
@@ -107,6 +120,7 @@ def report_environment(fmt: str) -> Environment:
     env = Environment(
         loader=PackageLoader("stockdesk.coordinator.presentation.reports", "templates"),
         autoescape=fmt == "html",
+        finalize=md_text if fmt == "md" else None,  # Markdown's autoescape: every printed value
         undefined=StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
