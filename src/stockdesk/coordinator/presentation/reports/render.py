@@ -22,7 +22,7 @@ from stockdesk.coordinator.presentation.reports.charts_view import chart_views
 from stockdesk.coordinator.presentation.reports.view import build_view
 from stockdesk.shared.charts import render_png
 from stockdesk.shared.errors import BadRequestException
-from stockdesk.shared.files import write_atomic
+from stockdesk.shared.files import private_dir, write_atomic
 from stockdesk.shared.wording import LANGUAGES, UnknownText, say, shared_texts
 
 ReportFormat = Literal["md", "html", "json"]
@@ -169,7 +169,7 @@ def write_report(
     """
     fmt = report_format(out)
     lang = report_language(lang)
-    out.parent.mkdir(parents=True, exist_ok=True)
+    private_dir(out.parent)
     images: str | None = None
     pictures: list[Path] = []
     drawable = (
@@ -177,7 +177,7 @@ def write_report(
     )
     if drawable:
         folder = out.with_name(f"{out.stem}_files")
-        folder.mkdir(exist_ok=True)
+        private_dir(folder)
         pictures = [write_atomic(folder / name, render_png(spec)) for name, spec in drawable]
         images = quote(folder.name)
     text = render_report(session, fmt, images=images, track_record=track_record, lang=lang)
