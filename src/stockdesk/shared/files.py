@@ -8,6 +8,7 @@ not loosened by a later chmod. Folders and files that exist already keep their m
 from __future__ import annotations
 
 import os
+from contextlib import suppress
 from pathlib import Path
 
 PRIVATE_DIR = 0o700
@@ -34,8 +35,11 @@ def private_opener(path: str, flags: int) -> int:
 def create_private(path: Path) -> Path:
     """An empty 0600 file at `path` unless one is there (its folder created 0700): a file another
     library opens later (SQLite's database) starts private, and its journal and WAL copy its mode."""
+    if path.exists():  # kept as it is, even read-only: opening it to write is not this one's business
+        return path
     private_dir(path.parent)
-    os.close(os.open(path, os.O_WRONLY | os.O_CREAT, PRIVATE_FILE))
+    with suppress(FileExistsError):  # another process created it in between
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, PRIVATE_FILE))
     return path
 
 
