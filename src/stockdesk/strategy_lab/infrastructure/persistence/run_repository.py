@@ -214,6 +214,6 @@ def _report_once(run_id: str, row: UnreadableRow) -> UnreadableRow:
         _reported.add((run_id, row.table, row.row_id))
         where = f"iteration {row.number} " if row.number is not None else ""
         logger.warning(
-            "strategy run data: %s%s row %s is left out: %s", where, row.table, row.row_id, row.error
+            "strategy run %s: %s%s row %s is left out: %s", run_id, where, row.table, row.row_id, row.error
         )
     return row
