@@ -11,6 +11,7 @@ from typer.testing import CliRunner
 
 import stockdesk.entrypoints.cli as entry
 from stockdesk.shared.config import Settings
+from stockdesk.shared.errors import StockdeskError
 from tests.coordinator.support import AS_OF, SYMBOL, Router, pipeline
 from tests.entrypoints.test_cli import stockdesk
 
@@ -67,3 +68,36 @@ def test_bad_input_is_one_line_and_nothing_is_written(tmp_path: Path) -> None:
     assert bad_expert.returncode == 2 and "unknown expert 'astrology'" in bad_expert.stderr
     unknown = stockdesk("analyze", "999999.SH")
     assert unknown.returncode == 2 and "999999.SH" in unknown.stderr
+
+
+def test_retry_reruns_a_sessions_failed_expert_on_the_command_line(
+    app_with_pipeline: tuple[typer.Typer, Router], tmp_path: Path
+) -> None:
+    """`stockdesk retry SESSION` does what REST's retry does: only the failed expert calls the
+    (scripted) model again, the rest is reused, and the new session names its parent."""
+    app, router = app_with_pipeline
+    router.broken = {"TechnicalAnalysisOutput"}
+    first = json.loads(_written(analyze(app, "--out", str(tmp_path / "first.json")), tmp_path / "first.json"))
+    assert first["status"] == "partial" and "technical_analyst" in first["expert_errors"]
+    router.broken, router.calls[:] = set(), []
+    out = tmp_path / "retried.json"
+    retried = json.loads(_written(CliRunner().invoke(app, ["retry", first["id"], "--out", str(out)]), out))
+    assert retried["parent_session_id"] == first["id"] and retried["status"] == "completed"
+    assert router.count("TechnicalAnalysisOutput") == 1 and router.count("ValuationModelOutput") == 0
+    assert retried["expert_results"]["valuation_modeler"] == first["expert_results"]["valuation_modeler"]
+    again = CliRunner().invoke(app, ["retry", retried["id"]])
+    assert isinstance(again.exception, StockdeskError) and again.exception.code == "NOTHING_TO_RETRY"
+    assert again.exception.http_status == 400  # `main` prints it on one line, exit 2
+
+
+def _written(result, out: Path) -> str:  # type: ignore[no-untyped-def]
+    assert result.exit_code == 0, result.output
+    assert f"report written to {out.resolve()}" in result.output
+    return out.read_text(encoding="utf-8")
+
+
+def test_retry_of_an_unknown_session_is_one_line_and_exit_2() -> None:
+    result = stockdesk("retry", "no-such-session")
+    assert result.returncode == 2, result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error:") and "no-such-session" in lines[0]

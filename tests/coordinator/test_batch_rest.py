@@ -21,7 +21,7 @@ from stockdesk.entrypoints.jobs_rest import build_jobs_router
 from stockdesk.shared.config import Settings
 from stockdesk.shared.db import Database
 from stockdesk.shared.db.task_store import SqlTaskStore
-from stockdesk.shared.tasks import JobStatus, ThreadEngine, config_hash
+from stockdesk.shared.tasks import ThreadEngine, config_hash
 from stockdesk.shared.tasks.executor import JobExecutor
 from tests.coordinator.test_batch_analyze import SYMBOLS, scripted_llm
 from tests.research.support import AS_OF, populate_store
@@ -118,7 +118,7 @@ def test_unknown_jobs_are_404_and_a_job_run_elsewhere_gets_a_stop_request(
     assert client.get(f"{API_PREFIX}/batch/analyses/nope").status_code == 404
     store = SqlTaskStore(database)
     job, _ = store.open_job("cli-run", config_hash({"x": 1}), {"x": 1})
-    store.set_job_status(job.id, JobStatus.RUNNING)  # as a CLI process running it would
+    store.start_run(job.id)  # as a CLI process running it would (a live one: this process)
     answer = client.post(f"{API_PREFIX}/jobs/{job.id}/cancel")
     assert answer.status_code == 202 and answer.json()["state"] == "cancelling"
     assert store.cancel_requested(job.id) == "cancelled over the API"

@@ -26,7 +26,7 @@ from stockdesk.coordinator.application import (
 )
 from stockdesk.coordinator.application.aggregation import aggregate
 from stockdesk.coordinator.presentation.reports import formatting
-from stockdesk.coordinator.presentation.reports.render import render_report, report_format
+from stockdesk.coordinator.presentation.reports.render import render_report, report_format, write_report
 from stockdesk.debate.application import DebateOutcomeDTO
 from stockdesk.judge.application import VerdictDTO
 from stockdesk.research.application import expert_views
@@ -371,8 +371,24 @@ def test_html_escapes_llm_text_and_is_self_contained() -> None:
     assert 'class="card verdict buy"' in html
 
 
-def test_markdown_keeps_text_as_written() -> None:
-    assert SCRIPT in render_report(full_session(), "md")
+NEWS_TITLE = "<script>alert(1)</script> 出厂价上调 <img src=x onerror=alert(2)> R&D &amp; more"
+
+
+def test_report_md_escapes_the_html_in_news_and_model_text(tmp_path: Path) -> None:
+    """A news item's title quoted by the catalyst expert, and the model's prose, are data: a Markdown
+    viewer must show their markup, not run it; the report's own Markdown is untouched."""
+    results = {"technical_analyst": technical(), "catalyst_detective": catalyst()}
+    results["catalyst_detective"]["catalyst_summary"] = f"新闻：{NEWS_TITLE}"
+    path = tmp_path / "report.md"
+    write_report(session(results, debate_outcome=outcome(), verdict=verdict()), path)
+    report = path.read_text(encoding="utf-8")
+    assert "<script" not in report and "<img" not in report and "<" not in report.replace("&lt;", "")
+    shown = (
+        "新闻：&lt;script>alert(1)&lt;/script> 出厂价上调 &lt;img src=x onerror=alert(2)> R&D &amp;amp; more"
+    )
+    assert shown in report
+    assert '均线多头排列，RSI 44.7 &lt;script>alert("x")&lt;/script>' in report  # the model's prose
+    assert "## Verdict" in report and "**BUY**" in report and "|---|---|" in report  # its own Markdown
 
 
 @pytest.mark.parametrize("fmt", ["md", "html"])

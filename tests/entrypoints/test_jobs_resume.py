@@ -9,12 +9,14 @@ task store (SQLite) and services. The per-kind resume route answers 307 to the g
 
 from __future__ import annotations
 
+import socket
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
+from sqlalchemy import update
 
 from stockdesk.coordinator.application.batch_analysis import BatchAnalysisConfig
 from stockdesk.entrypoints.container import AppContainer
@@ -22,7 +24,7 @@ from stockdesk.evaluation.presentation.rest import EvaluationBody
 from stockdesk.llm_platform.infrastructure.scripted import ScriptedProvider
 from stockdesk.shared.config import Settings
 from stockdesk.shared.dates import parse_day
-from stockdesk.shared.db.task_store import SqlTaskStore
+from stockdesk.shared.db.task_store import JOBS, SqlTaskStore
 from stockdesk.shared.tasks import JobStatus
 from stockdesk.strategy_lab.application.sweep_service import JOB_KIND as SWEEP_KIND
 from stockdesk.strategy_lab.presentation.rest.strategy_schemas import RunBody
@@ -30,6 +32,7 @@ from tests.api_support import api_client, wait_for_job
 from tests.briefing.briefing_support import BriefingModel, llm_over, seed_briefing_store
 from tests.conftest import scripted_service
 from tests.coordinator.support import AS_OF, SYMBOL, pipeline
+from tests.shared.test_dead_runs import dead_pid
 from tests.strategy_lab.support import answer, populate
 
 EVALUATION = {
@@ -186,3 +189,35 @@ def test_the_openapi_document_shows_one_resume_route(settings: Settings) -> None
     assert sorted(p for p in paths if p.endswith("/resume")) == ["/api/v1/jobs/{job_id}/resume"]
     declared = paths["/api/v1/jobs/{job_id}/resume"]["post"]["responses"]
     assert {"202", "404", "409", "422", "429"} <= set(declared)
+
+
+def test_an_evaluation_whose_process_died_shows_interrupted_and_the_resume_button_finishes_it(
+    settings: Settings,
+) -> None:
+    """What a killed `stockdesk evaluate` leaves: the job `running` under a dead pid, a batch in its
+    hands. REST and the history page show it interrupted; the jobs page's Resume (the same job kinds
+    as REST's resume) computes every point, those the dead run held included."""
+    container, _, _ = pipeline(settings)
+    client = api_client(container)
+    store = SqlTaskStore(container.database)
+    job = container.evaluation.service.start(EvaluationBody.model_validate(EVALUATION).config())
+    keys = [t.key for t in store.tasks(job.job_id)]
+    store.start_run(job.job_id)
+    store.mark_running(job.job_id, keys[:3])
+    with container.database.session() as db:
+        db.execute(
+            update(JOBS).where(JOBS.c.id == job.job_id).values(owner=f"{socket.gethostname()}:{dead_pid()}")
+        )
+
+    stored = client.get(f"/api/v1/jobs/{job.job_id}").json()
+    assert stored["status"] == "interrupted" and stored["tasks"]["running"] == 0
+    assert stored["tasks"]["pending"] == job.total
+    assert (
+        f'data-job="{job.job_id}" data-kind="evaluation" data-state="interrupted"'
+        in client.get("/jobs/history").text
+    )
+
+    pressed = client.post(f"/jobs/{job.job_id}/resume", headers={"HX-Request": "true"})
+    assert pressed.status_code == 200, pressed.text
+    finished = wait_for_job(client, f"/api/v1/evaluations/{job.job_id}", until=("done", "failed"))
+    assert finished["status"] == "done" and finished["done"] == finished["total"] == job.total

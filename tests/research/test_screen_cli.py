@@ -134,3 +134,20 @@ def test_the_command_exits_2_with_one_line_for_a_refused_expression() -> None:
     assert result.returncode == 2
     line = one_error_line(result)
     assert line.startswith("error: --where: a function call is not allowed") and "hacked" not in result.stdout
+
+
+DEEP_WHERE = {
+    "3000-nots": "not " * 3000 + "roe > 5",
+    "10000-minuses": "-" * 10000 + "roe > 5",
+    "12000-term-sum": " + ".join(["roe"] * 12000) + " > 5",
+}
+
+
+@pytest.mark.parametrize("where", DEEP_WHERE.values(), ids=DEEP_WHERE.keys())
+def test_the_probes_deep_expressions_are_refused_in_one_line_with_exit_2(where: str) -> None:
+    """They ended in RecursionError or MemoryError (exit 1): now refused before anything parses."""
+    result = stockdesk("screen", "--as-of", DAY, "--where", where)
+    assert result.returncode == 2, result.stderr[-500:]
+    line = one_error_line(result)
+    assert line.startswith("error: --where: the expression has") and "at most 1,000" in line
+    assert "Recursion" not in result.stderr and "MemoryError" not in result.stderr

@@ -188,3 +188,30 @@ def test_the_mask_equals_a_row_by_row_evaluation(tree: tuple) -> None:
             for row in FRAME.to_dict(orient="records")
         ]
     assert mask(text) == expected, text
+
+
+# size: refused before the parser or the compiler could recurse too deeply ---------------------------
+
+SIZE_REFUSALS = {
+    "3000-nots": ("not " * 3000 + "a > 1", "WHERE_TOO_LONG", "12,005 characters; at most 1,000"),
+    "10000-minuses": ("-" * 10000 + "a > 1", "WHERE_TOO_LONG", "10,005 characters; at most 1,000"),
+    "12000-term-sum": ("+".join(["a"] * 12000) + " > 1", "WHERE_TOO_LONG", "at most 1,000"),
+    "240-nots": ("not " * 240 + "a > 1", "WHERE_TOO_COMPLEX", "more than 200 parts"),
+    "250-parentheses": ("(" * 250 + "a" + ")" * 250 + " > 1", "WHERE_TOO_COMPLEX", "more than 200 parts"),
+    "60-minuses": ("-" * 60 + "a > 1", "WHERE_TOO_COMPLEX", "nested more than 50 levels"),
+    "60-term-sum": ("+".join(["a"] * 60) + " > 1", "WHERE_TOO_COMPLEX", "nested more than 50 levels"),
+}
+
+
+@pytest.mark.parametrize(("text", "code", "words"), SIZE_REFUSALS.values(), ids=SIZE_REFUSALS.keys())
+def test_too_long_or_too_deep_is_refused_with_its_own_code(text: str, code: str, words: str) -> None:
+    with pytest.raises(BadRequestException) as caught:
+        parse_filter(text, FIELDS)
+    assert caught.value.code == code and caught.value.http_status == 400
+    assert words in caught.value.message and "\n" not in caught.value.message
+
+
+def test_expressions_up_to_the_limits_still_screen() -> None:
+    """49 signs and a 40-term sum are within MAX_DEPTH: computed as written."""
+    assert mask("-" * 48 + "a > 0") == mask("a > 0")  # an even count of minuses
+    assert mask("+".join(["a"] * 40) + " > 40") == [False, True, False, True, False, False]

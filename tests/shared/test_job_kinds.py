@@ -94,6 +94,7 @@ def test_resume_hands_a_stopped_job_to_its_kind_once_the_checks_pass(database: D
     store.start_run(job.id)  # a live runner in a process of its own
     with pytest.raises(ConflictException, match="another process"):
         kinds.resume(job.id)
+    store.complete(job.id, {"AAPL|2024-06-28": {}})
     store.set_job_status(job.id, JobStatus.DONE)
     with pytest.raises(ConflictException) as finished:
         kinds.resume(job.id)

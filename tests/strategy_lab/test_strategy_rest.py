@@ -45,6 +45,16 @@ def test_bad_backtest_input_has_its_own_error_code(
     assert response.status_code == status and response.json()["error"]["code"] == code
 
 
+def test_a_start_years_after_the_end_is_a_window_error_not_a_universe_one(client: TestClient) -> None:
+    """Nothing stored between such dates: the window is what is wrong, and the message says how."""
+    window = {"start": "2026-01-05", "end": "2023-01-03"}
+    for path, body in (("/api/v1/strategy/backtest", {"params": PARAMS}), ("/api/v1/strategy/runs", {})):
+        response = client.post(path, json={**body, **window})
+        error = response.json()["error"]
+        assert response.status_code == 400 and error["code"] == "INVALID_BACKTEST_WINDOW", response.text
+        assert "the start 2026-01-05 is after the end 2023-01-03" in error["message"]
+
+
 def test_invalid_params_carry_the_structured_details(client: TestClient) -> None:
     response = client.post("/api/v1/strategy/backtest", json={"params": {**PARAMS, "momentum_period": 25}})
     [detail] = response.json()["error"]["details"]["errors"]

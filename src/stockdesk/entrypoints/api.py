@@ -33,6 +33,7 @@ from stockdesk.entrypoints.batch.launcher import server_batch_launcher
 from stockdesk.entrypoints.container import AppContainer
 from stockdesk.entrypoints.http_errors import error_response
 from stockdesk.entrypoints.jobs_rest import build_jobs_router as build_jobs_api
+from stockdesk.entrypoints.json_bodies import FiniteJsonMiddleware
 from stockdesk.entrypoints.openapi import install_openapi
 from stockdesk.entrypoints.request_ids import request_id
 from stockdesk.entrypoints.security import SecurityMiddleware, is_ui
@@ -196,6 +197,7 @@ def create_app(
     )
     app.state.container = container
     app.state.policy = policy
+    app.add_middleware(FiniteJsonMiddleware)  # first added: innermost, inside the request id's
     install_error_handlers(app)
     install_openapi(app)
     install_api_docs(app)

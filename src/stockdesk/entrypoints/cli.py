@@ -20,7 +20,7 @@ from stockdesk import __version__
 from stockdesk.briefing.presentation.cli import build_briefing_command
 from stockdesk.coordinator.application.batch_analysis import JOB_KIND as BATCH_KIND
 from stockdesk.coordinator.application.batch_analysis import BatchAnalysisConfig
-from stockdesk.coordinator.presentation.cli.analyze import build_analyze_command
+from stockdesk.coordinator.presentation.cli.analyze import build_analyze_command, build_retry_command
 from stockdesk.coordinator.presentation.cli.batch import build_batch_cli, run_batch
 from stockdesk.coordinator.presentation.cli.sessions import build_report_command, build_sessions_command
 from stockdesk.data_engineering.presentation.cli import build_data_cli
@@ -93,6 +93,11 @@ app.add_typer(build_research_cli(lambda: container().research), name="research")
 app.command("search")(build_search_command(lambda: container().search_service))
 app.command("analyze")(
     build_analyze_command(
+        lambda: container().coordinator.service, lambda: container().evaluation.track.headline()
+    )
+)
+app.command("retry")(
+    build_retry_command(
         lambda: container().coordinator.service, lambda: container().evaluation.track.headline()
     )
 )

@@ -5,7 +5,9 @@ A job is found by its id or any unique prefix of it (`jobs list` shows twelve ch
 pending), through the job kinds (`shared.tasks.kinds`) as the REST and web cancel do: this process
 runs no job, so a running one gets the stop request its runner reads. `resume` runs a job's
 unfinished tasks again here, in the foreground, through the job kinds the command is given for the
-run's options: the same checks as the REST and web resume, each kind's own way of running.
+run's options: the same checks as the REST and web resume, each kind's own way of running, after
+the same recovery (the tasks a dead process left `running` go back to pending). `list` and `show`
+read through the store, which records a run whose process died as `interrupted`.
 """
 
 from __future__ import annotations
@@ -157,7 +159,8 @@ def build_jobs_cli(
             None, "--max-cost", min=0.0, help="USD budget for the whole job."
         ),
     ) -> None:
-        """Run a job's unfinished tasks (pending, and failed ones with attempts left)."""
+        """Run a job's unfinished tasks (pending, those a dead process left running, and failed ones
+        with attempts left); the job is done only when every task is."""
         job = find_job(get_store(), job_id)
         kinds = job_kinds(RunOptions(workers, ray_address, RunBudget.of(max_tokens, max_cost)))
         try:

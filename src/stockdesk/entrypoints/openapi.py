@@ -34,7 +34,8 @@ ERROR_SCHEMA = {
     },
 }
 DESCRIPTIONS = {
-    400: "Bad request: invalid parameters or body, or a Host that is not served (HOST_NOT_ALLOWED)",
+    400: "Bad request: invalid parameters or body (NaN or Infinity in it: NON_FINITE_NUMBER), or a Host "
+    "that is not served (HOST_NOT_ALLOWED)",
     401: "API key missing (API_KEY_REQUIRED) or unknown/revoked (API_KEY_INVALID)",
     403: "Cross-site request refused (ORIGIN_FORBIDDEN)",
     404: "Not found (unknown symbol, session, job or run)",

@@ -1,4 +1,4 @@
-"""Logging setup: a rotating file in `$STOCKDESK_HOME/logs` plus warnings on stderr.
+"""Logging setup: a rotating file in `$STOCKDESK_HOME/logs` (0600 in a 0700 folder) plus warnings on stderr.
 
 A filter on both handlers redacts every record (message, traceback, stack) before it is written:
 known secret values (keys in the environment, credentials of configured URLs) and any URL
@@ -12,6 +12,7 @@ import logging.handlers
 from pathlib import Path
 
 from stockdesk.shared.config import Settings, get_settings
+from stockdesk.shared.files import private_dir, private_opener
 from stockdesk.shared.redact import redact_text, register_secrets
 
 _CONFIGURED = False
@@ -35,6 +36,16 @@ class RedactingFilter(logging.Filter):
         if record.stack_info:
             record.stack_info = redact_text(record.stack_info)
         return True
+
+
+class PrivateRotatingFileHandler(logging.handlers.RotatingFileHandler):
+    """The log file, and each one a rotation starts, created 0600 (`shared.files`): the log holds
+    what the desk did and asked, for the user who runs it only."""
+
+    def _open(self):  # type: ignore[no-untyped-def]
+        return open(  # the handler keeps it open, and closes it
+            self.baseFilename, self.mode, encoding=self.encoding, errors=self.errors, opener=private_opener
+        )
 
 
 class ConsoleFilter(logging.Filter):
@@ -63,11 +74,11 @@ def configure_logging(
     if _CONFIGURED:
         return log_file
     register_secrets(*(settings or get_settings()).secret_values())
-    log_dir.mkdir(parents=True, exist_ok=True)
+    private_dir(log_dir)
     root = logging.getLogger()
     root.setLevel(level.upper())
     redact = RedactingFilter()
-    file_handler = logging.handlers.RotatingFileHandler(log_file, maxBytes=5_000_000, backupCount=3)
+    file_handler = PrivateRotatingFileHandler(log_file, maxBytes=5_000_000, backupCount=3)
     file_handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     file_handler.addFilter(redact)
     console = logging.StreamHandler()

@@ -36,6 +36,7 @@ from stockdesk.data_engineering.presentation.file_import import (
 from stockdesk.data_engineering.presentation.file_import import refresh_derived as refresh_derived_rows
 from stockdesk.shared.dates import parse_day
 from stockdesk.shared.errors import BadRequestException, StockdeskError
+from stockdesk.shared.files import write_atomic
 
 ContainerFactory = Callable[[], DataEngineeringContainer]
 console = Console()
@@ -96,15 +97,16 @@ def report_import(
     """Print a summary; write every rejection reason to a report file; exit 1 if anything was rejected."""
     report_path = None
     if rejected:
-        reports = container.settings.home / "reports"
-        reports.mkdir(parents=True, exist_ok=True)
-        report_path = reports / f"import-rejections-{datetime.now():%Y%m%d-%H%M%S}.json"
-        report_path.write_text(
+        report_path = (
+            container.settings.home / "reports" / f"import-rejections-{datetime.now():%Y%m%d-%H%M%S}.json"
+        )
+        write_atomic(
+            report_path,
             json.dumps(
                 [{"source": r.source, "problems": [p.model_dump() for p in r.problems]} for r in rejected],
                 ensure_ascii=False,
                 indent=2,
-            )
+            ),
         )
     if as_json:
         typer.echo(

@@ -21,6 +21,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from stockdesk.shared.db.errors import translate
 from stockdesk.shared.db.strict_json import strict_json_dumps
 from stockdesk.shared.errors import ConfigurationError, ServiceUnavailableError
+from stockdesk.shared.files import create_private
 
 logger = logging.getLogger(__name__)
 MIGRATIONS_DIR = Path(__file__).parent / "migrations"
@@ -85,8 +86,8 @@ class Database:
     def _create_engine(url: str, busy_timeout_seconds: float) -> Engine:
         if url.startswith("sqlite"):
             path = url.split("///", 1)[-1]
-            if path and path != ":memory:":
-                Path(path).parent.mkdir(parents=True, exist_ok=True)
+            if "///" in url and path and path != ":memory:":
+                create_private(Path(path.split("?", 1)[0]))  # 0600 in a 0700 folder when created here
             connect_args = {"check_same_thread": False, "timeout": busy_timeout_seconds}
             engine = create_engine(url, connect_args=connect_args)
             event.listen(engine, "connect", _sqlite_pragmas(busy_timeout_seconds))

@@ -1,5 +1,10 @@
 """ITaskStore over SQLAlchemy: `jobs` and `job_tasks` in the shared database.
 
+A run whose process died (liveness.py) is recovered by whoever looks at it first: reopening the job
+(`open_job`), resuming it (`recover`) or reading it (`get_job`, `list_jobs`, `job_history`). Its
+running tasks go back to pending and the job is `interrupted`, so no list shows it running forever
+and a resume computes every point it had in hand.
+
 Batches go through Core statements with executemany (one statement, many parameter sets, one
 transaction), so adding or finishing thousands of tasks costs one round trip per batch rather than
 one ORM object each.
@@ -31,7 +36,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.orm import Mapped, mapped_column
+from sqlalchemy.orm import Mapped, Session, mapped_column
 from sqlalchemy.sql.dml import Insert
 
 from stockdesk.shared.db.base import Base
@@ -106,6 +111,10 @@ def _retriable(max_attempts: int) -> Any:
     return (JobTaskRow.status == TaskStatus.FAILED.value) & (JobTaskRow.attempts < max_attempts)
 
 
+DIED = "interrupted: the process running it stopped"
+UNFINISHED = (TaskStatus.PENDING.value, TaskStatus.RUNNING.value)
+
+
 def _job(row: JobRow) -> JobRecord:
     return JobRecord(
         id=row.id,
@@ -120,6 +129,51 @@ def _job(row: JobRow) -> JobRecord:
         owner=row.owner,
         live=row.status == JobStatus.RUNNING.value and runner_alive(row.owner, row.heartbeat_at),
     )
+
+
+def _live(row: JobRow) -> bool:
+    return row.status == JobStatus.RUNNING.value and runner_alive(row.owner, row.heartbeat_at)
+
+
+def _recover(db: Session, row: JobRow, *, unfinished_done: bool = False) -> None:
+    """Recover the job of `row`, which no live process runs: its `running` tasks back to `pending`
+    (the interrupted attempt not counted), a `running` job `interrupted`, its stop request forgotten;
+    with `unfinished_done`, a job marked `done` with tasks still to do `interrupted` too (an older
+    version could mark one so). Nothing happens when another process changed the job's status or
+    owner since `row` was read (a runner that has just started): the job's row is updated first,
+    on that condition, and holds the write lock while the tasks are released."""
+    now = datetime.now(UTC)
+    values: dict[str, Any] = {"cancel_reason": None}
+    if row.status == JobStatus.RUNNING.value:
+        values |= {"status": JobStatus.INTERRUPTED.value, "error": DIED, "updated_at": now}
+    elif unfinished_done and row.status == JobStatus.DONE.value:
+        left = db.scalar(
+            select(func.count())
+            .select_from(TASKS)
+            .where(TASKS.c.job_id == row.id, TASKS.c.status.in_(UNFINISHED))
+        )
+        if left:
+            error = f"interrupted: {left} tasks were still to do when it was marked done"
+            values |= {"status": JobStatus.INTERRUPTED.value, "error": error, "updated_at": now}
+    owner = JOBS.c.owner.is_(None) if row.owner is None else JOBS.c.owner == row.owner
+    same = update(JOBS).where(JOBS.c.id == row.id, JOBS.c.status == row.status, owner)
+    if db.execute(same.values(**values)).rowcount == 0:  # type: ignore[attr-defined]
+        return
+    db.execute(
+        update(TASKS)
+        .where(TASKS.c.job_id == row.id, TASKS.c.status == TaskStatus.RUNNING.value)
+        .values(status=TaskStatus.PENDING.value, attempts=_ONE_LESS_ATTEMPT, updated_at=now)
+    )
+    db.refresh(row)
+
+
+def _settle_dead_runs(db: Session) -> None:
+    """Record the runs whose process died as `interrupted` (their running tasks pending again), as
+    the next process to look finds them: what every read of jobs does first, so that a list, the
+    history and a job's own page show a dead run as interrupted, never as running forever."""
+    for row in db.scalars(select(JobRow).where(JobRow.status == JobStatus.RUNNING.value)).all():
+        if not runner_alive(row.owner, row.heartbeat_at):
+            _recover(db, row)
 
 
 def _counts(by_status: Mapping[str, int]) -> TaskCounts:
@@ -170,22 +224,19 @@ class SqlTaskStore(ITaskStore):
                 existing = self._find(kind, config_hash)
                 if existing is None:
                     raise
-        with self._db.session() as db:  # recover from a runner that died (never from a live one)
-            now = datetime.now(UTC)
-            row = db.get_one(JobRow, existing)
-            if row.status == JobStatus.RUNNING.value and runner_alive(row.owner, row.heartbeat_at):
-                return _job(row), False
-            db.execute(
-                update(TASKS)
-                .where(TASKS.c.job_id == existing, TASKS.c.status == TaskStatus.RUNNING.value)
-                .values(status=TaskStatus.PENDING.value, attempts=_ONE_LESS_ATTEMPT, updated_at=now)
-            )
-            row.cancel_reason = None  # a stop asked of a run that has ended does not stop the next one
-            if row.status == JobStatus.RUNNING.value:
-                row.status = JobStatus.INTERRUPTED.value
-                row.error = "interrupted: the process running it stopped"
-                row.updated_at = now
-            return _job(row), False
+        recovered = self.recover(existing)  # from a runner that died (never from a live one)
+        if recovered is None:  # deleted in between: pragma: no cover - jobs are never deleted
+            raise KeyError(f"job {existing} does not exist")
+        return recovered, False
+
+    def recover(self, job_id: str) -> JobRecord | None:
+        with self._db.session() as db:
+            row = db.get(JobRow, job_id)
+            if row is None:
+                return None
+            if not _live(row):
+                _recover(db, row, unfinished_done=True)
+            return _job(row)
 
     def _find(self, kind: str, config_hash: str) -> str | None:
         with self._db.session() as db:
@@ -364,6 +415,8 @@ class SqlTaskStore(ITaskStore):
     def get_job(self, job_id: str) -> JobRecord | None:
         with self._db.session() as db:
             row = db.get(JobRow, job_id)
+            if row is not None and row.status == JobStatus.RUNNING.value and not _live(row):
+                _recover(db, row)
             return None if row is None else _job(row)
 
     def list_jobs(self, kind: str | None = None, limit: int = 20) -> list[JobRecord]:
@@ -371,6 +424,7 @@ class SqlTaskStore(ITaskStore):
         if kind is not None:
             query = query.where(JobRow.kind == kind)
         with self._db.session() as db:
+            _settle_dead_runs(db)
             return [_job(row) for row in db.scalars(query)]
 
     def job_history(
@@ -386,6 +440,7 @@ class SqlTaskStore(ITaskStore):
             wanted.append(JobRow.kind.in_(list(kinds)))
         page = select(JobRow).where(*wanted).order_by(JobRow.updated_at.desc(), JobRow.id)
         with self._db.session() as db:
+            _settle_dead_runs(db)  # a dead run is listed as the interrupted job it is
             total = db.scalar(select(func.count()).select_from(JobRow).where(*wanted)) or 0
             rows = list(db.scalars(page.offset(offset).limit(limit)))
             by_job: dict[str, dict[str, int]] = {row.id: {} for row in rows}

@@ -166,8 +166,9 @@ class JobKinds:
         """Run a stopped job again through its kind's resume. 404 JOB_NOT_FOUND for a job no kind
         keeps; 409 NOT_RESUMABLE for a kind that does not resume here (it resumes by its own
         command), JOB_RUNNING while it runs here or in another process, JOB_DONE when nothing is
-        left to do. A stop request left for it is forgotten first: resuming is asking it to run
-        again."""
+        left to do. A task-store job is recovered first (`ITaskStore.recover`): the tasks a dead
+        runner left `running` go back to `pending`, so the resume computes them too, and a stop
+        request left for it is forgotten: resuming is asking it to run again."""
         executor = self._executor()
         held = executor.find(job_id)
         if held is not None:
@@ -178,10 +179,13 @@ class JobKinds:
             raise ConflictException(self._not_here(job, kind), code="NOT_RESUMABLE")
         if job.live:
             raise ConflictException(f"job {job_id} is running in another process", code="JOB_RUNNING")
+        if kind.find is None:  # a dead runner's tasks back to pending, as a rerun does; its stop forgotten
+            recovered = self._store().recover(job_id)
+            job = self._of(recovered) if recovered is not None else job
+            if job.live:  # a runner started in between
+                raise ConflictException(f"job {job_id} is running in another process", code="JOB_RUNNING")
         if job.status is JobStatus.DONE:
             raise ConflictException(f"job {job_id} is done: nothing to resume", code="JOB_DONE")
-        if kind.find is None:
-            self._store().clear_cancel(job_id)
         kind.resume(job_id)
         return Resumed(kind.name, job_id, executor.state_of(job_id) or "ended")
 

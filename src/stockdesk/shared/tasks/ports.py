@@ -30,6 +30,16 @@ class ITaskStore(ABC):
         was created with.
         """
 
+    @abstractmethod
+    def recover(self, job_id: str) -> JobRecord | None:
+        """Recover the job from a process that died, as reopening it does (None: no such job): its
+        `running` tasks back to `pending`, a `running` job `interrupted`, a job marked `done` with
+        tasks still to do `interrupted` too, a stale stop request forgotten. A job whose runner is
+        alive is returned untouched. What a resume does before it runs the job again.
+
+        Reads (`get_job`, `list_jobs`, `job_history`) recover a run whose process died as well, so
+        that they show it `interrupted`, not running forever."""
+
     def open_with_tasks(
         self, kind: str, config: Mapping[str, Any], keys: Iterable[str], *, digest: str | None = None
     ) -> tuple[JobRecord, int]:

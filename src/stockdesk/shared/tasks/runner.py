@@ -27,7 +27,8 @@ in hand go back to pending without counting the attempt, the job becomes `interr
 exception propagates. A killed process cannot clean up: its `running` tasks are put back to
 pending when the job is opened again (`ITaskStore.open_job`). Only unfinished tasks are redone.
 
-The job ends `done` when every task is done, `failed` when some tasks exhausted `max_attempts`
+The job ends `done` when every task is done (never while a task is pending or running: it is then
+`interrupted`), `failed` when some tasks exhausted `max_attempts`
 (they stay failed with their error and are counted in the returned TaskCounts; a later run with a
 higher `max_attempts` retries them).
 """
@@ -139,8 +140,15 @@ def spent(results: list[Mapping[str, Any] | None]) -> tuple[int, float]:
 
 
 def _finish(store: ITaskStore, job_id: str, max_attempts: int) -> TaskCounts:
+    """The job's end: `done` only when every task is done. Tasks still pending or running here
+    (nothing this run could claim: another runner's, say) leave it `interrupted`, which a resume
+    goes on from; `done` with tasks left would make every later resume refuse it as finished."""
     counts = store.counts(job_id)
-    if counts.failed:
+    left = counts.pending + counts.running
+    if left:
+        error = f"interrupted: {left} of {counts.total} tasks still to compute; resume it to finish them"
+        store.set_job_status(job_id, JobStatus.INTERRUPTED, error)
+    elif counts.failed:
         error = f"{counts.failed} of {counts.total} tasks failed after {max_attempts} attempts"
         store.set_job_status(job_id, JobStatus.FAILED, error)
     else:

@@ -105,6 +105,11 @@ def load_panel(
     With `split`, the window's trading days are cut into the run's periods first and a symbol must
     have its bars inside the selection span (the holdout decides nothing).
     """
+    if window.start is not None and window.end is not None and window.start > window.end:
+        raise InvalidBacktestWindowError(  # before any read: no bars between them would say INVALID_UNIVERSE
+            f"the window is empty: the start {window.start} is after the end {window.end}",
+            details={"start": window.start.isoformat(), "end": window.end.isoformat()},
+        )
     known = market.securities()
     if not known:
         raise InvalidUniverseError("the store holds no securities: run `stockdesk data load-sample` first")

@@ -265,6 +265,16 @@ class RunSummary(BaseModel):
     )
 
 
+class UnreadableRow(BaseModel):
+    """A stored row of a run that could not be read (malformed JSON, a value its model refuses): it is
+    left out of the run, named here, and logged once, so one bad row does not fail the whole list."""
+
+    table: str = Field(description="strategy_iterations, or strategy_runs for the run's own summary")
+    row_id: str = Field(description="the row's primary key")
+    number: int | None = Field(default=None, description="the iteration's number, when it could be read")
+    error: str = Field(description="why it could not be read, on one line")
+
+
 class StrategyRunDTO(BaseModel):
     id: str
     status: RunStatus
@@ -284,6 +294,9 @@ class StrategyRunDTO(BaseModel):
     )
     deflated_sharpe: float | None = None
     pbo: float | None = None
+    unreadable: list[UnreadableRow] = Field(
+        default_factory=list, description="stored rows left out because they could not be read"
+    )
 
     @model_validator(mode="after")
     def _derived(self) -> StrategyRunDTO:

@@ -1,4 +1,6 @@
-"""`stockdesk analyze SYMBOL`: the main job — experts, debate, verdict, and a readable report."""
+"""`stockdesk analyze SYMBOL`: the main job — experts, debate, verdict, and a readable report; and
+`stockdesk retry SESSION`: the same run over a stored session's failed parts (as REST's retry does),
+reusing what it finished, with the same live view and report."""
 
 from __future__ import annotations
 
@@ -90,27 +92,67 @@ def build_analyze_command(
         checked = service.check_date(request)  # a date outside the stored bars: one line, exit 2
         if checked.clamped and checked.as_of:
             typer.echo(f"no --as-of: analysing as of {checked.as_of}, the newest stored bar", err=True)
-        nodes = [e.value for e in request.experts] + ["aggregator_node", "debate_node", "judge_node"]
-        console = Console(stderr=True)
-        view = LiveView(nodes, service.usage)
-
-        def started(session: ResearchSession) -> None:
-            view.session_id = session.id
-
-        with Live(view, console=console, refresh_per_second=4, transient=False):
-            session = service.run(request, observer=view, on_start=started)
-        if not console.is_terminal:
-            console.line()  # the last frame ends without a newline when stderr is not a terminal
-        console.print(
-            f"session {session.id}: {session.status.value} in {session.duration_seconds:.1f}s, "
-            f"{session.llm_calls} LLM calls, {session.tokens:,} tokens",
-            highlight=False,
-        )
-        line = track_record() if track_record is not None and session.verdict else None
-        if out is None:
-            Console().print(Markdown(render_report(session, "md", track_record=line, lang=lang)))
-            return
-        written = write_report(session, out, track_record=line, lang=lang)  # atomically, with chart images
-        typer.echo(f"report written to {written[0].resolve()}")
+        _run_and_report(service, request, None, out, lang, track_record)
 
     return analyze
+
+
+def build_retry_command(
+    get_service: Callable[[], ResearchCoordinatorService],
+    track_record: Callable[[], str] | None = None,
+) -> Callable[..., None]:
+    """`stockdesk retry SESSION`: REST's `POST /coordinator/research/{id}/retry` on the command line."""
+
+    def retry(
+        session_id: str = typer.Argument(..., help="The session whose failed parts to run again."),
+        out: Path | None = typer.Option(
+            None, "--out", help="Write the report: report.md, report.html or report.json (full session)."
+        ),
+        lang: str = typer.Option("en", "--lang", help="The report's language: en or zh."),
+    ) -> None:
+        """Run a session's failed experts (or its failed debate or verdict) again, reusing the rest;
+        the new session names its parent. An unknown session, or one with nothing failed, is one line
+        and exit 2."""
+        report_language(lang)
+        if out:
+            report_format(out)
+        service = get_service()
+        parent, request = service.retry_request(session_id.strip())  # 404 / NOTHING_TO_RETRY first
+        typer.echo(f"retrying session {parent.id}: reusing what it finished", err=True)
+        _run_and_report(service, request, parent, out, lang, track_record)
+
+    return retry
+
+
+def _run_and_report(
+    service: ResearchCoordinatorService,
+    request: ResearchRequest,
+    parent: ResearchSession | None,
+    out: Path | None,
+    lang: str,
+    track_record: Callable[[], str] | None,
+) -> None:
+    """Run `request` (a retry of `parent` when given) under the live view, then print or write the
+    report: what `analyze` and `retry` both end with."""
+    nodes = [e.value for e in request.experts] + ["aggregator_node", "debate_node", "judge_node"]
+    console = Console(stderr=True)
+    view = LiveView(nodes, service.usage)
+
+    def started(session: ResearchSession) -> None:
+        view.session_id = session.id
+
+    with Live(view, console=console, refresh_per_second=4, transient=False):
+        session = service.run(request, observer=view, on_start=started, parent=parent)
+    if not console.is_terminal:
+        console.line()  # the last frame ends without a newline when stderr is not a terminal
+    console.print(
+        f"session {session.id}: {session.status.value} in {session.duration_seconds:.1f}s, "
+        f"{session.llm_calls} LLM calls, {session.tokens:,} tokens",
+        highlight=False,
+    )
+    line = track_record() if track_record is not None and session.verdict else None
+    if out is None:
+        Console().print(Markdown(render_report(session, "md", track_record=line, lang=lang)))
+        return
+    written = write_report(session, out, track_record=line, lang=lang)  # atomically, with chart images
+    typer.echo(f"report written to {written[0].resolve()}")

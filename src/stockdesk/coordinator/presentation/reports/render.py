@@ -2,11 +2,13 @@
 the HTML printed to PDF (shared/exports), or Word (reports.word).
 
 The templates only print what reports.view prepared; HTML is autoescaped because expert and
-debate text is LLM output and may contain markup.
+debate text is LLM output and may contain markup, and Markdown escapes the HTML in every value it
+prints (`md_text`) for the same reason: a Markdown viewer renders the HTML it finds.
 """
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 from pathlib import Path
 from typing import Literal, get_args
@@ -21,7 +23,7 @@ from stockdesk.coordinator.presentation.reports.words import ReportWords, report
 from stockdesk.shared.charts import render_png
 from stockdesk.shared.errors import BadRequestException
 from stockdesk.shared.exports import document_bytes, output_format, ready_format
-from stockdesk.shared.files import write_atomic
+from stockdesk.shared.files import private_dir, write_atomic
 
 ReportFormat = Literal["md", "html", "json"]
 FileFormat = Literal["md", "html", "json", "pdf", "docx"]  # what a report file can be
@@ -39,6 +41,17 @@ def check_out(path: Path) -> FileFormat:
     return ready_format(path, SUFFIXES, word=True, code="BAD_REPORT_FORMAT")  # type: ignore[return-value]
 
 
+_ENTITY_AMPERSAND = re.compile(r"&(?=#?[0-9A-Za-z]+;)")
+
+
+def md_text(value: object) -> str:
+    """Any value a Markdown report prints, made inert as HTML: news titles, the models' prose and the
+    user's names may hold markup, which a Markdown viewer would render (a `<script>`, an `<img
+    onerror>`). Every `<` becomes `&lt;`, and an `&` that would start an entity `&amp;`; Markdown
+    shows both as written, and nothing else changes (the template's own Markdown stays)."""
+    return _ENTITY_AMPERSAND.sub("&amp;", str(value)).replace("<", "&lt;")
+
+
 def md_cell(value: object) -> str:
     """One Markdown table cell: on one line, and a '|' in the text does not end the cell."""
     return " ".join(str(value).split()).replace("|", "\\|")
@@ -49,6 +62,7 @@ def report_environment(fmt: str) -> Environment:
     env = Environment(
         loader=PackageLoader("stockdesk.coordinator.presentation.reports", "templates"),
         autoescape=fmt == "html",
+        finalize=md_text if fmt == "md" else None,  # Markdown's autoescape: every printed value
         undefined=StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
@@ -112,7 +126,7 @@ def write_report(
     """
     fmt = report_format(out)
     lang = report_language(lang)
-    out.parent.mkdir(parents=True, exist_ok=True)
+    private_dir(out.parent)
     if fmt != "md":
         return [write_atomic(out, report_bytes(session, fmt, track_record=track_record, lang=lang))]
     images: str | None = None
@@ -120,7 +134,7 @@ def write_report(
     drawable = [(c.file, c.drawn) for c in chart_views(session, lang) if c.drawn is not None]
     if drawable:
         folder = out.with_name(f"{out.stem}_files")
-        folder.mkdir(exist_ok=True)
+        private_dir(folder)
         pictures = [write_atomic(folder / name, render_png(spec)) for name, spec in drawable]
         images = quote(folder.name)
     text = render_report(session, "md", images=images, track_record=track_record, lang=lang)

@@ -18,7 +18,12 @@ from stockdesk.backtest.application import PerformanceMetrics, StrategyMetrics
 from stockdesk.entrypoints.web.pages.form_text import refused, split_list, stamp
 from stockdesk.entrypoints.web.pages.jobs_view import JobPanel
 from stockdesk.strategy_lab.application.trials import best_scored
-from stockdesk.strategy_lab.domain.dtos import DEFAULT_MAX_DRAWDOWN, IterationRecord, StrategyRunDTO
+from stockdesk.strategy_lab.domain.dtos import (
+    DEFAULT_MAX_DRAWDOWN,
+    IterationRecord,
+    StrategyRunDTO,
+    UnreadableRow,
+)
 from stockdesk.strategy_lab.presentation.cli.tables import ROWS, STRATEGY_ONLY
 from stockdesk.strategy_lab.presentation.report import SummaryView, summary_view
 from stockdesk.strategy_lab.presentation.rest.strategy_schemas import RunBody
@@ -135,6 +140,7 @@ class RunView:
     tokens: int
     champion: int | None
     summary: SummaryView
+    unreadable: list[UnreadableRow]  # stored rows left out, each named on the page
 
     @property
     def resumable(self) -> bool:
@@ -171,6 +177,7 @@ def run_view(run: StrategyRunDTO, live: str | None) -> RunView:
         tokens=run.tokens,
         champion=run.champion.number if run.champion else None,
         summary=summary_view(run),
+        unreadable=run.unreadable,
     )
 
 

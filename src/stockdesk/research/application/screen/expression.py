@@ -7,12 +7,20 @@ The language is a small part of Python's expression syntax; Python never evaluat
 Field names must be known; anything else (calls, attributes, subscripts, strings, booleans, lambdas,
 comprehensions...) is refused with a one-line error. A comparison with a missing figure (NaN) is
 false, `!=` too; `not` inverts that (so `not roe > 5` keeps the symbols without an ROE).
+
+Size: Python's parser and this compiler recurse once per level of nesting, so 3,000 `not`s or a
+12,000-term sum ended in RecursionError or MemoryError. Before anything recurses, the text is held to
+MAX_CHARS characters and MAX_PARTS tokens (counted by the tokenizer, which does not recurse; the
+tree cannot be deeper than its tokens), and the parsed tree, walked with a stack, to MAX_DEPTH
+levels: WHERE_TOO_LONG and WHERE_TOO_COMPLEX, one line each.
 """
 
 from __future__ import annotations
 
 import ast
+import io
 import operator
+import tokenize
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 
@@ -47,6 +55,12 @@ _CONSTANTS = {bool: "True/False", str: "a string", bytes: "bytes", complex: "a c
               type(None): "None", type(Ellipsis): "..."}  # fmt: skip
 
 
+MAX_CHARS = 1000
+MAX_PARTS = 200  # names, numbers, operators and parentheses
+MAX_DEPTH = 50  # levels of the parsed tree: a 50-term sum, or 50 nested signs or `not`s
+_LAYOUT = frozenset({tokenize.NEWLINE, tokenize.NL, tokenize.ENDMARKER, tokenize.INDENT, tokenize.DEDENT})
+
+
 def _error(message: str, code: str = "BAD_WHERE") -> BadRequestException:
     return BadRequestException(f"--where: {message}", code=code)
 
@@ -70,10 +84,12 @@ def parse_filter(text: str, fields: Collection[str]) -> Filter:
     """Parse `text` over the known `fields`; BadRequestException (one line) for anything else."""
     if not text.strip():
         raise _error("the expression is empty (e.g. roe > 15 and pe_ttm < 20)")
+    _check_size(text.strip())
     try:
         tree = ast.parse(text.strip(), mode="eval")
     except SyntaxError as exc:
         raise _error(f"not a valid expression ({exc.msg}, column {exc.offset}): {text.strip()}") from exc
+    _check_depth(tree)
     compiler = _Compiler(frozenset(fields))
     try:
         kind, node = compiler.compile(tree.body)
@@ -82,6 +98,40 @@ def parse_filter(text: str, fields: Collection[str]) -> Filter:
     if kind != CONDITION:
         raise _error(f"'{text.strip()}' is a number, not a condition (compare it: e.g. roe > 15)")
     return Filter(text.strip(), tuple(sorted(compiler.used)), node)
+
+
+def _check_size(text: str) -> None:
+    """WHERE_TOO_LONG beyond MAX_CHARS characters, WHERE_TOO_COMPLEX beyond MAX_PARTS tokens: both
+    before the parser sees the text. A text the tokenizer refuses is left to the parser's message."""
+    if len(text) > MAX_CHARS:
+        raise _error(f"the expression has {len(text):,} characters; at most {MAX_CHARS:,}", "WHERE_TOO_LONG")
+    parts = 0
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(text).readline):
+            parts += token.type not in _LAYOUT
+            if parts > MAX_PARTS:
+                raise _error(
+                    f"the expression has more than {MAX_PARTS} parts (names, numbers, operators)",
+                    "WHERE_TOO_COMPLEX",
+                )
+    except (tokenize.TokenError, SyntaxError):
+        return
+
+
+def _check_depth(tree: ast.Expression) -> None:
+    """WHERE_TOO_COMPLEX for a tree deeper than MAX_DEPTH expressions, found without recursing."""
+    stack: list[tuple[ast.AST, int]] = [(tree.body, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            raise _error(
+                f"the expression is nested more than {MAX_DEPTH} levels deep (signs, not, + - * /); "
+                "split it or write it flatter",
+                "WHERE_TOO_COMPLEX",
+            )
+        stack.extend(
+            (child, depth + 1) for child in ast.iter_child_nodes(node) if isinstance(child, ast.expr)
+        )
 
 
 class _Compiler:

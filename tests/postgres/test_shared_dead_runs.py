@@ -1,0 +1,3 @@
+"""Dead runs recovered on PostgreSQL: tests.shared.test_dead_runs re-run unchanged (see conftest)."""
+
+from tests.shared.test_dead_runs import *  # noqa: F403
