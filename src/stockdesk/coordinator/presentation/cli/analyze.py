@@ -115,7 +115,7 @@ def build_retry_command(
         and exit 2."""
         report_language(lang)
         if out:
-            report_format(out)
+            check_out(out)  # before any work, as analyze does
         service = get_service()
         parent, request = service.retry_request(session_id.strip())  # 404 / NOTHING_TO_RETRY first
         typer.echo(f"retrying session {parent.id}: reusing what it finished", err=True)
