@@ -31,6 +31,7 @@ from stockdesk.research.container import ResearchContainer
 from stockdesk.shared.access.bounds import RequestBounds
 from stockdesk.shared.config import Settings, get_settings
 from stockdesk.shared.db import Database
+from stockdesk.shared.db.access_counter_store import SqlAccessCounters
 from stockdesk.shared.db.api_key_store import SqlApiKeyStore
 from stockdesk.shared.db.task_store import SqlTaskStore
 from stockdesk.shared.tasks.executor import JobExecutor
@@ -191,6 +192,11 @@ class AppContainer:
     @cached_property
     def api_keys(self) -> SqlApiKeyStore:
         return SqlApiKeyStore(self.database)
+
+    @cached_property
+    def access_counters(self) -> SqlAccessCounters:
+        """The per-key limits every server process on this database shares (one per process)."""
+        return SqlAccessCounters(self.database)
 
     @cached_property
     def jobs(self) -> JobExecutor:
