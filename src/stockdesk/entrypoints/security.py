@@ -1,11 +1,12 @@
-"""Access control and limits for every REST request, applied before any route runs.
+"""Access control for every REST request, applied before any route runs.
 
-In order: the Host header against the allowlist (400: DNS rebinding), the body size (413), the
-Origin of state-changing and cross-site spending requests (403), the API key (401) where the
-policy requires one, then for the routes that spend LLM tokens or search credits the key's request
-rate and concurrency (429 + Retry-After) and its token budget for the day (429). A spending
-request runs inside a usage scope capped at the per-request budget (and what is left of the day's),
-and the tokens it spent, including those of a job it started, are charged to its key.
+In order: the Host header against the allowlist (400: DNS rebinding), the declared body size (413),
+the Origin of state-changing and cross-site spending requests (403), the API key (401) where the
+policy requires one, then for the routes that spend LLM tokens or search credits the key's token
+budget for the day (429). The key's id goes on in the scope (`KEY_SCOPE`) to the limits layer inside
+this one (`entrypoints/limits.py`: every route's rate and concurrency, the body as it is read). A
+spending request runs inside a usage scope capped at the per-request budget (and what is left of
+the day's), and the tokens it spent, including those of a job it started, are charged to its key.
 """
 
 from __future__ import annotations
@@ -19,11 +20,11 @@ from urllib.parse import urlencode
 
 from anyio import to_thread
 from starlette.responses import RedirectResponse
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from stockdesk.entrypoints.http_errors import error_response
 from stockdesk.llm_platform.application.llm_service import LLMService
-from stockdesk.shared.access import AccessGrant, AccessPolicy, AuthMode, ConcurrencyLimiter, RateLimiter
+from stockdesk.shared.access import AccessGrant, AccessPolicy, AuthMode
 from stockdesk.shared.access.grant import reset_grant, set_grant
 from stockdesk.shared.db.api_key_store import SqlApiKeyStore
 from stockdesk.shared.errors import StockdeskError
@@ -69,6 +70,7 @@ UI_PUBLIC_PREFIXES = ("/static/", "/login", "/lang/", "/favicon.ico")
 UPLOAD_PATHS = frozenset({"/data/import"})
 KEY_COOKIE = "stockdesk_key"
 STATE_CHANGING = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+KEY_SCOPE = "stockdesk.key_id"  # the authenticated key's id ("local": none), for the limits layer
 
 
 def is_ui(path: str) -> bool:
@@ -128,8 +130,6 @@ class SecurityMiddleware:
         self._keys = keys
         self._llm = llm
         self._clock = clock
-        self.rate = RateLimiter(policy.rate_per_minute)
-        self.concurrency = ConcurrencyLimiter(policy.max_concurrent_per_key)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -195,25 +195,15 @@ class SecurityMiddleware:
                 **{"WWW-Authenticate": "Bearer"},
             )
             return
-        receive = await self._bounded_body(receive, method, limit)
-        if receive is None:
-            await refuse(413, "BODY_TOO_LARGE", f"request bodies are limited to {limit} bytes")
-            return
+        scope[KEY_SCOPE] = key_id
         if not spending:
             await self.app(scope, receive, send)
             return
         await self._spend(scope, receive, send, key_id, refuse)
 
     async def _spend(self, scope: Scope, receive: Receive, send: Send, key_id: str, refuse: Any) -> None:
-        wait = self.rate.admit(key_id)
-        if wait:
-            await refuse(
-                429,
-                "RATE_LIMITED",
-                f"at most {self.policy.rate_per_minute} such requests per minute",
-                **{"Retry-After": str(wait)},
-            )
-            return
+        """The day's token budget (a refusal costs no rate or concurrency quota: the limits layer
+        inside counts the request only once it passed here), then the request, metered."""
         now = self._clock()
         today: date = now.date()
         store = self._keys()
@@ -227,26 +217,15 @@ class SecurityMiddleware:
                 **{"Retry-After": str(_seconds_to_midnight(now))},
             )
             return
-        if not self.concurrency.try_acquire(key_id):
-            await refuse(
-                429,
-                "TOO_MANY_CONCURRENT",
-                f"at most {self.policy.max_concurrent_per_key} such requests at once per key",
-                **{"Retry-After": "5"},
-            )
-            return
         caps = [c for c in (self.policy.max_tokens_per_request, daily and daily - spent_today) if c]
         try:
             llm = self._llm()
         except StockdeskError:  # the model cannot be built (a key is missing): no token can be spent, and
             llm = None  # the route meets the same error and answers it as its page or body does
-        try:
-            if llm is None:
-                await self.app(scope, receive, send)
-            else:
-                await self._metered(llm, scope, receive, send, key_id, min(caps) if caps else None)
-        finally:
-            self.concurrency.release(key_id)
+        if llm is None:
+            await self.app(scope, receive, send)
+        else:
+            await self._metered(llm, scope, receive, send, key_id, min(caps) if caps else None)
 
     async def _metered(
         self, llm: LLMService, scope: Scope, receive: Receive, send: Send, key_id: str, cap: int | None
@@ -269,41 +248,9 @@ class SecurityMiddleware:
                 reset_grant(token)
                 await to_thread.run_sync(grant.record)
 
-    async def _bounded_body(self, receive: Receive, method: str, limit: int) -> Receive | None:
-        """Read the body up front (it is small, by the limit) so that chunked uploads are bounded too."""
-        if method not in STATE_CHANGING:
-            return receive
-        chunks: list[bytes] = []
-        size = 0
-        more = True
-        while more:
-            message = await receive()
-            if message["type"] != "http.request":
-                return _replay([message])
-            chunk = message.get("body", b"")
-            size += len(chunk)
-            if size > limit:
-                return None
-            chunks.append(chunk)
-            more = message.get("more_body", False)
-        return _replay([{"type": "http.request", "body": b"".join(chunks), "more_body": False}], receive)
-
 
 async def _redirect_to_login(scope: Scope, receive: Receive, send: Send) -> None:
     """A page asked for without a key: the login form, coming back here afterwards."""
     query = scope.get("query_string") or b""
     target = scope["path"] + (f"?{query.decode('latin-1')}" if query else "")
     await RedirectResponse(f"/login?{urlencode({'next': target})}", status_code=303)(scope, receive, send)
-
-
-def _replay(messages: list[Message], then: Receive | None = None) -> Receive:
-    pending = list(messages)
-
-    async def receive() -> Message:
-        if pending:
-            return pending.pop(0)
-        if then is not None:
-            return await then()
-        return {"type": "http.disconnect"}
-
-    return receive
