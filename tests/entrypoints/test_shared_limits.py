@@ -33,8 +33,12 @@ def served(port: int) -> list[str]:
             "--host", "127.0.0.1", "--port", str(port)]  # fmt: skip
 
 
-def new_key(home: Path) -> str:
-    database = Database(f"sqlite:///{home / 'stockdesk.db'}")
+def sqlite_url(home: Path) -> str:
+    return f"sqlite:///{home / 'stockdesk.db'}"
+
+
+def new_key(url: str) -> str:
+    database = Database(url)
     try:
         database.ensure_schema()
         return SqlApiKeyStore(database).create("tests")[1]
@@ -42,9 +46,9 @@ def new_key(home: Path) -> str:
         database.dispose()
 
 
-def leases_held(home: Path) -> int:
+def leases_held(url: str) -> int:
     """Requests in flight by the store's leases (of every process), those not lapsed."""
-    database = Database(f"sqlite:///{home / 'stockdesk.db'}")
+    database = Database(url)
     try:
         with database.engine.connect() as conn:
             query = text("SELECT COUNT(*) FROM access_leases WHERE expires_at > :now")
@@ -67,10 +71,16 @@ def code(answer: httpx.Response) -> str:
 def test_two_server_processes_on_one_database_enforce_one_budget_per_key(tmp_path: Path) -> None:
     home = tmp_path / "home"
     home.mkdir()
-    key = new_key(home)
+    two_servers_share_one_budget(home, sqlite_url(home))
+
+
+def two_servers_share_one_budget(home: Path, url: str) -> None:
+    """Two server processes with their home in `home` and their store at `url` (tests.postgres
+    runs this on PostgreSQL)."""
+    key = new_key(url)
     bearer = {"Authorization": f"Bearer {key}"}
     limits = {"STOCKDESK_API_RATE_PER_MINUTE": "2", "STOCKDESK_API_MAX_CONCURRENT_PER_KEY": "1",
-              "STOCKDESK_TEST_LLM_LATENCY": "3"}  # fmt: skip
+              "STOCKDESK_TEST_LLM_LATENCY": "3", "STOCKDESK_DATABASE_URL": url}  # fmt: skip
     first_port, second_port = free_port(), free_port()
     with (
         running(served(first_port), home, first_port, **limits) as first,
@@ -80,7 +90,7 @@ def test_two_server_processes_on_one_database_enforce_one_budget_per_key(tmp_pat
         ask = lambda url: httpx.get(f"{url}{RESEARCH}", params=QUERY, headers=bearer, timeout=120)  # noqa: E731
         in_flight = threading.Thread(target=lambda: slow.append(ask(first.url)))
         in_flight.start()
-        wait_until(lambda: leases_held(home) == 1)  # the first process holds the key's place
+        wait_until(lambda: leases_held(url) == 1)  # the first process holds the key's place
         busy = [ask(second.url) for _ in range(2)]
         assert [(b.status_code, code(b)) for b in busy] == [(429, "TOO_MANY_CONCURRENT")] * 2
         in_flight.join()
@@ -89,13 +99,13 @@ def test_two_server_processes_on_one_database_enforce_one_budget_per_key(tmp_pat
         spent = ask(first.url)
         assert spent.status_code == 429 and code(spent) == "RATE_LIMITED"  # the quota is the key's
         assert 1 <= int(spent.headers["Retry-After"]) <= 60
-        assert leases_held(home) == 0  # every request gave its place back
+        assert leases_held(url) == 0  # every request gave its place back
 
 
 def test_health_answers_while_every_worker_thread_is_busy(tmp_path: Path) -> None:
     home = tmp_path / "home"
     home.mkdir()
-    key = new_key(home)
+    key = new_key(sqlite_url(home))
     roomy = {"STOCKDESK_API_RATE_PER_MINUTE": "1000", "STOCKDESK_API_MAX_CONCURRENT_PER_KEY": "100",
              "STOCKDESK_TEST_LLM_LATENCY": "20"}  # fmt: skip
     port = free_port()
@@ -110,7 +120,9 @@ def test_health_answers_while_every_worker_thread_is_busy(tmp_path: Path) -> Non
         slow = [threading.Thread(target=research) for _ in range(WORKER_THREADS)]
         for thread in slow:
             thread.start()
-        wait_until(lambda: leases_held(home) >= WORKER_THREADS)  # the pool's threads are all taken
+        wait_until(
+            lambda: leases_held(sqlite_url(home)) >= WORKER_THREADS
+        )  # the pool's threads are all taken
         health = httpx.get(f"{server.url}/api/v1/health", timeout=HEALTH_BOUND)
         assert health.status_code == 200 and health.json()["status"] == "ok"
         assert answers == []  # the slow requests were all still running
