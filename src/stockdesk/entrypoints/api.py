@@ -1,6 +1,8 @@
 """FastAPI application factory: routers under /api/v1, one error mapping, the access policy.
 
-The security middleware (Host, body size, Origin, API keys, per-key limits) wraps every route;
+The health middleware answers /health before anything else; the security middleware (Host, body
+size, Origin, API keys, token budgets) and inside it the limits middleware (every route's rate and
+concurrency, bodies bounded as they are read) wrap every route;
 long work runs on the container's job executor, which the app's shutdown cancels so that SIGTERM
 stops the server within seconds and unfinished jobs stay resumable.
 """
@@ -31,9 +33,11 @@ from stockdesk.debate.presentation.rest.debate_router import build_debate_router
 from stockdesk.entrypoints.api_docs import install_api_docs
 from stockdesk.entrypoints.batch.launcher import server_batch_launcher
 from stockdesk.entrypoints.container import AppContainer
+from stockdesk.entrypoints.health import HealthMiddleware, HealthProbe
 from stockdesk.entrypoints.http_errors import error_response
 from stockdesk.entrypoints.jobs_rest import build_jobs_router as build_jobs_api
 from stockdesk.entrypoints.json_bodies import FiniteJsonMiddleware
+from stockdesk.entrypoints.limits import LimitsMiddleware
 from stockdesk.entrypoints.openapi import install_openapi
 from stockdesk.entrypoints.request_ids import request_id
 from stockdesk.entrypoints.security import SecurityMiddleware, is_ui
@@ -49,6 +53,7 @@ from stockdesk.research.presentation.rest.search_expert_routes import (
 from stockdesk.research.presentation.rest.technical_analyst_routes import build_technical_router
 from stockdesk.research.presentation.rest.valuation_modeler_routes import build_valuation_router
 from stockdesk.shared.access import AccessPolicy
+from stockdesk.shared.access.route_limits import ClassLimit, RouteLimits
 from stockdesk.shared.config import Settings
 from stockdesk.shared.db.task_store import SqlTaskStore
 from stockdesk.shared.errors import StockdeskError, TooManyRequestsError
@@ -137,25 +142,27 @@ def install_error_handlers(app: FastAPI) -> None:
         return error_response(500, "INTERNAL_ERROR", "internal error; see the server log", rid)
 
 
-def health_router(container: AppContainer) -> APIRouter:
+def health_router(probe: HealthProbe) -> APIRouter:
+    """The route as the OpenAPI document shows it; HealthMiddleware answers it before it is reached."""
     router = APIRouter(tags=["health"])
 
     @router.get("/health")
     def health() -> dict[str, object]:
         """Liveness and what the process is configured to use; never starts the model."""
-        try:
-            container.database.ensure_schema()
-            database = "ok"
-        except StockdeskError as exc:
-            database = f"error: {exc.message}"
-        return {
-            "status": "ok" if database == "ok" else "degraded",
-            "version": __version__,
-            "database": database,
-            "llm_aliases": [a.name for a in container.settings.resolved_aliases()],
-        }
+        return probe.report(probe.check())
 
     return router
+
+
+def route_limits(settings: Settings) -> RouteLimits:
+    """The route classes' limits from the settings (spending's are the policy's own two)."""
+    s = settings
+    return RouteLimits(
+        cheap=ClassLimit(s.api_cheap_per_minute, s.api_cheap_concurrent),
+        page=ClassLimit(s.api_page_per_minute, s.api_page_concurrent),
+        sandbox=ClassLimit(s.api_backtest_per_minute, s.api_backtest_concurrent, shared=True),
+        upload=ClassLimit(s.api_upload_per_minute, s.api_max_concurrent_uploads, per_process=True),
+    )
 
 
 def default_policy(settings: Settings) -> AccessPolicy:
@@ -164,10 +171,12 @@ def default_policy(settings: Settings) -> AccessPolicy:
         allowed_hosts=tuple(settings.api_allowed_hosts),
         cors_origins=tuple(settings.api_cors_origins),
         max_body_bytes=settings.api_max_body_bytes,
+        max_upload_bytes=settings.api_max_upload_bytes,
         rate_per_minute=settings.api_rate_per_minute,
         max_concurrent_per_key=settings.api_max_concurrent_per_key,
         max_tokens_per_request=settings.api_max_tokens_per_request,
         max_tokens_per_day=settings.api_max_tokens_per_day,
+        route_limits=route_limits(settings),
     )
 
 
@@ -209,15 +218,23 @@ def create_app(
             allow_headers=["Authorization", "X-API-Key", "Content-Type", "X-Request-ID"],
         )
     app.add_middleware(
+        LimitsMiddleware,
+        policy=policy,
+        shared=lambda: container.access_counters,
+        body_idle_seconds=settings.api_body_idle_seconds,
+    )
+    app.add_middleware(
         SecurityMiddleware,
         policy=policy,
         keys=lambda: container.api_keys,
         sessions=lambda: container.ui_sessions,
         llm=lambda: container.llm_service,
     )
+    probe = HealthProbe(settings, lambda: container.database.ensure_schema())
+    app.add_middleware(HealthMiddleware, probe=probe, policy=policy)  # outermost: nothing blocks it
     bounds = container.bounds
     jobs = lambda: container.jobs  # noqa: E731
-    app.include_router(health_router(container), prefix=API_PREFIX)
+    app.include_router(health_router(probe), prefix=API_PREFIX)
     app.include_router(build_data_router(lambda: container.data), prefix=API_PREFIX)
     app.include_router(build_sync_router(lambda: container.sync_runs, bounds), prefix=API_PREFIX)
     research = container.research

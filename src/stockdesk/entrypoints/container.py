@@ -31,6 +31,7 @@ from stockdesk.research.container import ResearchContainer
 from stockdesk.shared.access.bounds import RequestBounds
 from stockdesk.shared.config import Settings, get_settings
 from stockdesk.shared.db import Database
+from stockdesk.shared.db.access_counter_store import SqlAccessCounters
 from stockdesk.shared.db.api_key_store import SqlApiKeyStore
 from stockdesk.shared.db.task_store import SqlTaskStore
 from stockdesk.shared.db.ui_session_store import SqlUiSessionStore
@@ -197,6 +198,11 @@ class AppContainer:
     def ui_sessions(self) -> SqlUiSessionStore:
         """The web UI's sign-in sessions (what its cookie names; never the key)."""
         return SqlUiSessionStore(self.database)
+
+    @cached_property
+    def access_counters(self) -> SqlAccessCounters:
+        """The per-key limits every server process on this database shares (one per process)."""
+        return SqlAccessCounters(self.database)
 
     @cached_property
     def jobs(self) -> JobExecutor:

@@ -1,7 +1,7 @@
 """The OpenAPI document tells the truth: every status code a route can answer is declared.
 
 FastAPI declares 422 for validation, but our validation errors are 400; and the security layer
-answers 400/401/403/413/429 before any route runs. One table here adds, per route, the errors its
+answers 400/401/403/408/413/429 before any route runs. One table here adds, per route, the errors its
 application service raises (404 unknown things, 409 not finished, 422 bounds or unparsable model
 output, 503 no model reachable), so clients and the fuzzer can rely on the schema.
 """
@@ -39,10 +39,12 @@ DESCRIPTIONS = {
     401: "API key missing (API_KEY_REQUIRED) or unknown/revoked (API_KEY_INVALID)",
     403: "Cross-site request refused (ORIGIN_FORBIDDEN)",
     404: "Not found (unknown symbol, session, job or run)",
+    408: "The request body stopped arriving (BODY_STALLED)",
     409: "Not in a state that allows this yet",
     413: "Request body too large (BODY_TOO_LARGE)",
     422: "Over a configured bound, or the model's answer could not be parsed",
-    429: "Rate, concurrency, token budget or job queue limit reached; see Retry-After",
+    429: "Rate (RATE_LIMITED), concurrency (TOO_MANY_CONCURRENT), token budget or job queue limit "
+    "reached; see Retry-After",
     503: "No LLM or data provider could be reached, or no Chromium to print a PDF (PDF_UNAVAILABLE)",
 }
 # Errors the routes' services raise, by (method, path pattern); `{x}` matches one path segment.
@@ -115,9 +117,8 @@ def route_errors(method: str, path: str) -> set[int]:
     if method in STATE_CHANGING or spending:
         codes.add(403)
     if method in STATE_CHANGING:
-        codes.add(413)
-    if spending:
-        codes.add(429)
+        codes.update((408, 413))
+    codes.add(429)  # every route has its class's rate and concurrency limits (entrypoints/limits.py)
     for route_method, pattern, extra in _ROUTE_PATTERNS:
         if route_method == method and pattern.fullmatch(concrete):
             codes.update(extra)

@@ -1,14 +1,15 @@
-"""Access control and limits for every REST request, applied before any route runs.
+"""Access control for every REST request, applied before any route runs.
 
-In order: the Host header against the allowlist (400: DNS rebinding), the body size (413), the
-Origin of state-changing and cross-site spending requests (403), who the caller is (an API key in a
-header, else the web UI's session cookie: entrypoints/ui_identity.py) and a refusal (401, or the
+In order: the Host header against the allowlist (400: DNS rebinding), the declared body size (413),
+the Origin of state-changing and cross-site spending requests (403), who the caller is (an API key in
+a header, else the web UI's session cookie: entrypoints/ui_identity.py) and a refusal (401, or the
 login form for a page) where the policy requires one, then for the routes that spend LLM tokens or
-search credits the caller's request rate and concurrency (429 + Retry-After) and its token budget
-for the day (429). A spending request runs inside a usage scope capped at the per-request budget
-(and what is left of the day's), and the tokens it spent, including those of a job it started, are
-charged to its key, or to the local user's one daily budget ("local": the loopback UI's sessions,
---no-auth).
+search credits the caller's token budget for the day (429). The caller's key id ("local": the
+loopback UI's sessions, --no-auth) goes on in the scope (`KEY_SCOPE`) to the limits layer inside this
+one (`entrypoints/limits.py`: every route's rate and concurrency, the body as it is read). A spending
+request runs inside a usage scope capped at the per-request budget (and what is left of the day's),
+and the tokens it spent, including those of a job it started, are charged to its key, or to the
+local user's one daily budget.
 """
 
 from __future__ import annotations
@@ -20,14 +21,14 @@ from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 from anyio import to_thread
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from stockdesk.entrypoints.http_errors import error_response
 from stockdesk.entrypoints.request_ids import request_id
 from stockdesk.entrypoints.ui_identity import Caller, UiIdentity, legacy_cleared, with_headers
 from stockdesk.entrypoints.ui_identity import header as _header
 from stockdesk.llm_platform.application.llm_service import LLMService
-from stockdesk.shared.access import AccessGrant, AccessPolicy, AuthMode, ConcurrencyLimiter, RateLimiter
+from stockdesk.shared.access import AccessGrant, AccessPolicy, AuthMode
 from stockdesk.shared.access.grant import reset_grant, set_grant
 from stockdesk.shared.access.sessions import LOCAL
 from stockdesk.shared.db.api_key_store import SqlApiKeyStore
@@ -77,6 +78,7 @@ UI_SPENDING_ROUTES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
 UI_PUBLIC_PREFIXES = ("/static/", "/login", "/logout", "/lang/", "/favicon.ico")
 UPLOAD_PATHS = frozenset({"/data/import"})
 STATE_CHANGING = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+KEY_SCOPE = "stockdesk.key_id"  # the authenticated key's id ("local": none), for the limits layer
 
 
 def is_ui(path: str) -> bool:
@@ -123,8 +125,6 @@ class SecurityMiddleware:
         self.identity = UiIdentity(policy, sessions)
         self._llm = llm
         self._clock = clock
-        self.rate = RateLimiter(policy.rate_per_minute)
-        self.concurrency = ConcurrencyLimiter(policy.max_concurrent_per_key)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -180,11 +180,8 @@ class SecurityMiddleware:
             return
         key_id = caller.key_id or LOCAL
         scope["state"].update(key_id=key_id, signed_in=caller.signed_in)
+        scope[KEY_SCOPE] = key_id
         send = with_headers(send, cookies)
-        receive = await self._bounded_body(receive, method, limit)
-        if receive is None:
-            await refuse(413, "BODY_TOO_LARGE", f"request bodies are limited to {limit} bytes")
-            return
         if not spending:
             await self.app(scope, receive, send)
             return
@@ -220,15 +217,8 @@ class SecurityMiddleware:
         return caller, legacy_cleared(scope) if ui else []
 
     async def _spend(self, scope: Scope, receive: Receive, send: Send, key_id: str, refuse: Any) -> None:
-        wait = self.rate.admit(key_id)
-        if wait:
-            await refuse(
-                429,
-                "RATE_LIMITED",
-                f"at most {self.policy.rate_per_minute} such requests per minute",
-                **{"Retry-After": str(wait)},
-            )
-            return
+        """The day's token budget (a refusal costs no rate or concurrency quota: the limits layer
+        inside counts the request only once it passed here), then the request, metered."""
         now = self._clock()
         today: date = now.date()
         store = self._keys()
@@ -243,26 +233,15 @@ class SecurityMiddleware:
                 **{"Retry-After": str(_seconds_to_midnight(now))},
             )
             return
-        if not self.concurrency.try_acquire(key_id):
-            await refuse(
-                429,
-                "TOO_MANY_CONCURRENT",
-                f"at most {self.policy.max_concurrent_per_key} such requests at once per key",
-                **{"Retry-After": "5"},
-            )
-            return
         caps = [c for c in (self.policy.max_tokens_per_request, daily and daily - spent_today) if c]
         try:
             llm = self._llm()
         except StockdeskError:  # the model cannot be built (a key is missing): no token can be spent, and
             llm = None  # the route meets the same error and answers it as its page or body does
-        try:
-            if llm is None:
-                await self.app(scope, receive, send)
-            else:
-                await self._metered(llm, scope, receive, send, key_id, min(caps) if caps else None)
-        finally:
-            self.concurrency.release(key_id)
+        if llm is None:
+            await self.app(scope, receive, send)
+        else:
+            await self._metered(llm, scope, receive, send, key_id, min(caps) if caps else None)
 
     async def _metered(
         self, llm: LLMService, scope: Scope, receive: Receive, send: Send, key_id: str, cap: int | None
@@ -282,35 +261,3 @@ class SecurityMiddleware:
             finally:
                 reset_grant(token)
                 await to_thread.run_sync(grant.record)
-
-    async def _bounded_body(self, receive: Receive, method: str, limit: int) -> Receive | None:
-        """Read the body up front (it is small, by the limit) so that chunked uploads are bounded too."""
-        if method not in STATE_CHANGING:
-            return receive
-        chunks: list[bytes] = []
-        size = 0
-        more = True
-        while more:
-            message = await receive()
-            if message["type"] != "http.request":
-                return _replay([message])
-            chunk = message.get("body", b"")
-            size += len(chunk)
-            if size > limit:
-                return None
-            chunks.append(chunk)
-            more = message.get("more_body", False)
-        return _replay([{"type": "http.request", "body": b"".join(chunks), "more_body": False}], receive)
-
-
-def _replay(messages: list[Message], then: Receive | None = None) -> Receive:
-    pending = list(messages)
-
-    async def receive() -> Message:
-        if pending:
-            return pending.pop(0)
-        if then is not None:
-            return await then()
-        return {"type": "http.disconnect"}
-
-    return receive

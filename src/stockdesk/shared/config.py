@@ -168,6 +168,33 @@ class Settings(BaseSettings):
     api_max_body_bytes: int = Field(default=1_000_000, ge=1_024, description="Larger bodies get 413.")
     api_rate_per_minute: int = Field(default=30, ge=1, description="Spending requests per key per minute.")
     api_max_concurrent_per_key: int = Field(default=2, ge=1, description="Spending requests in flight.")
+    # The other route classes' limits (README "Access control and limits"), per key or client address.
+    api_cheap_per_minute: int = Field(
+        default=1200, ge=1, description="Cheap reads (REST GETs, static files) per key or client per minute."
+    )
+    api_cheap_concurrent: int = Field(default=16, ge=1, description="Cheap reads being answered at once.")
+    api_page_per_minute: int = Field(
+        default=300, ge=1, description="Web UI pages and forms per key or client per minute."
+    )
+    api_page_concurrent: int = Field(default=8, ge=1, description="Web UI pages being rendered at once.")
+    api_backtest_per_minute: int = Field(
+        default=10, ge=1, description="Backtests (REST and the lab's form) per key or client per minute."
+    )
+    api_backtest_concurrent: int = Field(
+        default=1, ge=1, description="Backtests in flight per key or client (each runs a sandboxed worker)."
+    )
+    api_upload_per_minute: int = Field(
+        default=10, ge=1, description="File imports per key or client per minute."
+    )
+    api_max_concurrent_uploads: int = Field(
+        default=2, ge=1, description="File imports being received at once by one server process."
+    )
+    api_max_upload_bytes: int = Field(
+        default=64_000_000, ge=1_024, description="Largest file import (the web UI's /data/import)."
+    )
+    api_body_idle_seconds: float = Field(
+        default=30.0, gt=0, description="A request body that stops arriving this long is cut (408)."
+    )
     api_max_tokens_per_request: int | None = Field(
         default=200_000, ge=1, description="LLM tokens one request (and the job it starts) may spend."
     )

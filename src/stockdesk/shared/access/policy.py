@@ -11,6 +11,8 @@ import ipaddress
 from dataclasses import dataclass, field
 from enum import StrEnum
 
+from stockdesk.shared.access.route_limits import RouteLimits
+
 LOOPBACK_NAMES = ("localhost", "127.0.0.1", "::1")
 
 
@@ -43,6 +45,7 @@ class AccessPolicy:
     max_tokens_per_request: int | None = 200_000
     max_tokens_per_day: int | None = 2_000_000
     public_paths: frozenset[str] = field(default_factory=frozenset)
+    route_limits: RouteLimits = field(default_factory=RouteLimits)  # the other classes' limits
 
     def host_allowed(self, host_header: str) -> bool:
         """The Host header's name (port stripped) is on the allowlist; '*' allows any."""

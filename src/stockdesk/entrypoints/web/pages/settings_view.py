@@ -194,8 +194,13 @@ SECTIONS: dict[str, tuple[Row, ...]] = {
               ("local_timeout_seconds", "seconds")),
     "search": ("search_providers", "searxng_url", ("search_timeout_seconds", "seconds"), "search_cache"),
     "access": ("api_allowed_hosts", ("api_cors_origins", None, "closed"), "api_max_body_bytes",
+               "api_max_upload_bytes", ("api_body_idle_seconds", "seconds"),
                ("api_rate_per_minute", "requests_per_minute"), ("api_max_concurrent_per_key", "requests"),
-               ("api_max_tokens_per_request", "tokens"), ("api_max_tokens_per_day", "tokens_per_day")),
+               ("api_max_tokens_per_request", "tokens"), ("api_max_tokens_per_day", "tokens_per_day"),
+               ("api_cheap_per_minute", "requests_per_minute"), ("api_cheap_concurrent", "requests"),
+               ("api_page_per_minute", "requests_per_minute"), ("api_page_concurrent", "requests"),
+               ("api_backtest_per_minute", "requests_per_minute"), ("api_backtest_concurrent", "requests"),
+               ("api_upload_per_minute", "requests_per_minute"), ("api_max_concurrent_uploads", "requests")),
     "jobs": (("jobs_max_running", "jobs"), ("jobs_max_queued", "jobs"), "jobs_max_running_per_kind",
              ("batch_workers", "tasks"), ("ray_address", None, "local_ray"),
              ("max_universe_symbols", "symbols"), ("max_window_days", "days"),
@@ -228,6 +233,9 @@ SPECIAL_ROWS: dict[str, Callable[[_Reader], Shown]] = {
     ),
     "api_max_body_bytes": lambda r: size(
         "api_max_body_bytes", r.s.api_max_body_bytes, env=env_of("api_max_body_bytes")
+    ),
+    "api_max_upload_bytes": lambda r: size(
+        "api_max_upload_bytes", r.s.api_max_upload_bytes, env=env_of("api_max_upload_bytes")
     ),
     "panel_consensus_confidence": lambda r: figure(
         "panel_consensus_confidence",
