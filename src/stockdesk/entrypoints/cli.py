@@ -13,6 +13,7 @@ from dataclasses import replace
 from typing import Any
 
 import typer
+from pydantic import ValidationError
 from rich.console import Console
 from rich.table import Table
 
@@ -37,9 +38,10 @@ from stockdesk.evaluation.application.evaluation_service import JOB_KIND as EVAL
 from stockdesk.evaluation.presentation.cli import build_evaluate_command
 from stockdesk.evaluation.presentation.track_cli import build_track_cli
 from stockdesk.llm_platform.presentation.cli import build_llm_cli, model_assembly_progress
+from stockdesk.notifications.presentation.cli import build_notify_cli
 from stockdesk.research.presentation.cli import build_research_cli
 from stockdesk.research.presentation.screen_cli import build_screen_command
-from stockdesk.shared.config import get_settings
+from stockdesk.shared.config import get_settings, settings_error
 from stockdesk.shared.db.task_store import SqlTaskStore
 from stockdesk.shared.errors import BadRequestException, NotFoundException, StockdeskError
 from stockdesk.shared.logging import FILE_ONLY, configure_logging
@@ -132,6 +134,7 @@ app.add_typer(
     name="strategy",
 )
 app.add_typer(build_keys_cli(lambda: container().api_keys), name="keys")
+app.add_typer(build_notify_cli(lambda: container().notifications.service), name="notify")
 app.command("doctor")(build_doctor_command(lambda: container().settings))
 app.add_typer(
     build_batch_cli(
@@ -292,7 +295,11 @@ def serve(
 
 
 def main() -> None:
-    settings = get_settings()
+    try:
+        settings = get_settings()
+    except ValidationError as exc:  # a bad stockdesk.toml or STOCKDESK_* value: one line, no value echoed
+        err_console.print(f"[red]error:[/] {settings_error(exc)}", highlight=False, soft_wrap=True)
+        sys.exit(2)
     log_file = configure_logging(
         settings.log_dir, settings.log_level, console_level=settings.console_log_level
     )

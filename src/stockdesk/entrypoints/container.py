@@ -27,6 +27,7 @@ from stockdesk.judge.container import JudgeContainer
 from stockdesk.ledger.container import LedgerContainer
 from stockdesk.llm_platform.application.llm_service import LLMService
 from stockdesk.llm_platform.container import build_llm_service
+from stockdesk.notifications.container import NotificationsContainer
 from stockdesk.research.container import ResearchContainer
 from stockdesk.shared.access.bounds import RequestBounds
 from stockdesk.shared.config import Settings, get_settings
@@ -68,6 +69,10 @@ class AppContainer:
             self.settings.effective_database_url,
             busy_timeout_seconds=self.settings.sqlite_busy_timeout_seconds,
         )
+
+    @cached_property
+    def notifications(self) -> NotificationsContainer:
+        return NotificationsContainer(self.settings, self.database)
 
     @cached_property
     def data(self) -> DataEngineeringContainer:

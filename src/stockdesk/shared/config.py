@@ -11,7 +11,15 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import AliasChoices, BaseModel, Field, field_validator
+from pydantic import (
+    AliasChoices,
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
@@ -19,11 +27,27 @@ from pydantic_settings import (
     TomlConfigSettingsSource,
 )
 
-from stockdesk.shared.redact import SECRET_ENV_VARS, redact_data, secret_env_values, strings_in, url_secrets
+from stockdesk.shared.redact import (
+    SECRET_ENV_VARS,
+    redact_data,
+    register_secrets,
+    secret_env_values,
+    strings_in,
+    url_secrets,
+)
 
 EMBEDDED_ALIAS = "local"
 
-__all__ = ["EMBEDDED_ALIAS", "SECRET_ENV_VARS", "LLMAliasConfig", "Settings", "get_settings"]
+__all__ = [
+    "EMBEDDED_ALIAS",
+    "SECRET_ENV_VARS",
+    "LLMAliasConfig",
+    "NotifyChannelConfig",
+    "NotifySettings",
+    "Settings",
+    "get_settings",
+    "settings_error",
+]
 
 
 class LLMAliasConfig(BaseModel):
@@ -69,6 +93,104 @@ class LLMAliasConfig(BaseModel):
     def style(self) -> str:
         """The output style this alias gets (see `output_style`)."""
         return self.output_style or ("choices" if self.provider == "embedded" else "prose")
+
+
+CHANNEL_TYPES = ("email", "webhook", "wecom", "feishu", "dingtalk", "slack", "telegram")
+# keys that would hold a secret written into the file: refused, the secret is named by its *_env key
+INLINE_SECRETS = {
+    "password": "password_env", "url": "url_env", "webhook": "url_env", "webhook_url": "url_env",
+    "token": "token_env", "bot_token": "token_env", "secret": "secret_env", "sign_secret": "secret_env",
+    "key": "url_env", "api_key": "url_env", "access_token": "url_env",
+}  # fmt: skip
+_NEEDS = {
+    "email": ("host", "from_address", "to"),
+    "webhook": ("url_env",), "wecom": ("url_env",), "feishu": ("url_env",), "dingtalk": ("url_env",),
+    "slack": ("url_env",), "telegram": ("token_env", "chat_id"),
+}  # fmt: skip
+
+
+class NotifyChannelConfig(BaseModel):
+    """One notification channel (`[notify.channels.<name>]` in stockdesk.toml). Secrets are never
+    fields: `password_env`, `url_env` (a webhook's whole URL is its credential), `token_env` and
+    `secret_env` name the environment variables that hold them; a secret written inline is refused."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+    type: Literal["email", "webhook", "wecom", "feishu", "dingtalk", "slack", "telegram"]
+    # email (SMTP with STARTTLS)
+    host: str | None = None
+    port: int = Field(default=587, ge=1, le=65535)
+    username: str | None = None
+    password_env: str | None = None
+    from_address: str | None = Field(default=None, alias="from")
+    to: list[str] = Field(default_factory=list)
+    starttls: bool = True
+    ca_file: Path | None = Field(
+        default=None, description="CA certificates to trust (a private SMTP server)."
+    )
+    # webhooks
+    url_env: str | None = None
+    secret_env: str | None = Field(default=None, description="Feishu/DingTalk signing secret (optional).")
+    msg_type: Literal["post", "text"] = Field(default="post", description="Feishu: rich text or plain text.")
+    # telegram
+    token_env: str | None = None
+    chat_id: str | None = None
+    api_base: str = "https://api.telegram.org"
+    timeout_seconds: float = Field(default=15.0, gt=0)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _no_inline_secret(cls, values: Any) -> Any:
+        if isinstance(values, dict):
+            for key, env_key in INLINE_SECRETS.items():
+                if key in values:
+                    register_secrets(str(values[key]))  # never shown, even in a log of the refusal
+                    raise ValueError(
+                        f"`{key}` is a secret written in the config file; put it in an environment "
+                        f"variable and name that variable with `{env_key}`"
+                    )
+        return values
+
+    @model_validator(mode="after")
+    def _complete(self) -> NotifyChannelConfig:
+        missing = [name for name in _NEEDS[self.type] if not getattr(self, name)]
+        if missing:
+            shown = ", ".join("from" if m == "from_address" else m for m in missing)
+            raise ValueError(f"a {self.type} channel needs {shown}")
+        if self.username and not self.password_env:
+            raise ValueError("an email channel with a username needs password_env")
+        return self
+
+    def secret_envs(self) -> list[str]:
+        """The environment variables this channel reads its secrets from."""
+        return [e for e in (self.password_env, self.url_env, self.token_env, self.secret_env) if e]
+
+
+class NotifySettings(BaseModel):
+    """`[notify]`: the channels by name, and how failed deliveries are retried."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    channels: dict[str, NotifyChannelConfig] = Field(default_factory=dict)
+    attempts: int = Field(default=4, ge=1, le=10, description="Tries per delivery (the first included).")
+    backoff_seconds: float = Field(default=2.0, ge=0, description="First wait between tries; doubles.")
+
+    @field_validator("channels")
+    @classmethod
+    def _names(cls, channels: dict[str, NotifyChannelConfig]) -> dict[str, NotifyChannelConfig]:
+        for name in channels:
+            if not name or len(name) > 64 or not all(ch.isalnum() or ch in "-_" for ch in name):
+                raise ValueError(f"channel name {name!r}: letters, digits, - and _ only (at most 64)")
+        return channels
+
+
+def settings_error(exc: ValidationError) -> str:
+    """A settings error in one line (where, and what), without the value given (it may be a secret)."""
+    first = exc.errors()[0]
+    where = ".".join(str(part) for part in first["loc"]) or "settings"
+    message = str(first["msg"]).removeprefix("Value error, ")
+    more = f" (and {len(exc.errors()) - 1} more)" if len(exc.errors()) > 1 else ""
+    return f"invalid configuration: {where}: {message}{more}"
 
 
 def _config_file() -> Path | None:
@@ -225,6 +347,13 @@ class Settings(BaseSettings):
         default=366 * 15, ge=30, description="Calendar days one backtest or evaluation window may span."
     )
 
+    # Notifications (README "Notifications"): channels under [notify.channels.<name>], and the public
+    # address of this server, from which a digest links to its full report.
+    notify: NotifySettings = Field(default_factory=NotifySettings)
+    public_url: str | None = Field(
+        default=None, description="Public address of the web UI; a digest links its report under it."
+    )
+
     # PDF exports (shared/exports): every HTML report printed by headless Chromium.
     chromium_path: str | None = Field(
         default=None,
@@ -354,6 +483,7 @@ class Settings(BaseSettings):
         urls = [s for s in strings_in(self.model_dump(mode="json")) if "://" in s]
         values = [v for url in [*urls, self.effective_database_url] for v in url_secrets(url)]
         key_envs = {a.api_key_env for a in self.resolved_aliases() if a.api_key_env}
+        key_envs |= {env for channel in self.notify.channels.values() for env in channel.secret_envs()}
         return values + secret_env_values(sorted(key_envs))
 
 

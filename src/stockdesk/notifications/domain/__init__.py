@@ -1,0 +1,1 @@
+"""The digest and what a delivery left behind (pure: no I/O)."""

@@ -1,0 +1,1 @@
+"""Channel senders (SMTP, webhooks over httpx), their payload formats, and the delivery records table."""

@@ -1,0 +1,1 @@
+"""`stockdesk notify list|test`."""
