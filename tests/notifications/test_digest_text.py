@@ -1,0 +1,55 @@
+"""The digest's words: code writes every sentence from the catalogue, changes first, rows cut whole."""
+
+from __future__ import annotations
+
+import pytest
+
+from stockdesk.notifications.application import DigestRow, digest_text, fit
+from stockdesk.shared.errors import BadRequestException
+from tests.notifications.support import digest
+
+
+def test_english_sentences_in_order_with_the_link_last() -> None:
+    text = digest_text(digest("en"))
+    plain = text.plain()
+    assert text.heading == "Core watchlist: 2026-11-27"
+    assert text.changes == [
+        "600519 Kweichow Moutai is now BUY (was HOLD).",
+        "Held 000001 turned to EXIT (was HOLD).",
+        "AAPL closed at 178.52, across its stop at 180.00.",
+    ]
+    assert text.row_lines[0] == (
+        "600000 Kweichow Moutai: HOLD; uncalibrated; close 1,500.00 (+1.25%); stop 1,400.00, target 1,700.00."
+    )
+    assert "P(up) 61% from 120 verdicts" in text.row_lines[1]
+    assert (
+        plain.index("Changes since the last run") < plain.index("All symbols") < plain.index("Full report:")
+    )
+    assert plain.endswith("Full report: https://desk.example/r/1")
+
+
+def test_no_changes_no_link_and_a_holder_action() -> None:
+    base = digest("zh", url=None)
+    quiet = base.model_copy(update={"changes": [], "rows": [DigestRow(symbol="600519", action="TRIM")]})
+    text = digest_text(quiet)
+    assert (
+        text.changes == ["与上次运行相比没有变化。"] and text.link is None and "完整报告" not in text.plain()
+    )
+    assert text.row_lines == ["600519：减仓；未校准；收盘 无（无）；止损 无，目标 无。"]
+
+
+def test_fit_drops_whole_rows_then_changes_and_refuses_a_heading_too_long() -> None:
+    many = digest("en", rows=50)
+    full = len(digest_text(many).plain())
+    text = fit(many, lambda t: len(t.plain()), full - 1)
+    assert len(text.row_lines) == 49 and text.more_rows == "Symbols not shown here: 1, in the full report."
+    bare = fit(many, lambda t: len(t.plain()), len(digest_text(many, rows=0, changes=1).plain()))
+    assert bare.row_lines == [] and bare.more_changes == "Changes not shown here: 2, in the full report."
+    with pytest.raises(BadRequestException):
+        fit(many, lambda t: len(t.plain()), 10)
+
+
+def test_the_hash_is_the_digest() -> None:
+    assert digest().digest_hash() == digest().digest_hash()
+    assert digest().digest_hash() != digest(run="run-2").digest_hash()
+    assert digest().digest_hash() != digest("zh").digest_hash()
