@@ -29,7 +29,7 @@ class Inbox:
         self.messages: list[EmailMessage] = []
         self.envelopes: list[tuple[str, list[str]]] = []
 
-    async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:  # noqa: N802 (aiosmtpd's name)
+    async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:
         self.messages.append(email.message_from_bytes(envelope.original_content, policy=default))  # type: ignore[arg-type]
         self.envelopes.append((envelope.mail_from, list(envelope.rcpt_tos)))
         return "250 Message accepted"
