@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 
 from stockdesk.notifications.application import DigestRow, digest_text, fit
 from stockdesk.shared.errors import BadRequestException
-from tests.notifications.support import digest
+from tests.notifications.support import container, digest, write_config
 
 
 def test_english_sentences_in_order_with_the_link_last() -> None:
@@ -53,3 +56,32 @@ def test_the_hash_is_the_digest() -> None:
     assert digest().digest_hash() == digest().digest_hash()
     assert digest().digest_hash() != digest(run="run-2").digest_hash()
     assert digest().digest_hash() != digest("zh").digest_hash()
+
+
+def test_the_report_link_is_under_the_public_url_only_when_one_is_set(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with_url = write_config(tmp_path, monkeypatch, 'public_url = "https://desk.example/"\n')
+    assert (
+        container(with_url).service.report_url("/reports/run-1.html")
+        == "https://desk.example/reports/run-1.html"
+    )
+    without = write_config(tmp_path, monkeypatch, "")
+    assert container(without).service.report_url("/reports/run-1.html") is None
+
+
+def test_every_notify_secret_is_known_to_the_redaction(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HOOK_URL_X", "https://hooks.example/very-secret-hook-id")
+    monkeypatch.setenv("TG_TOKEN_X", "999:telegram-secret-token")
+    settings = write_config(
+        tmp_path,
+        monkeypatch,
+        '[notify.channels.h]\ntype = "slack"\nurl_env = "HOOK_URL_X"\n\n'
+        '[notify.channels.t]\ntype = "telegram"\ntoken_env = "TG_TOKEN_X"\nchat_id = "1"\n',
+    )
+    values = settings.secret_values()
+    assert "https://hooks.example/very-secret-hook-id" in values and "999:telegram-secret-token" in values
+    shown = json.dumps(settings.redacted())
+    assert "very-secret-hook-id" not in shown and "telegram-secret-token" not in shown

@@ -33,4 +33,5 @@ class NotificationsContainer:
             self.store.log(),
             retry=RetryPolicy(attempts=notify.attempts, backoff_seconds=notify.backoff_seconds),
             sleep=self._sleep,
+            public_url=self._settings.public_url,
         )

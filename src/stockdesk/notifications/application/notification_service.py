@@ -19,6 +19,7 @@ from tenacity import Retrying, retry_if_exception, stop_after_attempt, wait_expo
 
 from stockdesk.notifications.application.sample import sample_digest
 from stockdesk.notifications.domain.delivery import (
+    ChannelHealth,
     ChannelStatus,
     DeliveryAttempt,
     DeliveryError,
@@ -65,7 +66,9 @@ class NotificationService:
         retry: RetryPolicy | None = None,
         sleep: Callable[[float], None] = time.sleep,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+        public_url: str | None = None,
     ):
+        self._public_url = public_url.rstrip("/") if public_url else None
         self._channels = dict(channels)
         self._log = log
         self._retry = retry or RetryPolicy()
@@ -88,6 +91,15 @@ class NotificationService:
             )
             for c in sorted(self._channels.values(), key=lambda c: c.name)
         ]  # fmt: skip
+
+    def channel_health(self) -> dict[str, ChannelHealth]:
+        """Each channel's health by name (what `schedule list` shows beside a schedule's channels)."""
+        return {status.name: status.health for status in self.channels()}
+
+    def report_url(self, path: str) -> str | None:
+        """The public link of a report at `path` under the configured `public_url` (None when it is
+        not set: the digest then has no link)."""
+        return f"{self._public_url}/{path.lstrip('/')}" if self._public_url else None
 
     def deliver(self, digest: Digest, channels: list[str] | None = None) -> list[DeliveryResult]:
         """Send `digest` to `channels` (None: every configured one), each once: a channel it was sent
