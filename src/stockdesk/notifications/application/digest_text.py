@@ -129,6 +129,19 @@ def digest_text(digest: Digest, *, rows: int | None = None, changes: int | None 
     )
 
 
+def _most(count: int, fits: Callable[[int], bool]) -> int | None:
+    """The largest n in 0..count with fits(n), given that fits is true up to some n and false after
+    (a message grows with the rows it shows): a binary search, so a long digest is measured about
+    log2(count) times, not count times."""
+    if not fits(0):
+        return None
+    low, high = 0, count
+    while low < high:
+        middle = (low + high + 1) // 2
+        low, high = (middle, high) if fits(middle) else (low, middle - 1)
+    return low
+
+
 def fit(digest: Digest, size: Callable[[DigestText], int], limit: int | None) -> DigestText:
     """The fullest DigestText whose `size` (a channel's measure of its payload: characters or bytes)
     is at most `limit`: rows are dropped from the end first, then changes; a message that does not
@@ -136,12 +149,10 @@ def fit(digest: Digest, size: Callable[[DigestText], int], limit: int | None) ->
     text = digest_text(digest)
     if limit is None or size(text) <= limit:
         return text
-    for rows in range(len(digest.rows) - 1, -1, -1):
-        text = digest_text(digest, rows=rows)
-        if size(text) <= limit:
-            return text
-    for changes in range(len(digest.changes) - 1, -1, -1):
-        text = digest_text(digest, rows=0, changes=changes)
-        if size(text) <= limit:
-            return text
+    rows = _most(len(digest.rows), lambda n: size(digest_text(digest, rows=n)) <= limit)
+    if rows is not None:
+        return digest_text(digest, rows=rows)
+    changes = _most(len(digest.changes), lambda n: size(digest_text(digest, rows=0, changes=n)) <= limit)
+    if changes is not None:
+        return digest_text(digest, rows=0, changes=changes)
     raise BadRequestException(f"the digest's heading alone is longer than the channel's {limit}")
