@@ -1,5 +1,6 @@
 """Application interface of notifications: other contexts (the scheduler) deliver digests through this."""
 
+from stockdesk.notifications.application.changes import changes_between
 from stockdesk.notifications.application.digest_text import DigestText, digest_text, fit
 from stockdesk.notifications.application.notification_service import Channel, NotificationService, RetryPolicy
 from stockdesk.notifications.application.sample import sample_digest
@@ -30,6 +31,7 @@ __all__ = [
     "DigestText",
     "NotificationService",
     "RetryPolicy",
+    "changes_between",
     "digest_text",
     "fit",
     "sample_digest",
