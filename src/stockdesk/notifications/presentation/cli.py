@@ -22,6 +22,10 @@ def health_words(status: ChannelStatus) -> str:
     return "ok" if health.last_success else "never sent"
 
 
+def _tries(count: int) -> str:
+    return "1 attempt" if count == 1 else f"{count} attempts"
+
+
 def build_notify_cli(get_service: Callable[[], NotificationService]) -> typer.Typer:
     app = typer.Typer(
         help="Notification channels (stockdesk.toml [notify.channels.<name>]).", no_args_is_help=True
@@ -54,9 +58,9 @@ def build_notify_cli(get_service: Callable[[], NotificationService]) -> typer.Ty
         result = get_service().test(channel, lang=lang)
         if result.status != "sent":
             raise ServiceUnavailableError(
-                f"{channel}: not delivered after {result.attempts} attempts: {result.error}",
+                f"{channel}: not delivered ({_tries(result.attempts)}): {result.error}",
                 code="DELIVERY_FAILED",
             )
-        typer.echo(f"sent a sample digest to {channel} ({result.attempts} attempt(s))")
+        typer.echo(f"sent a sample digest to {channel} ({_tries(result.attempts)})")
 
     return app
