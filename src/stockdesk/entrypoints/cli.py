@@ -37,6 +37,7 @@ from stockdesk.evaluation.application.evaluation_service import JOB_KIND as EVAL
 from stockdesk.evaluation.presentation.cli import build_evaluate_command
 from stockdesk.evaluation.presentation.track_cli import build_track_cli
 from stockdesk.llm_platform.presentation.cli import build_llm_cli, model_assembly_progress
+from stockdesk.paper.presentation.cli import build_paper_cli
 from stockdesk.research.presentation.cli import build_research_cli
 from stockdesk.research.presentation.screen_cli import build_screen_command
 from stockdesk.shared.config import get_settings
@@ -112,6 +113,7 @@ app.command("evaluate")(
     )
 )
 app.add_typer(build_track_cli(lambda: container().evaluation.track), name="track")
+app.add_typer(build_paper_cli(lambda: container().paper.service), name="paper")
 app.command("briefing")(build_briefing_command(lambda: container().briefing.service))
 app.add_typer(
     build_debate_cli(
