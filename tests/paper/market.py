@@ -19,7 +19,9 @@ LIMIT_DOWN_DAY = DAYS[9]  # B opens at limit-down (-10 %)
 SUSPENDED_DAY = DAYS[12]  # C has no bar
 
 
-def _bars(symbol: str, moves: Mapping[date, float], missing: set[date], after: date | None, bump: float) -> pd.DataFrame:
+def _bars(
+    symbol: str, moves: Mapping[date, float], missing: set[date], after: date | None, bump: float
+) -> pd.DataFrame:
     rows, close = [], 10.0
     for day in DAYS:
         if day in missing:

@@ -15,7 +15,7 @@ from stockdesk.paper.application.market import PaperMarket
 from stockdesk.paper.application.verdicts import RulesVerdicts
 from stockdesk.shared.config import Settings
 from stockdesk.shared.db import Database
-from tests.paper.market import A, B, C, DAYS, LIMIT_DOWN_DAY, LIMIT_UP_DAY, SUSPENDED_DAY, populate
+from tests.paper.market import DAYS, LIMIT_DOWN_DAY, LIMIT_UP_DAY, SUSPENDED_DAY, A, B, C, populate
 
 # BUY A the day before its limit-up open; BUY B, then SELL B the day it was bought (T+1); BUY B again
 # and SELL it the day before its limit-down open; BUY C the day before its suspension.
@@ -151,22 +151,29 @@ def test_an_interrupted_replay_goes_on_from_its_last_completed_day(app: AppConta
     assert broken.show("broken").marks == whole.show("whole").marks
 
 
-def test_bars_after_the_day_change_nothing_about_it(app: AppContainer, settings: Settings, tmp_path: Path) -> None:
+def test_bars_after_the_day_change_nothing_about_it(
+    app: AppContainer, settings: Settings, tmp_path: Path
+) -> None:
     day = DAYS[9]
     service = make_service(app)
     opened(service)
     service.replay("t", DAYS[0], day)
     other_db = Database(f"sqlite:///{tmp_path / 'perturbed.db'}")
     populate(other_db, perturb_after=day)
-    other = AppContainer(settings.model_copy(update={"database_url": f"sqlite:///{tmp_path / 'perturbed.db'}"}))
+    other = AppContainer(
+        settings.model_copy(update={"database_url": f"sqlite:///{tmp_path / 'perturbed.db'}"})
+    )
     try:
         changed = make_service(other)
         opened(changed)
         changed.replay("t", DAYS[0], day)
-        assert changed.show("t") .model_dump(exclude={"book"}) == service.show("t").model_dump(exclude={"book"})
+        assert changed.show("t").model_dump(exclude={"book"}) == service.show("t").model_dump(
+            exclude={"book"}
+        )
         assert app.paper.store.orders(service.get("t").id) == other.paper.store.orders(changed.get("t").id)
-        assert other.data.market_frames.bars([A], DAYS[10], DAYS[10])["open"].iloc[0] != (
-            app.data.market_frames.bars([A], DAYS[10], DAYS[10])["open"].iloc[0]
+        assert (
+            other.data.market_frames.bars([A], DAYS[10], DAYS[10])["open"].iloc[0]
+            != (app.data.market_frames.bars([A], DAYS[10], DAYS[10])["open"].iloc[0])
         )  # the later bars did differ
     finally:
         other.close()
@@ -178,7 +185,7 @@ def test_bad_input_is_one_line_errors(app: AppContainer) -> None:
     opened(service)
     with pytest.raises(BookExists):
         opened(service)
-    with pytest.raises(BadBookInput, match="not in the store: 999999.SH"):
+    with pytest.raises(BadBookInput, match=r"not in the store: 999999\.SH"):
         service.open("x", market="CN", capital=1e6, symbols=["999999.SH"])
     with pytest.raises(BadBookInput, match="market"):
         service.open("y", market="HK", capital=1e6, symbols=[A])
