@@ -26,17 +26,20 @@ def seed_book(container: AppContainer, symbol: str = "600000.SH", name: str = BO
     days = [
         DayResult(
             day=DAY1, verdicts=[DayVerdict(day=DAY1, symbol=symbol, action="BUY")], orders=[], trades=[],
-            mark=PaperMark(day=DAY1, cash=1_000_000, positions_value=0, equity=1_000_000, benchmark=1.0), positions=[],
+            mark=PaperMark(day=DAY1, cash=1_000_000, positions_value=0, equity=1_000_000, benchmark=1.0),
+            positions=[],
         ),
         DayResult(
             day=DAY2, verdicts=[DayVerdict(day=DAY2, symbol=symbol, action="HOLD")], orders=[],
             trades=[
-                PaperTrade(day=DAY2, symbol=symbol, side="BUY", quantity=20_000, price=10.0, costs=60.0, reason="order"),
-                PaperTrade(day=DAY2, symbol=symbol, side="BUY", quantity=0, price=11.0, reason="limit-up at the open",
-                           filled=False),
+                PaperTrade(day=DAY2, symbol=symbol, side="BUY", quantity=20_000, price=10.0, costs=60.0,
+                           reason="order"),
+                PaperTrade(day=DAY2, symbol=symbol, side="BUY", quantity=0, price=11.0,
+                           reason="limit-up at the open", filled=False),
             ],
             mark=PaperMark(day=DAY2, cash=799_940, positions_value=202_000, equity=1_001_940, benchmark=1.01),
-            positions=[PaperPosition(symbol=symbol, quantity=20_000, cost=10.003, bought_on=DAY2, price=10.1, value=202_000)],
+            positions=[PaperPosition(symbol=symbol, quantity=20_000, cost=10.003, bought_on=DAY2, price=10.1,
+                                     value=202_000)],
         ),
     ]  # fmt: skip
     for result in days:

@@ -44,8 +44,8 @@ from stockdesk.entrypoints.security import SecurityMiddleware, is_ui
 from stockdesk.entrypoints.web.app import mount_web
 from stockdesk.evaluation.presentation.rest import build_evaluation_router
 from stockdesk.evaluation.presentation.track_rest import build_track_router
-from stockdesk.paper.presentation.rest import build_paper_router
 from stockdesk.judge.presentation.rest.judge_router import build_judge_router
+from stockdesk.paper.presentation.rest import build_paper_router
 from stockdesk.research.presentation.rest.financial_auditor_routes import build_financial_router
 from stockdesk.research.presentation.rest.search_expert_routes import (
     build_catalyst_router,

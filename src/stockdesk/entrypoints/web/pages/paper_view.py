@@ -12,7 +12,6 @@ from typing import Any
 from stockdesk.paper.application import BookView, PaperBook
 from stockdesk.paper.application.charts import equity_chart
 
-
 REASON_KEYS = {  # the book's trade reasons (paper.application.book_run) -> catalogue keys paper.reason.*
     "order": "order",
     "retry": "retry",
@@ -88,8 +87,9 @@ def book_page(view: BookView) -> BookPage:
             ("paper.fig.not_filled", str(f.not_filled)),
         ]
     page.positions = [
-        {"symbol": p.symbol, "quantity": f"{p.quantity:,.0f}", "cost": f"{p.cost:,.4f}", "bought_on": str(p.bought_on),
-         "price": "–" if p.price is None else f"{p.price:,.2f}", "value": _money(p.value)}
+        {"symbol": p.symbol, "quantity": f"{p.quantity:,.0f}", "cost": f"{p.cost:,.4f}",
+         "bought_on": str(p.bought_on), "price": "–" if p.price is None else f"{p.price:,.2f}",
+         "value": _money(p.value)}
         for p in view.positions
     ]  # fmt: skip
     page.trades = [
