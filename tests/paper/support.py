@@ -5,15 +5,14 @@ from __future__ import annotations
 
 from datetime import UTC, date, datetime
 
-from stockdesk.entrypoints.container import AppContainer
 from stockdesk.paper.application import DayResult, DayVerdict, PaperBook, PaperMark, PaperPosition, PaperTrade
+from stockdesk.paper.infrastructure.persistence.store import SqlPaperStore
 
 BOOK = "walk-book"
 DAY1, DAY2 = date(2024, 1, 2), date(2024, 1, 3)
 
 
-def seed_book(container: AppContainer, symbol: str = "600000.SH", name: str = BOOK) -> PaperBook:
-    store = container.paper.store
+def seed_book(store: SqlPaperStore, symbol: str = "600000.SH", name: str = BOOK) -> PaperBook:
     book = store.create(
         PaperBook(
             name=name,
@@ -45,4 +44,6 @@ def seed_book(container: AppContainer, symbol: str = "600000.SH", name: str = BO
     for result in days:
         book = book.model_copy(update={"first_day": DAY1, "last_day": result.day})
         store.save_day(book, result)
-    return container.paper.service.get(name)
+    found = store.get(name)
+    assert found is not None
+    return found

@@ -224,7 +224,7 @@ def build_world(settings: Settings, tmp_path: Path) -> tuple[TestClient, World]:
                       inputs_hash="0" * 64)
     )  # fmt: skip
     world.briefing = _briefing(settings, tmp_path)
-    seed_book(container, SYMBOL)
+    seed_book(container.paper.store, SYMBOL)
     return client, world
 
 

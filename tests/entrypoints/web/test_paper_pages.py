@@ -19,7 +19,7 @@ def test_the_list_and_a_book_page_in_both_languages(settings: Settings) -> None:
     client = api_client(container)
     empty = client.get("/paper")
     assert empty.status_code == 200 and 'id="paper-none"' in empty.text
-    seed_book(container)
+    seed_book(container.paper.store)
     listed = client.get("/paper")
     assert f'href="/paper/{BOOK}"' in listed.text
     page = client.get(f"/paper/{BOOK}")
@@ -37,7 +37,7 @@ def test_the_list_and_a_book_page_in_both_languages(settings: Settings) -> None:
 def test_the_rest_routes(settings: Settings) -> None:
     container = AppContainer(settings)
     client: TestClient = api_client(container)
-    seed_book(container)
+    seed_book(container.paper.store)
     books = client.get("/api/v1/paper/books").json()
     assert [b["name"] for b in books] == [BOOK]
     view = client.get(f"/api/v1/paper/books/{BOOK}").json()
