@@ -42,6 +42,8 @@ def build_paper_cli(get_service: Callable[[], PaperService]) -> typer.Typer:
         max_weight: float | None = typer.Option(None, "--max-weight", help="Cap per name, a fraction (0.2)."),
     ) -> None:
         """Open a book over `--symbols` (a `--watchlist NAME` will resolve to symbols the same way)."""
+        # Hook: a `--watchlist NAME` option resolves here to the list's symbols (portfolio context's
+        # application interface) and passes `watchlist=NAME` to `open`, which records it on the book.
         listed = [s for s in symbols.split(",") if s.strip()]
         book = get_service().open(
             name, market=market, capital=capital, symbols=listed,
