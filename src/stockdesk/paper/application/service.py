@@ -230,12 +230,12 @@ def figures(book: PaperBook, marks: Sequence[PaperMark], trades: Sequence[PaperT
     if not marks:
         return None
     equity = pd.Series([m.equity for m in marks], index=[pd.Timestamp(m.day) for m in marks])
-    nav = pd.concat([pd.Series([book.capital], index=[equity.index[0] - pd.Timedelta(days=1)]), equity])
+    nav = equity / book.capital  # the first day's close is the capital: its orders fill the next day
     bench = pd.Series([m.benchmark for m in marks], dtype="float64")
     return BookFigures(
         start_equity=book.capital,
         end_equity=float(equity.iloc[-1]),
-        metrics=performance(nav / book.capital),
+        metrics=performance(nav),
         benchmark=performance(bench / bench.iloc[0]) if bench.notna().all() and len(bench) else None,
         trades=sum(1 for t in trades if t.filled),
         not_filled=sum(1 for t in trades if not t.filled),

@@ -32,7 +32,7 @@ def figure_lines(figures: BookFigures | None) -> list[str]:
         f"Sharpe ratio: {m.sharpe:.2f}",
         f"benchmark return: {b.total_return * 100:.2f} %" if b else "benchmark return: n/a",
         f"trades: {figures.trades} filled, {figures.not_filled} not filled",
-        f"days: {m.days - 1}",
+        f"days: {m.days}",
     ]
 
 
