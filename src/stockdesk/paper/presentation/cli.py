@@ -148,9 +148,8 @@ def _print_view(view: BookView) -> None:
     )
     for p in view.positions:
         price = "-" if p.price is None else f"{p.price:,.2f}"
-        positions.add_row(
-            p.symbol, f"{p.quantity:,.0f}", f"{p.cost:,.4f}", str(p.bought_on), price, f"{p.value:,.2f}"
-        )
+        value = "-" if p.price is None else f"{p.value:,.2f}"  # --as-of an earlier day: its mark has it
+        positions.add_row(p.symbol, f"{p.quantity:,.0f}", f"{p.cost:,.4f}", str(p.bought_on), price, value)
     screen.print(positions)
     trades = Table(
         "date", "symbol", "side", "quantity (shares)", "price", "costs", "reason", title="last 20 trades"
