@@ -7,8 +7,10 @@ from collections.abc import Iterator, Mapping, Sequence
 from datetime import date
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
+from stockdesk.backtest.application import performance
 from stockdesk.entrypoints.container import AppContainer
 from stockdesk.paper.application import BadBookInput, BookExists, DayVerdict, PaperBook, PaperService
 from stockdesk.paper.application.market import PaperMarket
@@ -192,3 +194,19 @@ def test_bad_input_is_one_line_errors(app: AppContainer) -> None:
     service.step("t", DAYS[5])
     with pytest.raises(BadBookInput, match="replay from"):
         service.replay("t", DAYS[8], DAYS[9])
+
+
+def test_the_figures_are_the_strategy_labs_over_the_marks(app: AppContainer) -> None:
+    service = make_service(app)
+    opened(service)
+    service.replay("t", DAYS[0], DAYS[-1])
+    view = service.show("t")
+    assert view.figures is not None
+    equity = pd.Series([m.equity for m in view.marks])
+    assert view.figures.metrics == performance(equity / 1_000_000)
+    assert view.figures.end_equity == view.marks[-1].equity
+    assert view.figures.trades == sum(t.filled for t in view.trades) > 0
+    assert view.figures.not_filled == 3  # limit-up, limit-down, suspension
+    last = view.marks[-1]
+    assert last.cash + last.positions_value == pytest.approx(last.equity, abs=0.02)
+    assert last.positions_value == pytest.approx(sum(p.value for p in view.positions), abs=0.05)
