@@ -16,7 +16,7 @@ from stockdesk.backtest.application import (
     simulate,
 )
 from stockdesk.shared.errors import BadRequestException
-from tests.backtest.execution_support import DAYS, frame, panel, rates, targets
+from tests.backtest.execution_support import DAYS, NAN, frame, no_lots, panel, rates, targets
 
 Case = tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]
 
@@ -168,3 +168,17 @@ def test_costs_must_cover_every_targeted_symbol_and_day() -> None:
         execute(panel(close), decisions, stop_loss=None, buy_cost=rates(A=0.0), sell_cost=partial)
     with pytest.raises(BadRequestException, match="stop_loss"):
         execute(panel(close), decisions, stop_loss=1.5, buy_cost=rates(A=0.0), sell_cost=rates(A=0.0))
+
+
+def test_with_nan_keeps_a_nan_target_is_no_order_and_without_it_a_sale() -> None:
+    close = frame(A=[10.0, 10.0, 12.0, 12.0, 12.0], B=[10.0, 10.0, 10.0, 10.0, 10.0])
+    plan = pd.DataFrame({"A": [0.5, NAN], "B": [0.0, 0.4]}, index=[DAYS[0], DAYS[2]])
+    free = rates(A=0.0, B=0.0)
+    kept = execute(panel(close), plan, stop_loss=None, buy_cost=free, sell_cost=free, rules=no_lots(),
+                   nan_keeps=True)  # fmt: skip
+    sold = execute(panel(close), plan, stop_loss=None, buy_cost=free, sell_cost=free, rules=no_lots())
+    # A doubled its weight's worth (10 -> 12) and is left as it drifted: no trade of A at day 3's open
+    assert list(kept.trades["symbol"]) == ["A", "B"]
+    assert kept.weights.loc[DAYS[3], "A"] == pytest.approx(0.6 / 1.1)
+    assert sold.weights.loc[DAYS[3], "A"] == 0.0  # NaN as 0: sold
+    assert ("A", "SELL") in set(zip(sold.trades["symbol"], sold.trades["side"], strict=True))

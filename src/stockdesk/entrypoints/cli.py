@@ -39,6 +39,7 @@ from stockdesk.evaluation.presentation.cli import build_evaluate_command
 from stockdesk.evaluation.presentation.track_cli import build_track_cli
 from stockdesk.llm_platform.presentation.cli import build_llm_cli, model_assembly_progress
 from stockdesk.notifications.presentation.cli import build_notify_cli
+from stockdesk.paper.presentation.cli import build_paper_cli
 from stockdesk.research.presentation.cli import build_research_cli
 from stockdesk.research.presentation.screen_cli import build_screen_command
 from stockdesk.shared.config import get_settings, settings_error
@@ -114,6 +115,7 @@ app.command("evaluate")(
     )
 )
 app.add_typer(build_track_cli(lambda: container().evaluation.track), name="track")
+app.add_typer(build_paper_cli(lambda: container().paper.service), name="paper")
 app.command("briefing")(build_briefing_command(lambda: container().briefing.service))
 app.add_typer(
     build_debate_cli(

@@ -28,6 +28,7 @@ from stockdesk.ledger.container import LedgerContainer
 from stockdesk.llm_platform.application.llm_service import LLMService
 from stockdesk.llm_platform.container import build_llm_service
 from stockdesk.notifications.container import NotificationsContainer
+from stockdesk.paper.container import PaperContainer
 from stockdesk.research.container import ResearchContainer
 from stockdesk.shared.access.bounds import RequestBounds
 from stockdesk.shared.config import Settings, get_settings
@@ -192,6 +193,18 @@ class AppContainer:
             coordinator=lambda: self.coordinator.service,
             llm_service=lambda: self.llm_service,
             slots=self.settings.local_parallel_slots,
+            ledger=lambda: self.ledger.service,
+        )
+
+    @cached_property
+    def paper(self) -> PaperContainer:
+        """Paper books: the coordinator's rules verdicts filled by the execution module."""
+        data = self.data
+        return PaperContainer(
+            database=self.database,
+            securities=data.securities,
+            market_frames=data.market_frames,
+            coordinator=lambda: self.coordinator.service,
             ledger=lambda: self.ledger.service,
         )
 

@@ -42,6 +42,7 @@ from tests.entrypoints.web.test_analyze_pages import GatedRouter, finished
 from tests.entrypoints.web.test_batch_pages import threads_launcher
 from tests.entrypoints.web.test_data_pages import providers, start_sync, wait_finished
 from tests.entrypoints.web.test_strategy_pages import SEEDED_PLAN, seed
+from tests.paper.support import BOOK, seed_book
 from tests.strategy_lab.report_support import SUMMARY
 
 EXPERTS = ["valuation_modeler", "technical_analyst", "financial_auditor", "macro_intelligence"]
@@ -73,6 +74,8 @@ PAGES: dict[str, Callable[[World], list[str]]] = {
     "/evaluations": lambda w: ["/evaluations"],
     "/evaluations/{job_id}": lambda w: [f"/evaluations/{w.evaluation}"],
     "/track": lambda w: ["/track"],
+    "/paper": lambda w: ["/paper"],
+    "/paper/{name}": lambda w: [f"/paper/{BOOK}"],
     "/strategy": lambda w: ["/strategy"],
     "/strategy/runs/{run_id}": lambda w: [f"/strategy/runs/{r}" for r in w.runs.values()],
     "/data": lambda w: ["/data"],
@@ -118,6 +121,7 @@ ERROR_PAGES: list[tuple[str, str, dict[str, object], int]] = [
     ("GET", "/data/sync/no-such-run", {}, 404),
     ("GET", "/jobs/history?status=bogus", {}, 400),
     ("GET", "/no-such-page", {}, 404),
+    ("GET", "/paper/no-such-book", {}, 404),
     ("POST", "/analyses", {"symbol": "999999.SH", "as_of": AS_OF.isoformat(), "experts": EXPERTS}, 404),
     ("POST", "/analyses", {"symbol": SYMBOL, "as_of": "2024-13-01", "experts": EXPERTS}, 400),
     ("POST", "/analyses", {"symbol": SYMBOL, "as_of": "2030-01-04", "experts": EXPERTS}, 400),
@@ -220,6 +224,7 @@ def build_world(settings: Settings, tmp_path: Path) -> tuple[TestClient, World]:
                       inputs_hash="0" * 64)
     )  # fmt: skip
     world.briefing = _briefing(settings, tmp_path)
+    seed_book(container.paper.store, SYMBOL)
     return client, world
 
 

@@ -125,14 +125,22 @@ def execute(
     buy_cost: pd.DataFrame | pd.Series,
     sell_cost: pd.DataFrame | pd.Series,
     rules: ExecutionRules | None = None,
+    nan_keeps: bool = False,
 ) -> Simulation:
     """Run the targets through the market with `rules` (default: `ExecutionRules()`); see the module
-    docstring. Costs are dates x symbols frames (`costs.cost_frames`) or per-symbol Series."""
+    docstring. Costs are dates x symbols frames (`costs.cost_frames`) or per-symbol Series.
+
+    `nan_keeps`: a NaN target is no order for that symbol on that decision (its holding is kept as
+    it drifted, and a pending sale is dropped as a new decision drops it); by default NaN is 0. The
+    paper book uses it for HOLD verdicts, so a held name is not traded back to a stale weight."""
     rules = rules or ExecutionRules()
     close = panel.close
     check_close(close)
     check_execution_price(close, panel.open)
     target_w = check_targets(close, targets)
+    if nan_keeps:
+        missing = targets.reindex(index=target_w.index, columns=close.columns).isna().to_numpy()
+        target_w = target_w.mask(missing)
     if stop_loss is not None and not 0.0 < stop_loss < 1.0:
         raise BadRequestException(f"stop_loss must be between 0 and 1 (exclusive), got {stop_loss}")
     market = _market(

@@ -27,6 +27,7 @@ NAV = (  # (path, i18n key): the top navigation, in order
     ("/sessions", "nav.sessions"),
     ("/evaluations", "nav.evaluations"),
     ("/track", "nav.track"),
+    ("/paper", "nav.paper"),
     ("/strategy", "nav.strategy"),
     ("/briefings", "nav.briefings"),
     ("/data", "nav.data"),

@@ -1,0 +1,1 @@
+"""The paper book's store and its adapters to the coordinator, the ledger and the market data."""

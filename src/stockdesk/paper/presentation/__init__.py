@@ -1,0 +1,1 @@
+"""The paper book's CLI."""
