@@ -27,6 +27,7 @@ from stockdesk.judge.container import JudgeContainer
 from stockdesk.ledger.container import LedgerContainer
 from stockdesk.llm_platform.application.llm_service import LLMService
 from stockdesk.llm_platform.container import build_llm_service
+from stockdesk.portfolio.container import PortfolioContainer
 from stockdesk.research.container import ResearchContainer
 from stockdesk.shared.access.bounds import RequestBounds
 from stockdesk.shared.config import Settings, get_settings
@@ -162,6 +163,11 @@ class AppContainer:
     def ledger(self) -> LedgerContainer:
         """The verdict ledger: every verdict a session saves, in a hash chain."""
         return LedgerContainer(self.database)
+
+    @cached_property
+    def portfolio(self) -> PortfolioContainer:
+        """Watchlists and holdings (positions with cost basis, valued as of a date)."""
+        return PortfolioContainer(self.database, self.data.securities, self.data.daily_bars)
 
     @cached_property
     def strategy_lab(self) -> StrategyLabContainer:

@@ -1,0 +1,39 @@
+"""Watchlists and positions as the store holds them (no prices: valuation is the application's)."""
+
+from __future__ import annotations
+
+import re
+from datetime import date, datetime
+
+from pydantic import BaseModel, Field
+
+DEFAULT_ACCOUNT = "default"
+NAME_PATTERN = re.compile(r"^[\w.\- ]{1,64}$")  # what a list or account may be called (also in URLs)
+
+
+class WatchlistMember(BaseModel):
+    symbol: str
+    added_at: datetime
+    position: int = Field(description="order in the list, from 0")
+
+
+class Watchlist(BaseModel):
+    name: str
+    created_at: datetime
+    members: list[WatchlistMember] = Field(default_factory=list)
+
+    @property
+    def symbols(self) -> list[str]:
+        return [m.symbol for m in sorted(self.members, key=lambda m: m.position)]
+
+
+class Position(BaseModel):
+    """What is held in one account: `quantity` shares bought at `cost_price` a share on average
+    (in the symbol's listing currency; numbers carry no currency), opened on `opened_at` if known."""
+
+    account: str = DEFAULT_ACCOUNT
+    symbol: str
+    quantity: float = Field(gt=0)
+    cost_price: float = Field(ge=0)
+    opened_at: date | None = None
+    updated_at: datetime | None = None
