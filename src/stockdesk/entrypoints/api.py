@@ -45,6 +45,7 @@ from stockdesk.entrypoints.web.app import mount_web
 from stockdesk.evaluation.presentation.rest import build_evaluation_router
 from stockdesk.evaluation.presentation.track_rest import build_track_router
 from stockdesk.judge.presentation.rest.judge_router import build_judge_router
+from stockdesk.portfolio.presentation.rest import build_holdings_router, build_watchlist_router
 from stockdesk.research.presentation.rest.financial_auditor_routes import build_financial_router
 from stockdesk.research.presentation.rest.search_expert_routes import (
     build_catalyst_router,
@@ -292,6 +293,8 @@ def create_app(
         build_evaluation_router(lambda: container.evaluation.service, jobs, bounds), prefix=API_PREFIX
     )
     app.include_router(build_track_router(lambda: container.evaluation.track), prefix=API_PREFIX)
+    app.include_router(build_watchlist_router(lambda: container.portfolio.watchlists), prefix=API_PREFIX)
+    app.include_router(build_holdings_router(lambda: container.portfolio.holdings), prefix=API_PREFIX)
     app.include_router(
         build_jobs_api(jobs, lambda: SqlTaskStore(container.database), container.job_kinds), prefix=API_PREFIX
     )

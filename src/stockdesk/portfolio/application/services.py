@@ -63,6 +63,12 @@ class WatchlistService:
         symbols = list(dict.fromkeys(self._symbols.resolve_all(typed)))
         return self._store.add_symbols(name, symbols, self._now())
 
+    def replace(self, name: str, typed: list[str]) -> Watchlist:
+        """Create or overwrite the list with exactly these symbols (checked first), in this order."""
+        name = check_name(name)
+        symbols = list(dict.fromkeys(self._symbols.resolve_all(typed)))
+        return self._store.set_symbols(name, symbols, self._now())
+
     def remove(self, name: str, typed: list[str] | None = None) -> Watchlist | None:
         """Drop the symbols from the list; no symbols: delete the list (None)."""
         name = name.strip()

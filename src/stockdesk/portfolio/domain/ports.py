@@ -22,6 +22,11 @@ class IPortfolioStore(ABC):
         """Create the list if missing; append the symbols it does not hold yet (a rerun adds nothing)."""
 
     @abstractmethod
+    def set_symbols(self, name: str, symbols: list[str], now: datetime) -> Watchlist:
+        """Create the list if missing and make its members exactly `symbols`, in that order (a member
+        kept keeps its added_at)."""
+
+    @abstractmethod
     def remove_symbols(self, name: str, symbols: list[str]) -> Watchlist | None:
         """Drop the symbols from the list (None when there is no such list)."""
 

@@ -80,6 +80,29 @@ class SqlPortfolioStore(IPortfolioStore):
             session.flush()
             return _watchlist(session, row)
 
+    def set_symbols(self, name: str, symbols: list[str], now: datetime) -> Watchlist:
+        with self._database.session() as session:
+            row = session.scalar(select(WatchlistRow).where(WatchlistRow.name == name))
+            if row is None:
+                row = WatchlistRow(name=name, created_at=now)
+                session.add(row)
+                session.flush()
+            members = session.scalars(
+                select(WatchlistMemberRow).where(WatchlistMemberRow.watchlist_id == row.id)
+            ).all()
+            added = {m.symbol: m.added_at for m in members}
+            for member in members:
+                session.delete(member)
+            session.flush()
+            for order, symbol in enumerate(symbols):
+                session.add(
+                    WatchlistMemberRow(
+                        watchlist_id=row.id, symbol=symbol, added_at=added.get(symbol, now), position=order
+                    )
+                )
+            session.flush()
+            return _watchlist(session, row)
+
     def remove_symbols(self, name: str, symbols: list[str]) -> Watchlist | None:
         with self._database.session() as session:
             row = session.scalar(select(WatchlistRow).where(WatchlistRow.name == name))
