@@ -73,6 +73,8 @@ PAGES: dict[str, Callable[[World], list[str]]] = {
     "/evaluations": lambda w: ["/evaluations"],
     "/evaluations/{job_id}": lambda w: [f"/evaluations/{w.evaluation}"],
     "/track": lambda w: ["/track"],
+    "/watchlists": lambda w: ["/watchlists"],
+    "/holdings": lambda w: ["/holdings", f"/holdings?as_of={AS_OF.isoformat()}&edit={SYMBOL}&account=main"],
     "/strategy": lambda w: ["/strategy"],
     "/strategy/runs/{run_id}": lambda w: [f"/strategy/runs/{r}" for r in w.runs.values()],
     "/data": lambda w: ["/data"],
@@ -118,6 +120,8 @@ ERROR_PAGES: list[tuple[str, str, dict[str, object], int]] = [
     ("GET", "/data/sync/no-such-run", {}, 404),
     ("GET", "/jobs/history?status=bogus", {}, 400),
     ("GET", "/no-such-page", {}, 404),
+    ("POST", "/watchlists", {"name": "core", "symbols": "999999.SH"}, 404),
+    ("POST", "/holdings", {"symbol": SYMBOL, "quantity": "-1", "cost": "1"}, 400),
     ("POST", "/analyses", {"symbol": "999999.SH", "as_of": AS_OF.isoformat(), "experts": EXPERTS}, 404),
     ("POST", "/analyses", {"symbol": SYMBOL, "as_of": "2024-13-01", "experts": EXPERTS}, 400),
     ("POST", "/analyses", {"symbol": SYMBOL, "as_of": "2030-01-04", "experts": EXPERTS}, 400),
@@ -220,6 +224,9 @@ def build_world(settings: Settings, tmp_path: Path) -> tuple[TestClient, World]:
                       inputs_hash="0" * 64)
     )  # fmt: skip
     world.briefing = _briefing(settings, tmp_path)
+    container.portfolio.watchlists.add("core", [SYMBOL, SECOND_SYMBOL])
+    container.portfolio.holdings.set(SYMBOL, 1000, 18.5, account="main", opened_at=date(2024, 3, 1))
+    container.portfolio.holdings.set(SECOND_SYMBOL, 200, 25)
     return client, world
 
 

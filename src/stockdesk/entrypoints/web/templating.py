@@ -27,6 +27,8 @@ NAV = (  # (path, i18n key): the top navigation, in order
     ("/sessions", "nav.sessions"),
     ("/evaluations", "nav.evaluations"),
     ("/track", "nav.track"),
+    ("/watchlists", "nav.watchlists"),
+    ("/holdings", "nav.holdings"),
     ("/strategy", "nav.strategy"),
     ("/briefings", "nav.briefings"),
     ("/data", "nav.data"),
