@@ -76,6 +76,7 @@ def damaged(line7: str) -> bytes:
         (damaged("000002.SZ,1O0,10,b"), 7, "quantity '1O0' is not a number"),
         (damaged("000002.SZ,100,abc,b"), 7, "cost price 'abc' is not a number"),
         (damaged("000002.SZ,-5,10,b"), 7, "negative"),
+        (damaged("000002.SZ,1e300,10,b"), 7, "more than 1e+12"),
         (damaged("999999.SH,100,10,b"), 7, "unknown symbol '999999.SH'"),
         (damaged("600001.SH,100,10,a4"), 7, "600001.SH is listed twice (first on line 6)"),
         (damaged("000002.SZ,100"), 7, "2 cells"),

@@ -109,6 +109,8 @@ def test_set_rejects_bad_numbers_and_remove_needs_a_position(portfolio: Portfoli
         portfolio.holdings.set("600001.SH", 0, 10)
     with pytest.raises(BadRequestException, match="quantity must be > 0"):
         portfolio.holdings.set("600001.SH", 10, float("nan"))
+    with pytest.raises(BadRequestException, match="quantity must be > 0"):
+        portfolio.holdings.set("600001.SH", 1e300, 1e300)  # the value would overflow
     with pytest.raises(PositionNotFoundError):
         portfolio.holdings.remove("600001.SH")
     portfolio.holdings.set("600001.SH", 10, 10)

@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from datetime import date
 
 from stockdesk.portfolio.domain.errors import HoldingsFileInvalidError
-from stockdesk.portfolio.domain.model import DEFAULT_ACCOUNT, NAME_PATTERN, Position
+from stockdesk.portfolio.domain.model import DEFAULT_ACCOUNT, MAX_PRICE, MAX_QUANTITY, NAME_PATTERN, Position
 
 HEADER_SEARCH_LINES = 20
 MAX_POSITIONS = 5000
@@ -173,7 +173,7 @@ def _header(lines: list[str]) -> tuple[int, Columns]:
     )
 
 
-def _number(text: str, what: str, line: int) -> float:
+def _number(text: str, what: str, line: int, most: float) -> float:
     cleaned = text.replace(",", "").replace("$", "").replace("¥", "").lstrip("+").strip()
     try:
         value = float(cleaned)
@@ -183,6 +183,8 @@ def _number(text: str, what: str, line: int) -> float:
         raise HoldingsFileInvalidError(line, f"{what} {text!r} is not a finite number")
     if value < 0:
         raise HoldingsFileInvalidError(line, f"{what} {text!r} is negative")
+    if value > most:
+        raise HoldingsFileInvalidError(line, f"{what} {text!r} is more than {most:g}")
     return value
 
 
@@ -208,10 +210,10 @@ def _row(cells: list[str], columns: Columns, line: int, account: str | None) -> 
     needed = max(columns.symbol, columns.quantity, columns.cost_price)
     if len(cells) <= needed:
         raise HoldingsFileInvalidError(line, f"{len(cells)} cells, the header has {needed + 1} or more")
-    quantity = _number(cells[columns.quantity], "quantity", line)
+    quantity = _number(cells[columns.quantity], "quantity", line, MAX_QUANTITY)
     if quantity == 0:
         return None
-    cost = _number(cells[columns.cost_price], "cost price", line)
+    cost = _number(cells[columns.cost_price], "cost price", line, MAX_PRICE)
     named = account or _get(cells, columns.account) or DEFAULT_ACCOUNT
     if not NAME_PATTERN.match(named):
         raise HoldingsFileInvalidError(

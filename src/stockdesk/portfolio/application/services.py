@@ -18,7 +18,14 @@ from stockdesk.portfolio.domain.errors import (
     PositionNotFoundError,
     WatchlistNotFoundError,
 )
-from stockdesk.portfolio.domain.model import DEFAULT_ACCOUNT, NAME_PATTERN, Position, Watchlist
+from stockdesk.portfolio.domain.model import (
+    DEFAULT_ACCOUNT,
+    MAX_PRICE,
+    MAX_QUANTITY,
+    NAME_PATTERN,
+    Position,
+    Watchlist,
+)
 from stockdesk.portfolio.domain.ports import IPortfolioStore
 
 CLOSE_LOOKBACK_DAYS = 400  # a close older than this (a long suspension) is not a valuation
@@ -134,8 +141,11 @@ class HoldingsService:
         account: str = DEFAULT_ACCOUNT,
         opened_at: date | None = None,
     ) -> Position:
-        if not quantity > 0 or not cost_price >= 0 or quantity == float("inf") or cost_price == float("inf"):
-            raise InvalidPositionError(f"quantity must be > 0 and cost ≥ 0 (got {quantity}, {cost_price})")
+        if not (0 < quantity <= MAX_QUANTITY and 0 <= cost_price <= MAX_PRICE):
+            raise InvalidPositionError(
+                f"quantity must be > 0 and at most {MAX_QUANTITY:g}, cost ≥ 0 and at most {MAX_PRICE:g} "
+                f"(got {quantity}, {cost_price})"
+            )
         position = Position(
             account=check_name(account, "account"),
             symbol=self._symbols.resolve(typed),

@@ -8,6 +8,8 @@ from datetime import date, datetime
 from pydantic import BaseModel, Field
 
 DEFAULT_ACCOUNT = "default"
+MAX_QUANTITY = 1e12  # shares: beyond any real position, and products of two bounds stay finite
+MAX_PRICE = 1e9  # a share's cost in its listing currency
 NAME_PATTERN = re.compile(r"^[\w.\- ]{1,64}$")  # what a list or account may be called (also in URLs)
 
 
@@ -33,7 +35,7 @@ class Position(BaseModel):
 
     account: str = DEFAULT_ACCOUNT
     symbol: str
-    quantity: float = Field(gt=0)
-    cost_price: float = Field(ge=0)
+    quantity: float = Field(gt=0, le=MAX_QUANTITY)
+    cost_price: float = Field(ge=0, le=MAX_PRICE)
     opened_at: date | None = None
     updated_at: datetime | None = None

@@ -21,6 +21,7 @@ from stockdesk.portfolio.application import (
     WatchlistService,
 )
 from stockdesk.portfolio.domain.errors import HoldingsFileInvalidError
+from stockdesk.portfolio.domain.model import MAX_PRICE, MAX_QUANTITY
 from stockdesk.shared.dates import parse_day
 
 MAX_HOLDINGS_FILE_BYTES = 10 * 1024 * 1024
@@ -33,8 +34,8 @@ class SymbolsBody(BaseModel):
 
 
 class PositionBody(BaseModel):
-    quantity: float = Field(gt=0, description="shares held")
-    cost_price: float = Field(ge=0, description="average cost a share, in the listing currency")
+    quantity: float = Field(gt=0, le=MAX_QUANTITY, description="shares held")
+    cost_price: float = Field(ge=0, le=MAX_PRICE, description="average cost a share, in the listing currency")
     account: str = Field(default=DEFAULT_ACCOUNT, max_length=64)
     opened_at: date | None = None
 
