@@ -10,7 +10,8 @@ from pydantic import BaseModel, Field
 DEFAULT_ACCOUNT = "default"
 MAX_QUANTITY = 1e12  # shares: beyond any real position, and products of two bounds stay finite
 MAX_PRICE = 1e9  # a share's cost in its listing currency
-NAME_PATTERN = re.compile(r"^[\w.\- ]{1,64}$")  # what a list or account may be called (also in URLs)
+NAME_RULE = r"^[\w.\-]([\w.\- ]{0,62}[\w.\-])?$"  # a list or account name (also in URLs): no edge spaces
+NAME_PATTERN = re.compile(NAME_RULE)
 
 
 class WatchlistMember(BaseModel):

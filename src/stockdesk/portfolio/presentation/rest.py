@@ -21,12 +21,12 @@ from stockdesk.portfolio.application import (
     WatchlistService,
 )
 from stockdesk.portfolio.domain.errors import HoldingsFileInvalidError
-from stockdesk.portfolio.domain.model import MAX_PRICE, MAX_QUANTITY
-from stockdesk.shared.dates import parse_day
+from stockdesk.portfolio.domain.model import MAX_PRICE, MAX_QUANTITY, NAME_RULE
 
 MAX_HOLDINGS_FILE_BYTES = 10 * 1024 * 1024
 MAX_SYMBOLS = 500
-NAME = Path(max_length=64, description="the list's name")
+NAME = Path(max_length=64, pattern=NAME_RULE, description="the list's name")
+ACCOUNT_OR_EMPTY = rf"^$|{NAME_RULE}"
 
 
 class SymbolsBody(BaseModel):
@@ -36,7 +36,7 @@ class SymbolsBody(BaseModel):
 class PositionBody(BaseModel):
     quantity: float = Field(gt=0, le=MAX_QUANTITY, description="shares held")
     cost_price: float = Field(ge=0, le=MAX_PRICE, description="average cost a share, in the listing currency")
-    account: str = Field(default=DEFAULT_ACCOUNT, max_length=64)
+    account: str = Field(default=DEFAULT_ACCOUNT, max_length=64, pattern=NAME_RULE)
     opened_at: date | None = None
 
 
@@ -99,12 +99,12 @@ def build_holdings_router(get_service: Callable[[], HoldingsService]) -> APIRout
 
     @router.get("", response_model=list[HeldPosition])
     def positions(
-        as_of: str | None = Query(default=None, max_length=10, description="YYYY-MM-DD; default today"),
-        account: str | None = Query(default=None, max_length=64),
+        as_of: date | None = Query(default=None, description="YYYY-MM-DD; default today"),
+        account: str | None = Query(default=None, max_length=64, pattern=NAME_RULE),
         service: HoldingsService = Depends(get_service),
     ) -> list[HeldPosition]:
         """The positions held on `as_of`, valued at the last close stored on or before it."""
-        return service.positions(parse_day(as_of, "as_of") or date.today(), account)
+        return service.positions(as_of or date.today(), account)
 
     @router.put("/{symbol}", response_model=Position)
     def put(
@@ -116,7 +116,7 @@ def build_holdings_router(get_service: Callable[[], HoldingsService]) -> APIRout
     @router.delete("/{symbol}", status_code=204)
     def delete(
         symbol: str = Path(max_length=40),
-        account: str = Query(default=DEFAULT_ACCOUNT, max_length=64),
+        account: str = Query(default=DEFAULT_ACCOUNT, max_length=64, pattern=NAME_RULE),
         service: HoldingsService = Depends(get_service),
     ) -> Response:
         """Remove the account's position (404 POSITION_NOT_FOUND)."""
@@ -128,7 +128,7 @@ def build_holdings_router(get_service: Callable[[], HoldingsService]) -> APIRout
         file: Annotated[
             UploadFile, File(description="generic CSV, 同花顺, 通达信 or Fidelity positions export")
         ],
-        account: Annotated[str, Form(max_length=64)] = "",
+        account: Annotated[str, Form(max_length=64, pattern=ACCOUNT_OR_EMPTY)] = "",
         replace: Annotated[bool, Form()] = False,
         service: HoldingsService = Depends(get_service),
     ) -> ImportResult:
