@@ -170,12 +170,12 @@ class HoldingsService:
         before one transaction writes it; `replace` first clears the file's accounts."""
         read = read_holdings(data, check_name(account, "account") if account else None)
         known = self._symbols.known()
-        canonical = {}
+        canonical: dict[str, str] = {}
         for row in read.rows:
             code = self._symbols.canonical(row.symbol)
-            if code in known:
+            if code is not None and code in known:
                 canonical[row.symbol] = code
-        positions = checked_positions(read, canonical)  # type: ignore[arg-type]
+        positions = checked_positions(read, canonical)
         accounts = sorted({p.account for p in positions})
         self._store.put_positions(positions, self._now(), replace_accounts=accounts if replace else [])
         return ImportResult(layout=read.layout, positions=len(positions), accounts=accounts, replaced=replace)

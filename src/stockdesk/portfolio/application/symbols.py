@@ -31,13 +31,13 @@ class SymbolCheck:
         securities = self._securities()
         stored = {s.symbol for s in securities}
         code = self.canonical(typed)
-        if code in stored:
-            return code  # type: ignore[return-value]
+        if code is not None and code in stored:
+            return code
         found = resolve_typed(securities, typed)
         if isinstance(found, str):
             code = self.canonical(found)
-            if code in stored:
-                return code  # type: ignore[return-value]
+            if code is not None and code in stored:
+                return code
             raise UnknownSymbolError(
                 f"unknown symbol {typed.strip()!r}: not in the store", details={"symbol": typed}
             )
