@@ -65,6 +65,7 @@ def test_holdings_routes_and_import(client: TestClient) -> None:
     assert (missing.status_code, missing.json()["error"]["code"]) == (404, "POSITION_NOT_FOUND")
     invalid = client.put("/api/v1/holdings/600001.SH", json={"quantity": -1, "cost_price": 1})
     assert invalid.status_code == 400
+    assert client.get("/api/v1/holdings", params={"as_of": "0"}).status_code == 400  # not read as 1970-01-01
 
 
 def test_the_openapi_document_lists_the_routes_and_their_errors(client: TestClient) -> None:

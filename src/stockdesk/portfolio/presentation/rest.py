@@ -22,6 +22,7 @@ from stockdesk.portfolio.application import (
 )
 from stockdesk.portfolio.domain.errors import HoldingsFileInvalidError
 from stockdesk.portfolio.domain.model import MAX_PRICE, MAX_QUANTITY, NAME_RULE
+from stockdesk.shared.dates import IsoDay
 
 MAX_HOLDINGS_FILE_BYTES = 10 * 1024 * 1024
 MAX_SYMBOLS = 500
@@ -99,7 +100,7 @@ def build_holdings_router(get_service: Callable[[], HoldingsService]) -> APIRout
 
     @router.get("", response_model=list[HeldPosition])
     def positions(
-        as_of: date | None = Query(default=None, description="YYYY-MM-DD; default today"),
+        as_of: IsoDay | None = Query(default=None, description="YYYY-MM-DD; default today"),
         account: str | None = Query(default=None, max_length=64, pattern=NAME_RULE),
         service: HoldingsService = Depends(get_service),
     ) -> list[HeldPosition]:
