@@ -17,6 +17,7 @@ import re
 import shutil
 import sys
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -96,6 +97,28 @@ def _describe(message: ConsoleMessage) -> str:
     location = message.location or {}
     where = f" ({location['url']}:{location.get('lineNumber', '')})" if location.get("url") else ""
     return f"console.error: {message.text}{where}"
+
+
+@contextmanager
+def page_refused_at(browser: Browser, path: str) -> Iterator[Page]:
+    """A desktop page like the `page` fixture's, except that a form's own 400 answer at `path` is
+    expected: chromium reports a document answered 4xx as a console error, so that one line is
+    allowed; any other console error or uncaught exception still fails the test."""
+    context = browser.new_context(viewport=DESKTOP, locale=DEFAULT_LOCALE, reduced_motion="reduce")
+    page = context.new_page()
+    errors: list[str] = []
+
+    def check(message: ConsoleMessage) -> None:
+        where = str((message.location or {}).get("url", ""))
+        refused = "status of 400" in message.text and where.endswith(path)
+        if message.type == "error" and not refused and not where.endswith("/favicon.ico"):
+            errors.append(f"console.error: {message.text} ({where})")
+
+    page.on("console", check)
+    page.on("pageerror", lambda e: errors.append(f"uncaught: {e}"))
+    yield page
+    context.close()
+    assert not errors, "JavaScript errors on the page:\n" + "\n".join(errors)
 
 
 @pytest.fixture

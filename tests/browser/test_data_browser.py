@@ -17,11 +17,11 @@ from typing import TYPE_CHECKING
 import pandas as pd
 import pytest
 
-from tests.browser.conftest import DEFAULT_LOCALE, DESKTOP, WebServer
+from tests.browser.conftest import WebServer, page_refused_at
 from tests.browser.served_web import SECOND_SYMBOL, SYMBOL
 
 if TYPE_CHECKING:
-    from playwright.sync_api import Browser, ConsoleMessage, Page
+    from playwright.sync_api import Browser, Page
 
 expect = pytest.importorskip("playwright.sync_api", reason="playwright is not installed").expect
 
@@ -37,24 +37,9 @@ LONG = 120_000  # ms: a sync against unreachable providers retries each call bef
 
 @pytest.fixture
 def refusal_page(browser: Browser) -> Iterator[Page]:
-    """A desktop page like the `page` fixture's, except that the upload's own 400 answer is expected:
-    chromium reports a document answered 4xx as a console error, so that one line is allowed; any
-    other console error or uncaught exception still fails the test."""
-    context = browser.new_context(viewport=DESKTOP, locale=DEFAULT_LOCALE, reduced_motion="reduce")
-    page = context.new_page()
-    errors: list[str] = []
-
-    def check(message: ConsoleMessage) -> None:
-        where = str((message.location or {}).get("url", ""))
-        refused = "status of 400" in message.text and where.endswith("/data/import")
-        if message.type == "error" and not refused and not where.endswith("/favicon.ico"):
-            errors.append(f"console.error: {message.text} ({where})")
-
-    page.on("console", check)
-    page.on("pageerror", lambda e: errors.append(f"uncaught: {e}"))
-    yield page
-    context.close()
-    assert not errors, "JavaScript errors on the page:\n" + "\n".join(errors)
+    """A desktop page whose upload to /data/import may be answered 400 (tests.browser.conftest)."""
+    with page_refused_at(browser, "/data/import") as page:
+        yield page
 
 
 def malformed_copy(folder: Path) -> Path:

@@ -29,6 +29,7 @@ from stockdesk.llm_platform.application.llm_service import LLMService
 from stockdesk.llm_platform.container import build_llm_service
 from stockdesk.notifications.container import NotificationsContainer
 from stockdesk.paper.container import PaperContainer
+from stockdesk.portfolio.container import PortfolioContainer
 from stockdesk.research.container import ResearchContainer
 from stockdesk.shared.access.bounds import RequestBounds
 from stockdesk.shared.config import Settings, get_settings
@@ -168,6 +169,11 @@ class AppContainer:
     def ledger(self) -> LedgerContainer:
         """The verdict ledger: every verdict a session saves, in a hash chain."""
         return LedgerContainer(self.database)
+
+    @cached_property
+    def portfolio(self) -> PortfolioContainer:
+        """Watchlists and holdings (positions with cost basis, valued as of a date)."""
+        return PortfolioContainer(self.database, self.data.securities, self.data.daily_bars)
 
     @cached_property
     def strategy_lab(self) -> StrategyLabContainer:

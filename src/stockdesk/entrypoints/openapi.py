@@ -92,6 +92,13 @@ ROUTE_ERRORS: dict[tuple[str, str], tuple[int, ...]] = {
     ("GET", "/api/v1/batch/analyses/{x}/events"): (404,),
     ("GET", "/api/v1/batch/analyses/{x}/index"): (404,),
     ("GET", "/api/v1/batch/analyses/{x}/reports/{x}"): (404,),
+    ("GET", "/api/v1/watchlists/{x}"): (404,),
+    ("PUT", "/api/v1/watchlists/{x}"): (404,),
+    ("DELETE", "/api/v1/watchlists/{x}"): (404,),
+    ("POST", "/api/v1/watchlists/{x}/symbols"): (404,),
+    ("DELETE", "/api/v1/watchlists/{x}/symbols/{x}"): (404,),
+    ("PUT", "/api/v1/holdings/{x}"): (404,),
+    ("DELETE", "/api/v1/holdings/{x}"): (404,),
 }
 AS_OF_OUT_OF_RANGE = (
     "; AS_OF_OUT_OF_RANGE: as_of before the symbol's first stored daily bar, more than 5 trading days "
@@ -102,6 +109,7 @@ ROUTE_400: dict[tuple[str, str], str] = {
     ("POST", "/api/v1/coordinator/research"): AS_OF_OUT_OF_RANGE,
     ("POST", "/api/v1/coordinator/research/jobs"): AS_OF_OUT_OF_RANGE,
     ("POST", "/api/v1/batch/analyses"): AS_OF_OUT_OF_RANGE,
+    ("POST", "/api/v1/holdings/import"): "; HOLDINGS_FILE_INVALID: the file's first problem (details: line)",
 }
 _ROUTE_PATTERNS = [
     (method, re.compile(re.escape(path).replace(r"\{x\}", "[^/]+")), codes)

@@ -76,7 +76,7 @@ UI_SPENDING_ROUTES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
 )
 # /logout is public: it ends whatever session its cookie names, and a stale cookie must not block it
 UI_PUBLIC_PREFIXES = ("/static/", "/login", "/logout", "/lang/", "/favicon.ico")
-UPLOAD_PATHS = frozenset({"/data/import"})
+UPLOAD_PATHS = frozenset({"/data/import", "/holdings/import", f"{API}/holdings/import"})
 STATE_CHANGING = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 KEY_SCOPE = "stockdesk.key_id"  # the authenticated key's id ("local": none), for the limits layer
 

@@ -141,6 +141,12 @@ FIGURES: dict[str, FigureFormat] = {
     "growth_periods": FigureFormat("count", decimals=0, noun="periods"),
     **{f"{d}_results": FigureFormat("count", decimals=0, noun="results") for d in SEARCH_DIMENSIONS},
     "has_information": FigureFormat("flag"),
+    # a held position (portfolio): shares, cost a share, amounts in the listing currency
+    "quantity": FigureFormat("shares", decimals=0),
+    "cost_price": PRICE,
+    **_same(("cost_basis", "market_value", "unrealised_pnl"), MONEY),
+    "unrealised_pnl_pct": CHANGE,
+    "days_held": FigureFormat("count", decimals=0, noun="days"),
     # labels shown as they are
     **_same(("period", "latest_period", "latest_report_period", "trade_date"), FigureFormat("text")),
 }

@@ -263,8 +263,7 @@ def test_symbol_suggestions_match_code_or_name_and_are_capped(settings: Settings
 
 
 def test_more_than_twenty_matches_are_cut_to_twenty_symbol_matches_first() -> None:
-    from stockdesk.data_engineering.application import SecurityDTO
-    from stockdesk.entrypoints.web.pages.symbols_view import suggest
+    from stockdesk.data_engineering.application import SecurityDTO, suggest
 
     named = SecurityDTO(symbol="000001.SZ", name="平安银行 600", market="CN")
     many = [named, *(SecurityDTO(symbol=f"600{i:03d}.SH", name=f"公司{i}", market="CN") for i in range(30))]
@@ -293,8 +292,7 @@ def test_a_name_typed_and_sent_without_picking_a_suggestion_is_analyzed(settings
 
 
 def test_a_name_several_securities_share_is_answered_with_the_list_to_pick_from() -> None:
-    from stockdesk.data_engineering.application import SecurityDTO
-    from stockdesk.entrypoints.web.pages.symbols_view import resolve_typed
+    from stockdesk.data_engineering.application import SecurityDTO, resolve_typed
 
     stocks = [
         SecurityDTO(symbol="600519.SH", name="贵州茅台", market="CN"),

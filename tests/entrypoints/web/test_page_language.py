@@ -76,6 +76,8 @@ PAGES: dict[str, Callable[[World], list[str]]] = {
     "/track": lambda w: ["/track"],
     "/paper": lambda w: ["/paper"],
     "/paper/{name}": lambda w: [f"/paper/{BOOK}"],
+    "/watchlists": lambda w: ["/watchlists"],
+    "/holdings": lambda w: ["/holdings", f"/holdings?as_of={AS_OF.isoformat()}&edit={SYMBOL}&account=main"],
     "/strategy": lambda w: ["/strategy"],
     "/strategy/runs/{run_id}": lambda w: [f"/strategy/runs/{r}" for r in w.runs.values()],
     "/data": lambda w: ["/data"],
@@ -122,6 +124,8 @@ ERROR_PAGES: list[tuple[str, str, dict[str, object], int]] = [
     ("GET", "/jobs/history?status=bogus", {}, 400),
     ("GET", "/no-such-page", {}, 404),
     ("GET", "/paper/no-such-book", {}, 404),
+    ("POST", "/watchlists", {"name": "core", "symbols": "999999.SH"}, 404),
+    ("POST", "/holdings", {"symbol": SYMBOL, "quantity": "-1", "cost": "1"}, 400),
     ("POST", "/analyses", {"symbol": "999999.SH", "as_of": AS_OF.isoformat(), "experts": EXPERTS}, 404),
     ("POST", "/analyses", {"symbol": SYMBOL, "as_of": "2024-13-01", "experts": EXPERTS}, 400),
     ("POST", "/analyses", {"symbol": SYMBOL, "as_of": "2030-01-04", "experts": EXPERTS}, 400),
@@ -225,6 +229,9 @@ def build_world(settings: Settings, tmp_path: Path) -> tuple[TestClient, World]:
     )  # fmt: skip
     world.briefing = _briefing(settings, tmp_path)
     seed_book(container.paper.store, SYMBOL)
+    container.portfolio.watchlists.add("core", [SYMBOL, SECOND_SYMBOL])
+    container.portfolio.holdings.set(SYMBOL, 1000, 18.5, account="main", opened_at=date(2024, 3, 1))
+    container.portfolio.holdings.set(SECOND_SYMBOL, 200, 25)
     return client, world
 
 

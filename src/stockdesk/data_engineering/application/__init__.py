@@ -4,6 +4,12 @@ Other contexts import from here only (import-linter enforces it).
 """
 
 from stockdesk.data_engineering.application.as_of_range import MAX_DAYS_AFTER, AsOfCheckDTO, CheckAsOfUseCase
+from stockdesk.data_engineering.application.symbol_lookup import (
+    MAX_SUGGESTIONS,
+    Suggestion,
+    resolve_typed,
+    suggest,
+)
 from stockdesk.data_engineering.application.use_cases import (
     GetDailyBarsUseCase,
     GetFilingPagesUseCase,
@@ -33,10 +39,11 @@ from stockdesk.data_engineering.domain.dtos import (
     TextHitDTO,
 )
 from stockdesk.data_engineering.domain.exceptions import AsOfOutOfRangeError
-from stockdesk.data_engineering.domain.symbols import currency_of
+from stockdesk.data_engineering.domain.symbols import cn_exchange, currency_of, market_of, normalize_symbol
 
 __all__ = [
     "MAX_DAYS_AFTER",
+    "MAX_SUGGESTIONS",
     "AsOfCheckDTO",
     "AsOfOutOfRangeError",
     "CheckAsOfUseCase",
@@ -63,6 +70,12 @@ __all__ = [
     "SearchStoredTextUseCase",
     "SecurityDTO",
     "StockDataSummaryDTO",
+    "Suggestion",
     "TextHitDTO",
+    "cn_exchange",
     "currency_of",
+    "market_of",
+    "normalize_symbol",
+    "resolve_typed",
+    "suggest",
 ]

@@ -28,6 +28,8 @@ NAV = (  # (path, i18n key): the top navigation, in order
     ("/evaluations", "nav.evaluations"),
     ("/track", "nav.track"),
     ("/paper", "nav.paper"),
+    ("/watchlists", "nav.watchlists"),
+    ("/holdings", "nav.holdings"),
     ("/strategy", "nav.strategy"),
     ("/briefings", "nav.briefings"),
     ("/data", "nav.data"),

@@ -16,12 +16,12 @@ from fastapi.responses import RedirectResponse, StreamingResponse
 from starlette.responses import Response
 
 from stockdesk.coordinator.application import AnalysisProgress
+from stockdesk.data_engineering.application import resolve_typed
 from stockdesk.entrypoints.web.deps import WebDeps
 from stockdesk.entrypoints.web.i18n import pick_language
 from stockdesk.entrypoints.web.pages.analyses_view import AnalysisForm, progress_view
 from stockdesk.entrypoints.web.pages.home import home_context
 from stockdesk.entrypoints.web.pages.jobs import moved_to_jobs
-from stockdesk.entrypoints.web.pages.symbols_view import resolve_typed
 from stockdesk.shared.errors import BadRequestException, StockdeskError
 from stockdesk.shared.sse import HEADERS, progress_events
 

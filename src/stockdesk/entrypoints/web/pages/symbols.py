@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Query
 
+from stockdesk.data_engineering.application import Suggestion, suggest
 from stockdesk.entrypoints.web.deps import WebDeps
-from stockdesk.entrypoints.web.pages.symbols_view import Suggestion, suggest
 
 
 def build_symbols_router(deps: WebDeps) -> APIRouter:

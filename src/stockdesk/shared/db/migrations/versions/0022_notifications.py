@@ -1,7 +1,7 @@
 """Notification delivery attempts: one row per attempt, for idempotence, retries and channel health.
 
 Revision ID: 0022_notifications
-Revises: 0020_access_counters
+Revises: 0021_portfolio
 Create Date: 2026-11-29
 
 `notification_deliveries`: channel, run id, digest hash, attempt number, status (sent | retrying |
@@ -12,7 +12,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0022_notifications"
-down_revision = "0020_access_counters"
+down_revision = "0021_portfolio"
 branch_labels = None
 depends_on = None
 

@@ -1,4 +1,6 @@
-"""Symbol autocomplete: the stored securities whose symbol or name contains what was typed."""
+"""Symbol lookup by what a person typed: the autocomplete (stored securities whose symbol or name
+contains the text) and the resolution of a typed code or name to one stored symbol. The web forms
+(analyze, watchlists, holdings) and the portfolio context use the same rules."""
 
 from __future__ import annotations
 
@@ -6,7 +8,7 @@ from collections.abc import Iterable
 
 from pydantic import BaseModel
 
-from stockdesk.data_engineering.application import SecurityDTO
+from stockdesk.data_engineering.domain.dtos import SecurityDTO
 
 MAX_SUGGESTIONS = 20
 

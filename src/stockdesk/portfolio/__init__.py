@@ -1,0 +1,1 @@
+"""Portfolio: the user's watchlists and holdings (positions with cost basis), valued point in time."""

@@ -1,0 +1,35 @@
+"""Application interface of the portfolio context: other contexts import from here only."""
+
+from stockdesk.portfolio.application.holdings_import import LAYOUTS, read_holdings
+from stockdesk.portfolio.application.services import (
+    HeldPosition,
+    HoldingsService,
+    ImportResult,
+    WatchlistService,
+)
+from stockdesk.portfolio.application.symbols import SymbolCheck
+from stockdesk.portfolio.domain.errors import (
+    HoldingsFileInvalidError,
+    PositionNotFoundError,
+    UnknownSymbolError,
+    WatchlistNotFoundError,
+)
+from stockdesk.portfolio.domain.model import DEFAULT_ACCOUNT, Position, Watchlist, WatchlistMember
+
+__all__ = [
+    "DEFAULT_ACCOUNT",
+    "LAYOUTS",
+    "HeldPosition",
+    "HoldingsFileInvalidError",
+    "HoldingsService",
+    "ImportResult",
+    "Position",
+    "PositionNotFoundError",
+    "SymbolCheck",
+    "UnknownSymbolError",
+    "Watchlist",
+    "WatchlistMember",
+    "WatchlistNotFoundError",
+    "WatchlistService",
+    "read_holdings",
+]

@@ -1,0 +1,1 @@
+"""Watchlists, positions and the portfolio store port."""

@@ -1,0 +1,39 @@
+"""The portfolio's errors, each with its own code (REST status and CLI exit 2 for the 4xx ones)."""
+
+from __future__ import annotations
+
+from stockdesk.shared.errors import BadRequestException, NotFoundException
+
+
+class WatchlistNotFoundError(NotFoundException):
+    code = "WATCHLIST_NOT_FOUND"
+
+
+class PositionNotFoundError(NotFoundException):
+    code = "POSITION_NOT_FOUND"
+
+
+class UnknownSymbolError(NotFoundException):
+    """A symbol (or name) the store does not know, or a name several securities share."""
+
+    code = "UNKNOWN_SYMBOL"
+
+
+class InvalidNameError(BadRequestException):
+    code = "INVALID_NAME"
+
+
+class HoldingsFileInvalidError(BadRequestException):
+    """A holdings file that cannot be imported as a whole; `details.line` is the 1-based line."""
+
+    code = "HOLDINGS_FILE_INVALID"
+
+    def __init__(self, line: int | None, problem: str):
+        where = f"line {line}: " if line is not None else ""
+        super().__init__(f"holdings file: {where}{problem}; nothing was imported", details={"line": line})
+        self.line = line
+        self.problem = problem
+
+
+class InvalidPositionError(BadRequestException):
+    code = "INVALID_POSITION"

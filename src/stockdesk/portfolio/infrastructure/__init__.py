@@ -1,0 +1,1 @@
+"""Adapters of the portfolio context: the SQL store."""

@@ -1,0 +1,1 @@
+"""CLI commands and REST routes of the portfolio context."""
