@@ -18,6 +18,7 @@ from stockdesk.paper.application import BookView, PaperBook, PaperService
 from stockdesk.paper.domain.models import MAX_WEIGHT, NAME_PATTERN
 from stockdesk.paper.presentation.report import render_book_html
 from stockdesk.shared.exports import DOCUMENT_RESPONSES, document_bytes, download
+from stockdesk.shared.symbol_text import SymbolText
 
 BookName = Path(..., pattern=NAME_PATTERN, description="the book's name")
 
@@ -26,8 +27,8 @@ class OpenBook(BaseModel):
     name: str = Field(pattern=NAME_PATTERN)
     market: Literal["CN", "US"] = "CN"
     capital: float = Field(default=1_000_000.0, gt=0.0, description="starting cash, in the market's currency")
-    symbols: list[str] = Field(min_length=1, max_length=500)
-    benchmark: str | None = Field(default=None, max_length=32, description="None: the equal-weight universe")
+    symbols: list[SymbolText] = Field(min_length=1, max_length=500)
+    benchmark: SymbolText | None = Field(default=None, description="None: the equal-weight universe")
     max_weight: float = Field(default=MAX_WEIGHT, gt=0.0, le=1.0, description="cap per name, a fraction")
 
 
