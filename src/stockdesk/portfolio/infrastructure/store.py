@@ -58,14 +58,7 @@ class SqlPortfolioStore(IPortfolioStore):
 
     def add_symbols(self, name: str, symbols: list[str], now: datetime) -> Watchlist:
         with self._database.session() as session:
-            row = session.scalar(select(WatchlistRow).where(WatchlistRow.name == name))
-            if row is None:
-                row = WatchlistRow(name=name, created_at=now)
-                session.add(row)
-                session.flush()
-            members = session.scalars(
-                select(WatchlistMemberRow).where(WatchlistMemberRow.watchlist_id == row.id)
-            ).all()
+            row, members = _opened(session, name, now)
             held = {m.symbol for m in members}
             following = max((m.position for m in members), default=-1) + 1
             for symbol in symbols:
@@ -82,14 +75,7 @@ class SqlPortfolioStore(IPortfolioStore):
 
     def set_symbols(self, name: str, symbols: list[str], now: datetime) -> Watchlist:
         with self._database.session() as session:
-            row = session.scalar(select(WatchlistRow).where(WatchlistRow.name == name))
-            if row is None:
-                row = WatchlistRow(name=name, created_at=now)
-                session.add(row)
-                session.flush()
-            members = session.scalars(
-                select(WatchlistMemberRow).where(WatchlistMemberRow.watchlist_id == row.id)
-            ).all()
+            row, members = _opened(session, name, now)
             added = {m.symbol: m.added_at for m in members}
             for member in members:
                 session.delete(member)
@@ -156,3 +142,17 @@ class SqlPortfolioStore(IPortfolioStore):
                 delete(HoldingRow).where(HoldingRow.account == account, HoldingRow.symbol == symbol)
             )
             return bool(done.rowcount)  # type: ignore[attr-defined]
+
+
+def _opened(session: Session, name: str, now: datetime) -> tuple[WatchlistRow, list[WatchlistMemberRow]]:
+    """The list of that name (created now when there is none) and its members: where adding and
+    replacing symbols start."""
+    row = session.scalar(select(WatchlistRow).where(WatchlistRow.name == name))
+    if row is None:
+        row = WatchlistRow(name=name, created_at=now)
+        session.add(row)
+        session.flush()
+    members = session.scalars(
+        select(WatchlistMemberRow).where(WatchlistMemberRow.watchlist_id == row.id)
+    ).all()
+    return row, list(members)
