@@ -2,6 +2,7 @@
 
 from stockdesk.portfolio.application.holdings_import import LAYOUTS, read_holdings
 from stockdesk.portfolio.application.services import (
+    HELD_FIGURES,
     HeldPosition,
     HoldingsService,
     ImportResult,
@@ -18,6 +19,7 @@ from stockdesk.portfolio.domain.model import DEFAULT_ACCOUNT, Position, Watchlis
 
 __all__ = [
     "DEFAULT_ACCOUNT",
+    "HELD_FIGURES",
     "LAYOUTS",
     "HeldPosition",
     "HoldingsFileInvalidError",

@@ -91,6 +91,19 @@ class WatchlistService:
         return self._store.remove_symbols(name, wanted)
 
 
+# A held position's figures as shown (keys of the formatting table shared/figures.py), in order:
+# the CLI's table and the web page's columns.
+HELD_FIGURES = (
+    "quantity",
+    "cost_price",
+    "cost_basis",
+    "close",
+    "market_value",
+    "unrealised_pnl",
+    "unrealised_pnl_pct",
+)
+
+
 class HeldPosition(BaseModel):
     """A position valued at the close known on `as_of` (figures in the symbol's listing currency).
 

@@ -14,22 +14,19 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from stockdesk.portfolio.application import DEFAULT_ACCOUNT, HeldPosition, HoldingsService, WatchlistService
+from stockdesk.portfolio.application import (
+    DEFAULT_ACCOUNT,
+    HELD_FIGURES,
+    HeldPosition,
+    HoldingsService,
+    WatchlistService,
+)
 from stockdesk.shared.dates import parse_day
 from stockdesk.shared.errors import BadRequestException
 from stockdesk.shared.figures import format_figure
 
 console = Console(soft_wrap=True)
 MAX_FILE_BYTES = 10 * 1024 * 1024
-FIGURES = (
-    "quantity",
-    "cost_price",
-    "cost_basis",
-    "close",
-    "market_value",
-    "unrealised_pnl",
-    "unrealised_pnl_pct",
-)
 
 
 def build_watch_cli(get_service: Callable[[], WatchlistService]) -> typer.Typer:
@@ -77,7 +74,7 @@ def build_watch_cli(get_service: Callable[[], WatchlistService]) -> typer.Typer:
 
 def holdings_table(rows: list[HeldPosition], as_of: date) -> Table:
     table = Table(title=f"holdings valued at the close known on {as_of.isoformat()}")
-    for column in ("account", "symbol", *FIGURES, "close date", "days held"):
+    for column in ("account", "symbol", *HELD_FIGURES, "close date", "days held"):
         table.add_column(
             column.replace("_", " "), justify="left" if column in ("account", "symbol") else "right"
         )
@@ -85,7 +82,7 @@ def holdings_table(rows: list[HeldPosition], as_of: date) -> Table:
         table.add_row(
             row.account,
             row.symbol,
-            *(format_figure(key, getattr(row, key)) for key in FIGURES),
+            *(format_figure(key, getattr(row, key)) for key in HELD_FIGURES),
             row.close_date.isoformat() if row.close_date else "—",
             format_figure("days_held", row.days_held),
         )

@@ -6,19 +6,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from stockdesk.data_engineering.application import currency_of
-from stockdesk.portfolio.application import HeldPosition
+from stockdesk.portfolio.application import HELD_FIGURES, HeldPosition
 from stockdesk.shared.figures import ShownFigure, show_figure
 
-COLUMNS = (
-    "quantity",
-    "cost_price",
-    "cost_basis",
-    "close",
-    "market_value",
-    "unrealised_pnl",
-    "unrealised_pnl_pct",
-    "days_held",
-)
+COLUMNS = (*HELD_FIGURES, "days_held")
 
 
 @dataclass(frozen=True)
