@@ -89,3 +89,29 @@ def test_bad_input_is_one_line_and_exit_2(
     assert result.returncode == 2, result.stderr
     assert message in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1 and not result.stdout
+
+
+def test_a_book_opened_over_a_watchlist_takes_its_symbols_and_names_it(container: AppContainer) -> None:
+    container.portfolio.watchlists.add("core", [B, A])
+    assert "2 symbols" in run("open", "wl", "--market", "CN", "--watchlist", "core")
+    book = container.paper.service.get("wl")
+    assert (book.symbols, book.watchlist) == ([B, A], "core")
+    container.portfolio.watchlists.add("core", [C])  # a later change of the list leaves the book as opened
+    assert container.paper.service.get("wl").symbols == [B, A]
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("open", "w1", "--watchlist", "nope"), "no watchlist named 'nope'"),
+        (("open", "w2", "--watchlist", "core", "--symbols", A), "the symbols or a watchlist, not both"),
+    ],
+)
+def test_a_watchlist_book_refuses_a_missing_list_or_both_inputs_in_one_line(
+    container: AppContainer, args: tuple[str, ...], message: str
+) -> None:
+    container.portfolio.watchlists.add("core", [A])
+    result = stockdesk("paper", *args)
+    assert result.returncode == 2, result.stderr
+    assert message in result.stderr and len(result.stderr.strip().splitlines()) == 1
+    assert container.paper.service.list() == []

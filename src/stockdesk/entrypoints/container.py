@@ -212,6 +212,7 @@ class AppContainer:
             market_frames=data.market_frames,
             coordinator=lambda: self.coordinator.service,
             ledger=lambda: self.ledger.service,
+            watchlist_symbols=lambda name: self.portfolio.watchlists.symbols(name),
         )
 
     @cached_property

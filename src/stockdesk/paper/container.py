@@ -24,6 +24,7 @@ class PaperContainer:
         market_frames: GetMarketFramesUseCase,
         coordinator: Callable[[], ResearchCoordinatorService],
         ledger: Callable[[], LedgerService] | None = None,
+        watchlist_symbols: Callable[[str], list[str]] | None = None,
     ):
         """Factories: nothing of the coordinator is built until a day is stepped."""
         self._database = database
@@ -31,6 +32,7 @@ class PaperContainer:
         self._frames = market_frames
         self._coordinator = coordinator
         self._ledger = ledger
+        self._watchlist_symbols = watchlist_symbols
 
     @cached_property
     def store(self) -> SqlPaperStore:
@@ -42,4 +44,5 @@ class PaperContainer:
             self.store,
             RulesVerdicts(self._coordinator, self._ledger),
             PaperMarket(self._securities, self._frames),
+            watchlist_symbols=self._watchlist_symbols,
         )

@@ -11,6 +11,7 @@ from stockdesk.entrypoints.container import AppContainer
 from stockdesk.entrypoints.web.i18n import LANG_COOKIE
 from stockdesk.shared.config import Settings
 from tests.api_support import api_client
+from tests.paper.market import A, populate
 from tests.paper.support import BOOK, seed_book
 
 
@@ -51,5 +52,14 @@ def test_the_rest_routes(settings: Settings) -> None:
     assert again.status_code == 409, again.text
     unknown = client.post("/api/v1/paper/books", json={"name": "other", "symbols": ["999999.SH"]})
     assert unknown.status_code == 400 and "not in the store" in json.dumps(unknown.json())
+    populate(container.database)
+    container.portfolio.watchlists.add("core", [A])
+    listed = client.post("/api/v1/paper/books", json={"name": "wl", "watchlist": "core"})
+    assert listed.status_code == 201 and listed.json()["symbols"] == [A], listed.text
+    assert listed.json()["watchlist"] == "core"
+    nolist = client.post("/api/v1/paper/books", json={"name": "wl2", "watchlist": "nope"})
+    assert nolist.status_code == 404 and nolist.json()["error"]["code"] == "WATCHLIST_NOT_FOUND"
+    neither = client.post("/api/v1/paper/books", json={"name": "wl3"})
+    assert neither.status_code == 400 and neither.json()["error"]["code"] == "PAPER_BAD_INPUT"
     closed = client.post(f"/api/v1/paper/books/{BOOK}/close")
     assert closed.status_code == 200 and closed.json()["closed"] is True

@@ -71,11 +71,15 @@ class PaperService:
         verdicts: RulesVerdicts,
         market: PaperMarket,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+        watchlist_symbols: Callable[[str], list[str]] | None = None,
     ):
+        """`watchlist_symbols(name)` is the portfolio context's watchlist lookup (it raises
+        WATCHLIST_NOT_FOUND): a book opened over a watchlist takes its symbols from it."""
         self._store = store
         self._verdicts = verdicts
         self._market = market
         self._clock = clock
+        self._watchlist_symbols = watchlist_symbols
 
     # -- books --------------------------------------------------------------------------------
     def open(
@@ -89,8 +93,9 @@ class PaperService:
         max_weight: float | None = None,
         watchlist: str | None = None,
     ) -> PaperBook:
-        """A new book over `symbols` (a watchlist's symbols are resolved by the caller and named in
-        `watchlist`). Every symbol and the benchmark must be stored, in the book's market."""
+        """A new book over `symbols`, or over a watchlist's symbols as they are now (the list's name
+        is kept on the book). Every symbol and the benchmark must be stored, in the book's market."""
+        symbols = self._universe(symbols, watchlist)
         try:
             book = PaperBook(
                 name=name, market=market, capital=capital, symbols=list(symbols), benchmark=benchmark,
@@ -109,6 +114,18 @@ class PaperService:
         if other:
             raise BadBookInput(f"not in the {book.market} market: {', '.join(other)}")
         return self._store.create(book)
+
+    def _universe(self, symbols: Sequence[str], watchlist: str | None) -> list[str]:
+        if watchlist is None:
+            return list(symbols)
+        if symbols:
+            raise BadBookInput("give the symbols or a watchlist, not both")
+        if self._watchlist_symbols is None:
+            raise BadBookInput("watchlists are not available here")
+        listed = self._watchlist_symbols(watchlist)
+        if not listed:
+            raise BadBookInput(f"watchlist {watchlist!r} has no symbols")
+        return listed
 
     def get(self, name: str) -> PaperBook:
         book = self._store.get(name)

@@ -30,7 +30,8 @@ class PaperBook(BaseModel):
     )
     symbols: list[str] = Field(min_length=1, description="the universe the book trades")
     watchlist: str | None = Field(
-        default=None, description="the watchlist the universe came from (resolved by the caller)"
+        default=None,
+        description="the watchlist the universe came from (its symbols when the book was opened)",
     )
     max_weight: float = Field(default=MAX_WEIGHT, gt=0.0, le=1.0)
     opened_at: datetime

@@ -36,18 +36,20 @@ def build_paper_cli(get_service: Callable[[], PaperService]) -> typer.Typer:
         ),
         market: str = typer.Option("CN", "--market", help="CN or US."),
         symbols: str = typer.Option("", "--symbols", help="The universe, comma-separated (A,B,C)."),
+        watchlist: str | None = typer.Option(
+            None, "--watchlist", help="Or a watchlist: the book takes its symbols as they are now."
+        ),
         benchmark: str | None = typer.Option(
             None, "--benchmark", help="A stored symbol (default: the equal-weight universe)."
         ),
         max_weight: float | None = typer.Option(None, "--max-weight", help="Cap per name, a fraction (0.2)."),
     ) -> None:
-        """Open a book over `--symbols` (a `--watchlist NAME` will resolve to symbols the same way)."""
-        # Hook: a `--watchlist NAME` option resolves here to the list's symbols (portfolio context's
-        # application interface) and passes `watchlist=NAME` to `open`, which records it on the book.
+        """Open a book over `--symbols` or a `--watchlist` (one of the two)."""
         listed = [s for s in symbols.split(",") if s.strip()]
         book = get_service().open(
             name, market=market, capital=capital, symbols=listed,
             benchmark=benchmark.strip().upper() if benchmark else None, max_weight=max_weight,
+            watchlist=watchlist,
         )  # fmt: skip
         typer.echo(
             f"paper book {book.name} opened: {book.market}, {book.capital:,.2f}, {len(book.symbols)} symbols"

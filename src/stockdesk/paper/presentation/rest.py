@@ -27,7 +27,15 @@ class OpenBook(BaseModel):
     name: str = Field(pattern=NAME_PATTERN)
     market: Literal["CN", "US"] = "CN"
     capital: float = Field(default=1_000_000.0, gt=0.0, description="starting cash, in the market's currency")
-    symbols: list[SymbolText] = Field(min_length=1, max_length=500)
+    symbols: list[SymbolText] = Field(
+        default_factory=list, max_length=500, description="the universe; or give `watchlist` instead"
+    )
+    watchlist: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=64,
+        description="a watchlist whose symbols (as they are now) the book takes",
+    )
     benchmark: SymbolText | None = Field(default=None, description="None: the equal-weight universe")
     max_weight: float = Field(default=MAX_WEIGHT, gt=0.0, le=1.0, description="cap per name, a fraction")
 
@@ -42,10 +50,11 @@ def build_paper_router(get_service: Callable[[], PaperService]) -> APIRouter:
 
     @router.post("", response_model=PaperBook, status_code=201)
     def open_book(body: OpenBook, service: PaperService = Depends(get_service)) -> PaperBook:
-        """Open a book (409 PAPER_BOOK_EXISTS, 400 PAPER_BAD_INPUT for unknown symbols or another market)."""
+        """Open a book over symbols or a watchlist (409 PAPER_BOOK_EXISTS; 400 PAPER_BAD_INPUT for
+        unknown symbols, another market, no symbols or both; 404 WATCHLIST_NOT_FOUND)."""
         return service.open(
             body.name, market=body.market, capital=body.capital, symbols=body.symbols,
-            benchmark=body.benchmark, max_weight=body.max_weight,
+            benchmark=body.benchmark, max_weight=body.max_weight, watchlist=body.watchlist,
         )  # fmt: skip
 
     @router.get("/{name}", response_model=BookView, responses=DOCUMENT_RESPONSES)
