@@ -344,3 +344,41 @@ def test_a_check_that_raises_is_reported_not_raised(settings: Settings) -> None:
         (Status.WARN, "the check could not run: RuntimeError: the probe fell over"),
     ]
     assert required[0].fix and str(settings.log_dir) in required[0].fix
+
+
+def test_notification_channels_show_their_secrets_and_a_failing_one_warns_with_its_fix(
+    settings: Settings, database: Database, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from datetime import UTC, datetime
+
+    from stockdesk.entrypoints.doctor.notify_checks import check_notifications
+    from stockdesk.notifications.application import DeliveryAttempt
+    from stockdesk.notifications.container import NotificationsContainer
+    from stockdesk.shared.config import NotifyChannelConfig, NotifySettings
+
+    check = Check("notification channels", False, check_notifications)
+    assert run_check(check, DoctorContext(settings)).status is Status.OK  # none configured
+    monkeypatch.setenv("DOC_HOOK_URL", "http://127.0.0.1:9/hook-s3cr3t")
+    channels = {
+        "hook": NotifyChannelConfig(type="webhook", url_env="DOC_HOOK_URL"),
+        "tg": NotifyChannelConfig(type="telegram", token_env="DOC_TG_UNSET", chat_id="1"),
+    }
+    configured = settings.model_copy(update={"notify": NotifySettings(channels=channels)})
+    database.upgrade()
+    missing = run_check(check, DoctorContext(configured))
+    assert missing.status is Status.WARN, missing
+    assert "hook: webhook" in missing.found and "$DOC_HOOK_URL set" in missing.found
+    assert "$DOC_TG_UNSET not set" in missing.found and missing.fix == "set $DOC_TG_UNSET for tg"
+    assert "s3cr3t" not in missing.found
+
+    log = NotificationsContainer(configured, database).store.log()
+    for n in range(3):
+        log.add(
+            DeliveryAttempt(
+                channel="hook", run_id=f"r{n}", digest_hash=f"h{n}", attempt=1, status="failed",
+                error="connection refused", sent_at=datetime.now(UTC),
+            )
+        )  # fmt: skip
+    failing = run_check(check, DoctorContext(configured))
+    assert "failing (3 deliveries failed in a row)" in failing.found
+    assert failing.fix and "hook keeps failing: `stockdesk notify test hook`" in failing.fix

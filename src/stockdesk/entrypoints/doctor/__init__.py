@@ -26,6 +26,7 @@ from stockdesk.entrypoints.doctor.install_checks import (
     check_talib,
     check_web_assets,
 )
+from stockdesk.entrypoints.doctor.notify_checks import check_notifications
 from stockdesk.entrypoints.doctor.store_checks import (
     check_disk,
     check_llm_aliases,
@@ -45,6 +46,7 @@ CHECKS = [
     Check("LLM aliases", True, check_llm_aliases),
     Check("disk space", True, check_disk),
     Check("sandbox layers", False, check_sandbox),
+    Check("notification channels", False, check_notifications),
     Check("chromium + Playwright", False, check_browser),
     Check("PostgreSQL", False, check_postgres),
     Check("espeak-ng", False, check_espeak),

@@ -70,7 +70,7 @@ def check_store(context: DoctorContext) -> Finding:
     return Finding(Status.OK, f"{where} at revision {state.current} (head)")
 
 
-def _store_not_ready(context: DoctorContext) -> str | None:
+def store_not_ready(context: DoctorContext) -> str | None:
     """Why the data cannot be read without changing the store (see the module docstring), or None."""
     path = context.sqlite_path
     if path is not None and not path.is_file():
@@ -86,7 +86,7 @@ def _store_not_ready(context: DoctorContext) -> str | None:
 
 def check_market_data(context: DoctorContext) -> Finding:
     """Per dataset: how many symbols and rows, from which day to which (the data context's coverage)."""
-    reason = _store_not_ready(context)
+    reason = store_not_ready(context)
     if reason is not None:
         return Finding(Status.SKIP, reason)
     datasets = context.data.coverage.datasets()

@@ -82,12 +82,14 @@ class NotificationService:
             raise NotFoundException(f"no notification channel {name!r} ({known})", code="UNKNOWN_CHANNEL")
         return self._channels[name]
 
-    def channels(self) -> list[ChannelStatus]:
-        """Every configured channel with its secrets (set or not) and its health."""
+    def channels(self, *, read_health: bool = True) -> list[ChannelStatus]:
+        """Every configured channel with its secrets (set or not) and its health; `read_health=False`
+        leaves the delivery records unread (a doctor run on a store whose schema is not at head)."""
         return [
             ChannelStatus(
                 name=c.name, type=c.type, target=c.target, secrets=dict(c.secrets),
-                health=health(self._log.final(c.name, HEALTH_WINDOW), self._log.last_success(c.name)),
+                health=health(self._log.final(c.name, HEALTH_WINDOW), self._log.last_success(c.name))
+                if read_health else ChannelHealth(),
             )
             for c in sorted(self._channels.values(), key=lambda c: c.name)
         ]  # fmt: skip
