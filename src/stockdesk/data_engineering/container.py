@@ -26,6 +26,7 @@ from stockdesk.data_engineering.application.use_cases import (
     GetValuationDailiesForTickerUseCase,
     ListSecuritiesUseCase,
     SearchStoredTextUseCase,
+    TradingDayUseCase,
 )
 from stockdesk.data_engineering.domain.ports import IMarketDataProvider, INewsProvider
 from stockdesk.data_engineering.infrastructure.persistence.repository import SqlMarketDataRepository
@@ -125,6 +126,10 @@ class DataEngineeringContainer:
     @property
     def as_of_check(self) -> CheckAsOfUseCase:
         return CheckAsOfUseCase(self.repository)
+
+    @property
+    def trading_day(self) -> TradingDayUseCase:
+        return TradingDayUseCase(self.repository)
 
     @property
     def daily_bars(self) -> GetDailyBarsUseCase:

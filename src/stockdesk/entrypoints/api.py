@@ -40,6 +40,7 @@ from stockdesk.entrypoints.json_bodies import FiniteJsonMiddleware
 from stockdesk.entrypoints.limits import LimitsMiddleware
 from stockdesk.entrypoints.openapi import install_openapi
 from stockdesk.entrypoints.request_ids import request_id
+from stockdesk.entrypoints.scheduling import scheduling_of
 from stockdesk.entrypoints.security import SecurityMiddleware, is_ui
 from stockdesk.entrypoints.web.app import mount_web
 from stockdesk.evaluation.presentation.rest import build_evaluation_router
@@ -54,6 +55,7 @@ from stockdesk.research.presentation.rest.search_expert_routes import (
 )
 from stockdesk.research.presentation.rest.technical_analyst_routes import build_technical_router
 from stockdesk.research.presentation.rest.valuation_modeler_routes import build_valuation_router
+from stockdesk.scheduling.presentation.rest import build_schedule_router
 from stockdesk.shared.access import AccessPolicy
 from stockdesk.shared.access.route_limits import ClassLimit, RouteLimits
 from stockdesk.shared.config import Settings
@@ -297,6 +299,7 @@ def create_app(
     app.include_router(build_paper_router(lambda: container.paper.service), prefix=API_PREFIX)
     app.include_router(build_watchlist_router(lambda: container.portfolio.watchlists), prefix=API_PREFIX)
     app.include_router(build_holdings_router(lambda: container.portfolio.holdings), prefix=API_PREFIX)
+    app.include_router(build_schedule_router(lambda: scheduling_of(container)), prefix=API_PREFIX)
     app.include_router(
         build_jobs_api(jobs, lambda: SqlTaskStore(container.database), container.job_kinds), prefix=API_PREFIX
     )

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import logging
 import sys
+import threading
 from dataclasses import replace
 from typing import Any
 
@@ -34,6 +35,7 @@ from stockdesk.entrypoints.container import AppContainer
 from stockdesk.entrypoints.doctor.cli import build_doctor_command
 from stockdesk.entrypoints.jobs_cli import RunOptions, build_jobs_cli
 from stockdesk.entrypoints.keys_cli import build_keys_cli
+from stockdesk.entrypoints.scheduling import scheduling_of
 from stockdesk.evaluation.application.evaluation_service import JOB_KIND as EVALUATE_KIND
 from stockdesk.evaluation.presentation.cli import build_evaluate_command
 from stockdesk.evaluation.presentation.track_cli import build_track_cli
@@ -43,6 +45,8 @@ from stockdesk.paper.presentation.cli import build_paper_cli
 from stockdesk.portfolio.presentation.cli import build_holdings_cli, build_watch_cli
 from stockdesk.research.presentation.cli import build_research_cli
 from stockdesk.research.presentation.screen_cli import build_screen_command
+from stockdesk.scheduling.application import KIND as SCHEDULED_KIND
+from stockdesk.scheduling.presentation.cli import build_schedule_cli, build_scheduler_command
 from stockdesk.shared.config import get_settings, settings_error
 from stockdesk.shared.db.task_store import SqlTaskStore
 from stockdesk.shared.errors import BadRequestException, NotFoundException, StockdeskError
@@ -140,6 +144,8 @@ app.add_typer(build_keys_cli(lambda: container().api_keys), name="keys")
 app.add_typer(build_notify_cli(lambda: container().notifications.service), name="notify")
 app.add_typer(build_watch_cli(lambda: container().portfolio.watchlists), name="watch")
 app.add_typer(build_holdings_cli(lambda: container().portfolio.holdings), name="holdings")
+app.add_typer(build_schedule_cli(lambda: scheduling_of(container())), name="schedule")
+app.command("scheduler")(build_scheduler_command(lambda: scheduling_of(container())))
 app.command("doctor")(build_doctor_command(lambda: container().settings))
 app.add_typer(
     build_batch_cli(
@@ -201,8 +207,8 @@ def _resume_sweep(job_id: str, options: RunOptions) -> None:
 
 def _job_kinds(options: RunOptions) -> JobKinds:
     """What `jobs resume` runs here, in the foreground (on Ray with --workers or --ray-address):
-    batch analyses, evaluations and sweeps. Briefings and strategy runs resume in a server (the
-    jobs page, `POST /api/v1/jobs/{id}/resume`) or by their own command."""
+    batch analyses, evaluations, sweeps and scheduled runs. Briefings and strategy runs resume in a
+    server (the jobs page, `POST /api/v1/jobs/{id}/resume`) or by their own command."""
     return JobKinds(
         lambda: container().jobs,
         lambda: SqlTaskStore(container().database),
@@ -210,6 +216,7 @@ def _job_kinds(options: RunOptions) -> JobKinds:
             JobKind(BATCH_KIND, resume=lambda job_id: _resume_batch(job_id, options)),
             JobKind(EVALUATE_KIND, resume=lambda job_id: _resume_evaluation(job_id, options)),
             JobKind(SWEEP_KIND, resume=lambda job_id: _resume_sweep(job_id, options)),
+            JobKind(SCHEDULED_KIND, resume=lambda job_id: scheduling_of(container()).runs.execute(job_id)),
         ],
     )
 
@@ -255,6 +262,9 @@ def serve(
     no_auth: bool = typer.Option(
         False, "--no-auth", help="Local use only: no API key even on the LLM-spending routes."
     ),
+    scheduler: bool = typer.Option(
+        False, "--scheduler", help="Also fire the schedules, as `stockdesk scheduler` does, in a thread."
+    ),
 ) -> None:
     """Run the web UI (at /) and the REST API (docs at /api/v1/docs) in one process.
 
@@ -296,7 +306,22 @@ def serve(
     err_console.print(
         f"web UI: http://{shown}:{port}/  ·  API docs: http://{shown}:{port}/api/v1/docs", highlight=False
     )
-    uvicorn.run(create_app(container(), policy), host=host, port=port, timeout_graceful_shutdown=5)
+    stop = _start_scheduler() if scheduler else None
+    try:
+        uvicorn.run(create_app(container(), policy), host=host, port=port, timeout_graceful_shutdown=5)
+    finally:
+        if stop is not None:
+            stop.set()
+
+
+def _start_scheduler() -> threading.Event:
+    """The scheduler's loop in a daemon thread of the server; setting the event stops it."""
+    stop = threading.Event()
+    loop = scheduling_of(container()).loop(
+        say=lambda line: err_console.print(f"scheduler: {line}", highlight=False)
+    )
+    threading.Thread(target=loop.run, args=(stop,), name="scheduler", daemon=True).start()
+    return stop
 
 
 def main() -> None:

@@ -31,6 +31,7 @@ from stockdesk.notifications.container import NotificationsContainer
 from stockdesk.paper.container import PaperContainer
 from stockdesk.portfolio.container import PortfolioContainer
 from stockdesk.research.container import ResearchContainer
+from stockdesk.scheduling.application import KIND as SCHEDULED_KIND
 from stockdesk.shared.access.bounds import RequestBounds
 from stockdesk.shared.config import Settings, get_settings
 from stockdesk.shared.db import Database
@@ -47,7 +48,7 @@ from stockdesk.strategy_lab.presentation.jobs import recent_runs, resume_strateg
 from stockdesk.web_search.application.search_service import WebSearchService
 from stockdesk.web_search.container import build_search_service
 
-RESUMED_BY_CLI = "stockdesk jobs resume {id}"  # batch analyses and sweeps: in the foreground, on Ray
+RESUMED_BY_CLI = "stockdesk jobs resume {id}"  # batch analyses, sweeps, scheduled runs: in the foreground
 
 
 class AppContainer:
@@ -303,6 +304,7 @@ class AppContainer:
                 ),
                 JobKind(BATCH_KIND, resumed_by=RESUMED_BY_CLI),
                 JobKind(SWEEP_KIND, resumed_by=RESUMED_BY_CLI),
+                JobKind(SCHEDULED_KIND, resumed_by=RESUMED_BY_CLI),
             ],
         )
 

@@ -99,6 +99,9 @@ ROUTE_ERRORS: dict[tuple[str, str], tuple[int, ...]] = {
     ("DELETE", "/api/v1/watchlists/{x}/symbols/{x}"): (404,),
     ("PUT", "/api/v1/holdings/{x}"): (404,),
     ("DELETE", "/api/v1/holdings/{x}"): (404,),
+    ("POST", "/api/v1/schedules"): (409,),
+    ("DELETE", "/api/v1/schedules/{x}"): (404,),
+    ("POST", "/api/v1/schedules/{x}/run"): (404, 409),
 }
 AS_OF_OUT_OF_RANGE = (
     "; AS_OF_OUT_OF_RANGE: as_of before the symbol's first stored daily bar, more than 5 trading days "
@@ -110,6 +113,9 @@ ROUTE_400: dict[tuple[str, str], str] = {
     ("POST", "/api/v1/coordinator/research/jobs"): AS_OF_OUT_OF_RANGE,
     ("POST", "/api/v1/batch/analyses"): AS_OF_OUT_OF_RANGE,
     ("POST", "/api/v1/holdings/import"): "; HOLDINGS_FILE_INVALID: the file's first problem (details: line)",
+    ("POST", "/api/v1/schedules"): "; BAD_SCHEDULE_NAME, BAD_SCHEDULE_TIME, BAD_TIMEZONE, BAD_SCHEDULE_DAYS, "
+    "BAD_SCHEDULE_MODE: a field that cannot be used; UNKNOWN_WATCHLIST, UNKNOWN_CHANNEL, UNKNOWN_PAPER_BOOK: "
+    "a reference to nothing stored or configured",
 }
 _ROUTE_PATTERNS = [
     (method, re.compile(re.escape(path).replace(r"\{x\}", "[^/]+")), codes)

@@ -353,6 +353,11 @@ class Settings(BaseSettings):
     public_url: str | None = Field(
         default=None, description="Public address of the web UI; a digest links its report under it."
     )
+    # Scheduled runs (README "Scheduled runs"): whether a run syncs its watchlist from the market's
+    # providers first (off on a machine that cannot reach them: the store's bars decide alone).
+    scheduler_sync: bool = Field(
+        default=False, description="Sync a scheduled run's watchlist from the providers before it runs."
+    )
 
     # PDF exports (shared/exports): every HTML report printed by headless Chromium.
     chromium_path: str | None = Field(

@@ -24,6 +24,7 @@ from stockdesk.data_engineering.application.use_cases import (
     GetValuationDailiesForTickerUseCase,
     ListSecuritiesUseCase,
     SearchStoredTextUseCase,
+    TradingDayUseCase,
 )
 from stockdesk.data_engineering.domain.dtos import (
     DailyBarDTO,
@@ -72,6 +73,7 @@ __all__ = [
     "StockDataSummaryDTO",
     "Suggestion",
     "TextHitDTO",
+    "TradingDayUseCase",
     "cn_exchange",
     "currency_of",
     "market_of",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from datetime import date
+from datetime import date, timedelta
 
 import pandas as pd
 
@@ -62,6 +62,19 @@ class GetDailyBarsUseCase:
         self, symbol: str, as_of: date | None = None, start: date | None = None, end: date | None = None
     ) -> list[DailyBarDTO]:
         return self._repository.get_bars(normalize_symbol(symbol), _as_of(as_of), start, end)
+
+
+class TradingDayUseCase:
+    """Is `day` a trading day of `market` in the store? There is no stored exchange calendar: a day is one
+    when any stored symbol of the market has a daily bar on it (a weekend, a holiday, or a day not synced
+    yet has none)."""
+
+    def __init__(self, repository: IMarketDataRepository):
+        self._repository = repository
+
+    def execute(self, market: str, day: date) -> bool:
+        days = self._repository.market_bar_days(market.upper(), day - timedelta(days=1))
+        return bool(days) and days[0] == day
 
 
 class GetIntradayBarsUseCase:

@@ -1,0 +1,137 @@
+"""Scheduling wired to the other contexts: a run's batch is the batch analysis of the coordinator on
+this process's engine (inline: a few symbols after the close), its calendar the store's bars, its
+digest's figures the store's closes and the verdicts' plans, its deliveries notifications', its paper
+step the paper book's. Built here, not in the container, because the batch's worker builds containers
+itself (the container may not import it back at import time)."""
+
+from __future__ import annotations
+
+import uuid
+import weakref
+from datetime import date, timedelta
+from typing import TYPE_CHECKING, Any
+
+from stockdesk.coordinator.application.batch_analysis import BatchAnalysisConfig, BatchRow
+from stockdesk.coordinator.presentation.reports.batch_index import run_and_index
+from stockdesk.data_engineering.application import market_of
+from stockdesk.entrypoints.batch.analyze_work import AnalyzeSymbolsWork
+from stockdesk.notifications.application import DeliveryResult, Digest, DigestRow
+from stockdesk.scheduling.application import References, RunPorts
+from stockdesk.scheduling.container import SchedulingContainer
+from stockdesk.shared.db.task_store import SqlTaskStore
+from stockdesk.shared.errors import StockdeskError
+from stockdesk.shared.numbers import finite_number
+from stockdesk.shared.tasks import InlineEngine
+
+if TYPE_CHECKING:
+    from stockdesk.entrypoints.container import AppContainer
+
+CLOSE_LOOKBACK_DAYS = 10
+
+
+class RunWiring:
+    """The RunPorts' functions over one app container (a class, so each is named and documented)."""
+
+    def __init__(self, app: AppContainer):
+        self.app = app
+
+    def market(self, symbols: list[str]) -> str:
+        """The watchlist's market: its first symbol's (a watchlist of one market is the usual case)."""
+        return market_of(symbols[0]) if symbols else "CN"
+
+    def sync(self, market: str, symbols: list[str], day: date) -> str:
+        summary = self.app.data.sync_service.sync(
+            market,
+            symbols,
+            day - timedelta(days=CLOSE_LOOKBACK_DAYS),
+            day,
+            f"schedule-{uuid.uuid4().hex[:12]}",
+        )
+        states = summary.symbol_status
+        shown = ", ".join(f"{s} {states[s]}" for s in summary.symbols)
+        return f"synced {len(summary.symbols)} symbols to {day.isoformat()}: {shown}"
+
+    def batch(self, config: BatchAnalysisConfig) -> list[BatchRow]:
+        service = self.app.batch_analysis
+        job, _ = service.open(config)
+        work = AnalyzeSymbolsWork(self.app.settings, config, distributed=False)
+        run_and_index(service, config, job.id, work, InlineEngine())
+        return service.rows(job.id)
+
+    def digest_row(self, row: BatchRow, day: date, held: bool) -> DigestRow:
+        bars = self.app.data.daily_bars.execute(
+            row.symbol, as_of=day, start=day - timedelta(days=CLOSE_LOOKBACK_DAYS)
+        )
+        last = bars[-1] if bars and bars[-1].trade_date == day else None
+        before = bars[-2] if last is not None and len(bars) > 1 else None
+        change = None
+        if last is not None and before is not None and before.close:
+            change = round((last.close / before.close - 1) * 100, 2)
+        security = self.app.data.stock_basic_info.execute(row.symbol)
+        stop, target = self._plan(row.session_id)
+        return DigestRow(
+            symbol=row.symbol, name=(security.name if security and security.name else ""),
+            action=str(row.action).upper(), close=last.close if last else None, change_pct=change,
+            stop=stop, target=target,
+        )  # fmt: skip
+
+    def _plan(self, session_id: str | None) -> tuple[float | None, float | None]:
+        if not session_id:
+            return None, None
+        try:
+            verdict: dict[str, Any] = self.app.coordinator.service.get(session_id).verdict or {}
+        except StockdeskError:
+            return None, None
+        plan = verdict.get("trade_plan") or {}
+        return finite_number(plan.get("stop_loss_price")), finite_number(plan.get("take_profit_price"))
+
+    def held(self, day: date) -> set[str]:
+        return {p.symbol for p in self.app.portfolio.holdings.positions(day)}
+
+    def deliver(self, digest: Digest, channel: str) -> DeliveryResult:
+        return self.app.notifications.service.deliver(digest, [channel])[0]
+
+    def paper_step(self, book: str, day: date) -> str:
+        stepped = self.app.paper.service.step(book, day)
+        return f"paper book {book}: {len(stepped)} day(s) stepped to {day.isoformat()}"
+
+    def ports(self) -> RunPorts:
+        app = self.app
+        return RunPorts(
+            symbols=app.portfolio.watchlists.symbols,
+            market=self.market,
+            trading_day=app.data.trading_day.execute,
+            sync=self.sync if app.settings.scheduler_sync else None,
+            batch=self.batch,
+            digest_row=self.digest_row,
+            held=self.held,
+            deliver=self.deliver,
+            report_url=app.notifications.service.report_url,
+            paper_step=self.paper_step,
+            reports_root=app.settings.home / "reports",
+        )
+
+
+_built: weakref.WeakKeyDictionary[AppContainer, SchedulingContainer] = weakref.WeakKeyDictionary()
+
+
+def scheduling_of(app: AppContainer) -> SchedulingContainer:
+    """The app container's scheduling, built on first use (kept beside it, not in it: see the module)."""
+    found = _built.get(app)
+    if found is None:
+        found = _built[app] = build_scheduling(app)
+    return found
+
+
+def build_scheduling(app: AppContainer) -> SchedulingContainer:
+    wiring = RunWiring(app)
+    return SchedulingContainer(
+        app.database,
+        SqlTaskStore(app.database),
+        References(
+            watchlist_symbols=lambda name: app.portfolio.watchlists.symbols(name),
+            channel_health=lambda: app.notifications.service.channel_health(),
+            paper_books=lambda: {b.name for b in app.paper.service.list() if not b.closed},
+        ),
+        wiring.ports,
+    )

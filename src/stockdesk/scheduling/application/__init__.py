@@ -1,0 +1,32 @@
+"""Application interface of scheduling: schedules, their runs (the `scheduled_run` job kind) and the loop."""
+
+from stockdesk.scheduling.application.loop import SchedulerLoop, pretend_clock, real_clock
+from stockdesk.scheduling.application.ports import RunPorts
+from stockdesk.scheduling.application.runs import KIND, Fired, ScheduledRuns
+from stockdesk.scheduling.application.schedules import (
+    MODES,
+    References,
+    ScheduleChannel,
+    ScheduleService,
+    ScheduleView,
+)
+from stockdesk.scheduling.domain.model import Delivery, RunStatus, Schedule, ScheduleRun
+
+__all__ = [
+    "KIND",
+    "MODES",
+    "Delivery",
+    "Fired",
+    "References",
+    "RunPorts",
+    "RunStatus",
+    "Schedule",
+    "ScheduleChannel",
+    "ScheduleRun",
+    "ScheduleService",
+    "ScheduleView",
+    "ScheduledRuns",
+    "SchedulerLoop",
+    "pretend_clock",
+    "real_clock",
+]

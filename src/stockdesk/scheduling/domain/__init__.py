@@ -1,0 +1,1 @@
+"""Schedules and their runs: types, timing, errors and the store port."""

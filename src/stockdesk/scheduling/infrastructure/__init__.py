@@ -1,0 +1,1 @@
+"""The SQL store of schedules and runs."""

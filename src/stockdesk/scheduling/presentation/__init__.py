@@ -1,0 +1,1 @@
+"""`stockdesk schedule|scheduler` and the REST routes of schedules."""
