@@ -242,3 +242,21 @@ def test_a_run_left_by_a_dead_process_is_resumed_once_by_the_next_scheduler(
     (resumed,) = loop.tick()
     assert resumed.note == "resumed" and resumed.run is not None and resumed.run.status is RunStatus.DONE
     assert loop.tick() == [] and len(hook.on(HOOK)) == 1
+
+
+def test_a_chinese_schedule_sends_its_digest_in_chinese(
+    desk: tuple[AppContainer, Inbox, Receiver, dict[str, str]],
+) -> None:
+    app, inbox, _hook, _env = desk
+    scheduling = _scheduling(app)
+    schedule = scheduling.schedules.add(
+        "zh-desk", watchlist="core", at="16:30", tz="Asia/Shanghai", notify=["mail"], language="zh"
+    )
+    stored = scheduling.store.get("zh-desk")
+    assert stored is not None and stored.language == schedule.language == "zh"
+    fired = scheduling.runs.run_now("zh-desk", TRADING_DAY)
+    assert fired.run is not None and fired.run.status is RunStatus.DONE
+    (message,) = inbox.messages
+    plain = message.get_body(("plain",)).get_content()  # type: ignore[union-attr]
+    assert "全部标的" in plain and NAMES[SYMBOLS[0]] in plain, plain
+    assert "All symbols" not in plain

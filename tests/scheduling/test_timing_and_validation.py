@@ -87,6 +87,10 @@ def app(settings: Settings, monkeypatch: pytest.MonkeyPatch) -> AppContainer:
             ["--watchlist", "core", "--at", "16:30", "--tz", "UTC", "--paper", "book"],
             "no paper book named 'book'",
         ),
+        (
+            ["--watchlist", "core", "--at", "16:30", "--tz", "UTC", "--lang", "fr"],
+            "--lang 'fr' is not one of",
+        ),
     ],
 )
 def test_schedule_add_refuses_in_one_line_with_exit_2(app: AppContainer, args: list[str], words: str) -> None:

@@ -34,4 +34,3 @@ class RunPorts:
     report_url: Callable[[str], str | None]
     paper_step: Callable[[str, date], str]
     reports_root: Path
-    language: str = "en"

@@ -11,12 +11,13 @@ from pydantic import BaseModel, Field
 
 from stockdesk.notifications.application import ChannelHealth
 from stockdesk.scheduling.domain.errors import BadSchedule, ScheduleNotFound
-from stockdesk.scheduling.domain.model import NAME_RE, Mode, Schedule, ScheduleRun
+from stockdesk.scheduling.domain.model import NAME_RE, Language, Mode, Schedule, ScheduleRun
 from stockdesk.scheduling.domain.ports import IScheduleStore
 from stockdesk.scheduling.domain.timing import cron_expression, next_fire, parse_at, parse_days, parse_tz
 from stockdesk.shared.errors import StockdeskError
 
 MODES: tuple[Mode, ...] = ("rules", "experts", "full")
+LANGUAGES: tuple[Language, ...] = ("en", "zh")
 
 
 @dataclass(frozen=True)
@@ -83,14 +84,23 @@ class ScheduleService:
         mode: str = "rules",
         notify: list[str] | None = None,
         paper: str | None = None,
+        language: str = "en",
     ) -> Schedule:
         """Store a schedule after checking each field (a one-line 400 naming the first bad one)."""
         schedule = Schedule(
             name=check_name(name), watchlist=self._watchlist(watchlist), at=parse_at(at), tz=parse_tz(tz),
             days=parse_days(days), mode=self._mode(mode), notify=self._channels(notify or []),
-            paper=self._paper(paper), created_at=self._now(),
+            paper=self._paper(paper), language=self._language(language), created_at=self._now(),
         )  # fmt: skip
         return self._store.add(schedule)
+
+    @staticmethod
+    def _language(language: str) -> Language:
+        if language not in LANGUAGES:
+            raise BadSchedule(
+                f"--lang {language!r} is not one of {', '.join(LANGUAGES)}", "BAD_SCHEDULE_LANGUAGE"
+            )
+        return language  # type: ignore[return-value]
 
     def _watchlist(self, name: str) -> str:
         try:

@@ -144,7 +144,7 @@ class RunSteps:
             title=f"{self.schedule.name} · {self.schedule.watchlist}",
             as_of=self.day,
             run=f"{self.schedule.name}-{self.day.isoformat()}",
-            language=self.ports.language,  # type: ignore[arg-type]
+            language=self.schedule.language,
             changes=changes_between(previous, current, held),
             rows=current,
             report_url=self.ports.report_url(path),

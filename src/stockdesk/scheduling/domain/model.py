@@ -14,6 +14,7 @@ from stockdesk.notifications.application import DigestRow
 NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,39}$"
 NAME_RE = re.compile(NAME_PATTERN)
 Mode = Literal["rules", "experts", "full"]
+Language = Literal["en", "zh"]
 
 
 class RunStatus(StrEnum):
@@ -39,6 +40,7 @@ class Schedule(BaseModel):
     mode: Mode = Field(default="rules", description="rules: no LLM; experts: experts, no debate; full")
     notify: list[str] = Field(default_factory=list, description="channels of [notify.channels.*]")
     paper: str | None = Field(default=None, description="a paper book stepped after each run")
+    language: Language = Field(default="en", description="the digest's language (en or zh)")
     created_at: datetime | None = None
 
 

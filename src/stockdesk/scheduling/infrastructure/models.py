@@ -22,6 +22,7 @@ class ScheduleRow(Base):
     mode: Mapped[str] = mapped_column(String(8))
     notify_json: Mapped[str] = mapped_column(Text)
     paper: Mapped[str | None] = mapped_column(String(40))
+    language: Mapped[str] = mapped_column(String(2), default="en")
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
 
 

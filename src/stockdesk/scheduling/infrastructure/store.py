@@ -30,6 +30,7 @@ def _schedule(row: ScheduleRow) -> Schedule:
         id=row.id, name=row.name, watchlist=row.watchlist, at=row.at, tz=row.tz, days=row.days,
         mode=row.mode,  # type: ignore[arg-type]
         notify=json.loads(row.notify_json), paper=row.paper, created_at=_aware(row.created_at),
+        language=row.language,  # type: ignore[arg-type]
     )  # fmt: skip
 
 
@@ -52,6 +53,7 @@ class SqlScheduleStore(IScheduleStore):
             name=schedule.name, watchlist=schedule.watchlist, at=schedule.at, tz=schedule.tz,
             days=schedule.days, mode=schedule.mode, notify_json=json.dumps(schedule.notify),
             paper=schedule.paper, created_at=schedule.created_at or datetime.now(UTC),
+            language=schedule.language,
         )  # fmt: skip
         try:
             with self._database.session() as session:

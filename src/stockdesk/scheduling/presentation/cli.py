@@ -70,12 +70,13 @@ def _add_commands(app: typer.Typer, get: Get) -> None:
             None, "--notify", help="Channels of [notify.channels.*], comma list."
         ),
         paper: str | None = typer.Option(None, "--paper", help="A paper book stepped after each run."),
+        lang: str = typer.Option("en", "--lang", help="The digest's language: en or zh."),
     ) -> None:
         """Add a schedule: the watchlist analysed at that time on the store's trading days."""
         container = get()
         schedule = container.schedules.add(
             name, watchlist=watchlist, at=at, tz=tz, days=days, mode=mode,
-            notify=(notify or "").split(","), paper=paper,
+            notify=(notify or "").split(","), paper=paper, language=lang,
         )  # fmt: skip
         view = container.schedules.view(schedule.name)
         typer.echo(

@@ -13,7 +13,7 @@ from pydantic import BaseModel, Field
 
 from stockdesk.scheduling.application import Fired, ScheduleView
 from stockdesk.scheduling.container import SchedulingContainer
-from stockdesk.scheduling.domain.model import NAME_PATTERN, Mode
+from stockdesk.scheduling.domain.model import NAME_PATTERN, Language, Mode
 
 ScheduleName = Path(..., pattern=NAME_PATTERN, description="the schedule's name")
 
@@ -27,6 +27,7 @@ class NewSchedule(BaseModel):
     mode: Mode = "rules"
     notify: list[str] = Field(default_factory=list, max_length=20)
     paper: str | None = Field(default=None, max_length=40)
+    language: Language = Field(default="en", description="the digest's language")
 
 
 def build_schedule_router(get: Callable[[], SchedulingContainer]) -> APIRouter:
@@ -42,7 +43,7 @@ def build_schedule_router(get: Callable[[], SchedulingContainer]) -> APIRouter:
         """Add a schedule (400 for a bad field or an unknown reference, 409 SCHEDULE_EXISTS)."""
         schedule = container.schedules.add(
             body.name, watchlist=body.watchlist, at=body.at, tz=body.tz, days=body.days, mode=body.mode,
-            notify=body.notify, paper=body.paper,
+            notify=body.notify, paper=body.paper, language=body.language,
         )  # fmt: skip
         return container.schedules.view(schedule.name)
 

@@ -5,10 +5,10 @@ Revises: 0023_paper_books
 Create Date: 2026-11-29
 
 `schedules`: one row per schedule (name unique): the watchlist, the time of day and zone, the days of
-the week, the mode, the channels and the paper book. `schedule_runs`: one row per (schedule, day),
-UNIQUE, so two scheduler processes cannot both run a day: the second one's insert (its claim) fails.
-A run keeps its job, its status and reason, the digest's table (JSON, compared with by the next run),
-the deliveries and notes.
+the week, the mode, the channels, the paper book and the digest's language. `schedule_runs`: one row
+per (schedule, day), UNIQUE, so two scheduler processes cannot both run a day: the second one's
+insert (its claim) fails. A run keeps its job, its status and reason, the digest's table (JSON,
+compared with by the next run), the deliveries and notes.
 """
 
 import sqlalchemy as sa
@@ -32,6 +32,7 @@ def upgrade() -> None:
         sa.Column("mode", sa.String(length=8), nullable=False),
         sa.Column("notify_json", sa.Text(), nullable=False),
         sa.Column("paper", sa.String(length=40), nullable=True),
+        sa.Column("language", sa.String(length=2), nullable=False, server_default="en"),
         sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
         sa.PrimaryKeyConstraint("id", name=op.f("pk_schedules")),
         sa.UniqueConstraint("name", name=op.f("uq_schedules_name")),
