@@ -147,6 +147,11 @@ FIGURES: dict[str, FigureFormat] = {
     **_same(("cost_basis", "market_value", "unrealised_pnl"), MONEY),
     "unrealised_pnl_pct": CHANGE,
     "days_held": FigureFormat("count", decimals=0, noun="days"),
+    # the holder's plan beside a verdict (judge's HolderPlan)
+    "book_weight": FigureFormat("fraction", decimals=1),
+    **_same(("sellable_shares", "locked_shares"), FigureFormat("shares", decimals=0)),
+    **_same(("break_even", "holder_stop", "holder_target"), PRICE),
+    **_same(("estimated_cost", "trade_value"), MONEY),
     # labels shown as they are
     **_same(("period", "latest_period", "latest_report_period", "trade_date"), FigureFormat("text")),
 }
