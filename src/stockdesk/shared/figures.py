@@ -152,6 +152,7 @@ FIGURES: dict[str, FigureFormat] = {
     **_same(("sellable_shares", "locked_shares"), FigureFormat("shares", decimals=0)),
     **_same(("break_even", "holder_stop", "holder_target"), PRICE),
     **_same(("estimated_cost", "trade_value"), MONEY),
+    "cost_rate": FigureFormat("fraction", decimals=2),
     # labels shown as they are
     **_same(("period", "latest_period", "latest_report_period", "trade_date"), FigureFormat("text")),
 }
