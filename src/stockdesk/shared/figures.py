@@ -149,7 +149,10 @@ FIGURES: dict[str, FigureFormat] = {
     "days_held": FigureFormat("count", decimals=0, noun="days"),
     # the holder's plan beside a verdict (judge's HolderPlan)
     "book_weight": FigureFormat("fraction", decimals=1),
-    **_same(("sellable_shares", "locked_shares"), FigureFormat("shares", decimals=0)),
+    # share counts to act on are exact (1,000 shares, never 1.00K)
+    **_same(
+        ("sellable_shares", "locked_shares", "trade_shares"), FigureFormat("count", decimals=0, noun="shares")
+    ),
     **_same(("break_even", "holder_stop", "holder_target"), PRICE),
     **_same(("estimated_cost", "trade_value"), MONEY),
     "cost_rate": FigureFormat("fraction", decimals=2),

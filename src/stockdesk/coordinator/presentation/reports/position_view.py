@@ -50,11 +50,11 @@ def _figure(key: str, value: Any, lang: str, currency: str | None) -> Pair:
 
 
 def _shares(plan: Mapping[str, Any], lang: str) -> str:
-    shares = format_figure("quantity", plan.get("shares"), lang)
+    shares = format_figure("trade_shares", plan.get("shares"), lang)
     lots, lot = int(plan.get("lots") or 0), int(plan.get("lot_size") or 1)
     odd = finite_number(plan.get("odd_shares")) or 0.0
     if odd > 0:
-        shown = format_figure("quantity", odd, lang)
+        shown = format_figure("trade_shares", odd, lang)
         return say("holder.report.lots_odd", lang, shares=shares, lots=lots, lot=lot, odd=shown)
     return say("holder.report.lots", lang, shares=shares, lots=lots, lot=lot)
 
@@ -68,7 +68,7 @@ def _level(key: str, price: Any, distance: Any, lang: str, currency: str | None)
 def _plan_rows(plan: Mapping[str, Any], lang: str, currency: str | None) -> list[Pair]:
     rows: list[Pair] = []
     if plan.get("action") != "HOLD":  # a HOLD trades nothing
-        rows.append(Pair(say("holder.report.shares", lang), _shares(plan, lang)))
+        rows.append(Pair(figure_label("trade_shares", lang), _shares(plan, lang)))
     stop = plan.get("stop")
     if stop is not None:
         distance = finite_number(plan.get("stop_distance_pct"))
