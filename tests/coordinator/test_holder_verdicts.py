@@ -76,10 +76,10 @@ def test_a_held_symbol_shows_the_holder_action_and_a_plan_in_lots(
     )  # 0.08% of 20,000 in 2024
 
     report = analyze(cli, tmp_path / "held.md")
-    assert "## Your position" in report and "For you as a holder: EXIT" in report
+    assert "## Your position" in report and "**For you as a holder: EXIT**" in report
     assert "1,000 shares (10 lots of 100)" in report and "21.00 CNY: crossed" in report
     chinese = analyze(cli, tmp_path / "held_zh.html", "--lang", "zh")
-    assert "你的持仓" in chinese and "清仓" in chinese and "10 手，每手 100 股" in chinese
+    assert "你的持仓" in chinese and "对持有者而言：清仓" in chinese and "10 手，每手 100 股" in chinese
     assert 'data-holder-action="EXIT"' in chinese
 
 

@@ -95,7 +95,7 @@ def _position(doc: WordDocument, p: PositionCard, t: ReportWords) -> None:
     """ "Your position": the holding, the holder's action and its plan in lots."""
     doc.heading(t("holder.report.heading"))
     doc.paragraph((t("holder.report.note"), "i"))
-    doc.paragraph((f"{t('holder.report.action')}: {t.word('action.', p.action)}", "b"), f" · {p.reason}")
+    doc.paragraph((t("holder.report.action", action=t.word("action.", p.action)), "b"), f" · {p.reason}")
     doc.pairs([(r.name, r.value) for r in p.position])
     doc.heading(t("holder.report.plan"), 3)
     doc.pairs([(r.name, r.value) for r in p.plan])
