@@ -15,6 +15,7 @@ from stockdesk.coordinator.application.gateways import (
     ResearchGateway,
     SnapshotBuilder,
 )
+from stockdesk.coordinator.application.holdings import HoldingReader
 from stockdesk.coordinator.application.llm_run_scope import LLMRunScope
 from stockdesk.coordinator.application.verdict_ledger import VerdictLedger
 from stockdesk.coordinator.infrastructure.persistence.session_repository import (
@@ -25,6 +26,7 @@ from stockdesk.debate.application import DebateService
 from stockdesk.judge.application import JudgeService
 from stockdesk.ledger.application import LedgerService
 from stockdesk.llm_platform.application.llm_service import LLMService
+from stockdesk.portfolio.application import HoldingsService
 from stockdesk.shared.db import Database
 
 
@@ -44,6 +46,7 @@ class CoordinatorContainer:
         model: Callable[[], ModelViewBuilder] | None = None,
         ledger: Callable[[], LedgerService] | None = None,
         lessons: LessonSource | None = None,
+        holdings: Callable[[], HoldingsService] | None = None,
     ):
         """Every argument is a factory (`lessons` builds the track record it reads on its first call):
         nothing is built until a research session needs it."""
@@ -59,6 +62,7 @@ class CoordinatorContainer:
         self._model = model  # the signal model's view builder (None: rules use the code composite)
         self._ledger = ledger  # where saved verdicts are appended (None: not recorded)
         self._lessons = lessons  # past verdicts and outcomes for a reflecting judge (None: none)
+        self._holdings = holdings  # the user's positions (None: every symbol analysed as not held)
 
     @cached_property
     def repository(self) -> SqlResearchSessionRepository:
@@ -92,4 +96,5 @@ class CoordinatorContainer:
                 else None
             ),
             lessons=self._lessons,
+            holdings=HoldingReader(self._holdings) if self._holdings is not None else None,
         )

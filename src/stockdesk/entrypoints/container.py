@@ -164,6 +164,8 @@ class AppContainer:
             ledger=lambda: self.ledger.service,
             # the ledger's matured verdicts, as track scores them (the track built on the first call)
             lessons=lambda symbol, as_of: self.evaluation.track.lessons(symbol, as_of),
+            # the user's holdings, valued as of the analysis date: a held symbol gets a holder's plan
+            holdings=lambda: self.portfolio.holdings,
         )
 
     @cached_property

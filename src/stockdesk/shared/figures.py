@@ -147,6 +147,15 @@ FIGURES: dict[str, FigureFormat] = {
     **_same(("cost_basis", "market_value", "unrealised_pnl"), MONEY),
     "unrealised_pnl_pct": CHANGE,
     "days_held": FigureFormat("count", decimals=0, noun="days"),
+    # the holder's plan beside a verdict (judge's HolderPlan)
+    "book_weight": FigureFormat("fraction", decimals=1),
+    # share counts to act on are exact (1,000 shares, never 1.00K)
+    **_same(
+        ("sellable_shares", "locked_shares", "trade_shares"), FigureFormat("count", decimals=0, noun="shares")
+    ),
+    **_same(("break_even", "holder_stop", "holder_target"), PRICE),
+    **_same(("estimated_cost", "trade_value"), MONEY),
+    "cost_rate": FigureFormat("fraction", decimals=2),
     # labels shown as they are
     **_same(("period", "latest_period", "latest_report_period", "trade_date"), FigureFormat("text")),
 }

@@ -54,7 +54,8 @@ class BatchRow(BaseModel):
 
     symbol: str
     status: str  # done | failed | pending | running
-    action: str | None = None
+    action: str | None = None  # the verdict's BUY | HOLD | SELL, held or not
+    holder_action: str | None = None  # ADD | HOLD | TRIM | EXIT when the symbol was held on the date
     confidence: float | None = None  # None with insufficient evidence: there is no confidence
     evidence: str | None = None  # sufficient | insufficient (fewer than two experts had data)
     session_id: str | None = None
@@ -175,6 +176,7 @@ class BatchAnalysisService:
                     symbol=task.key,
                     status=task.status.value,
                     action=result.get("action"),
+                    holder_action=result.get("holder_action"),
                     confidence=None if insufficient else result.get("confidence"),
                     evidence=result.get("evidence"),
                     session_id=result.get("session_id"),

@@ -23,6 +23,7 @@ from stockdesk.coordinator.application.gateways import (
     ResearchGateway,
 )
 from stockdesk.coordinator.application.graph import NodeObserver, build_research_graph
+from stockdesk.coordinator.application.holdings import HoldingSource
 from stockdesk.coordinator.application.llm_run_scope import LLMRunScope
 from stockdesk.coordinator.application.run_steps import PAST_RUNS, Typical
 from stockdesk.coordinator.application.session_pulse import SessionPulse
@@ -36,6 +37,7 @@ from stockdesk.coordinator.domain.dtos.session import (
 )
 from stockdesk.coordinator.domain.model.enums import NodeStatus, SessionStatus
 from stockdesk.coordinator.domain.ports.session_repository import IResearchSessionRepository
+from stockdesk.judge.application import Holding
 from stockdesk.research.application import ExpertResult, InvalidExpertResult, expert_result, stored
 from stockdesk.shared.errors import BadRequestException, NotFoundException, one_line
 from stockdesk.shared.tasks.cancel import JobCancelled
@@ -95,12 +97,16 @@ class ResearchCoordinatorService:
         new_id: Callable[[], str] = lambda: uuid.uuid4().hex,
         ledger: VerdictLedger | None = None,
         lessons: LessonSource | None = None,
+        holdings: HoldingSource | None = None,
     ):
         """`ledger`: where each saved session's verdict is appended (None: nowhere, e.g. tests);
-        `lessons`: the past verdicts a reflecting judge is shown when the request names none."""
+        `lessons`: the past verdicts a reflecting judge is shown when the request names none;
+        `holdings`: the user's position in a symbol on a date (None: every symbol is analysed as
+        not held)."""
         self._research, self._debate, self._judge = research, debate, judge
         self._ledger = ledger
         self._lessons = lessons
+        self._holdings = holdings
         self._repository = repository
         self._run_scope = run_scope
         self._new_id = new_id
@@ -123,6 +129,7 @@ class ResearchCoordinatorService:
         """
         reused = reused_results(parent) if parent else {}
         symbol, checked = self._checked(request)
+        ignored = {"ignore_holdings": True} if request.ignore_holdings else {}
         session = ResearchSession(
             id=session_id or self._new_id(),
             parent_session_id=parent.id if parent else None,
@@ -134,13 +141,14 @@ class ResearchCoordinatorService:
             started_at=_now(),
             reused_experts=sorted(reused),
             llm_settings=(
-                {"rules_only": True}
+                {"rules_only": True, **ignored}
                 if request.rules_only
                 else {
                     **self._run_scope.settings(),
                     "judge_samples": request.judge_samples,
                     **({"verdict_by_rules": True} if request.verdict_by_rules else {}),
                     **({"reflection": True} if request.reflection else {}),
+                    **ignored,
                 }
             ),
         )
@@ -179,6 +187,7 @@ class ResearchCoordinatorService:
             "debate_mode": session.debate_mode.value,
             "reused_results": reused,
             "lessons": [lesson.model_dump(mode="json") for lesson in lessons],
+            "holding": self._holding_for(request, symbol, checked),
             "expert_results": {},
             "expert_errors": {},
             "errors": {},
@@ -228,6 +237,12 @@ class ResearchCoordinatorService:
         if self._lessons is None or checked.as_of is None:
             return []
         return self._lessons(symbol, checked.as_of)
+
+    def _holding_for(self, request: ResearchRequest, symbol: str, checked: CheckedDate) -> Holding | None:
+        """The user's position on the as-of date, unless the request analyses as if not held."""
+        if request.ignore_holdings or self._holdings is None or checked.as_of is None:
+            return None
+        return self._holdings(symbol, checked.as_of)
 
     def _save_stopped(
         self,
@@ -307,6 +322,7 @@ class ResearchCoordinatorService:
             judge_samples=int(parent.llm_settings.get("judge_samples", 1)),
             verdict_by_rules=bool(parent.llm_settings.get("verdict_by_rules")),
             reflection=bool(parent.llm_settings.get("reflection")),
+            ignore_holdings=bool(parent.llm_settings.get("ignore_holdings")),
         )
         return parent, request
 

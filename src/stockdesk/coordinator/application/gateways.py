@@ -17,7 +17,7 @@ from pydantic import BaseModel
 
 from stockdesk.data_engineering.application import CheckAsOfUseCase, GetStockBasicInfoUseCase
 from stockdesk.debate.application import DebateMode, DebateService
-from stockdesk.judge.application import JudgeService, is_sufficient
+from stockdesk.judge.application import Holding, JudgeService, is_sufficient
 from stockdesk.research.application import (
     ChartSet,
     ExpertResult,
@@ -137,21 +137,29 @@ class JudgeGateway:
         self._service = service
 
     async def run_verdict(
-        self, symbol: str, debate_outcome: dict[str, Any], evidence: dict[str, Any], samples: int = 1
+        self,
+        symbol: str,
+        debate_outcome: dict[str, Any],
+        evidence: dict[str, Any],
+        samples: int = 1,
+        holding: Holding | None = None,
     ) -> dict[str, Any]:
         """Execute the verdict; returns the VerdictDTO serialised.
 
-        `evidence`: stances, code_signals, technical (the snapshot with the as-of prices), facts.
+        `evidence`: stances, code_signals, technical (the snapshot with the as-of prices), facts;
+        `holding`: the user's position (the verdict then carries the holder's plan).
         """
         service = self._service()
         verdict = await asyncio.to_thread(
-            lambda: service.run_on_outcome(symbol, debate_outcome, evidence, samples=samples)
+            lambda: service.run_on_outcome(symbol, debate_outcome, evidence, samples=samples, holding=holding)
         )
         return verdict.model_dump(mode="json")
 
-    async def rules_verdict(self, symbol: str, evidence: dict[str, Any]) -> dict[str, Any]:
+    async def rules_verdict(
+        self, symbol: str, evidence: dict[str, Any], holding: Holding | None = None
+    ) -> dict[str, Any]:
         """The code-only verdict from the same evidence, no LLM."""
-        verdict = await asyncio.to_thread(self._service().rules_only, symbol, evidence)
+        verdict = await asyncio.to_thread(self._service().rules_only, symbol, evidence, holding)
         return verdict.model_dump(mode="json")
 
     def sufficient(self, experts_with_data: list[str]) -> bool:

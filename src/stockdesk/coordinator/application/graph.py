@@ -37,6 +37,7 @@ from stockdesk.coordinator.application.aggregation import aggregate, llm_signals
 from stockdesk.coordinator.application.gateways import DebateGateway, JudgeGateway, ResearchGateway
 from stockdesk.coordinator.domain.dtos.session import NodeExecution
 from stockdesk.coordinator.domain.model.enums import ALL_EXPERTS, NodeStatus
+from stockdesk.judge.application import Holding
 from stockdesk.research.application import (
     ExpertResult,
     ExpertView,
@@ -76,6 +77,7 @@ class ResearchGraphState(TypedDict, total=False):
     debate_mode: str
     reused_results: dict[str, ExpertResult]
     lessons: list[dict[str, Any]]
+    holding: Holding | None
     expert_results: Annotated[dict[str, ExpertResult], merge]
     expert_errors: Annotated[dict[str, str], merge]
     views: list[ExpertView]
@@ -273,10 +275,11 @@ class _Nodes:
 
         async def work() -> dict[str, Any]:
             evidence = await self.evidence(state)
+            holding = state.get("holding")
             if rules_only:
-                return {"verdict": await judge.rules_verdict(state["symbol"], evidence)}
+                return {"verdict": await judge.rules_verdict(state["symbol"], evidence, holding)}
             samples = state.get("judge_samples", 1)
-            return {"verdict": await judge.run_verdict(state["symbol"], outcome, evidence, samples)}
+            return {"verdict": await judge.run_verdict(state["symbol"], outcome, evidence, samples, holding)}
 
         return await self.timed(JUDGE, work, lambda e: {"verdict": {}, "errors": {"judge": e}})
 

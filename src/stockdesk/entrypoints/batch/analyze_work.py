@@ -66,6 +66,7 @@ class AnalyzeSymbolsWork:
             "session_id": session.id,
             "session_status": session.status.value,
             "action": verdict.get("action"),
+            "holder_action": (verdict.get("holder_plan") or {}).get("action"),
             "confidence": verdict.get("confidence"),
             "evidence": verdict.get("evidence"),
             "report": report.name,

@@ -41,7 +41,9 @@ class RulesVerdicts:
         return [self._one(book, symbol, day) for symbol in symbols]
 
     def _one(self, book: PaperBook, symbol: str, day: date) -> DayVerdict:
-        request = ResearchRequest(symbol=symbol, as_of=day, rules_only=True, record_verdict=False)
+        request = ResearchRequest(
+            symbol=symbol, as_of=day, rules_only=True, record_verdict=False, ignore_holdings=True
+        )  # the book's own positions, not the user's holdings
         try:
             session = self._coordinator().run(request)
         except StockdeskError as error:

@@ -55,6 +55,11 @@ class ResearchRequest(BaseModel):
         description="the lessons to give (evaluate passes its own earlier points); None with "
         "reflection: the verdict ledger's matured entries are read",
     )
+    ignore_holdings: bool = Field(
+        default=False,
+        description="analyse as if the symbol were not held (`analyze --ignore-holdings`; evaluation "
+        "and paper books, whose verdicts are not the user's position's)",
+    )
 
 
 class NodeExecution(BaseModel):

@@ -68,8 +68,15 @@ def build_analyze_command(
             "`evaluate --reflection` has not shown that it helps).",
         ),
         lang: str = typer.Option("en", "--lang", help="The report's language: en or zh."),
+        ignore_holdings: bool = typer.Option(
+            False,
+            "--ignore-holdings",
+            help="Analyse as if the symbol were not held: no holder's action or plan, and the judge "
+            "is not told about the position.",
+        ),
     ) -> None:
-        """Run the research pipeline on one symbol and print (or write) the report."""
+        """Run the research pipeline on one symbol and print (or write) the report. A symbol you
+        hold (`stockdesk holdings`) also gets the holder's action (ADD/HOLD/TRIM/EXIT) and plan."""
         report_language(lang)  # a bad language fails before any work, as a bad suffix does
         if out:
             check_out(out)  # a bad suffix, or a PDF without Chromium, fails before any work
@@ -87,6 +94,7 @@ def build_analyze_command(
             rules_only=rules_only,
             judge_samples=samples,
             reflection=reflection,
+            ignore_holdings=ignore_holdings,
         )
         service = get_service()
         checked = service.check_date(request)  # a date outside the stored bars: one line, exit 2

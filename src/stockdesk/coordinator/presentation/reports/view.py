@@ -15,6 +15,7 @@ from stockdesk.coordinator.application import ResearchSession
 from stockdesk.coordinator.application.aggregation import stored_views
 from stockdesk.coordinator.presentation.reports import formatting as fmt
 from stockdesk.coordinator.presentation.reports.charts_view import chart_views
+from stockdesk.coordinator.presentation.reports.position_view import position_card
 from stockdesk.coordinator.presentation.reports.probability import (
     calibration_line,
     lesson_lines,
@@ -556,4 +557,5 @@ def build_view(session: ResearchSession, lang: str = "en") -> ReportView:
         footer=footer(session, lang),
         charts=chart_views(session, lang),
         as_of_clamped=bool(_dict(session.aggregation).get("as_of_clamped")),
+        position=position_card(_dict(session.verdict), lang, currency_of(session.symbol)),
     )

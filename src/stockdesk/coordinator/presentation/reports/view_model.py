@@ -182,6 +182,18 @@ class Footer:
 
 
 @dataclass(frozen=True)
+class PositionCard:
+    """A holder's position and plan ("Your position"), built by reports.position_view."""
+
+    action: str  # ADD | HOLD | TRIM | EXIT (the report words it with `action.*`)
+    base_action: str  # the verdict's BUY | HOLD | SELL it was derived from
+    tone: str
+    reason: str
+    position: list[Pair] = field(default_factory=list)
+    plan: list[Pair] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
 class ReportView:
     symbol: str
     as_of: str
@@ -194,3 +206,4 @@ class ReportView:
     footer: Footer
     charts: list[ChartView] = field(default_factory=list)  # reports.charts_view
     as_of_clamped: bool = False  # no date was asked: the newest stored bar's date was taken
+    position: PositionCard | None = None  # the symbol was held on the date: "Your position"

@@ -13,7 +13,13 @@ import logging
 
 from stockdesk.coordinator.application import ResearchSession
 from stockdesk.coordinator.presentation.reports.view import build_view
-from stockdesk.coordinator.presentation.reports.view_model import Debate, ExpertRow, ReportView, VerdictCard
+from stockdesk.coordinator.presentation.reports.view_model import (
+    Debate,
+    ExpertRow,
+    PositionCard,
+    ReportView,
+    VerdictCard,
+)
 from stockdesk.coordinator.presentation.reports.words import ReportWords, report_language
 from stockdesk.shared.charts import render_png
 from stockdesk.shared.exports.word import WordDocument
@@ -37,6 +43,8 @@ def render_docx(session: ResearchSession, *, track_record: str | None = None, la
         f" · {t('report.doc.session_word')} {f.session_id}",
     )
     _verdict(doc, report.verdict, t, track_record)
+    if report.position is not None:
+        _position(doc, report.position, t)
     _experts(doc, report, t)
     _charts(doc, report, t)
     _debate(doc, report.debate, t)
@@ -81,6 +89,16 @@ def _verdict(doc: WordDocument, v: VerdictCard, t: ReportWords, track_record: st
         _plan_and_reasons(doc, v, t)
     if track_record:
         doc.paragraph(f"{t('report.doc.track_record')}: {track_record}")
+
+
+def _position(doc: WordDocument, p: PositionCard, t: ReportWords) -> None:
+    """ "Your position": the holding, the holder's action and its plan in lots."""
+    doc.heading(t("holder.report.heading"))
+    doc.paragraph((t("holder.report.note"), "i"))
+    doc.paragraph((t("holder.report.action", action=t.word("action.", p.action)), "b"), f" · {p.reason}")
+    doc.pairs([(r.name, r.value) for r in p.position])
+    doc.heading(t("holder.report.plan"), 3)
+    doc.pairs([(r.name, r.value) for r in p.plan])
 
 
 def _plan_and_reasons(doc: WordDocument, v: VerdictCard, t: ReportWords) -> None:

@@ -19,6 +19,9 @@ class ResearchBody(BaseModel):
     skip_debate: bool = False
     debate_mode: DebateModeName = DebateModeName.BULL_BEAR
     as_of: IsoDay | None = None
+    ignore_holdings: bool = Field(
+        default=False, description="analyse as if the symbol were not held (no holder's plan)"
+    )
 
     def to_request(self) -> ResearchRequest:
         return ResearchRequest(**self.model_dump())

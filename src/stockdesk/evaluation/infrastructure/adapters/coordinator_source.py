@@ -56,6 +56,7 @@ class CoordinatorVerdictSource(IVerdictSource):
                 experts=list(experts),
                 verdict_by_rules=self.mode is EvaluationMode.EXPERTS,
                 record_verdict=False,  # an evaluation point is scored here, not a ledger entry
+                ignore_holdings=True,  # the user's holdings today must not change a past point's prompt
                 reflection=self._lessons is not None,
                 lessons=self._lessons(symbol, day) if self._lessons is not None else None,
             )

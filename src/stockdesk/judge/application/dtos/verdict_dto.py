@@ -13,6 +13,7 @@ from pydantic import BaseModel, Field
 
 from stockdesk.judge.domain.dtos.adjustment import Adjustment
 from stockdesk.judge.domain.dtos.evidence import LessonInput
+from stockdesk.judge.domain.dtos.holding import HolderPlan, Holding
 from stockdesk.judge.domain.dtos.trade_plan import TradePlan
 
 
@@ -78,6 +79,14 @@ class VerdictDTO(BaseModel):
         description="language -> the code-worded fields (entry_strategy, stop_loss, take_profit, "
         "time_horizon; reasoning, risk_warnings and evidence_reason when code wrote them) in that "
         "language (shared.wording); the fields above keep the text the prompts read",
+    )
+    holding: Holding | None = Field(
+        default=None, description="the user's position in the symbol on the date; None: not held"
+    )
+    holder_plan: HolderPlan | None = Field(
+        default=None,
+        description="the verdict for a holder (ADD/HOLD/TRIM/EXIT, shares in lots, stop, costs); "
+        "None for a non-holder. `action` above stays BUY/HOLD/SELL",
     )
     input: str = Field(default="", description="the prompt sent to the model")
     output: str = Field(default="", description="the model's raw answer")

@@ -32,6 +32,7 @@ from stockdesk.judge.application.services.evidence_bound import (
     support_for,
 )
 from stockdesk.judge.application.services.evidence_check import insufficient_verdict, is_sufficient
+from stockdesk.judge.application.services.holder_verdict import with_holder
 from stockdesk.judge.application.services.model_verdict import (
     UNCALIBRATED_CAP,
     capped_uncalibrated,
@@ -50,6 +51,7 @@ from stockdesk.judge.application.services.verdict_words import (
 )
 from stockdesk.judge.domain.dtos.adjustment import Adjustment
 from stockdesk.judge.domain.dtos.evidence import CardInput, JudgeEvidence
+from stockdesk.judge.domain.dtos.holding import Holding
 from stockdesk.judge.domain.dtos.judge_input import JudgeInput
 from stockdesk.judge.domain.dtos.trade_plan import PlanVariant, TradePlan
 from stockdesk.judge.domain.dtos.verdict_result import VerdictResult
@@ -175,10 +177,13 @@ class JudgeService:
         evidence: Mapping[str, Any] | None = None,
         *,
         samples: int = 1,
+        holding: Holding | None = None,
     ) -> VerdictDTO:
-        """The REST route's and the Coordinator's entry: dicts in, a verdict out."""
+        """The REST route's and the Coordinator's entry: dicts in, a verdict out; `holding`: the
+        user's position in the symbol (the prompt says so, the verdict carries the holder's plan)."""
         judge_input = judge_input_from_outcome(symbol, debate_outcome)
-        judge_input = judge_input.model_copy(update={"evidence": judge_evidence(evidence)})
+        found = judge_evidence(evidence)
+        judge_input = judge_input.model_copy(update={"evidence": found, "holding": holding})
         return self.run(judge_input, samples=samples)
 
     def rules_call(self, evidence: Mapping[str, Any] | None) -> RulesCall:
@@ -201,11 +206,19 @@ class JudgeService:
         plan = plan_for(action, found, confidence, "standard")
         return RulesCall(found, rules, rested_on, action, confidence, plan, adjustments)
 
-    def rules_only(self, symbol: str, evidence: Mapping[str, Any] | None) -> VerdictDTO:
-        """The code-only verdict: no LLM, no debate; seconds, not minutes."""
+    def rules_only(
+        self, symbol: str, evidence: Mapping[str, Any] | None, holding: Holding | None = None
+    ) -> VerdictDTO:
+        """The code-only verdict: no LLM, no debate; seconds, not minutes. With `holding`, the
+        holder's plan beside it (the verdict itself is the same)."""
         call = self.rules_call(evidence)
         if call.action is None:
-            return insufficient_verdict(symbol, call.rested_on, "rules")
+            return with_holder(insufficient_verdict(symbol, call.rested_on, "rules"), holding, None)
+        return with_holder(self._rules_verdict(symbol, call), holding, call.evidence.prices)
+
+    @staticmethod
+    def _rules_verdict(symbol: str, call: RulesCall) -> VerdictDTO:
+        assert call.action is not None  # insufficient evidence was answered before
         found, plan = call.evidence, call.plan
         voices = {name: s.stance for name, s in counted(found.code_signals).items()}
         support = support_for(call.action, voices, None)
@@ -239,7 +252,8 @@ class JudgeService:
     def run(self, judge_input: JudgeInput, *, samples: int = 1) -> VerdictDTO:
         evidence = judge_input.evidence
         if not is_sufficient(evidence.experts_with_data):  # no model call: nothing to weigh
-            return insufficient_verdict(judge_input.symbol, evidence.experts_with_data or [], "rules")
+            verdict = insufficient_verdict(judge_input.symbol, evidence.experts_with_data or [], "rules")
+            return with_holder(verdict, judge_input.holding, None)
         rules = rules_decision(evidence.code_signals)
         rules_plan = plan_for(rules.action, evidence, rules.confidence, "standard")
         prepared = self._with_options(judge_input)
@@ -278,7 +292,7 @@ class JudgeService:
         confidence = capped_uncalibrated(confidence, adjustments)
         plan = plan_for(result.action, evidence, confidence, result.plan)
         stability = self._stability(prepared, samples, first_action, result.action)
-        return VerdictDTO(
+        verdict = VerdictDTO(
             symbol=judge_input.symbol,
             action=result.action.value,
             position_percent=plan.position_percent if plan else 0.0,
@@ -303,6 +317,7 @@ class JudgeService:
             input=answer.input,
             output=answer.output,
         )
+        return with_holder(verdict, judge_input.holding, evidence.prices)
 
     # ---- steps ---------------------------------------------------------------------------------
     @staticmethod

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pydantic import BaseModel, Field
 
 from stockdesk.judge.domain.dtos.evidence import JudgeEvidence
+from stockdesk.judge.domain.dtos.holding import Holding
 from stockdesk.judge.domain.dtos.trade_plan import PlanOption
 from stockdesk.judge.domain.model.enums import DebateDirection
 
@@ -24,3 +25,6 @@ class JudgeInput(BaseModel):
         default_factory=dict, description="per action (BUY/SELL/HOLD), the plans the judge may choose"
     )
     caps: dict[str, float] = Field(default_factory=dict, description="per action, the confidence cap")
+    holding: Holding | None = Field(
+        default=None, description="the user's position in the symbol on the date (None: not held)"
+    )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from stockdesk.judge.application.services.choice_verdict import verdict_of
 from stockdesk.judge.application.services.evidence_bound import STANCE_WORDS
+from stockdesk.judge.application.services.holding_prompt import holding_block
 from stockdesk.judge.application.services.lessons import lessons_block
 from stockdesk.judge.domain.dtos.judge_input import JudgeInput
 from stockdesk.judge.domain.dtos.trade_plan import PlanOption
@@ -85,6 +86,7 @@ def render_prompt(prompts: object, judge_input: JudgeInput, feedback: str | None
         plans=plans or "（无行情数据，无法计算方案）",
         caps=caps,
         lessons=lessons_block(judge_input.evidence.lessons),
+        holding=holding_block(judge_input.holding),
         feedback=f"{FEEDBACK_HEADER}{feedback}\n" if feedback else "",
         cards=card_lines(judge_input),
     )
