@@ -260,3 +260,26 @@ def test_a_chinese_schedule_sends_its_digest_in_chinese(
     plain = message.get_body(("plain",)).get_content()  # type: ignore[union-attr]
     assert "全部标的" in plain and NAMES[SYMBOLS[0]] in plain, plain
     assert "All symbols" not in plain
+
+
+def test_a_held_symbol_is_shown_with_the_holders_action(
+    desk: tuple[AppContainer, Inbox, Receiver, dict[str, str]],
+) -> None:
+    app, _inbox, hook, _env = desk
+    for symbol in SYMBOLS:
+        app.portfolio.holdings.set(symbol, 1000, 1.0, opened_at=date(2020, 1, 2))
+    scheduling = _scheduling(app)
+    scheduling.schedules.add("held", watchlist="core", at="16:30", tz="Asia/Shanghai", notify=["hook"])
+    fired = scheduling.runs.run_now("held", TRADING_DAY)
+    assert fired.run is not None and fired.run.status is RunStatus.DONE
+    (request,) = hook.on(HOOK)
+    digest = Digest.model_validate(request.body["digest"])
+    assert {r.symbol for r in digest.rows} == set(SYMBOLS)
+    assert {r.action for r in digest.rows} <= {"ADD", "HOLD", "TRIM", "EXIT"}, digest.rows
+    service = app.coordinator.service
+    for item in service.list(limit=50).items:
+        plan = (service.get(item.id).verdict or {}).get("holder_plan") or {}
+        (row,) = [r for r in digest.rows if r.symbol == item.symbol]
+        assert row.action == plan.get("action"), (row, plan)
+    held_turns = {c.symbol for c in digest.changes if c.kind in ("held_trim", "held_exit")}
+    assert held_turns == {r.symbol for r in digest.rows if r.action in ("TRIM", "EXIT")}

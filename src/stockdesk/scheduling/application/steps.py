@@ -63,13 +63,6 @@ def batch_config(schedule: Schedule, symbols: list[str], day: date, out_dir: Pat
     )
 
 
-def holder_action(row: BatchRow) -> str | None:
-    """The holder's action (ADD/HOLD/TRIM/EXIT) when the batch gives one.
-    TODO(lead): `BatchRow.holder_action` is being added in parallel; read it directly once merged."""
-    value = getattr(row, "holder_action", None)
-    return str(value).upper() if value else None
-
-
 @dataclass
 class RunSteps:
     """The worker of a `scheduled_run` job: each key is a step of `schedule`'s run on `day`."""
@@ -153,7 +146,7 @@ class RunSteps:
 
     def _row(self, row: BatchRow, held: bool) -> DigestRow:
         line = self.ports.digest_row(row, self.day, held)
-        action = holder_action(row) if held else None
+        action = row.holder_action if held else None
         return line.model_copy(update={"action": action}) if action else line
 
     def _deliver(self, done: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
