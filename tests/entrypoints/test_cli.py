@@ -102,7 +102,14 @@ def test_unreachable_base_url_says_what_to_check() -> None:
 
 def test_bad_option_is_a_usage_error() -> None:
     result = stockdesk("db", "upgrade", "--bogus")
-    assert result.returncode == 2 and "No such option" in result.stderr
+    assert result.returncode == 2 and "No such option: --bogus" in result.stderr
+    assert result.stderr.strip().splitlines() == [one_error_line(result)]
+    assert "stockdesk db upgrade --help" in result.stderr
+    missing = stockdesk("holdings", "set", "600519.SH")
+    assert missing.returncode == 2 and len(missing.stderr.strip().splitlines()) == 1, missing.stderr
+    assert "Missing option '--quantity'" in missing.stderr and not missing.stdout
+    helped = stockdesk("db", "--help")
+    assert helped.returncode == 0 and "upgrade" in helped.stdout and not helped.stderr
 
 
 @pytest.mark.slow

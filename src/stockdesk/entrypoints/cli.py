@@ -335,7 +335,18 @@ def main() -> None:
     )
     code = 0
     try:
-        app()  # standalone: Typer prints usage errors and exits with their code itself
+        # not standalone: a usage error comes here and is printed as one line like every other error
+        result = app(standalone_mode=False)
+        code = result if type(result) is int else 0  # typer.Exit(n) comes back as n
+    except typer.TyperException as exc:  # a bad option, argument or value (click's, as Typer ships it)
+        context = getattr(exc, "ctx", None)
+        where = f" (see `{context.command_path} --help`)" if context is not None else ""
+        err_console.print(
+            f"[red]error:[/] {' '.join(exc.format_message().split())}{where}", highlight=False, soft_wrap=True
+        )
+        code = exc.exit_code
+    except typer.Abort:  # Ctrl-C at a prompt
+        code = 130
     except SystemExit as exc:
         code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
     except StockdeskError as exc:
