@@ -41,6 +41,7 @@ from stockdesk.llm_platform.presentation.cli import build_llm_cli, model_assembl
 from stockdesk.notifications.presentation.cli import build_notify_cli
 from stockdesk.paper.presentation.cli import build_paper_cli
 from stockdesk.portfolio.presentation.cli import build_holdings_cli, build_watch_cli
+from stockdesk.portfolio.presentation.view_cli import build_portfolio_command
 from stockdesk.research.presentation.cli import build_research_cli
 from stockdesk.research.presentation.screen_cli import build_screen_command
 from stockdesk.shared.config import get_settings, settings_error
@@ -140,6 +141,7 @@ app.add_typer(build_keys_cli(lambda: container().api_keys), name="keys")
 app.add_typer(build_notify_cli(lambda: container().notifications.service), name="notify")
 app.add_typer(build_watch_cli(lambda: container().portfolio.watchlists), name="watch")
 app.add_typer(build_holdings_cli(lambda: container().portfolio.holdings), name="holdings")
+app.command("portfolio")(build_portfolio_command(lambda: container().portfolio.view))
 app.command("doctor")(build_doctor_command(lambda: container().settings))
 app.add_typer(
     build_batch_cli(

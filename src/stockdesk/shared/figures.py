@@ -147,6 +147,20 @@ FIGURES: dict[str, FigureFormat] = {
     **_same(("cost_basis", "market_value", "unrealised_pnl"), MONEY),
     "unrealised_pnl_pct": CHANGE,
     "days_held": FigureFormat("count", decimals=0, noun="days"),
+    # the portfolio view: weights and risk figures of a book (fractions), its trades
+    **_same(
+        ("current_weight", "target_weight", "raw_weight", "top_weight", "cash_weight", "invested_weight"),
+        FigureFormat("fraction", decimals=1),
+    ),
+    **_same(("volatility", "realised_volatility", "annual_volatility"), FigureFormat("fraction", decimals=1)),
+    "max_drawdown": FigureFormat("fraction", decimals=1, signed=True),
+    "edge": FigureFormat("fraction", decimals=1, signed=True),
+    "beta": FigureFormat("number"),
+    "hhi": FigureFormat("number", decimals=3),
+    "effective_names": FigureFormat("number", decimals=1),
+    **_same(("book_value", "trade_value", "trade_costs"), MONEY),
+    "trade_shares": FigureFormat("count", decimals=0, noun="shares"),  # whole lots: not scaled
+    "trade_price": PRICE,
     # labels shown as they are
     **_same(("period", "latest_period", "latest_report_period", "trade_date"), FigureFormat("text")),
 }
