@@ -74,11 +74,13 @@ def shown_view(view: PortfolioView, lang: str = "en") -> ShownView:
     def risk(book: object) -> list[str]:
         return [format_figure(k, getattr(book, k, None) if book else None, lang) for k in RISK_FIGURES]
 
+    costs = format_figure("trade_costs", view.total_costs, lang, money)
     out = ShownView(
         lang=lang,
         title=say("portfolio.report.title", lang, day=view.as_of.isoformat()),
         intro=say(
-            "portfolio.report.intro", lang, source=source, value=format_figure("book_value", view.book_value, lang, money),
+            "portfolio.report.intro", lang, source=source,
+            value=format_figure("book_value", view.book_value, lang, money),
             days=view.window_days, start=str(view.window_start or "—"), benchmark=bench,
         ),
         limits=say("portfolio.report.limits", lang, **limits),
@@ -87,7 +89,7 @@ def shown_view(view: PortfolioView, lang: str = "en") -> ShownView:
         target=risk(view.target),
         name_labels=[show_figure(k, None, lang).name for k in NAME_FIGURES],
         trade_labels=[show_figure(k, None, lang).name for k in TRADE_FIGURES],
-        total_costs=say("portfolio.report.total_costs", lang, costs=format_figure("trade_costs", view.total_costs, lang, money)),
+        total_costs=say("portfolio.report.total_costs", lang, costs=costs),
         notes=[n.text.get(lang, "") for n in view.notes if n.code != "benchmark"],
     )  # fmt: skip
     for a in allocation_rows(view):
@@ -105,11 +107,11 @@ def shown_view(view: PortfolioView, lang: str = "en") -> ShownView:
         )  # fmt: skip
     for t in view.trades:
         currency = currency_of(t.symbol)
-        values = (t.shares, t.price, t.value, t.costs)
+        values = zip(TRADE_FIGURES, (t.shares, t.price, t.value, t.costs), strict=True)
         out.trades.append(
             ShownTrade(
                 symbol=t.symbol, side=say(f"portfolio.side.{t.side}", lang),
-                figures=[show_figure(k, v, lang, currency) for k, v in zip(TRADE_FIGURES, values, strict=True)],
+                figures=[show_figure(k, v, lang, currency) for k, v in values],
                 note=t.note,
             )
         )  # fmt: skip
