@@ -46,6 +46,11 @@ class ShownView:
     intro: str
     limits: str
     risk_labels: list[str]
+    watchlist: str | None
+    book_value: str
+    window_days: int
+    window_start: str
+    benchmark: str
     current: list[str]
     target: list[str]
     name_labels: list[str]
@@ -84,6 +89,8 @@ def shown_view(view: PortfolioView, lang: str = "en") -> ShownView:
             days=view.window_days, start=str(view.window_start or "—"), benchmark=bench,
         ),
         limits=say("portfolio.report.limits", lang, **limits),
+        watchlist=view.watchlist, book_value=format_figure("book_value", view.book_value, lang, money),
+        window_days=view.window_days, window_start=str(view.window_start or "—"), benchmark=bench,
         risk_labels=[show_figure(k, None, lang).name for k in RISK_FIGURES],
         current=risk(view.current),
         target=risk(view.target),
