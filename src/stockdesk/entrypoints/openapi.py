@@ -99,6 +99,7 @@ ROUTE_ERRORS: dict[tuple[str, str], tuple[int, ...]] = {
     ("DELETE", "/api/v1/watchlists/{x}/symbols/{x}"): (404,),
     ("PUT", "/api/v1/holdings/{x}"): (404,),
     ("DELETE", "/api/v1/holdings/{x}"): (404,),
+    ("GET", "/api/v1/portfolio"): (404, 503),
 }
 AS_OF_OUT_OF_RANGE = (
     "; AS_OF_OUT_OF_RANGE: as_of before the symbol's first stored daily bar, more than 5 trading days "
@@ -110,6 +111,8 @@ ROUTE_400: dict[tuple[str, str], str] = {
     ("POST", "/api/v1/coordinator/research/jobs"): AS_OF_OUT_OF_RANGE,
     ("POST", "/api/v1/batch/analyses"): AS_OF_OUT_OF_RANGE,
     ("POST", "/api/v1/holdings/import"): "; HOLDINGS_FILE_INVALID: the file's first problem (details: line)",
+    ("GET", "/api/v1/portfolio"): "; PORTFOLIO_SOURCE: name a watchlist or holdings=true (one of them); "
+    "PORTFOLIO_EMPTY: no valued holdings on as_of, or no stored bars of the names by then",
 }
 _ROUTE_PATTERNS = [
     (method, re.compile(re.escape(path).replace(r"\{x\}", "[^/]+")), codes)

@@ -1,7 +1,8 @@
 """GET /api/v1/portfolio: the portfolio view of a watchlist or of the holdings as of a date (the
 CLI's `stockdesk portfolio`), as JSON, the HTML report or its PDF. Errors: 400 PORTFOLIO_SOURCE
 (neither or both of `watchlist` and `holdings`), 400 PORTFOLIO_EMPTY (no valued holdings, or no
-stored bars of the names by then), 404 WATCHLIST_NOT_FOUND, 422 for a value outside the schema."""
+stored bars of the names by then), 404 WATCHLIST_NOT_FOUND, 400 for a value outside the schema; the
+codes are in the OpenAPI document through `entrypoints/openapi.py` (ROUTE_ERRORS, ROUTE_400)."""
 
 from __future__ import annotations
 
@@ -18,17 +19,11 @@ from stockdesk.portfolio.presentation.report import render_view_html
 from stockdesk.shared.dates import IsoDay
 from stockdesk.shared.exports import DOCUMENT_RESPONSES, document_bytes, download
 
-ERRORS: dict[int | str, dict[str, str]] = {
-    400: {"description": "PORTFOLIO_SOURCE: name a watchlist or holdings=true (one of them); "
-                         "PORTFOLIO_EMPTY: no valued holdings on the date, or no stored bars of the names"},
-    404: {"description": "WATCHLIST_NOT_FOUND"},
-}  # fmt: skip
-
 
 def build_portfolio_view_router(get_service: Callable[[], PortfolioViewService]) -> APIRouter:
     router = APIRouter(prefix="/portfolio", tags=["portfolio"])
 
-    @router.get("", response_model=PortfolioView, responses={**DOCUMENT_RESPONSES, **ERRORS})
+    @router.get("", response_model=PortfolioView, responses=DOCUMENT_RESPONSES)
     def view(
         as_of: IsoDay = Query(..., description="YYYY-MM-DD: nothing dated after it is read"),
         watchlist: str | None = Query(default=None, max_length=64, pattern=NAME_RULE),
