@@ -100,6 +100,14 @@ def test_a_second_run_and_later_bars_change_nothing(app: AppContainer, settings:
     assert later.curve[-1].benchmark != first.curve[-1].benchmark  # the perturbation is visible after
 
 
+def test_a_sale_of_only_locked_shares_is_listed_with_none_sold(app: AppContainer) -> None:
+    app.portfolio.holdings.set(CAR, 800, 9.0, opened_at=AS_OF)
+    view = service_of(app).view(AS_OF, holdings=True)
+    (sale,) = [t for t in view.trades if t.symbol == CAR]
+    assert (sale.side, sale.shares, sale.locked_shares, sale.costs) == ("SELL", 0.0, 800, 0.0)
+    assert "800 shares bought on" in sale.note
+
+
 def test_bad_requests_say_which_rule(app: AppContainer) -> None:
     service = service_of(app)
     with pytest.raises(PortfolioSourceError):

@@ -5,7 +5,8 @@ says how many shares a lot holds and which markets have T+1, `cost_frames` the o
 that day (the A-share stamp duty on sales by date). A target is whole lots (rounded down, so the
 book never buys more than its weight); a buy is the whole lots between what is held and the target;
 a sale to zero sells every share (odd lots included), any other sale whole lots. Shares bought on
-the as-of day itself cannot be sold that day in a T+1 market: a sale is limited to the rest.
+the as-of day itself cannot be sold that day in a T+1 market: a sale is limited to the rest (a sale
+with nothing left to sell is listed with 0 shares and the reason).
 """
 
 from __future__ import annotations
@@ -62,8 +63,8 @@ def rebalance_trades(
             shares = wanted
         else:
             continue
-        if shares <= SHARE_TOLERANCE:
-            continue
+        if shares <= SHARE_TOLERANCE and not (side == "SELL" and locked > 0):
+            continue  # a sale all of whose shares are locked stays listed, 0 shares, saying why
         rate = float((buy_rates if side == "BUY" else sell_rates).iloc[0][a.symbol])
         value = shares * price
         note = (
