@@ -81,7 +81,7 @@ def test_held_shares_bought_on_the_day_are_not_sold_that_day(app: AppContainer) 
     sells = [t for t in view.trades if t.symbol == CAR]
     assert len(sells) == 1 and sells[0].side == "SELL"
     assert sells[0].shares == 1_000 and sells[0].locked_shares == 500
-    assert "T+1" in sells[0].note
+    assert sells[0].note is not None and "T+1" in sells[0].note.text["en"]
     _, sell_rates = cost_frames(([AS_OF], {CAR: "CN"}))
     assert sells[0].costs == pytest.approx(1_000 * sells[0].price * sell_rates.iloc[0][CAR], abs=0.01)
     assert view.book_value == pytest.approx(1_500 * sells[0].price + 500_000, abs=0.01)
@@ -105,7 +105,8 @@ def test_a_sale_of_only_locked_shares_is_listed_with_none_sold(app: AppContainer
     view = service_of(app).view(AS_OF, holdings=True)
     (sale,) = [t for t in view.trades if t.symbol == CAR]
     assert (sale.side, sale.shares, sale.locked_shares, sale.costs) == ("SELL", 0.0, 800, 0.0)
-    assert "800 shares bought on" in sale.note
+    assert sale.note is not None and "800 shares bought on" in sale.note.text["en"]
+    assert "次日方可卖出" in sale.note.text["zh"]
 
 
 def test_bad_requests_say_which_rule(app: AppContainer) -> None:

@@ -16,8 +16,8 @@ from collections.abc import Mapping, Sequence
 from datetime import date
 
 from stockdesk.backtest.application import ExecutionRules, cost_frames
+from stockdesk.portfolio.application.allocation import reason
 from stockdesk.portfolio.domain.view import NameAllocation, Trade
-from stockdesk.shared.wording import say
 
 SHARE_TOLERANCE = 1e-9
 
@@ -36,7 +36,6 @@ def rebalance_trades(
     locked_shares: Mapping[str, float],
     markets: Mapping[str, str],
     as_of: date,
-    lang: str = "en",
 ) -> list[Trade]:
     """One trade per name whose target differs from what is held by at least one tradable unit."""
     rules = ExecutionRules()
@@ -67,11 +66,9 @@ def rebalance_trades(
             continue  # a sale all of whose shares are locked stays listed, 0 shares, saying why
         rate = float((buy_rates if side == "BUY" else sell_rates).iloc[0][a.symbol])
         value = shares * price
-        note = (
-            say("portfolio.trade.locked", lang, shares=f"{locked:,.0f}", day=as_of.isoformat())
-            if locked
-            else ""
-        )
+        note = None
+        if locked and side == "SELL":
+            note = reason("locked", "trade", shares=f"{locked:,.0f}", day=as_of.isoformat())
         out.append(
             Trade(
                 symbol=a.symbol, side=side, shares=shares, price=price, value=round(value, 2),

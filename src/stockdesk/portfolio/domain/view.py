@@ -75,7 +75,7 @@ class Trade(BaseModel):
     locked_shares: float = Field(
         default=0.0, description="shares bought on the as-of day: not sellable (T+1)"
     )
-    note: str = ""
+    note: Reason | None = Field(default=None, description="why a sale is smaller: the T+1 lock")
 
 
 class BookPoint(BaseModel):

@@ -25,10 +25,12 @@ def check_out(path: Path) -> str:
     return ready_format(path, FORMATS)
 
 
-def _figure(spec: ChartSpec | None) -> dict[str, object] | None:
+def _figure(spec: ChartSpec | None, lang: str) -> dict[str, object] | None:
+    """The chart drawn in English (as every report file's) with its caption in `lang`."""
     if spec is None:
         return None
-    return {"title": spec.title, "caption": spec.caption, "svg": Markup(render_inline_svg(spec))}
+    caption = spec.i18n.get(lang, {}).get(spec.caption, spec.caption)
+    return {"title": spec.title, "caption": caption, "svg": Markup(render_inline_svg(spec))}
 
 
 def render_view_html(view: PortfolioView, lang: str = "en") -> str:
@@ -37,7 +39,7 @@ def render_view_html(view: PortfolioView, lang: str = "en") -> str:
         autoescape=select_autoescape(["html", "j2"]),
         undefined=StrictUndefined,
     )
-    charts = [c for c in (_figure(allocation_chart(view)), _figure(value_chart(view))) if c]
+    charts = [c for c in (_figure(allocation_chart(view), lang), _figure(value_chart(view), lang)) if c]
 
     def t(key: str, **values: object) -> str:
         return say(key, lang, **values)

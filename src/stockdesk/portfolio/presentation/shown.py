@@ -119,7 +119,7 @@ def shown_view(view: PortfolioView, lang: str = "en") -> ShownView:
             ShownTrade(
                 symbol=t.symbol, side=say(f"portfolio.side.{t.side}", lang),
                 figures=[show_figure(k, v, lang, currency) for k, v in values],
-                note=t.note,
+                note=t.note.text.get(lang, "") if t.note else "",
             )
         )  # fmt: skip
     return out
