@@ -48,6 +48,7 @@ from stockdesk.evaluation.presentation.track_rest import build_track_router
 from stockdesk.judge.presentation.rest.judge_router import build_judge_router
 from stockdesk.paper.presentation.rest import build_paper_router
 from stockdesk.portfolio.presentation.rest import build_holdings_router, build_watchlist_router
+from stockdesk.portfolio.presentation.view_rest import build_portfolio_view_router
 from stockdesk.research.presentation.rest.financial_auditor_routes import build_financial_router
 from stockdesk.research.presentation.rest.search_expert_routes import (
     build_catalyst_router,
@@ -300,6 +301,7 @@ def create_app(
     app.include_router(build_watchlist_router(lambda: container.portfolio.watchlists), prefix=API_PREFIX)
     app.include_router(build_holdings_router(lambda: container.portfolio.holdings), prefix=API_PREFIX)
     app.include_router(build_schedule_router(lambda: scheduling_of(container)), prefix=API_PREFIX)
+    app.include_router(build_portfolio_view_router(lambda: container.portfolio.view), prefix=API_PREFIX)
     app.include_router(
         build_jobs_api(jobs, lambda: SqlTaskStore(container.database), container.job_kinds), prefix=API_PREFIX
     )

@@ -43,6 +43,7 @@ from stockdesk.llm_platform.presentation.cli import build_llm_cli, model_assembl
 from stockdesk.notifications.presentation.cli import build_notify_cli
 from stockdesk.paper.presentation.cli import build_paper_cli
 from stockdesk.portfolio.presentation.cli import build_holdings_cli, build_watch_cli
+from stockdesk.portfolio.presentation.view_cli import build_portfolio_command
 from stockdesk.research.presentation.cli import build_research_cli
 from stockdesk.research.presentation.screen_cli import build_screen_command
 from stockdesk.scheduling.application import KIND as SCHEDULED_KIND
@@ -146,6 +147,7 @@ app.add_typer(build_watch_cli(lambda: container().portfolio.watchlists), name="w
 app.add_typer(build_holdings_cli(lambda: container().portfolio.holdings), name="holdings")
 app.add_typer(build_schedule_cli(lambda: scheduling_of(container())), name="schedule")
 app.command("scheduler")(build_scheduler_command(lambda: scheduling_of(container())))
+app.command("portfolio")(build_portfolio_command(lambda: container().portfolio.view))
 app.command("doctor")(build_doctor_command(lambda: container().settings))
 app.add_typer(
     build_batch_cli(

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from datetime import date
 from functools import cached_property
 from pathlib import Path
 
 from stockdesk.briefing.container import BriefingContainer
 from stockdesk.briefing.presentation.jobs import KIND as BRIEFING_KIND
 from stockdesk.briefing.presentation.jobs import configured, resume_briefing
-from stockdesk.coordinator.application import AnalysisRuns
+from stockdesk.coordinator.application import AnalysisRuns, RulesDayVerdicts
 from stockdesk.coordinator.application.analysis_runs import KIND as ANALYSIS_KIND
 from stockdesk.coordinator.application.batch_analysis import JOB_KIND as BATCH_KIND
 from stockdesk.coordinator.application.batch_analysis import BatchAnalysisService
@@ -29,6 +30,7 @@ from stockdesk.llm_platform.application.llm_service import LLMService
 from stockdesk.llm_platform.container import build_llm_service
 from stockdesk.notifications.container import NotificationsContainer
 from stockdesk.paper.container import PaperContainer
+from stockdesk.portfolio.application import NameVerdict
 from stockdesk.portfolio.container import PortfolioContainer
 from stockdesk.research.container import ResearchContainer
 from stockdesk.scheduling.application import KIND as SCHEDULED_KIND
@@ -176,7 +178,15 @@ class AppContainer:
     @cached_property
     def portfolio(self) -> PortfolioContainer:
         """Watchlists and holdings (positions with cost basis, valued as of a date)."""
-        return PortfolioContainer(self.database, self.data.securities, self.data.daily_bars)
+        data = self.data
+        return PortfolioContainer(
+            self.database, data.securities, data.daily_bars, data.market_frames, self._portfolio_verdicts
+        )
+
+    def _portfolio_verdicts(self, symbols: list[str], day: date) -> list[NameVerdict]:
+        """The coordinator's rules verdicts of a day, as the portfolio view reads them."""
+        source = RulesDayVerdicts(lambda: self.coordinator.service)
+        return [NameVerdict.model_validate(v.model_dump()) for v in source.verdicts(symbols, day)]
 
     @cached_property
     def strategy_lab(self) -> StrategyLabContainer:

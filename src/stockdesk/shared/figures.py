@@ -156,6 +156,19 @@ FIGURES: dict[str, FigureFormat] = {
     **_same(("break_even", "holder_stop", "holder_target"), PRICE),
     **_same(("estimated_cost", "trade_value"), MONEY),
     "cost_rate": FigureFormat("fraction", decimals=2),
+    # the portfolio view: weights and risk figures of a book (fractions), its trades
+    **_same(
+        ("current_weight", "target_weight", "raw_weight", "top_weight", "cash_weight", "invested_weight"),
+        FigureFormat("fraction", decimals=1),
+    ),
+    **_same(("volatility", "realised_volatility", "annual_volatility"), FigureFormat("fraction", decimals=1)),
+    "max_drawdown": FigureFormat("fraction", decimals=1, signed=True),
+    "edge": FigureFormat("fraction", decimals=1, signed=True),
+    "beta": FigureFormat("number"),
+    "hhi": FigureFormat("number", decimals=3),
+    "effective_names": FigureFormat("number", decimals=1),
+    **_same(("book_value", "trade_costs"), MONEY),  # trade_value, trade_shares: with the holder's plan
+    "trade_price": PRICE,
     # labels shown as they are
     **_same(("period", "latest_period", "latest_report_period", "trade_date"), FigureFormat("text")),
 }

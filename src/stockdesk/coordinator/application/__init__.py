@@ -2,6 +2,12 @@
 
 from stockdesk.coordinator.application.analysis_runs import AnalysisProgress, AnalysisRuns
 from stockdesk.coordinator.application.coordinator_service import LessonSource, ResearchCoordinatorService
+from stockdesk.coordinator.application.day_verdicts import (
+    DayRun,
+    RulesDayVerdicts,
+    SymbolVerdict,
+    symbol_verdict,
+)
 from stockdesk.coordinator.application.experts import SHORT_NAMES, parse_experts
 from stockdesk.coordinator.application.graph import ResearchGraphState, build_research_graph
 from stockdesk.coordinator.domain.dtos.session import (
@@ -25,6 +31,7 @@ __all__ = [
     "SHORT_NAMES",
     "AnalysisProgress",
     "AnalysisRuns",
+    "DayRun",
     "DebateModeName",
     "ExpertName",
     "Lesson",
@@ -35,9 +42,12 @@ __all__ = [
     "ResearchGraphState",
     "ResearchRequest",
     "ResearchSession",
+    "RulesDayVerdicts",
     "SessionPage",
     "SessionStatus",
     "SessionSummary",
+    "SymbolVerdict",
     "build_research_graph",
     "parse_experts",
+    "symbol_verdict",
 ]

@@ -30,6 +30,7 @@ NAV = (  # (path, i18n key): the top navigation, in order
     ("/paper", "nav.paper"),
     ("/watchlists", "nav.watchlists"),
     ("/holdings", "nav.holdings"),
+    ("/portfolio", "nav.portfolio"),
     ("/strategy", "nav.strategy"),
     ("/briefings", "nav.briefings"),
     ("/data", "nav.data"),

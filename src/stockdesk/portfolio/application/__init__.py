@@ -16,18 +16,32 @@ from stockdesk.portfolio.domain.errors import (
     WatchlistNotFoundError,
 )
 from stockdesk.portfolio.domain.model import DEFAULT_ACCOUNT, Position, Watchlist, WatchlistMember
+from stockdesk.portfolio.domain.view import (
+    BookRisk,
+    NameAllocation,
+    NameVerdict,
+    PortfolioView,
+    Reason,
+    Trade,
+)
 
 __all__ = [
     "DEFAULT_ACCOUNT",
     "HELD_FIGURES",
     "LAYOUTS",
+    "BookRisk",
     "HeldPosition",
     "HoldingsFileInvalidError",
     "HoldingsService",
     "ImportResult",
+    "NameAllocation",
+    "NameVerdict",
+    "PortfolioView",
     "Position",
     "PositionNotFoundError",
+    "Reason",
     "SymbolCheck",
+    "Trade",
     "UnknownSymbolError",
     "Watchlist",
     "WatchlistMember",

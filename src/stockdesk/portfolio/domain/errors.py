@@ -37,3 +37,21 @@ class HoldingsFileInvalidError(BadRequestException):
 
 class InvalidPositionError(BadRequestException):
     code = "INVALID_POSITION"
+
+
+class PortfolioSourceError(BadRequestException):
+    """The portfolio view needs exactly one of a watchlist or the holdings."""
+
+    code = "PORTFOLIO_SOURCE"
+
+
+class PortfolioAmountError(BadRequestException):
+    """A capital that is not positive, or a cash amount below zero (or beyond any real book)."""
+
+    code = "PORTFOLIO_AMOUNT"
+
+
+class PortfolioEmptyError(BadRequestException):
+    """Nothing to allocate: no holdings on the date, or no stored bars of the names by then."""
+
+    code = "PORTFOLIO_EMPTY"
