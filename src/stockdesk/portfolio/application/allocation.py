@@ -81,13 +81,27 @@ def pct(value: float) -> str:
     return f"{value * 100:.1f}%"
 
 
-def reason(code: str, kind: str = "reason", **values: float | str) -> Reason:
-    """A reason (or a note) worded from the catalogue (`portfolio.<kind>.<code>`) in every language."""
+def reason(code: str, kind: str = "reason", **values: float | str | dict[str, str]) -> Reason:
+    """A reason (or a note) worded from the catalogue (`portfolio.<kind>.<code>`) in every language; a
+    value that is itself worded (language -> text, e.g. a market's name) is put in its own language."""
     return Reason(
         code=code,
-        values=dict(values),
-        text={lang: say(f"portfolio.{kind}.{code}", lang, **values) for lang in LANGUAGES},
+        values={k: v["en"] if isinstance(v, dict) else v for k, v in values.items()},
+        text={
+            lang: say(
+                f"portfolio.{kind}.{code}",
+                lang,
+                **{k: v[lang] if isinstance(v, dict) else v for k, v in values.items()},
+            )
+            for lang in LANGUAGES
+        },
     )
+
+
+def market_words(market: str) -> dict[str, str]:
+    """A market's name in every language (`portfolio.market.<CN|US>`; another market: its code)."""
+    key = f"portfolio.market.{market}"
+    return {lang: say(key, lang) if market in ("CN", "US") else market for lang in LANGUAGES}
 
 
 def _annual_vol(column: pd.Series) -> float | None:

@@ -24,7 +24,14 @@ from datetime import date, timedelta
 import pandas as pd
 
 from stockdesk.backtest.application import adjusted_prices, index_levels
-from stockdesk.portfolio.application.allocation import WINDOW_DAYS, Limits, NameInput, allocate, reason
+from stockdesk.portfolio.application.allocation import (
+    WINDOW_DAYS,
+    Limits,
+    NameInput,
+    allocate,
+    market_words,
+    reason,
+)
 from stockdesk.portfolio.application.market import PortfolioMarket
 from stockdesk.portfolio.application.risk import book_returns, book_risk, shrunk_covariance
 from stockdesk.portfolio.application.services import HeldPosition, HoldingsService, WatchlistService
@@ -114,7 +121,9 @@ class PortfolioViewService:
         notes: list[Reason] = []
         outside = [s for s in symbols if markets.get(s) != market]
         if outside:
-            notes.append(reason("mixed_markets", "note", market=market, symbols=", ".join(outside)))
+            notes.append(
+                reason("mixed_markets", "note", market=market_words(market), symbols=", ".join(outside))
+            )
         names = [s for s in symbols if s not in outside]
         universe = sorted(s for s, info in securities.items() if str(info.market).upper() == market)
         bars = self._market.bars(sorted({*names, *universe}), as_of - timedelta(days=HISTORY_DAYS), as_of)
@@ -146,7 +155,7 @@ class PortfolioViewService:
         current = {a.symbol: a.current_weight for a in allocations}
         target = {a.symbol: a.target_weight for a in allocations}
         notes += [
-            reason("benchmark", "note", n=len(universe), market=market),
+            reason("benchmark", "note", n=len(universe), market=market_words(market)),
             reason("trades", "note", day=as_of.isoformat()),
             reason("point_in_time", "note", day=as_of.isoformat()),
         ]
