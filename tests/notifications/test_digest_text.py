@@ -85,3 +85,19 @@ def test_every_notify_secret_is_known_to_the_redaction(
     assert "https://hooks.example/very-secret-hook-id" in values and "999:telegram-secret-token" in values
     shown = json.dumps(settings.redacted())
     assert "very-secret-hook-id" not in shown and "telegram-secret-token" not in shown
+
+
+@pytest.mark.parametrize(
+    ("lang", "sentence"),
+    [
+        ("en", "Held 000001 is at EXIT (not in the last run)."),
+        ("zh", "持仓 000001 现为清仓（上次运行中没有该标的）。"),
+    ],
+)
+def test_a_held_name_not_in_the_last_run_says_so(lang: str, sentence: str) -> None:
+    from stockdesk.notifications.application import DigestChange
+    from stockdesk.notifications.domain.digest import ChangeKind
+
+    change = DigestChange(kind=ChangeKind.HELD_EXIT, symbol="000001", before=None, after="EXIT")
+    text = digest_text(digest(lang).model_copy(update={"changes": [change]}))
+    assert text.changes == [sentence]

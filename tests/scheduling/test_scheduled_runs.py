@@ -20,6 +20,7 @@ import pytest
 from typer.testing import CliRunner
 
 import stockdesk.entrypoints.cli as entry
+from stockdesk.coordinator.application.day_verdicts import symbol_verdict
 from stockdesk.entrypoints.container import AppContainer
 from stockdesk.entrypoints.scheduling import scheduling_of
 from stockdesk.notifications.application import Digest, digest_text
@@ -281,5 +282,9 @@ def test_a_held_symbol_is_shown_with_the_holders_action(
         plan = (service.get(item.id).verdict or {}).get("holder_plan") or {}
         (row,) = [r for r in digest.rows if r.symbol == item.symbol]
         assert row.action == plan.get("action"), (row, plan)
+        typed = symbol_verdict(service.get(item.id), TRADING_DAY)  # the row's figures are the verdict's
+        assert (row.stop, row.target) == (typed.stop, typed.target)
+        assert row.probability == (typed.probability_up if typed.calibrated else None)
+        assert row.sample_size == (typed.sample_size if typed.calibrated else None)
     held_turns = {c.symbol for c in digest.changes if c.kind in ("held_trim", "held_exit")}
     assert held_turns == {r.symbol for r in digest.rows if r.action in ("TRIM", "EXIT")}

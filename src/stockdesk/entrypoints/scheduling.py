@@ -9,9 +9,10 @@ from __future__ import annotations
 import uuid
 import weakref
 from datetime import date, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from stockdesk.coordinator.application.batch_analysis import BatchAnalysisConfig, BatchRow
+from stockdesk.coordinator.application.day_verdicts import SymbolVerdict, symbol_verdict
 from stockdesk.coordinator.presentation.reports.batch_index import run_and_index
 from stockdesk.data_engineering.application import market_of
 from stockdesk.entrypoints.batch.analyze_work import AnalyzeSymbolsWork
@@ -20,7 +21,6 @@ from stockdesk.scheduling.application import References, RunPorts
 from stockdesk.scheduling.container import SchedulingContainer
 from stockdesk.shared.db.task_store import SqlTaskStore
 from stockdesk.shared.errors import StockdeskError
-from stockdesk.shared.numbers import finite_number
 from stockdesk.shared.tasks import InlineEngine
 
 if TYPE_CHECKING:
@@ -68,22 +68,24 @@ class RunWiring:
         if last is not None and before is not None and before.close:
             change = round((last.close / before.close - 1) * 100, 2)
         security = self.app.data.stock_basic_info.execute(row.symbol)
-        stop, target = self._plan(row.session_id)
+        verdict = self._verdict(row.session_id, day)
+        calibrated = verdict is not None and verdict.calibrated
         return DigestRow(
             symbol=row.symbol, name=(security.name if security and security.name else ""),
             action=str(row.action).upper(), close=last.close if last else None, change_pct=change,
-            stop=stop, target=target,
+            probability=verdict.probability_up if calibrated else None,  # type: ignore[union-attr]
+            sample_size=verdict.sample_size if calibrated else None,  # type: ignore[union-attr]
+            stop=verdict.stop if verdict else None, target=verdict.target if verdict else None,
         )  # fmt: skip
 
-    def _plan(self, session_id: str | None) -> tuple[float | None, float | None]:
+    def _verdict(self, session_id: str | None, day: date) -> SymbolVerdict | None:
+        """The run's verdict of the symbol, typed (its calibrated P(up), sample size and plan levels)."""
         if not session_id:
-            return None, None
+            return None
         try:
-            verdict: dict[str, Any] = self.app.coordinator.service.get(session_id).verdict or {}
+            return symbol_verdict(self.app.coordinator.service.get(session_id), day)
         except StockdeskError:
-            return None, None
-        plan = verdict.get("trade_plan") or {}
-        return finite_number(plan.get("stop_loss_price")), finite_number(plan.get("take_profit_price"))
+            return None
 
     def held(self, day: date) -> set[str]:
         return {p.symbol for p in self.app.portfolio.holdings.positions(day)}

@@ -76,9 +76,9 @@ def change_sentence(change: DigestChange, lang: str) -> str:
             price=_number(change.price, lang), level=_number(change.level, lang),
         )  # fmt: skip
     key = f"notify.change.{change.kind.value}"
-    if change.before is None and change.kind in (ChangeKind.NEW_BUY, ChangeKind.NEW_SELL):
+    if change.before is None:  # not in the last run (or no last run)
         return say(f"{key}.first", lang, who=who, after=action_word(change.after, lang))
-    before = action_word(change.before, lang) if change.before else say("notify.none", lang)
+    before = action_word(change.before, lang)
     return say(key, lang, who=who, after=action_word(change.after, lang), before=before)
 
 
