@@ -12,19 +12,15 @@ from typing import Any
 
 from stockdesk.coordinator.presentation.reports import formatting as fmt
 from stockdesk.coordinator.presentation.reports.view_model import Pair, PositionCard
+from stockdesk.portfolio.application import HELD_FIGURES
 from stockdesk.shared.figures import figure_label, format_figure
 from stockdesk.shared.numbers import finite_number
 from stockdesk.shared.wording import in_language, say
 
 TONES = {"ADD": "buy", "HOLD": "hold", "TRIM": "sell", "EXIT": "sell"}
+# a held position's figures as the holdings page shows them, then what the holder's plan adds
 POSITION_FIGURES = (
-    "quantity",
-    "cost_price",
-    "cost_basis",
-    "close",
-    "market_value",
-    "unrealised_pnl",
-    "unrealised_pnl_pct",
+    *HELD_FIGURES,
     "days_held",
     "book_weight",
     "sellable_shares",
