@@ -55,6 +55,7 @@ class ViewJob(BaseModel):
     total: int = Field(description="names in the view")
     assembled: bool = Field(description="the view is assembled (allocation, trades, risk)")
     error: str | None = None
+    live: bool = Field(default=False, description="a live process runs it (this one or another)")
     view: PortfolioView | None = Field(default=None, description="the view, once the job is done")
 
 
@@ -95,7 +96,7 @@ class PortfolioViewJobs:
             as_of=request.as_of.isoformat(), names=request.names,
             done=sum(t.status is TaskStatus.DONE for t in names),
             failed=sum(t.status is TaskStatus.FAILED for t in names), total=len(names),
-            assembled=assembled, error=job.error,
+            assembled=assembled, error=job.error, live=job.live,
             view=PortfolioView.model_validate(view.result) if with_view and assembled and view else None,
         )  # fmt: skip
 
