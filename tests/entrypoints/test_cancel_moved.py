@@ -14,6 +14,7 @@ MOVED = (
     "/api/v1/strategy/runs/{id}/cancel",
     "/api/v1/briefings/{id}/cancel",
     "/api/v1/coordinator/research/jobs/{id}/cancel",
+    "/api/v1/portfolio/jobs/{id}/cancel",
 )
 
 

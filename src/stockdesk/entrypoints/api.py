@@ -301,7 +301,12 @@ def create_app(
     app.include_router(build_watchlist_router(lambda: container.portfolio.watchlists), prefix=API_PREFIX)
     app.include_router(build_holdings_router(lambda: container.portfolio.holdings), prefix=API_PREFIX)
     app.include_router(build_schedule_router(lambda: scheduling_of(container)), prefix=API_PREFIX)
-    app.include_router(build_portfolio_view_router(lambda: container.portfolio.view), prefix=API_PREFIX)
+    app.include_router(
+        build_portfolio_view_router(
+            lambda: container.portfolio.view, lambda: container.portfolio.view_jobs, jobs
+        ),
+        prefix=API_PREFIX,
+    )
     app.include_router(
         build_jobs_api(jobs, lambda: SqlTaskStore(container.database), container.job_kinds), prefix=API_PREFIX
     )

@@ -43,7 +43,8 @@ from stockdesk.llm_platform.presentation.cli import build_llm_cli, model_assembl
 from stockdesk.notifications.presentation.cli import build_notify_cli
 from stockdesk.paper.presentation.cli import build_paper_cli
 from stockdesk.portfolio.presentation.cli import build_holdings_cli, build_watch_cli
-from stockdesk.portfolio.presentation.view_cli import build_portfolio_command
+from stockdesk.portfolio.presentation.view_cli import build_portfolio_command, resume_in_foreground
+from stockdesk.portfolio.presentation.view_jobs import KIND as PORTFOLIO_VIEW_KIND
 from stockdesk.research.presentation.cli import build_research_cli
 from stockdesk.research.presentation.screen_cli import build_screen_command
 from stockdesk.scheduling.application import KIND as SCHEDULED_KIND
@@ -147,7 +148,9 @@ app.add_typer(build_watch_cli(lambda: container().portfolio.watchlists), name="w
 app.add_typer(build_holdings_cli(lambda: container().portfolio.holdings), name="holdings")
 app.add_typer(build_schedule_cli(lambda: scheduling_of(container())), name="schedule")
 app.command("scheduler")(build_scheduler_command(lambda: scheduling_of(container())))
-app.command("portfolio")(build_portfolio_command(lambda: container().portfolio.view))
+app.command("portfolio")(
+    build_portfolio_command(lambda: container().portfolio.view, lambda: container().portfolio.view_jobs)
+)
 app.command("doctor")(build_doctor_command(lambda: container().settings))
 app.add_typer(
     build_batch_cli(
@@ -209,8 +212,8 @@ def _resume_sweep(job_id: str, options: RunOptions) -> None:
 
 def _job_kinds(options: RunOptions) -> JobKinds:
     """What `jobs resume` runs here, in the foreground (on Ray with --workers or --ray-address):
-    batch analyses, evaluations, sweeps and scheduled runs. Briefings and strategy runs resume in a
-    server (the jobs page, `POST /api/v1/jobs/{id}/resume`) or by their own command."""
+    batch analyses, evaluations, sweeps, scheduled runs and portfolio views. Briefings and strategy
+    runs resume in a server (the jobs page, `POST /api/v1/jobs/{id}/resume`) or by their own command."""
     return JobKinds(
         lambda: container().jobs,
         lambda: SqlTaskStore(container().database),
@@ -219,6 +222,10 @@ def _job_kinds(options: RunOptions) -> JobKinds:
             JobKind(EVALUATE_KIND, resume=lambda job_id: _resume_evaluation(job_id, options)),
             JobKind(SWEEP_KIND, resume=lambda job_id: _resume_sweep(job_id, options)),
             JobKind(SCHEDULED_KIND, resume=lambda job_id: scheduling_of(container()).runs.execute(job_id)),
+            JobKind(
+                PORTFOLIO_VIEW_KIND,
+                resume=lambda job_id: resume_in_foreground(container().portfolio.view_jobs, job_id),
+            ),
         ],
     )
 

@@ -32,6 +32,8 @@ from stockdesk.notifications.container import NotificationsContainer
 from stockdesk.paper.container import PaperContainer
 from stockdesk.portfolio.application import NameVerdict
 from stockdesk.portfolio.container import PortfolioContainer
+from stockdesk.portfolio.presentation.view_jobs import KIND as PORTFOLIO_VIEW_KIND
+from stockdesk.portfolio.presentation.view_jobs import resume_view
 from stockdesk.research.container import ResearchContainer
 from stockdesk.scheduling.application import KIND as SCHEDULED_KIND
 from stockdesk.shared.access.bounds import RequestBounds
@@ -284,8 +286,8 @@ class AppContainer:
     def job_kinds(self) -> JobKinds:
         """How each kind of job stops and resumes in the server: analyses and syncs stop through
         their own services (they mark their live state), every other kind through the executor;
-        evaluations, briefings and strategy runs resume on the executor (strategy runs are found
-        in the strategy lab's records, the others in the task store). Batch analyses and sweeps
+        evaluations, briefings, portfolio views and strategy runs resume on the executor (strategy
+        runs are found in the strategy lab's records, the others in the task store). Batch analyses and sweeps
         run on a task engine (Ray) the server does not build for a resume: they resume from the
         CLI, which NOT_RESUMABLE names, and the jobs page offers no Resume for them."""
         strategy = lambda: self.strategy_lab.service  # noqa: E731
@@ -313,6 +315,10 @@ class AppContainer:
                     resume=lambda run_id: resume_strategy_run(strategy(), self.jobs, run_id),
                     find=lambda run_id: run_record(strategy(), run_id),
                     recent=lambda limit: recent_runs(strategy(), limit),
+                ),
+                JobKind(
+                    PORTFOLIO_VIEW_KIND,
+                    resume=lambda job_id: resume_view(self.portfolio.view_jobs, self.jobs, job_id),
                 ),
                 JobKind(BATCH_KIND, resumed_by=RESUMED_BY_CLI),
                 JobKind(SWEEP_KIND, resumed_by=RESUMED_BY_CLI),

@@ -102,7 +102,9 @@ ROUTE_ERRORS: dict[tuple[str, str], tuple[int, ...]] = {
     ("POST", "/api/v1/schedules"): (409,),
     ("DELETE", "/api/v1/schedules/{x}"): (404,),
     ("POST", "/api/v1/schedules/{x}/run"): (404, 409),
-    ("GET", "/api/v1/portfolio"): (404, 503),
+    ("POST", "/api/v1/portfolio/jobs"): (404,),
+    ("GET", "/api/v1/portfolio/jobs/{x}"): (404,),
+    ("GET", "/api/v1/portfolio/jobs/{x}/report"): (404, 409, 503),
 }
 AS_OF_OUT_OF_RANGE = (
     "; AS_OF_OUT_OF_RANGE: as_of before the symbol's first stored daily bar, more than 5 trading days "
@@ -117,7 +119,10 @@ ROUTE_400: dict[tuple[str, str], str] = {
     ("POST", "/api/v1/schedules"): "; BAD_SCHEDULE_NAME, BAD_SCHEDULE_TIME, BAD_TIMEZONE, BAD_SCHEDULE_DAYS, "
     "BAD_SCHEDULE_MODE: a field that cannot be used; UNKNOWN_WATCHLIST, UNKNOWN_CHANNEL, UNKNOWN_PAPER_BOOK: "
     "a reference to nothing stored or configured",
-    ("GET", "/api/v1/portfolio"): "; PORTFOLIO_SOURCE: name a watchlist or holdings=true (one of them); "
+    (
+        "POST",
+        "/api/v1/portfolio/jobs",
+    ): "; PORTFOLIO_SOURCE: name a watchlist or holdings=true (one of them); "
     "PORTFOLIO_EMPTY: no valued holdings on as_of, or no stored bars of the names by then",
 }
 _ROUTE_PATTERNS = [

@@ -1,5 +1,6 @@
 """Composition root of the portfolio: the watchlist and holdings services over the SQL store, with
-symbols checked and closes read through the data context's use cases."""
+symbols checked and closes read through the data context's use cases; the portfolio view and its
+jobs (kind `portfolio_view`) in the shared task store."""
 
 from __future__ import annotations
 
@@ -12,9 +13,11 @@ from stockdesk.data_engineering.application import (
 )
 from stockdesk.portfolio.application import HoldingsService, SymbolCheck, WatchlistService
 from stockdesk.portfolio.application.market import PortfolioMarket
+from stockdesk.portfolio.application.view_jobs import PortfolioViewJobs
 from stockdesk.portfolio.application.view_service import PortfolioViewService, VerdictSource
 from stockdesk.portfolio.infrastructure.store import SqlPortfolioStore
 from stockdesk.shared.db import Database
+from stockdesk.shared.db.task_store import SqlTaskStore
 
 
 class PortfolioContainer:
@@ -28,6 +31,7 @@ class PortfolioContainer:
     ):
         """`frames` and `verdicts` (the coordinator's rules verdicts, as NameVerdicts) serve the
         portfolio view only."""
+        self._database = database
         self._store = SqlPortfolioStore(database)
         self._securities = securities
         self._symbols = SymbolCheck(securities.execute)
@@ -54,3 +58,8 @@ class PortfolioContainer:
         return PortfolioViewService(
             self.watchlists, self.holdings, PortfolioMarket(self._securities, self._frames), self._verdicts
         )
+
+    @cached_property
+    def view_jobs(self) -> PortfolioViewJobs:
+        """The portfolio view as durable jobs: one task per name's verdict, then the assembly."""
+        return PortfolioViewJobs(self.view, SqlTaskStore(self._database))

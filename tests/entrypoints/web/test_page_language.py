@@ -58,6 +58,7 @@ class World:
     briefing: str = ""
     batch: str = ""
     syncs: dict[str, str] = field(default_factory=dict)  # completed | failed -> sync run id
+    views: dict[str, str] = field(default_factory=dict)  # watchlist | holdings | unrun -> view job id
 
 
 # Every GET route of the web UI that is a page, with the URLs that show it filled with stored ids.
@@ -78,11 +79,8 @@ PAGES: dict[str, Callable[[World], list[str]]] = {
     "/paper/{name}": lambda w: [f"/paper/{BOOK}"],
     "/watchlists": lambda w: ["/watchlists"],
     "/holdings": lambda w: ["/holdings", f"/holdings?as_of={AS_OF.isoformat()}&edit={SYMBOL}&account=main"],
-    "/portfolio": lambda w: [
-        "/portfolio",
-        f"/portfolio?source=watchlist&watchlist=core&as_of={AS_OF.isoformat()}",
-        f"/portfolio?source=holdings&as_of={AS_OF.isoformat()}&cash=100000",
-    ],
+    "/portfolio": lambda w: ["/portfolio"],
+    "/portfolio/jobs/{job_id}": lambda w: [f"/portfolio/jobs/{j}" for j in w.views.values()],
     "/strategy": lambda w: ["/strategy"],
     "/strategy/runs/{run_id}": lambda w: [f"/strategy/runs/{r}" for r in w.runs.values()],
     "/data": lambda w: ["/data"],
@@ -111,6 +109,7 @@ NOT_PAGES = {
             "/strategy/runs/{run_id}/events",
             "/data/sync/{run_id}/events",
             "/briefings/{job_id}/events",
+            "/portfolio/jobs/{job_id}/events",
         )
     },
 }
@@ -131,9 +130,15 @@ ERROR_PAGES: list[tuple[str, str, dict[str, object], int]] = [
     ("GET", "/paper/no-such-book", {}, 404),
     ("POST", "/watchlists", {"name": "core", "symbols": "999999.SH"}, 404),
     ("POST", "/holdings", {"symbol": SYMBOL, "quantity": "-1", "cost": "1"}, 400),
-    ("GET", "/portfolio?source=watchlist&watchlist=nope&as_of=2024-06-28", {}, 404),
-    ("GET", "/portfolio?source=holdings&as_of=2000-01-03", {}, 400),
-    ("GET", "/portfolio?source=watchlist&watchlist=core&as_of=2024-06-28&capital=lots", {}, 400),
+    ("POST", "/portfolio", {"source": "watchlist", "watchlist": "nope", "as_of": "2024-06-28"}, 404),
+    ("POST", "/portfolio", {"source": "holdings", "as_of": "2000-01-03"}, 400),
+    (
+        "POST",
+        "/portfolio",
+        {"source": "watchlist", "watchlist": "core", "as_of": "2024-06-28", "capital": "lots"},
+        400,
+    ),
+    ("GET", "/portfolio/jobs/no-such-job", {}, 404),
     ("POST", "/analyses", {"symbol": "999999.SH", "as_of": AS_OF.isoformat(), "experts": EXPERTS}, 404),
     ("POST", "/analyses", {"symbol": SYMBOL, "as_of": "2024-13-01", "experts": EXPERTS}, 400),
     ("POST", "/analyses", {"symbol": SYMBOL, "as_of": "2030-01-04", "experts": EXPERTS}, 400),
@@ -240,7 +245,24 @@ def build_world(settings: Settings, tmp_path: Path) -> tuple[TestClient, World]:
     container.portfolio.watchlists.add("core", [SYMBOL, SECOND_SYMBOL])
     container.portfolio.holdings.set(SYMBOL, 1000, 18.5, account="main", opened_at=date(2024, 3, 1))
     container.portfolio.holdings.set(SECOND_SYMBOL, 200, 25)
+    world.views = {
+        "watchlist": _view(client, container, source="watchlist", watchlist="core"),
+        "holdings": _view(client, container, source="holdings", cash="100000"),
+        "unrun": container.portfolio.view_jobs.start(
+            container.portfolio.view.check(AS_OF, watchlist="core", capital=5e5)
+        ).job_id,  # opened, never run: the page offers Resume
+    }
     return client, world
+
+
+def _view(client: TestClient, container: AppContainer, **form: str) -> str:
+    """A portfolio view asked for on its form, computed to the end."""
+    answer = client.post("/portfolio", data={"as_of": AS_OF.isoformat(), **form}, follow_redirects=False)
+    assert answer.status_code == 303, answer.text
+    job_id = answer.headers["location"].removeprefix("/portfolio/jobs/")
+    _settled(container, job_id)
+    assert container.portfolio.view_jobs.status(job_id).assembled
+    return job_id
 
 
 FRAME = re.compile(r'<iframe[^>]*\ssrc="([^"]+)"')

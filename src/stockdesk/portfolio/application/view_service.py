@@ -18,7 +18,7 @@ the current and the target book (`risk`), as of one date.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import date, timedelta
 
 import pandas as pd
@@ -37,7 +37,15 @@ from stockdesk.portfolio.application.risk import book_returns, book_risk, shrunk
 from stockdesk.portfolio.application.services import HeldPosition, HoldingsService, WatchlistService
 from stockdesk.portfolio.application.trades import rebalance_trades
 from stockdesk.portfolio.domain.errors import PortfolioAmountError, PortfolioEmptyError, PortfolioSourceError
-from stockdesk.portfolio.domain.view import BookPoint, NameAllocation, NameVerdict, PortfolioView, Reason
+from stockdesk.portfolio.domain.view import (
+    BookPoint,
+    HeldName,
+    NameAllocation,
+    NameVerdict,
+    PortfolioView,
+    Reason,
+    ViewRequest,
+)
 
 DEFAULT_CAPITAL = 1_000_000.0
 MAX_AMOUNT = 1e15
@@ -48,21 +56,23 @@ VerdictSource = Callable[[list[str], date], list[NameVerdict]]
 """(symbols, as_of) -> one rules verdict per symbol, in order."""
 
 
-class _Book:
-    """What is held of the names: shares, value and the shares bought on the as-of day."""
-
-    def __init__(self, positions: Sequence[HeldPosition], as_of: date):
-        self.shares: dict[str, float] = {}
-        self.value: dict[str, float] = {}
-        self.locked: dict[str, float] = {}
-        for p in positions:
-            self.shares[p.symbol] = self.shares.get(p.symbol, 0.0) + p.quantity
-            self.value[p.symbol] = self.value.get(p.symbol, 0.0) + (p.market_value or 0.0)
-            if p.opened_at == as_of:
-                self.locked[p.symbol] = self.locked.get(p.symbol, 0.0) + p.quantity
+def _held(positions: Sequence[HeldPosition], as_of: date) -> dict[str, HeldName]:
+    """What is held of each name: shares, value and the shares bought on the as-of day."""
+    held: dict[str, HeldName] = {}
+    for p in positions:
+        line = held.setdefault(p.symbol, HeldName())
+        line.shares += p.quantity
+        line.value += p.market_value or 0.0
+        if p.opened_at == as_of:
+            line.locked += p.quantity
+    return held
 
 
 class PortfolioViewService:
+    """The view in three steps, so that a job can run the slow middle one a name at a time: `check`
+    (every refusal, before any work), `verdict` (one name's day verdict), `assemble` (allocation,
+    trades, risk). `view` runs the three in a row."""
+
     def __init__(
         self,
         watchlists: WatchlistService,
@@ -85,6 +95,23 @@ class PortfolioViewService:
         cash: float = 0.0,
         limits: Limits | None = None,
     ) -> PortfolioView:
+        request = self.check(
+            as_of, watchlist=watchlist, holdings=holdings, capital=capital, cash=cash, limits=limits
+        )
+        return self.assemble(request, {s: self.verdict(request, s) for s in request.names})
+
+    def check(
+        self,
+        as_of: date,
+        *,
+        watchlist: str | None = None,
+        holdings: bool = False,
+        capital: float | None = None,
+        cash: float = 0.0,
+        limits: Limits | None = None,
+    ) -> ViewRequest:
+        """The request checked (400 PORTFOLIO_SOURCE / PORTFOLIO_AMOUNT / PORTFOLIO_EMPTY, 404
+        WATCHLIST_NOT_FOUND) and resolved: its names, their market and what is held of them."""
         if (watchlist is None) == (not holdings):
             raise PortfolioSourceError("name a watchlist or the holdings (one of them)")
         capital = DEFAULT_CAPITAL if capital is None else capital
@@ -92,7 +119,6 @@ class PortfolioViewService:
             raise PortfolioAmountError(
                 f"capital must be > 0 and cash >= 0, both at most {MAX_AMOUNT:g} (got {capital:g}, {cash:g})"
             )
-        limits = limits or Limits()
         positions = self._holdings.positions(as_of)
         if watchlist is not None:
             symbols = self._watchlists.symbols(watchlist)
@@ -101,57 +127,61 @@ class PortfolioViewService:
             symbols = list(dict.fromkeys(p.symbol for p in positions if p.market_value is not None))
             if not symbols:
                 raise PortfolioEmptyError(f"no valued holdings on {as_of.isoformat()}")
-        return self._build(as_of, watchlist, symbols, _Book(positions, as_of), capital, cash, limits)
-
-    def _build(
-        self,
-        as_of: date,
-        watchlist: str | None,
-        symbols: list[str],
-        book: _Book,
-        capital: float,
-        cash: float,
-        limits: Limits,
-    ) -> PortfolioView:
         securities = self._market.securities()
         markets = {s: str(securities[s].market).upper() for s in symbols if s in securities}
         if not markets:
             raise PortfolioEmptyError("none of the names is in the store")
         market = Counter(markets.values()).most_common(1)[0][0]
+        names = [s for s in symbols if markets.get(s) == market]
+        bars = self._market.bars(names, as_of - timedelta(days=HISTORY_DAYS), as_of)
+        if bars.empty:
+            raise PortfolioEmptyError(f"no stored bars of the names on or before {as_of.isoformat()}")
+        return ViewRequest(
+            source="holdings" if watchlist is None else "watchlist", watchlist=watchlist, as_of=as_of,
+            capital=capital if watchlist is not None else None, cash=cash if watchlist is None else 0.0,
+            limits=(limits or Limits()).as_dict(), market=market, names=names,
+            outside=[s for s in symbols if s not in names], held=_held(positions, as_of),
+        )  # fmt: skip
+
+    def verdict(self, request: ViewRequest, symbol: str) -> NameVerdict:
+        """One name's day verdict (the slow step: a rules session of the coordinator)."""
+        found = self._verdicts([symbol], request.as_of)
+        return found[0] if found else NameVerdict(symbol=symbol, action=None)
+
+    def assemble(self, request: ViewRequest, verdicts: Mapping[str, NameVerdict]) -> PortfolioView:
+        """The view of the checked request from its names' verdicts (a name without one: no verdict)."""
+        as_of, names, market, held = request.as_of, request.names, request.market, request.held
+        securities = self._market.securities()
         notes: list[Reason] = []
-        outside = [s for s in symbols if markets.get(s) != market]
-        if outside:
-            notes.append(
-                reason("mixed_markets", "note", market=market_words(market), symbols=", ".join(outside))
-            )
-        names = [s for s in symbols if s not in outside]
+        if request.outside:
+            outside = ", ".join(request.outside)
+            notes.append(reason("mixed_markets", "note", market=market_words(market), symbols=outside))
         universe = sorted(s for s, info in securities.items() if str(info.market).upper() == market)
         bars = self._market.bars(sorted({*names, *universe}), as_of - timedelta(days=HISTORY_DAYS), as_of)
-        if bars.loc[bars["symbol"].isin(names)].empty:
-            raise PortfolioEmptyError(f"no stored bars of the names on or before {as_of.isoformat()}")
         levels = index_levels(bars, universe)["close"]
         days = levels.index[-(WINDOW_DAYS + 1) :]
         closes, _ = adjusted_prices(bars.loc[bars["symbol"].isin(names)])
         returns = closes.reindex(days).pct_change(fill_method=None).iloc[1:].reindex(columns=names)
         bench = levels.reindex(days).pct_change().iloc[1:]
         covariance = shrunk_covariance(returns)
-        book_value = sum(book.value.get(s, 0.0) for s in names) + cash if watchlist is None else capital
-        verdicts = {v.symbol: v for v in self._verdicts(names, as_of)}
+        value = {s: h.value for s, h in held.items()}
+        invested = sum(value.get(s, 0.0) for s in names)
+        book_value = invested + request.cash if request.capital is None else request.capital
         inputs = [
             NameInput(
                 verdict=verdicts.get(s) or NameVerdict(symbol=s, action=None),
                 name=securities[s].name or "", industry=securities[s].industry or "",
-                current_weight=book.value.get(s, 0.0) / book_value if book_value > 0 else 0.0,
-                held=book.shares.get(s, 0.0) > 0,
+                current_weight=value.get(s, 0.0) / book_value if book_value > 0 else 0.0,
+                held=s in held and held[s].shares > 0,
             )
             for s in names
         ]  # fmt: skip
-        allocations = allocate(inputs, returns, covariance, limits)
-        invested = sum(book.value.get(s, 0.0) for s in names)
-        raw_closes = _last_raw_closes(bars, names)
+        allocations = allocate(inputs, returns, covariance, Limits(**request.limits))
         trades = rebalance_trades(
-            allocations, book_value, raw_closes, book.shares, book.locked, markets, as_of
-        )
+            allocations, book_value, _last_raw_closes(bars, names),
+            {s: h.shares for s, h in held.items()}, {s: h.locked for s, h in held.items() if h.locked},
+            dict.fromkeys(names, market), as_of,
+        )  # fmt: skip
         current = {a.symbol: a.current_weight for a in allocations}
         target = {a.symbol: a.target_weight for a in allocations}
         notes += [
@@ -160,10 +190,10 @@ class PortfolioViewService:
             reason("point_in_time", "note", day=as_of.isoformat()),
         ]
         return PortfolioView(
-            source="holdings" if watchlist is None else "watchlist", watchlist=watchlist, as_of=as_of,
+            source=request.source, watchlist=request.watchlist, as_of=as_of,
             book_value=round(book_value, 2), cash=round(book_value - invested, 2),
             benchmark=f"equal-weight {market} ({len(universe)} symbols)", window_days=len(returns),
-            window_start=days[0].date() if len(days) else None, limits=limits.as_dict(),
+            window_start=days[0].date() if len(days) else None, limits=request.limits,
             allocations=allocations,
             current=book_risk(current, returns, covariance, bench),
             target=book_risk(target, returns, covariance, bench),

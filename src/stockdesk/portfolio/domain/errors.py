@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from stockdesk.shared.errors import BadRequestException, NotFoundException
+from stockdesk.shared.errors import BadRequestException, ConflictException, NotFoundException
 
 
 class WatchlistNotFoundError(NotFoundException):
@@ -55,3 +55,19 @@ class PortfolioEmptyError(BadRequestException):
     """Nothing to allocate: no holdings on the date, or no stored bars of the names by then."""
 
     code = "PORTFOLIO_EMPTY"
+
+
+class PortfolioJobNotFoundError(NotFoundException):
+    code = "PORTFOLIO_JOB_NOT_FOUND"
+
+
+class PortfolioJobNotFinishedError(ConflictException):
+    """The view is asked for while names are left (or after its job failed or was stopped)."""
+
+    code = "PORTFOLIO_JOB_NOT_FINISHED"
+
+
+class ViewStepSkippedError(ConflictException):
+    """The assembly not run because a name's verdict failed (not itself a cause of the failure)."""
+
+    code = "PORTFOLIO_STEP_SKIPPED"

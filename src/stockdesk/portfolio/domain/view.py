@@ -7,6 +7,7 @@ the symbols' listing currency (a view mixes no markets' amounts: see the view se
 from __future__ import annotations
 
 from datetime import date
+from typing import Literal
 
 from pydantic import BaseModel, Field
 
@@ -104,3 +105,30 @@ class PortfolioView(BaseModel):
     total_costs: float
     curve: list[BookPoint] = Field(default_factory=list)
     notes: list[Reason] = Field(default_factory=list, description="what applies to the whole view")
+
+
+class HeldName(BaseModel):
+    """What the book holds of one name on the as-of day: shares, their value at that day's close, and
+    the shares bought that day (not sellable under T+1)."""
+
+    shares: float = 0.0
+    value: float = 0.0
+    locked: float = 0.0
+
+
+class ViewRequest(BaseModel):
+    """A checked request of a portfolio view, with what the check resolved: the names sized (of the
+    book's one market), those left out, and the book held. It is the view's job configuration: the
+    same request over the same watchlist and holdings names the same job; a changed list or book
+    names another."""
+
+    source: Literal["watchlist", "holdings"]
+    watchlist: str | None = None
+    as_of: date
+    capital: float | None = Field(default=None, description="a watchlist's book value; None for holdings")
+    cash: float = Field(default=0.0, description="cash beside the holdings; 0 for a watchlist")
+    limits: dict[str, float]
+    market: str = Field(description="the market the book is sized in (most of its names)")
+    names: list[str] = Field(description="the names sized, in the list's order")
+    outside: list[str] = Field(default_factory=list, description="names of another market, left out")
+    held: dict[str, HeldName] = Field(default_factory=dict)

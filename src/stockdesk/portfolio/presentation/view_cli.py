@@ -1,6 +1,10 @@
 """`stockdesk portfolio --watchlist NAME | --holdings --as-of D`: the portfolio view (target weights
 from the day's rules verdicts, the trades to get there, the risk of both books) as a table, or
-written with `--out` (.json, .html, .pdf). Bad input is one line and exit 2, before any work."""
+written with `--out` (.json, .html, .pdf). Bad input is one line and exit 2, before any work.
+
+The view is a job of the one job system (kind `portfolio_view`) run in the foreground: a progress
+line on stderr (`verdicts 3/12`), and Ctrl-C leaves it interrupted with its finished names kept;
+the same command again (or `stockdesk jobs resume ID`) computes only the names left."""
 
 from __future__ import annotations
 
@@ -11,11 +15,15 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from stockdesk.portfolio.application import PortfolioView
+from stockdesk.portfolio.application.view_jobs import PortfolioViewJobs, ViewJob
 from stockdesk.portfolio.application.view_service import DEFAULT_CAPITAL, PortfolioViewService
 from stockdesk.portfolio.presentation.report import check_out, write_view
 from stockdesk.portfolio.presentation.shown import ShownView, shown_view
 from stockdesk.shared.dates import parse_day
 from stockdesk.shared.errors import BadRequestException
+from stockdesk.shared.task_progress import follow
+from stockdesk.shared.tasks import TaskCounts
 from stockdesk.shared.wording import LANGUAGES, say
 
 console = Console(soft_wrap=True)
@@ -62,7 +70,37 @@ def _print(s: ShownView) -> None:
         console.print(f"- {line}", highlight=False)
 
 
-def build_portfolio_command(get_service: Callable[[], PortfolioViewService]) -> Callable[..., None]:
+def run_in_foreground(jobs: PortfolioViewJobs, job_id: str) -> PortfolioView:
+    """The job's unfinished names, then the view, with a progress line on stderr; on Ctrl-C a
+    one-line hint to go on (the job is left interrupted, its finished names kept)."""
+    progress, update = follow(err, "verdicts")
+
+    def advance(job: ViewJob) -> None:
+        left = job.total - job.done - job.failed
+        update(TaskCounts(done=job.done, failed=job.failed, pending=left, total=job.total))
+
+    try:
+        with progress:
+            advance(jobs.status(job_id))
+            jobs.execute(job_id, on_progress=advance)
+    except KeyboardInterrupt:
+        err.print(
+            f"interrupted: run the same command again, or `stockdesk jobs resume {job_id[:12]}`, "
+            "to compute the names left",
+            highlight=False,
+        )
+        raise
+    return jobs.result(job_id)
+
+
+def resume_in_foreground(jobs: PortfolioViewJobs, job_id: str) -> None:
+    """`stockdesk jobs resume` of a portfolio view: the names left, then the table (in English)."""
+    _print(shown_view(run_in_foreground(jobs, job_id), "en"))
+
+
+def build_portfolio_command(
+    get_service: Callable[[], PortfolioViewService], get_jobs: Callable[[], PortfolioViewJobs]
+) -> Callable[..., None]:
     def portfolio(
         as_of: str = typer.Option(..., "--as-of", help="YYYY-MM-DD: nothing after it is read."),
         watchlist: str | None = typer.Option(None, "--watchlist", help="A watchlist's name."),
@@ -81,7 +119,9 @@ def build_portfolio_command(get_service: Callable[[], PortfolioViewService]) -> 
         if out is not None:
             check_out(out)
         day = parse_day(as_of, "as_of")
-        view = get_service().view(day, watchlist=watchlist, holdings=holdings, capital=capital, cash=cash)
+        request = get_service().check(day, watchlist=watchlist, holdings=holdings, capital=capital, cash=cash)
+        jobs = get_jobs()
+        view = run_in_foreground(jobs, jobs.start(request).job_id)
         if out is None:
             _print(shown_view(view, lang))
             return

@@ -25,6 +25,7 @@ PAGES = {
     "briefing": "/briefings/{id}",
     "evaluation": "/evaluations/{id}",
     "evaluate": "/evaluations/{id}",  # an evaluation stopped in another process, as the store names it
+    "portfolio_view": "/portfolio/jobs/{id}",
     "strategy-run": "/strategy/runs/{id}",
     "sync": "/data/sync/{id}",
 }
@@ -33,6 +34,7 @@ KNOWN_KINDS = (
     "analysis",
     "briefing",
     "evaluation",
+    "portfolio_view",
     "strategy-run",
     "sync",
     "batch_analyze",
