@@ -77,7 +77,7 @@ ROUTE_ERRORS: dict[tuple[str, str], tuple[int, ...]] = {
     ("POST", "/api/v1/evaluations/{x}/cancel"): (404,),
     ("GET", "/api/v1/track"): (404, 503),
     ("GET", "/api/v1/paper/books/{x}"): (404, 503),
-    ("POST", "/api/v1/paper/books"): (409,),
+    ("POST", "/api/v1/paper/books"): (404, 409),
     ("POST", "/api/v1/paper/books/{x}/close"): (404,),
     ("POST", "/api/v1/briefings"): (404,),
     ("GET", "/api/v1/briefings/{x}"): (404,),
@@ -117,8 +117,8 @@ ROUTE_400: dict[tuple[str, str], str] = {
     ("POST", "/api/v1/batch/analyses"): AS_OF_OUT_OF_RANGE,
     ("POST", "/api/v1/holdings/import"): "; HOLDINGS_FILE_INVALID: the file's first problem (details: line)",
     ("POST", "/api/v1/schedules"): "; BAD_SCHEDULE_NAME, BAD_SCHEDULE_TIME, BAD_TIMEZONE, BAD_SCHEDULE_DAYS, "
-    "BAD_SCHEDULE_MODE: a field that cannot be used; UNKNOWN_WATCHLIST, UNKNOWN_CHANNEL, UNKNOWN_PAPER_BOOK: "
-    "a reference to nothing stored or configured",
+    "BAD_SCHEDULE_MODE, BAD_SCHEDULE_LANGUAGE: a field that cannot be used; UNKNOWN_WATCHLIST, "
+    "UNKNOWN_CHANNEL, UNKNOWN_PAPER_BOOK: a reference to nothing stored or configured",
     (
         "POST",
         "/api/v1/portfolio/jobs",
