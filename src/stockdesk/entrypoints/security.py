@@ -70,6 +70,7 @@ UI_SPENDING_ROUTES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("POST", r"/strategy/runs/[^/]+/resume"),
         ("POST", r"/briefings"),
         ("POST", r"/data/sync"),
+        ("POST", r"/schedules/[^/]+/run"),  # a scheduled run (its experts and full modes call the models)
         ("POST", r"/jobs/[^/]+/resume"),
         ("POST", r"/settings/ping"),  # one model call: `stockdesk llm ping`
     )

@@ -27,9 +27,11 @@ from fastapi.testclient import TestClient
 from stockdesk.coordinator.application import ExpertName, ResearchRequest
 from stockdesk.entrypoints.api import create_app, default_policy
 from stockdesk.entrypoints.container import AppContainer
+from stockdesk.entrypoints.scheduling import scheduling_of
 from stockdesk.entrypoints.web.i18n import LANG_COOKIE, LANGUAGES
 from stockdesk.ledger.application import LedgerService, VerdictRecord
 from stockdesk.ledger.infrastructure.persistence.ledger_store import SqlLedgerStore
+from stockdesk.scheduling.application import RunStatus
 from stockdesk.shared.config import Settings
 from stockdesk.strategy_lab.domain.dtos import RunSummary
 from tests.api_support import api_client, wait_for_job
@@ -45,6 +47,7 @@ from tests.entrypoints.web.test_strategy_pages import SEEDED_PLAN, seed
 from tests.paper.support import BOOK, seed_book
 from tests.strategy_lab.report_support import SUMMARY
 
+SCHEDULE = "evening"  # not "desk": the marked name is taken out of the title, "stockdesk" included
 EXPERTS = ["valuation_modeler", "technical_analyst", "financial_auditor", "macro_intelligence"]
 
 
@@ -77,6 +80,8 @@ PAGES: dict[str, Callable[[World], list[str]]] = {
     "/track": lambda w: ["/track"],
     "/paper": lambda w: ["/paper"],
     "/paper/{name}": lambda w: [f"/paper/{BOOK}"],
+    "/schedules": lambda w: ["/schedules"],
+    "/schedules/{name}": lambda w: [f"/schedules/{SCHEDULE}"],
     "/watchlists": lambda w: ["/watchlists"],
     "/holdings": lambda w: ["/holdings", f"/holdings?as_of={AS_OF.isoformat()}&edit={SYMBOL}&account=main"],
     "/portfolio": lambda w: ["/portfolio"],
@@ -100,6 +105,9 @@ NOT_PAGES = {
     "/symbols/suggest": "JSON for the symbol field's suggestions",
     "/sessions/{session_id}/report.{fmt}": "the report as a file to download (Markdown, HTML, JSON)",
     "/briefings/{job_id}/audio": "the briefing's WAV file",
+    "/schedules/jobs/{job_id}": "a scheduled run's job: redirects to its row on the schedule's page",
+    "/schedules/{name}/{day}/": "a run's batch index, written in the schedule's language, not the page's",
+    "/schedules/{name}/{day}/{file}": "a run's report files, written in the schedule's language",
     **{
         route: "a job's server-sent progress events (fragments of its page, walked as the page)"
         for route in (
@@ -128,6 +136,10 @@ ERROR_PAGES: list[tuple[str, str, dict[str, object], int]] = [
     ("GET", "/jobs/history?status=bogus", {}, 400),
     ("GET", "/no-such-page", {}, 404),
     ("GET", "/paper/no-such-book", {}, 404),
+    ("GET", "/schedules/no-such-schedule", {}, 404),
+    ("GET", f"/schedules/{SCHEDULE}/2000-01-03/index.html", {}, 404),
+    ("POST", f"/schedules/{SCHEDULE}/run", {"day": AS_OF.isoformat()}, 409),
+    ("POST", f"/schedules/{SCHEDULE}/run", {"day": "2024-02-30"}, 400),
     ("POST", "/watchlists", {"name": "core", "symbols": "999999.SH"}, 404),
     ("POST", "/holdings", {"symbol": SYMBOL, "quantity": "-1", "cost": "1"}, 400),
     ("POST", "/portfolio", {"source": "watchlist", "watchlist": "nope", "as_of": "2024-06-28"}, 404),
@@ -252,6 +264,7 @@ def build_world(settings: Settings, tmp_path: Path) -> tuple[TestClient, World]:
             container.portfolio.view.check(AS_OF, watchlist="core", capital=5e5)
         ).job_id,  # opened, never run: the page offers Resume
     }
+    _schedule_runs(container)
     return client, world
 
 
@@ -263,6 +276,15 @@ def _view(client: TestClient, container: AppContainer, **form: str) -> str:
     _settled(container, job_id)
     assert container.portfolio.view_jobs.status(job_id).assembled
     return job_id
+
+
+def _schedule_runs(container: AppContainer) -> None:
+    """A schedule with a finished run (rules mode: its reports written) and a skipped day."""
+    scheduling = scheduling_of(container)
+    scheduling.schedules.add(SCHEDULE, watchlist="core", at="16:30", tz="Asia/Shanghai")
+    for day, status in ((AS_OF, RunStatus.DONE), (date(2024, 6, 29), RunStatus.SKIPPED)):
+        fired = scheduling.runs.run_now(SCHEDULE, day)
+        assert fired.run is not None and fired.run.status is status, fired
 
 
 FRAME = re.compile(r'<iframe[^>]*\ssrc="([^"]+)"')

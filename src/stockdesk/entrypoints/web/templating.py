@@ -28,6 +28,7 @@ NAV = (  # (path, i18n key): the top navigation, in order
     ("/evaluations", "nav.evaluations"),
     ("/track", "nav.track"),
     ("/paper", "nav.paper"),
+    ("/schedules", "nav.schedules"),
     ("/watchlists", "nav.watchlists"),
     ("/holdings", "nav.holdings"),
     ("/portfolio", "nav.portfolio"),

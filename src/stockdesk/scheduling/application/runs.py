@@ -98,22 +98,39 @@ class ScheduledRuns:
         return Fired(schedule=schedule.name, day=day, fired_at=fired_at, run=self._start(schedule, run))
 
     def run_now(self, name: str, day: date) -> Fired:
-        """`schedule run-now`: the run of `day` now, claimed like a fire; a run of that day left by a dead
-        runner is taken over; one that ended (or runs) is 409 SCHEDULE_RUN_EXISTS."""
+        """`schedule run-now`: the run of `day` now, claimed like a fire, run to its end in this call
+        (see `open_now` for the claim and its refusal)."""
+        fired_at = self._now()
+        run = self.open_now(name, day)
+        if run.job_id is not None and run.status in OPEN_STATUSES:
+            run = self.execute(run.job_id)
+        return Fired(schedule=run.schedule, day=day, fired_at=fired_at, run=run)
+
+    def open_now(self, name: str, day: date) -> ScheduleRun:
+        """The run of `day` claimed now and its job opened, not run: the caller runs `execute(job_id)`
+        (in this call, or on the server's job executor, so a page answers at once). A day without
+        bars ends here as skipped, with no job. A run of that day left by a dead runner is taken over;
+        one that ended (or runs) is 409 SCHEDULE_RUN_EXISTS."""
         schedule = self._schedule(name)
         fired_at = self._now()
         existing = self._store.run(schedule.name, day)
         if existing is None:
             run = self._store.claim(schedule, day, fired_at, this_runner())
             if run is not None:
-                return Fired(schedule=name, day=day, fired_at=fired_at, run=self._start(schedule, run))
+                return self._open(schedule, run)
             existing = self._store.run(schedule.name, day)
         if existing is not None and self._orphaned(existing) and self._take(existing):
-            return Fired(schedule=name, day=day, fired_at=fired_at, run=self._continue(schedule, existing))
+            return existing if existing.job_id is not None else self._open(schedule, existing)
         status = existing.status.value if existing else "claimed"
         raise RunExists(name, day.isoformat(), status)
 
     def _start(self, schedule: Schedule, run: ScheduleRun) -> ScheduleRun:
+        opened = self._open(schedule, run)
+        return self.execute(opened.job_id) if opened.job_id and opened.status in OPEN_STATUSES else opened
+
+    def _open(self, schedule: Schedule, run: ScheduleRun) -> ScheduleRun:
+        """The run's job opened (keyed by schedule and day), or, when nothing could bring the day's
+        bars and the store has none, the run ended as skipped."""
         if self._ports.sync is None:  # nothing could bring the day's bars: decide before any job
             market = self._ports.market(self._ports.symbols(schedule.watchlist))
             if not self._ports.trading_day(market, run.day):
@@ -121,7 +138,9 @@ class ScheduledRuns:
         config = {"schedule_id": schedule.id, "schedule": schedule.name, "day": run.day.isoformat()}
         job, _ = self._tasks.open_with_tasks(KIND, config, step_keys(schedule, self._ports.sync is not None))
         self._store.update(run.id, status=RunStatus.RUNNING, job_id=job.id)
-        return self.execute(job.id)
+        opened = self._store.run(run.schedule, run.day)
+        assert opened is not None
+        return opened
 
     def _continue(self, schedule: Schedule, run: ScheduleRun) -> ScheduleRun:
         if run.job_id is None:
@@ -217,3 +236,10 @@ class ScheduledRuns:
     def runs(self, name: str, limit: int = 20) -> list[ScheduleRun]:
         self._schedule(name)
         return self._store.runs(name, limit)
+
+    def run_of_job(self, job_id: str) -> ScheduleRun:
+        """The run a `scheduled_run` job ran (404 JOB_NOT_FOUND): where the jobs page's link leads."""
+        run = self._store.run_by_job(job_id)
+        if run is None:
+            raise NotFoundException(f"no scheduled run of job {job_id}", code="JOB_NOT_FOUND")
+        return run

@@ -28,8 +28,10 @@ PAGES = {
     "portfolio_view": "/portfolio/jobs/{id}",
     "strategy-run": "/strategy/runs/{id}",
     "sync": "/data/sync/{id}",
+    "scheduled_run": "/schedules/jobs/{id}",  # leads to the run's row on its schedule's page
 }
-# named in i18n (jobs.kind.*); the last two are the CLI's and REST's batch kinds, kept in the task store
+# named in i18n (jobs.kind.*); batch_analyze and strategy_sweep are the CLI's and REST's batch kinds, kept
+# in the task store
 KNOWN_KINDS = (
     "analysis",
     "briefing",
@@ -39,6 +41,7 @@ KNOWN_KINDS = (
     "sync",
     "batch_analyze",
     "strategy_sweep",
+    "scheduled_run",
 )
 HISTORY_PAGE_SIZE = 20
 HISTORY_STATUS_NAMES = tuple(status.value for status in HISTORY_STATUSES)
