@@ -3,6 +3,7 @@ refusals of `schedule add` (exit 2) and of POST /api/v1/schedules (400/404/409 w
 
 from __future__ import annotations
 
+import time
 from datetime import UTC, datetime
 
 import pytest
@@ -117,6 +118,18 @@ def test_rest_codes(app: AppContainer) -> None:
     assert skipped.status_code == 200 and skipped.json()["run"]["status"] == "skipped"
     twice = client.post("/api/v1/schedules/desk/run", params={"as_of": "2020-06-13"})
     assert (twice.status_code, twice.json()["error"]["code"]) == (409, "SCHEDULE_RUN_EXISTS")
+    started = client.post("/api/v1/schedules/desk/run", params={"as_of": "2020-06-16"})
+    assert started.status_code == 202 and started.json()["run"]["status"] in ("claimed", "running"), (
+        started.text
+    )
+    job = started.headers["location"]
+    assert job == f"/api/v1/jobs/{started.json()['run']['job_id']}"
+    deadline = time.monotonic() + 120
+    while client.get(job).json()["status"] not in ("done", "failed", "cancelled"):
+        assert time.monotonic() < deadline, client.get(job).json()
+        time.sleep(0.3)
+    (listed,) = client.get("/api/v1/schedules").json()
+    assert (listed["last_run"]["day"], listed["last_run"]["status"]) == ("2020-06-16", "done"), listed
     assert client.delete("/api/v1/schedules/desk").status_code == 204
     gone = client.delete("/api/v1/schedules/desk")
     assert (gone.status_code, gone.json()["error"]["code"]) == (404, "SCHEDULE_NOT_FOUND")

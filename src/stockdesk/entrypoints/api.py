@@ -300,7 +300,7 @@ def create_app(
     app.include_router(build_paper_router(lambda: container.paper.service), prefix=API_PREFIX)
     app.include_router(build_watchlist_router(lambda: container.portfolio.watchlists), prefix=API_PREFIX)
     app.include_router(build_holdings_router(lambda: container.portfolio.holdings), prefix=API_PREFIX)
-    app.include_router(build_schedule_router(lambda: scheduling_of(container)), prefix=API_PREFIX)
+    app.include_router(build_schedule_router(lambda: scheduling_of(container), jobs), prefix=API_PREFIX)
     app.include_router(
         build_portfolio_view_router(
             lambda: container.portfolio.view, lambda: container.portfolio.view_jobs, jobs

@@ -1,6 +1,7 @@
 """Schedules over REST: list (with the next fire, the last run and each channel's health), add, remove,
-and run a day now. 400 BAD_SCHEDULE_* / UNKNOWN_WATCHLIST / UNKNOWN_CHANNEL / UNKNOWN_PAPER_BOOK for a
-bad field, 409 SCHEDULE_EXISTS, 404 SCHEDULE_NOT_FOUND, 409 SCHEDULE_RUN_EXISTS for a day already run."""
+and run a day now (as a job). 400 BAD_SCHEDULE_* / UNKNOWN_WATCHLIST / UNKNOWN_CHANNEL /
+UNKNOWN_PAPER_BOOK for a bad field, 409 SCHEDULE_EXISTS, 404 SCHEDULE_NOT_FOUND, 409
+SCHEDULE_RUN_EXISTS for a day already run."""
 
 from __future__ import annotations
 
@@ -8,12 +9,13 @@ from collections.abc import Callable
 from datetime import date, datetime
 from zoneinfo import ZoneInfo
 
-from fastapi import APIRouter, Depends, Path, Query
+from fastapi import APIRouter, Depends, Path, Query, Response
 from pydantic import BaseModel, Field
 
-from stockdesk.scheduling.application import Fired, ScheduleView
+from stockdesk.scheduling.application import KIND, Fired, ScheduleView
 from stockdesk.scheduling.container import SchedulingContainer
-from stockdesk.scheduling.domain.model import NAME_PATTERN, Language, Mode
+from stockdesk.scheduling.domain.model import NAME_PATTERN, OPEN_STATUSES, Language, Mode
+from stockdesk.shared.tasks.executor import JobExecutor
 
 ScheduleName = Path(..., pattern=NAME_PATTERN, description="the schedule's name")
 
@@ -30,7 +32,9 @@ class NewSchedule(BaseModel):
     language: Language = Field(default="en", description="the digest's language")
 
 
-def build_schedule_router(get: Callable[[], SchedulingContainer]) -> APIRouter:
+def build_schedule_router(
+    get: Callable[[], SchedulingContainer], get_executor: Callable[[], JobExecutor]
+) -> APIRouter:
     router = APIRouter(prefix="/schedules", tags=["schedules"])
 
     @router.get("", response_model=list[ScheduleView])
@@ -52,16 +56,28 @@ def build_schedule_router(get: Callable[[], SchedulingContainer]) -> APIRouter:
         """Remove the schedule and its runs' records (404 SCHEDULE_NOT_FOUND)."""
         container.schedules.remove(name)
 
-    @router.post("/{name}/run", response_model=Fired)
+    @router.post("/{name}/run", response_model=Fired, status_code=202, responses={200: {"model": Fired}})
     def run(
+        response: Response,
         name: str = ScheduleName,
         as_of: date | None = Query(default=None, description="the day; default today in the schedule's zone"),
         container: SchedulingContainer = Depends(get),
     ) -> Fired:
-        """Run the schedule's day now, in this request (404 SCHEDULE_NOT_FOUND, 409 SCHEDULE_RUN_EXISTS);
-        a day without bars in the store is recorded as skipped."""
+        """Claim the day and start its run as a `scheduled_run` job on the server's executor: 202 with
+        `Location` the job (GET /api/v1/jobs/{id}: progress; POST /api/v1/jobs/{id}/cancel), the run's
+        row at GET /api/v1/schedules. A day without bars in the store is recorded as skipped at once
+        (200). 404 SCHEDULE_NOT_FOUND; 409 SCHEDULE_RUN_EXISTS when the day has a run."""
         schedule = container.schedules.get(name)
         day = as_of or datetime.now(ZoneInfo(schedule.tz)).date()
-        return container.runs.run_now(schedule.name, day)
+        opened = container.runs.open_now(schedule.name, day)
+        job_id = opened.job_id
+        if job_id is not None and opened.status in OPEN_STATUSES:
+            get_executor().submit(KIND, job_id, lambda: container.runs.execute(job_id))
+            response.headers["Location"] = f"/api/v1/jobs/{job_id}"
+            note = "started"
+        else:
+            response.status_code = 200
+            note = opened.reason or opened.status.value
+        return Fired(schedule=schedule.name, day=day, fired_at=opened.fired_at, run=opened, note=note)
 
     return router
