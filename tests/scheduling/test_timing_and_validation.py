@@ -4,7 +4,7 @@ refusals of `schedule add` (exit 2) and of POST /api/v1/schedules (400/404/409 w
 from __future__ import annotations
 
 import time
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 
 import pytest
 from typer.testing import CliRunner
@@ -133,3 +133,23 @@ def test_rest_codes(app: AppContainer) -> None:
     assert client.delete("/api/v1/schedules/desk").status_code == 204
     gone = client.delete("/api/v1/schedules/desk")
     assert (gone.status_code, gone.json()["error"]["code"]) == (404, "SCHEDULE_NOT_FOUND")
+
+
+def test_a_run_left_claimed_resumes_on_the_server(app: AppContainer) -> None:
+    """A day claimed and its job opened but never run (a full queue, a server stopped) is resumed by
+    the server's jobs route, not only by `stockdesk jobs resume`."""
+    from stockdesk.entrypoints.scheduling import scheduling_of
+
+    client = api_client(app)
+    scheduling = scheduling_of(app)
+    scheduling.schedules.add("desk", watchlist="core", at="16:30", tz="Asia/Shanghai")
+    opened = scheduling.runs.open_now("desk", date(2020, 6, 16))
+    assert opened.job_id is not None and opened.status.value == "running" and not opened.rows
+    resumed = client.post(f"/api/v1/jobs/{opened.job_id}/resume")
+    assert resumed.status_code == 202, resumed.text
+    deadline = time.monotonic() + 120
+    while client.get(f"/api/v1/jobs/{opened.job_id}").json()["status"] != "done":
+        assert time.monotonic() < deadline, client.get(f"/api/v1/jobs/{opened.job_id}").json()
+        time.sleep(0.3)
+    run = scheduling.store.run("desk", date(2020, 6, 16))
+    assert run is not None and run.status.value == "done" and len(run.rows) == len(SYMBOLS)
