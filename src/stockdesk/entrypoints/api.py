@@ -40,7 +40,7 @@ from stockdesk.entrypoints.json_bodies import FiniteJsonMiddleware
 from stockdesk.entrypoints.limits import LimitsMiddleware
 from stockdesk.entrypoints.openapi import install_openapi
 from stockdesk.entrypoints.request_ids import request_id
-from stockdesk.entrypoints.scheduling import scheduling_of
+from stockdesk.entrypoints.scheduling import resume_on_the_server, scheduling_of
 from stockdesk.entrypoints.security import SecurityMiddleware, is_ui
 from stockdesk.entrypoints.web.app import mount_web
 from stockdesk.evaluation.presentation.rest import build_evaluation_router
@@ -307,6 +307,7 @@ def create_app(
         ),
         prefix=API_PREFIX,
     )
+    resume_on_the_server(container)  # before the jobs routes and pages read the kinds
     app.include_router(
         build_jobs_api(jobs, lambda: SqlTaskStore(container.database), container.job_kinds), prefix=API_PREFIX
     )

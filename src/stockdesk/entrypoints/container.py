@@ -286,10 +286,12 @@ class AppContainer:
     def job_kinds(self) -> JobKinds:
         """How each kind of job stops and resumes in the server: analyses and syncs stop through
         their own services (they mark their live state), every other kind through the executor;
-        evaluations, briefings, portfolio views, scheduled runs and strategy runs resume on the executor
-        (strategy runs are found in the strategy lab's records, the others in the task store). Batch
-        analyses and sweeps run on a task engine (Ray) the server does not build for a resume: they
-        resume from the CLI, which NOT_RESUMABLE names, and the jobs page offers no Resume for them."""
+        evaluations, briefings, portfolio views and strategy runs resume on the executor (strategy
+        runs are found in the strategy lab's records, the others in the task store), and scheduled
+        runs too once the server registers their resume (`api.create_app`: this module may not import
+        scheduling's wiring). Batch analyses and sweeps run on a task engine (Ray) the server does not
+        build for a resume: they resume from the CLI, which NOT_RESUMABLE names, and the jobs page
+        offers no Resume for them."""
         strategy = lambda: self.strategy_lab.service  # noqa: E731
         return JobKinds(
             lambda: self.jobs,
@@ -322,17 +324,9 @@ class AppContainer:
                 ),
                 JobKind(BATCH_KIND, resumed_by=RESUMED_BY_CLI),
                 JobKind(SWEEP_KIND, resumed_by=RESUMED_BY_CLI),
-                JobKind(SCHEDULED_KIND, resume=self._resume_scheduled_run),
+                JobKind(SCHEDULED_KIND, resumed_by=RESUMED_BY_CLI),  # the server replaces it (api.py)
             ],
         )
-
-    def _resume_scheduled_run(self, job_id: str) -> None:
-        """A scheduled run's job handed to the executor: it goes on from its unfinished step (a run
-        left claimed when the queue was full, or by a server that stopped)."""
-        from stockdesk.entrypoints.scheduling import scheduling_of  # it builds workers from this module
-
-        runs = scheduling_of(self).runs
-        self.jobs.submit(SCHEDULED_KIND, job_id, lambda: runs.execute(job_id))
 
     @cached_property
     def analyses(self) -> AnalysisRuns:

@@ -17,11 +17,12 @@ from stockdesk.coordinator.presentation.reports.batch_index import run_and_index
 from stockdesk.data_engineering.application import market_of
 from stockdesk.entrypoints.batch.analyze_work import AnalyzeSymbolsWork
 from stockdesk.notifications.application import DeliveryResult, Digest, DigestRow
-from stockdesk.scheduling.application import References, RunPorts
+from stockdesk.scheduling.application import KIND, References, RunPorts
 from stockdesk.scheduling.container import SchedulingContainer
 from stockdesk.shared.db.task_store import SqlTaskStore
 from stockdesk.shared.errors import StockdeskError
 from stockdesk.shared.tasks import InlineEngine
+from stockdesk.shared.tasks.kinds import JobKind
 
 if TYPE_CHECKING:
     from stockdesk.entrypoints.container import AppContainer
@@ -137,3 +138,16 @@ def build_scheduling(app: AppContainer) -> SchedulingContainer:
         ),
         wiring.ports,
     )
+
+
+def resume_on_the_server(app: AppContainer) -> None:
+    """Let the server resume a scheduled run on its executor (the jobs page, POST /api/v1/jobs/{id}/
+    resume): a run left claimed with its job opened (a full queue, a server that stopped) would
+    otherwise wait for `stockdesk jobs resume`. The container lists the kind as resumed by the CLI,
+    since it may not import this module; the server replaces that here."""
+
+    def resume(job_id: str) -> None:
+        runs = scheduling_of(app).runs
+        app.jobs.submit(KIND, job_id, lambda: runs.execute(job_id))
+
+    app.job_kinds.replace(JobKind(KIND, resume=resume))

@@ -130,6 +130,12 @@ class JobKinds:
         self._kinds = {kind.name: kind for kind in kinds}
         self._stored = {kind.store_kind: kind for kind in self._kinds.values() if kind.find is None}
 
+    def replace(self, kind: JobKind) -> None:
+        """Register `kind` in place of the one of its name: how a process that can do more (a server
+        that can build a kind's runner) says so after the container listed the kinds."""
+        self._kinds[kind.name] = kind
+        self._stored = {k.store_kind: k for k in self._kinds.values() if k.find is None}
+
     def cancel(
         self,
         job_id: str,
