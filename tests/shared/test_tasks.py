@@ -239,6 +239,27 @@ def test_failed_tasks_are_retried_up_to_max_attempts_then_reported(store: SqlTas
     assert calls["poison"] == 4
 
 
+def test_a_job_kind_words_its_failure_in_the_same_write_as_the_failed_status(store: SqlTaskStore) -> None:
+    """The cause is written with the status: a poller never sees "failed" with the runner's count."""
+    job_id = new_job(store, ["good", "poison"])
+    seen: list[tuple[str, str | None]] = []
+    original = store.set_job_status
+
+    def spy(job: str, status: JobStatus, error: str | None = None) -> None:
+        seen.append((status.value, error))
+        original(job, status, error)
+
+    store.set_job_status = spy  # type: ignore[method-assign]
+    work = lambda keys: {k: RuntimeError("no JSON") if k == "poison" else {"ok": k} for k in keys}  # noqa: E731
+    run_tasks(store, job_id, work, max_attempts=1, failure_words=lambda failed: f"{failed[0].key}: broke")
+    assert [s for s in seen if s[0] == JobStatus.FAILED.value] == [("failed", "poison: broke")]
+
+    other = new_job(store, ["poison"], kind="other")
+    run_tasks(store, other, work, max_attempts=1, failure_words=lambda failed: None)
+    job = store.get_job(other)
+    assert job is not None and job.error == "1 of 1 tasks failed after 1 attempts"  # None keeps the count
+
+
 def test_a_worker_raising_fails_its_whole_batch(store: SqlTaskStore) -> None:
     job_id = new_job(store)
 

@@ -23,7 +23,7 @@ from stockdesk.briefing.application.service import BriefingService
 from stockdesk.briefing.domain.errors import BriefingTickerError
 from stockdesk.debate.application.parallel import run_bounded
 from stockdesk.shared.errors import ConflictException, NotFoundException
-from stockdesk.shared.tasks import ITaskStore, JobStatus, TaskStatus, config_hash, run_tasks
+from stockdesk.shared.tasks import ITaskStore, JobStatus, TaskRecord, TaskStatus, config_hash, run_tasks
 
 JOB_KIND = "briefing"
 REFINE_KEY = "99:refine"
@@ -156,14 +156,10 @@ class BriefingJobs:
                 answer[REFINE_KEY] = self._refine(job_id, request, answer, failures)
             return answer
 
-        run_tasks(self._tasks, job_id, work, batch_size=self._service.slots, max_attempts=attempts)
-        causes = [
-            (t.error or t.key).removeprefix(f"{BriefingTickerError.__name__}: ")
-            for t in self._tasks.tasks(job_id, TaskStatus.FAILED)
-            if not (t.error or "").startswith(StepSkippedError.__name__)
-        ]
-        if causes:  # the job names the failing ticker(s), not "1 of 4 tasks failed"
-            self._tasks.set_job_status(job_id, JobStatus.FAILED, "; ".join(causes))
+        run_tasks(
+            self._tasks, job_id, work, batch_size=self._service.slots, max_attempts=attempts,
+            failure_words=_causes,
+        )  # fmt: skip
 
     def _refine(
         self, job_id: str, request: BriefingRequest, fresh: dict[str, Any], failures: list[str]
@@ -202,3 +198,13 @@ class BriefingJobs:
     def _hash_of(self, job_id: str) -> str | None:
         job = self._tasks.get_job(job_id)
         return job.config_hash if job else None
+
+
+def _causes(failed: list[TaskRecord]) -> str | None:
+    """The job's error names the failing ticker(s), not "1 of 4 tasks failed"."""
+    causes = [
+        (t.error or t.key).removeprefix(f"{BriefingTickerError.__name__}: ")
+        for t in failed
+        if not (t.error or "").startswith(StepSkippedError.__name__)
+    ]
+    return "; ".join(causes) or None

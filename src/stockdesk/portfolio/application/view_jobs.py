@@ -25,7 +25,7 @@ from stockdesk.portfolio.domain.errors import (
     ViewStepSkippedError,
 )
 from stockdesk.portfolio.domain.view import NameVerdict, PortfolioView, ViewRequest
-from stockdesk.shared.tasks import ITaskStore, JobStatus, TaskRecord, TaskStatus, config_hash, run_tasks
+from stockdesk.shared.tasks import ITaskStore, TaskRecord, TaskStatus, config_hash, run_tasks
 
 JOB_KIND = "portfolio_view"
 VIEW_KEY = "view"
@@ -145,12 +145,8 @@ class PortfolioViewJobs:
         progress = None if on_progress is None else (lambda done, total: on_progress(self.status(job_id)))
         run_tasks(
             self._tasks, job_id, work, batch_size=1, max_attempts=1 + max(tried, default=0),
-            on_progress=progress,
+            on_progress=progress, failure_words=_causes,
         )  # fmt: skip
-        failed = [t for t in self._tasks.tasks(job_id, TaskStatus.FAILED) if t.key != VIEW_KEY]
-        if failed:  # the job names the failing names, not "1 of 4 tasks failed"
-            causes = "; ".join(f"{symbol_of(t.key)}: {t.error}" for t in failed)
-            self._tasks.set_job_status(job_id, JobStatus.FAILED, causes)
 
     def _assemble(self, job_id: str, request: ViewRequest, failures: list[str]) -> dict[str, Any] | Exception:
         if failures:
@@ -188,3 +184,8 @@ class PortfolioViewJobs:
 
 def _verdict(task: TaskRecord) -> NameVerdict:
     return NameVerdict.model_validate(task.result)
+
+
+def _causes(failed: list[TaskRecord]) -> str | None:
+    """The job's error names the failing names, not "1 of 4 tasks failed"."""
+    return "; ".join(f"{symbol_of(t.key)}: {t.error}" for t in failed if t.key != VIEW_KEY) or None

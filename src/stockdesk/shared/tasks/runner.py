@@ -139,7 +139,15 @@ def spent(results: list[Mapping[str, Any] | None]) -> tuple[int, float]:
     return tokens, cost
 
 
-def _finish(store: ITaskStore, job_id: str, max_attempts: int) -> TaskCounts:
+FailureWords = Callable[[list[TaskRecord]], str | None]
+"""Words a job kind gives its failed tasks ("XMPL: the panel gave no JSON") in place of the
+runner's count; None keeps the count. Written with the status in one step, so nobody polling the
+job ever sees the count first and the named cause a moment later."""
+
+
+def _finish(
+    store: ITaskStore, job_id: str, max_attempts: int, failure_words: FailureWords | None = None
+) -> TaskCounts:
     """The job's end: `done` only when every task is done. Tasks still pending or running here
     (nothing this run could claim: another runner's, say) leave it `interrupted`, which a resume
     goes on from; `done` with tasks left would make every later resume refuse it as finished."""
@@ -149,7 +157,8 @@ def _finish(store: ITaskStore, job_id: str, max_attempts: int) -> TaskCounts:
         error = f"interrupted: {left} of {counts.total} tasks still to compute; resume it to finish them"
         store.set_job_status(job_id, JobStatus.INTERRUPTED, error)
     elif counts.failed:
-        error = f"{counts.failed} of {counts.total} tasks failed after {max_attempts} attempts"
+        worded = failure_words(store.tasks(job_id, TaskStatus.FAILED)) if failure_words else None
+        error = worded or f"{counts.failed} of {counts.total} tasks failed after {max_attempts} attempts"
         store.set_job_status(job_id, JobStatus.FAILED, error)
     else:
         store.set_job_status(job_id, JobStatus.DONE)
@@ -284,11 +293,12 @@ def run_tasks(
     engine: ITaskEngine | None = None,
     backoff: Backoff | None = None,
     budget: RunBudget | None = None,
+    failure_words: FailureWords | None = None,
 ) -> TaskCounts:
     """Work through the job's claimable tasks; returns the final counts (see the module docstring).
 
-    `on_progress(done, total)` is called after each finished batch. Raises KeyError if the job
-    does not exist.
+    `on_progress(done, total)` is called after each finished batch; `failure_words` words a failed
+    job's error (see `FailureWords`). Raises KeyError if the job does not exist.
     """
     if batch_size < 1 or max_attempts < 1:
         raise ValueError("batch_size and max_attempts must be at least 1")
@@ -340,7 +350,7 @@ def run_tasks(
     if run.stop_reason and store.claimable(job_id, max_attempts, limit=1):
         store.set_job_status(job_id, JobStatus.STOPPED, run.stop_reason)
         return store.counts(job_id)
-    return _finish(store, job_id, max_attempts)
+    return _finish(store, job_id, max_attempts, failure_words)
 
 
 class _Heartbeat:
