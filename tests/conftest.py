@@ -3,6 +3,11 @@
 from __future__ import annotations
 
 import os
+
+# The CLI's tables are read whole by the tests: 200 columns, set before any Rich console is made (a
+# console reads COLUMNS when created). Without it the width is whatever the runner's stdout is: a
+# terminal's in a serial run, 80 in pytest-xdist's workers, whose output is a pipe.
+os.environ["COLUMNS"] = "200"
 from collections.abc import Iterator
 from pathlib import Path
 

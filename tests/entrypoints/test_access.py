@@ -11,6 +11,7 @@ from datetime import UTC, datetime
 import pytest
 
 from stockdesk.entrypoints.container import AppContainer
+from stockdesk.entrypoints.security import is_spending
 from stockdesk.llm_platform.infrastructure.scripted import ScriptedProvider
 from stockdesk.shared.access import AuthMode
 from stockdesk.shared.config import Settings
@@ -199,3 +200,15 @@ def test_starting_a_batch_analysis_needs_a_key_on_loopback(container: AppContain
     refused = client.post("/api/v1/batch/analyses", json={"symbols": ["600001.SH"], "as_of": "2024-06-28"})
     assert refused.status_code == 401 and code(refused) == "API_KEY_REQUIRED"
     assert client.get("/api/v1/jobs/nope").status_code == 404  # reading a job spends nothing
+
+
+def test_a_scheduled_run_over_rest_is_a_spending_route(container: AppContainer) -> None:
+    """Its experts and full modes call the models: a key is asked first, before the schedule is looked up."""
+    client = api_client(container, auth=AuthMode.SPENDING)
+    refused = client.post("/api/v1/schedules/close/run")
+    assert refused.status_code == 401 and code(refused) == "API_KEY_REQUIRED"
+    assert client.get("/api/v1/schedules").status_code == 200  # listing them spends nothing
+    _, key = container.api_keys.create("tests")
+    unknown = client.post("/api/v1/schedules/close/run", headers=bearer(key))
+    assert unknown.status_code == 404, unknown.text
+    assert is_spending("POST", "/api/v1/schedules/close/run")  # counted in the spending rate class

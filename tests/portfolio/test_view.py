@@ -20,6 +20,7 @@ from stockdesk.portfolio.domain.errors import (
     WatchlistNotFoundError,
 )
 from stockdesk.portfolio.domain.view import NameVerdict, PortfolioView
+from stockdesk.portfolio.presentation.shown import RISK_FIGURES, shown_view
 from stockdesk.shared.config import Settings
 from tests.portfolio.view_market import AS_OF, BANK1, BANK2, CAR, DAYS, INSURER, LATE, SYMBOLS, populate
 
@@ -71,6 +72,10 @@ def test_a_watchlist_view_sizes_buys_caps_and_prices_trades_in_lots(app: AppCont
         weight = names[t.symbol].target_weight  # type: ignore[attr-defined]
         assert t.value <= weight * 1_000_000 < t.value + 100 * t.price  # whole lots, rounded down
     assert view.total_costs == pytest.approx(sum(t.costs for t in view.trades))
+    # shown: the all-cash current book has no risk figures but its cash weight; the target has them all
+    shown = shown_view(view, "en")
+    assert shown.current == [*["—"] * (len(RISK_FIGURES) - 1), "100.0%"], shown.current
+    assert "—" not in [v for k, v in zip(RISK_FIGURES, shown.target, strict=True) if k != "beta"]
 
 
 def test_held_shares_bought_on_the_day_are_not_sold_that_day(app: AppContainer) -> None:

@@ -13,7 +13,7 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -288,3 +288,28 @@ def test_a_held_symbol_is_shown_with_the_holders_action(
         assert row.sample_size == (typed.sample_size if typed.calibrated else None)
     held_turns = {c.symbol for c in digest.changes if c.kind in ("held_trim", "held_exit")}
     assert held_turns == {r.symbol for r in digest.rows if r.action in ("TRIM", "EXIT")}
+
+
+def test_a_fire_missed_while_no_scheduler_ran_is_caught_up_once_at_start(
+    desk: tuple[AppContainer, Inbox, Receiver, dict[str, str]],
+) -> None:
+    app, _inbox, _hook, _env = desk
+    scheduling = _scheduling(app)
+    scheduling.schedules.add("desk", watchlist="core", at="16:30", tz="Asia/Shanghai")
+    restarted = datetime.fromisoformat("2020-06-16T18:10:00+08:00")  # 1 h 40 min after the fire
+    off = scheduling.loop(pretend_clock(restarted), catch_up=timedelta(0))
+    assert off.tick() == [] and scheduling.runs.runs("desk") == []  # 0 h: a missed fire stays missed
+    lines: list[str] = []
+    fired = scheduling.loop(pretend_clock(restarted), say=lines.append).tick()
+    assert [(f.schedule, f.day, f.caught_up) for f in fired] == [("desk", TRADING_DAY, True)]
+    assert fired[0].run is not None and fired[0].run.status is RunStatus.DONE
+    assert lines == [fired[0].line()] and "(missed while no scheduler ran, caught up)" in lines[0]
+    assert lines[0].startswith("2020-06-16 16:30 +0800 desk 2020-06-16")
+    # a second restart finds the day run: nothing fires, nothing is said
+    again: list[str] = []
+    assert scheduling.loop(pretend_clock(restarted), say=again.append).tick() == [] and again == []
+    # a fire older than the window (16:30 is 7 h 40 min before this start) is not run as news
+    late = scheduling.loop(pretend_clock(datetime.fromisoformat("2020-06-17T00:10:00+08:00")))
+    scheduling.schedules.add("late", watchlist="core", at="16:30", tz="Asia/Shanghai")
+    assert late.tick() == [] and scheduling.runs.runs("late") == []
+    assert [r.day for r in scheduling.runs.runs("desk")] == [TRADING_DAY]

@@ -47,12 +47,13 @@ def build_jobs_router(
 
     def stored(job_id: str) -> StoredJobDTO:
         store = get_store()
+        live = get_jobs().state_of(job_id)  # first: a job ending in between then reads as ended
         job = store.get_job(job_id)
         if job is None:
             raise NotFoundException(f"no job {job_id}", code="JOB_NOT_FOUND")
         return StoredJobDTO(
             job_id=job.id, kind=job.kind, status=job.status, error=job.error,
-            live=get_jobs().state_of(job.id), cancel_requested=job.cancel_reason is not None,
+            live=live, cancel_requested=job.cancel_reason is not None,
             tasks=store.counts(job.id),
         )  # fmt: skip
 

@@ -137,6 +137,7 @@ def build_scheduling(app: AppContainer) -> SchedulingContainer:
             paper_books=lambda: {b.name for b in app.paper.service.list() if not b.closed},
         ),
         wiring.ports,
+        catch_up=timedelta(hours=app.settings.scheduler_catch_up_hours),
     )
 
 

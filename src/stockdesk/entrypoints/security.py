@@ -56,6 +56,7 @@ SPENDING_ROUTES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("POST", rf"{API}/batch/analyses"),
         ("POST", rf"{API}/data/sync"),  # provider quotas and tokens (Tushare points) are spent too
         ("POST", rf"{API}/jobs/[^/]+/resume"),  # a resumed evaluation, briefing or strategy run
+        ("POST", rf"{API}/schedules/[^/]+/run"),  # a scheduled run (experts and full modes call models)
     )
 )
 # The web UI's routes that start the same spending work (served at /, beside the API).

@@ -4,10 +4,12 @@ contexts (`RunPorts`) and what a schedule names there (`References`) are given b
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import datetime
+from datetime import datetime, timedelta
 from functools import cached_property
 
 from stockdesk.scheduling.application import (
+    CATCH_UP,
+    POLL_SECONDS,
     References,
     RunPorts,
     ScheduledRuns,
@@ -27,7 +29,9 @@ class SchedulingContainer:
         tasks: ITaskStore,
         references: References,
         ports: Callable[[], RunPorts],
+        catch_up: timedelta = CATCH_UP,
     ):
+        self._catch_up = catch_up
         self._database = database
         self._tasks = tasks
         self._references = references
@@ -46,6 +50,15 @@ class SchedulingContainer:
         return ScheduledRuns(self.store, self._tasks, self._ports())
 
     def loop(
-        self, clock: Callable[[], datetime] = real_clock, say: Callable[[str], None] = lambda _l: None
+        self,
+        clock: Callable[[], datetime] = real_clock,
+        say: Callable[[str], None] = lambda _l: None,
+        *,
+        poll_seconds: float = POLL_SECONDS,
+        catch_up: timedelta | None = None,
     ) -> SchedulerLoop:
-        return SchedulerLoop(self.store, self.runs, clock, say=say)
+        """The loop; `catch_up` None takes the settings' window (STOCKDESK_SCHEDULER_CATCH_UP_HOURS)."""
+        window = self._catch_up if catch_up is None else catch_up
+        return SchedulerLoop(
+            self.store, self.runs, clock, say=say, poll_seconds=poll_seconds, catch_up=window
+        )

@@ -358,6 +358,12 @@ class Settings(BaseSettings):
     scheduler_sync: bool = Field(
         default=False, description="Sync a scheduled run's watchlist from the providers before it runs."
     )
+    scheduler_catch_up_hours: float = Field(
+        default=6.0,
+        ge=0.0,
+        le=168.0,
+        description="At start, the scheduler runs a fire missed this many hours back if its day has no run.",
+    )
 
     # PDF exports (shared/exports): every HTML report printed by headless Chromium.
     chromium_path: str | None = Field(

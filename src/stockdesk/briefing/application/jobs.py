@@ -24,17 +24,14 @@ from stockdesk.briefing.domain.errors import BriefingTickerError
 from stockdesk.debate.application.parallel import run_bounded
 from stockdesk.shared.errors import ConflictException, NotFoundException
 from stockdesk.shared.tasks import ITaskStore, JobStatus, TaskRecord, TaskStatus, config_hash, run_tasks
+from stockdesk.shared.tasks.keys import indexed_key, item_of
 
 JOB_KIND = "briefing"
 REFINE_KEY = "99:refine"
 
 
 def ticker_key(index: int, ticker: str) -> str:
-    return f"{index:02d}:{ticker}"
-
-
-def _ticker_of(key: str) -> str:
-    return key.split(":", 1)[1]
+    return indexed_key(index, ticker, width=2)
 
 
 class BriefingStep(BaseModel):
@@ -95,7 +92,7 @@ class BriefingJobs:
         tasks = self._tasks.tasks(job_id)
         steps = [
             BriefingStep(
-                key=t.key, ticker=None if t.key == REFINE_KEY else _ticker_of(t.key),
+                key=t.key, ticker=None if t.key == REFINE_KEY else item_of(t.key),
                 status=t.status.value, attempts=t.attempts, error=t.error,
             )
             for t in tasks
@@ -140,7 +137,7 @@ class BriefingJobs:
             if failures:
                 return {k: StepSkippedError(f"not run: {failures[0]} failed") for k in keys}
             answer: dict[str, Any] = {}
-            tickers = [_ticker_of(k) for k in keys if k != REFINE_KEY]
+            tickers = [item_of(k) for k in keys if k != REFINE_KEY]
             calls = [partial(self._service.ticker_part, request, ticker) for ticker in tickers]
             for key, outcome in zip(
                 [k for k in keys if k != REFINE_KEY],
@@ -148,7 +145,7 @@ class BriefingJobs:
                 strict=True,
             ):
                 if isinstance(outcome, Exception):
-                    failures.append(_ticker_of(key))
+                    failures.append(item_of(key))
                     answer[key] = outcome
                 else:
                     answer[key] = outcome.model_dump(mode="json")
@@ -169,10 +166,10 @@ class BriefingJobs:
         parts: dict[str, TickerPart] = {}
         for task in self._tasks.tasks(job_id, TaskStatus.DONE):
             if task.key != REFINE_KEY and task.result is not None:
-                parts[_ticker_of(task.key)] = TickerPart.model_validate(task.result)
+                parts[item_of(task.key)] = TickerPart.model_validate(task.result)
         for key, value in fresh.items():
             if isinstance(value, dict):
-                parts[_ticker_of(key)] = TickerPart.model_validate(value)
+                parts[item_of(key)] = TickerPart.model_validate(value)
         missing = [t for t in request.tickers if t not in parts]
         if missing:
             return StepSkippedError(f"not run: {', '.join(missing)} not finished")

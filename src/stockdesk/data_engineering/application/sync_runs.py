@@ -28,6 +28,7 @@ from stockdesk.shared.errors import NotFoundException
 from stockdesk.shared.tasks import ITaskStore, JobStatus, TaskRecord, TaskStatus, run_tasks
 from stockdesk.shared.tasks.dtos import FINISHED_RUN_STATES, RunState
 from stockdesk.shared.tasks.executor import JobExecutor
+from stockdesk.shared.tasks.keys import indexed_key, item_of
 
 KIND = "sync"
 
@@ -80,14 +81,6 @@ class _Live:
             self.symbol, self.dataset = symbol, dataset
 
 
-def _key(index: int, symbol: str) -> str:
-    return f"{index:04d}:{symbol}"
-
-
-def _symbol_of(key: str) -> str:
-    return key.split(":", 1)[1]
-
-
 class SyncRuns:
     def __init__(
         self,
@@ -118,7 +111,8 @@ class SyncRuns:
         }
         if chosen != DATASETS:  # a run of the default datasets is stored as before
             config["datasets"] = list(chosen)
-        job, _ = self._tasks.open_with_tasks(KIND, config, [_key(i, s) for i, s in enumerate(wanted, 1)])
+        keys = [indexed_key(i, s) for i, s in enumerate(wanted, 1)]
+        job, _ = self._tasks.open_with_tasks(KIND, config, keys)
         live = _Live()
         with self._lock:
             self._live[job.id] = live
@@ -140,7 +134,7 @@ class SyncRuns:
             for key in keys:
                 summary = self._service.sync(
                     config["market"],
-                    [_symbol_of(key)],
+                    [item_of(key)],
                     start,
                     end,
                     run_id,
@@ -150,7 +144,7 @@ class SyncRuns:
                 answer[key] = {
                     "outcomes": [o.model_dump(mode="json") for o in summary.outcomes],
                     "failures": [f.model_dump(mode="json") for f in summary.failures],
-                    "status": summary.symbol_status.get(_symbol_of(key), "failed"),
+                    "status": summary.symbol_status.get(item_of(key), "failed"),
                     "derived_valuations": summary.derived_valuations,
                 }
             return answer
@@ -235,7 +229,7 @@ class SyncRuns:
 
 
 def _symbol(task: TaskRecord, now_symbol: str | None, now_dataset: str | None, live: bool) -> SymbolSync:
-    symbol = _symbol_of(task.key)
+    symbol = item_of(task.key)
     result = task.result or {}
     if task.status is TaskStatus.DONE:
         return SymbolSync(

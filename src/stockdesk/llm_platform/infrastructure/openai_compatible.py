@@ -11,10 +11,9 @@ import logging
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx
-import openai
 
 from stockdesk.llm_platform.domain.dtos import (
     ChatMessage,
@@ -29,6 +28,9 @@ from stockdesk.llm_platform.infrastructure.abortable_http import abortable_clien
 from stockdesk.llm_platform.infrastructure.retry_hints import retry_after_seconds
 from stockdesk.shared.redact import redact_text, redact_url, register_secrets, url_secrets
 from stockdesk.shared.tasks.cancel import cancel_hook, current_token
+
+if TYPE_CHECKING:
+    import openai
 
 logger = logging.getLogger(__name__)
 
@@ -58,6 +60,10 @@ class OpenAICompatibleProvider(ILLMProvider):
         self._repetition_parameter = repetition_parameter
         self._extra_body = dict(extra_body or {})
         self._streams = streams
+        # imported here, not with the module: the SDK costs ~1.5 s of start-up that a command calling
+        # no model (most of them) never pays
+        import openai
+
         # max_retries=0: retries and fail-over are the router's job, with its own backoff.
         self._client = openai.OpenAI(base_url=base_url, api_key=api_key or "not-needed", max_retries=0)
 
@@ -114,6 +120,8 @@ class OpenAICompatibleProvider(ILLMProvider):
     @contextmanager
     def _mapped_errors(self, request: CompletionRequest) -> Iterator[None]:
         """SDK and transport errors -> transient (retry, fail over) or permanent."""
+        import openai  # loaded by __init__ already
+
         try:
             yield
         except openai.APITimeoutError as exc:

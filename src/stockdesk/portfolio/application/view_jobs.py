@@ -26,6 +26,7 @@ from stockdesk.portfolio.domain.errors import (
 )
 from stockdesk.portfolio.domain.view import NameVerdict, PortfolioView, ViewRequest
 from stockdesk.shared.tasks import ITaskStore, TaskRecord, TaskStatus, config_hash, run_tasks
+from stockdesk.shared.tasks.keys import indexed_key, item_of
 
 JOB_KIND = "portfolio_view"
 VIEW_KEY = "view"
@@ -33,11 +34,7 @@ NAME_PREFIX = "name:"
 
 
 def name_key(index: int, symbol: str) -> str:
-    return f"{NAME_PREFIX}{index:04d}:{symbol}"
-
-
-def symbol_of(key: str) -> str:
-    return key.split(":", 2)[2]
+    return indexed_key(index, symbol, prefix=NAME_PREFIX)
 
 
 class ViewJob(BaseModel):
@@ -136,9 +133,9 @@ class PortfolioViewJobs:
                     answer[key] = self._assemble(job_id, request, failures)
                     continue
                 try:
-                    answer[key] = self._service.verdict(request, symbol_of(key)).model_dump(mode="json")
+                    answer[key] = self._service.verdict(request, item_of(key)).model_dump(mode="json")
                 except Exception as exc:  # the task fails with it; the view waits for a resume
-                    failures.append(symbol_of(key))
+                    failures.append(item_of(key))
                     answer[key] = exc
             return answer
 
@@ -152,7 +149,7 @@ class PortfolioViewJobs:
         if failures:
             return ViewStepSkippedError(f"not run: the verdict of {failures[0]} failed")
         verdicts = {
-            symbol_of(t.key): t for t in self._tasks.tasks(job_id, TaskStatus.DONE) if t.key != VIEW_KEY
+            item_of(t.key): t for t in self._tasks.tasks(job_id, TaskStatus.DONE) if t.key != VIEW_KEY
         }
         missing = [s for s in request.names if s not in verdicts]
         if missing:
@@ -188,4 +185,4 @@ def _verdict(task: TaskRecord) -> NameVerdict:
 
 def _causes(failed: list[TaskRecord]) -> str | None:
     """The job's error names the failing names, not "1 of 4 tasks failed"."""
-    return "; ".join(f"{symbol_of(t.key)}: {t.error}" for t in failed if t.key != VIEW_KEY) or None
+    return "; ".join(f"{item_of(t.key)}: {t.error}" for t in failed if t.key != VIEW_KEY) or None

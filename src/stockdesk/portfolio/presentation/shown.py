@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from stockdesk.data_engineering.application import currency_of
-from stockdesk.portfolio.application import PortfolioView
+from stockdesk.portfolio.application import BookRisk, PortfolioView
 from stockdesk.portfolio.application.view_service import allocation_rows
 from stockdesk.shared.figures import ShownFigure, format_figure, show_figure
 from stockdesk.shared.wording import say
@@ -76,8 +76,11 @@ def shown_view(view: PortfolioView, lang: str = "en") -> ShownView:
     bench = next((n.text.get(lang, "") for n in view.notes if n.code == "benchmark"), view.benchmark)
     limits = {k: f"{v * 100:.0f}%" for k, v in view.limits.items()}
 
-    def risk(book: object) -> list[str]:
-        return [format_figure(k, getattr(book, k, None) if book else None, lang) for k in RISK_FIGURES]
+    def risk(book: BookRisk | None) -> list[str]:
+        """A book all in cash has no risk figures to show but its cash weight (not "0.0 %")."""
+        cash_only = book is not None and book.invested_weight <= 0.0
+        shown = [k for k in RISK_FIGURES if book is not None and (k == "cash_weight" or not cash_only)]
+        return [format_figure(k, getattr(book, k) if k in shown else None, lang) for k in RISK_FIGURES]
 
     costs = format_figure("trade_costs", view.total_costs, lang, money)
     out = ShownView(

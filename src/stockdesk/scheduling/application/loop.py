@@ -1,6 +1,10 @@
 """The scheduler's loop: every few seconds, fire what fell due since the last look, and resume runs
 whose process died. The clock is a parameter: `--pretend-now` starts it at a past moment and lets it
-run at real speed, to rehearse on the sample store (which ends in 2020)."""
+run at real speed, to rehearse on the sample store (which ends in 2020).
+
+A fire missed while no scheduler ran (the machine was off at 16:30, the process restarted at 18:00)
+is caught up at start when it fell within the last `catch_up` (6 h by default) and its day has no
+run yet: a restart never runs a day twice, and a week-old fire is not sent as news."""
 
 from __future__ import annotations
 
@@ -17,6 +21,7 @@ from stockdesk.scheduling.domain.timing import fires_between
 logger = logging.getLogger(__name__)
 Clock = Callable[[], datetime]
 POLL_SECONDS = 2.0
+CATCH_UP = timedelta(hours=6)
 
 
 def real_clock() -> datetime:
@@ -38,13 +43,15 @@ class SchedulerLoop:
         *,
         say: Callable[[str], None] = lambda _line: None,
         poll_seconds: float = POLL_SECONDS,
+        catch_up: timedelta = CATCH_UP,
     ):
         self._store = store
         self._runs = runs
         self._clock = clock
         self._say = say
         self._poll = poll_seconds
-        self._last = clock()
+        self._started = clock()
+        self._last = self._started - max(catch_up, timedelta(0))
 
     def _report(self, fired: Fired) -> None:
         line = fired.line()
@@ -59,8 +66,11 @@ class SchedulerLoop:
         now = self._clock()
         for schedule in self._store.list():
             for moment in fires_between(schedule.at, schedule.days, schedule.tz, self._last, now):
+                missed = moment <= self._started
+                if missed and self._runs.has_run(schedule, moment):
+                    continue  # ran (or runs) already: a restart is not a second fire
                 try:
-                    fired = self._runs.fire(schedule, moment)
+                    fired = self._runs.fire(schedule, moment, caught_up=missed)
                 except Exception:  # one schedule's failure never stops the others or the loop
                     logger.exception("scheduler: schedule %s at %s failed", schedule.name, moment)
                     self._say(f"{moment:%Y-%m-%d %H:%M %z} {schedule.name}: failed (see the log)")

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from datetime import UTC, date, datetime
 from zoneinfo import ZoneInfo
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from stockdesk.scheduling.application.ports import RunPorts
 from stockdesk.scheduling.application.steps import (
@@ -49,11 +49,13 @@ class Fired(BaseModel):
     fired_at: datetime
     run: ScheduleRun | None = None
     note: str = ""
+    caught_up: bool = Field(default=False, description="a fire missed while no scheduler ran, run at start")
 
     def line(self) -> str:
         """One line for the scheduler's output and log."""
         when = self.fired_at.strftime("%Y-%m-%d %H:%M %z")
-        head = f"{when} {self.schedule} {self.day.isoformat()}"
+        late = " (missed while no scheduler ran, caught up)" if self.caught_up else ""
+        head = f"{when} {self.schedule} {self.day.isoformat()}{late}"
         run = self.run
         if run is None:
             return f"{head}: skipped, {self.note}"
@@ -85,17 +87,20 @@ class ScheduledRuns:
         return found
 
     # -- firing -----------------------------------------------------------------------------------
-    def fire(self, schedule: Schedule, fired_at: datetime) -> Fired:
+    def fire(self, schedule: Schedule, fired_at: datetime, *, caught_up: bool = False) -> Fired:
         """The schedule's run of the local day at `fired_at`, if this process wins its claim."""
         day = fired_at.astimezone(ZoneInfo(schedule.tz)).date()
         run = self._store.claim(schedule, day, fired_at, this_runner())
+        fired = Fired(schedule=schedule.name, day=day, fired_at=fired_at, caught_up=caught_up)
         if run is None:
             taken = self._store.run(schedule.name, day)
             owner = taken.claimed_by if taken else "another runner"
-            return Fired(
-                schedule=schedule.name, day=day, fired_at=fired_at, note=f"already claimed by {owner}"
-            )
-        return Fired(schedule=schedule.name, day=day, fired_at=fired_at, run=self._start(schedule, run))
+            return fired.model_copy(update={"note": f"already claimed by {owner}"})
+        return fired.model_copy(update={"run": self._start(schedule, run)})
+
+    def has_run(self, schedule: Schedule, fired_at: datetime) -> bool:
+        """Whether the local day at `fired_at` has a run of the schedule (in any status)."""
+        return self._store.run(schedule.name, fired_at.astimezone(ZoneInfo(schedule.tz)).date()) is not None
 
     def run_now(self, name: str, day: date) -> Fired:
         """`schedule run-now`: the run of `day` now, claimed like a fire, run to its end in this call

@@ -6,7 +6,7 @@ import json
 import signal
 import threading
 from collections.abc import Callable
-from datetime import datetime
+from datetime import datetime, timedelta
 from types import FrameType
 from zoneinfo import ZoneInfo
 
@@ -177,6 +177,14 @@ def build_scheduler_command(get: Get) -> Callable[..., None]:
             "ends in 2020. Runs are real: reports written, digests delivered.",
         ),
         poll: float = typer.Option(2.0, "--poll", min=0.2, max=60.0, help="Seconds between looks."),
+        catch_up_hours: float | None = typer.Option(
+            None,
+            "--catch-up-hours",
+            min=0.0,
+            max=168.0,
+            help="At start, run a fire missed in the last N hours whose day has no run yet (0: never); "
+            "default STOCKDESK_SCHEDULER_CATCH_UP_HOURS (6).",
+        ),
     ) -> None:
         """Fire the schedules when due, until Ctrl-C or SIGTERM: one line per fire or skip.
 
@@ -185,7 +193,8 @@ def build_scheduler_command(get: Get) -> Callable[..., None]:
         once, however many schedulers run on the same database; a run whose process died is resumed.
         """
         clock = pretend_clock(parse_pretend(pretend_now)) if pretend_now else real_clock
-        loop = get().loop(clock, say=lambda line: typer.echo(line))
+        catch_up = None if catch_up_hours is None else timedelta(hours=catch_up_hours)
+        loop = get().loop(clock, say=lambda line: typer.echo(line), poll_seconds=poll, catch_up=catch_up)
         _stop_on_sigterm()
         try:
             loop.run(threading.Event())

@@ -121,9 +121,16 @@ class JobExecutor:
             return self._active.get(job_id)
 
     def state_of(self, job_id: str) -> str | None:
-        """`queued`, `running` or `cancelling` while held here: what a page follows live (SSE, Cancel)."""
+        """`queued`, `running` or `cancelling` while held here: what a page follows live (SSE, Cancel).
+        Read it before the stored job (see `states`)."""
         job = self.find(job_id)
         return job.state if job is not None else None
+
+    def states(self) -> dict[str, str]:
+        """Every held job's state at once, for a list page. A page reads this *before* the stored jobs:
+        read after, a job ending in between would look stored as running with nothing running it."""
+        with self._lock:
+            return {job_id: job.state for job_id, job in self._active.items()}
 
     def active(self) -> list[ActiveJob]:
         with self._lock:

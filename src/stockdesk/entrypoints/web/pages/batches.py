@@ -40,14 +40,13 @@ def build_batches_router(deps: WebDeps) -> APIRouter:
 
     def view(job_id: str) -> BatchView:
         found = service()
-        return batch_view(found.get(job_id), found.counts(job_id), deps.jobs().state_of(job_id))
+        live = deps.jobs().state_of(job_id)  # first: a job ending in between then reads as ended
+        return batch_view(found.get(job_id), found.counts(job_id), live)
 
     def index(request: Request, form: BatchForm, error: StockdeskError | None = None) -> Response:
         found = service()
-        batches = [
-            batch_view(job, found.counts(job.id), deps.jobs().state_of(job.id))
-            for job in found.recent(LIST_SIZE)
-        ]
+        live = deps.jobs().states()
+        batches = [batch_view(job, found.counts(job.id), live.get(job.id)) for job in found.recent(LIST_SIZE)]
         context = {
             "form": form,
             "error": error,

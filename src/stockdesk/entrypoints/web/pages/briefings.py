@@ -58,8 +58,9 @@ def _folder(deps: WebDeps) -> Path:
 
 
 def _view(deps: WebDeps, job_id: str) -> BriefingView:
+    live = deps.jobs().state_of(job_id)  # first: a job ending in between then reads as ended
     job = _service(deps).status(job_id)
-    return briefing_view(job, deps.jobs().state_of(job_id), audio_status(_folder(deps), job.job_id))
+    return briefing_view(job, live, audio_status(_folder(deps), job.job_id))
 
 
 def _list_routes(router: APIRouter, deps: WebDeps) -> None:

@@ -43,10 +43,12 @@ def build_evaluations_router(deps: WebDeps) -> APIRouter:
         return deps.container.evaluation.service
 
     def view(job_id: str) -> JobView:
-        return job_view(service().status(job_id), deps.jobs().state_of(job_id))
+        live = deps.jobs().state_of(job_id)  # first: a job ending in between then reads as ended
+        return job_view(service().status(job_id), live)
 
     def index(request: Request, form: EvaluationForm, error: StockdeskError | None = None) -> Response:
-        jobs = [job_view(job, deps.jobs().state_of(job.job_id)) for job in service().list(LIST_SIZE)]
+        live = deps.jobs().states()
+        jobs = [job_view(job, live.get(job.job_id)) for job in service().list(LIST_SIZE)]
         context = {"form": form, "error": error, "jobs": jobs, "modes": MODES}
         return deps.pages.render(request, INDEX, context, status_code=error.http_status if error else 200)
 

@@ -83,7 +83,8 @@ def build_portfolio_router(deps: WebDeps) -> APIRouter:
         return RedirectResponse(f"/portfolio/jobs/{job.job_id}", status_code=303)
 
     def follow(job_id: str) -> ViewJobPage:
-        return job_page(deps.container.portfolio.view_jobs.status(job_id), deps.jobs().state_of(job_id))
+        live = deps.jobs().state_of(job_id)  # first: a job ending in between then reads as ended
+        return job_page(deps.container.portfolio.view_jobs.status(job_id), live)
 
     @router.get("/portfolio/jobs/{job_id}")
     def job(request: Request, job_id: str) -> Response:

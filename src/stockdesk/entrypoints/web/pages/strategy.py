@@ -55,10 +55,12 @@ def build_strategy_router(deps: WebDeps) -> APIRouter:
         return deps.container.strategy_lab.service
 
     def view(run_id: str) -> RunView:
-        return run_view(service().get(run_id), deps.jobs().state_of(run_id))
+        live = deps.jobs().state_of(run_id)  # first: a run ending in between then reads as ended
+        return run_view(service().get(run_id), live)
 
     def index(request: Request, form: RunForm, error: StockdeskError | None = None) -> Response:
-        runs = [run_view(run, deps.jobs().state_of(run.id)) for run in service().list(LIST_SIZE)]
+        live = deps.jobs().states()
+        runs = [run_view(run, live.get(run.id)) for run in service().list(LIST_SIZE)]
         context = {
             "form": form,
             "error": error,
@@ -151,8 +153,9 @@ def _run_context(deps: WebDeps, run_id: str) -> dict[str, Any]:
     """The run page: the run, its best iteration's figures and, once it stopped, its equity chart
     re-scored from the stored parameters (the stored figures stay when the chart cannot be made)."""
     service = deps.container.strategy_lab.service
+    live = deps.jobs().state_of(run_id)  # first: a run ending in between then reads as ended
     stored = service.get(run_id)
-    run = run_view(stored, deps.jobs().state_of(run_id))
+    run = run_view(stored, live)
     context: dict[str, Any] = {
         "run": run,
         "best": None,
