@@ -1,4 +1,8 @@
-"""Application interface of the coordinator: the research pipeline and its sessions."""
+"""Application interface of the coordinator: the research pipeline and its sessions.
+
+The graph (`build_research_graph`, `ResearchGraphState`) loads LangGraph on first use only."""
+
+from typing import TYPE_CHECKING, Any
 
 from stockdesk.coordinator.application.analysis_runs import AnalysisProgress, AnalysisRuns
 from stockdesk.coordinator.application.coordinator_service import LessonSource, ResearchCoordinatorService
@@ -9,7 +13,6 @@ from stockdesk.coordinator.application.day_verdicts import (
     symbol_verdict,
 )
 from stockdesk.coordinator.application.experts import SHORT_NAMES, parse_experts
-from stockdesk.coordinator.application.graph import ResearchGraphState, build_research_graph
 from stockdesk.coordinator.domain.dtos.session import (
     Lesson,
     NodeExecution,
@@ -25,6 +28,9 @@ from stockdesk.coordinator.domain.model.enums import (
     NodeStatus,
     SessionStatus,
 )
+
+if TYPE_CHECKING:
+    from stockdesk.coordinator.application.graph import ResearchGraphState, build_research_graph
 
 __all__ = [
     "ALL_EXPERTS",
@@ -51,3 +57,11 @@ __all__ = [
     "parse_experts",
     "symbol_verdict",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    if name in ("ResearchGraphState", "build_research_graph"):
+        from stockdesk.coordinator.application import graph
+
+        return getattr(graph, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

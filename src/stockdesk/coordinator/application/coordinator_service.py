@@ -13,7 +13,7 @@ import time
 import uuid
 from collections.abc import Callable
 from datetime import UTC, date, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from stockdesk.coordinator.application.charts import attach_charts
 from stockdesk.coordinator.application.gateways import (
@@ -22,7 +22,6 @@ from stockdesk.coordinator.application.gateways import (
     JudgeGateway,
     ResearchGateway,
 )
-from stockdesk.coordinator.application.graph import NodeObserver, build_research_graph
 from stockdesk.coordinator.application.holdings import HoldingSource
 from stockdesk.coordinator.application.llm_run_scope import LLMRunScope
 from stockdesk.coordinator.application.run_steps import PAST_RUNS, Typical
@@ -43,6 +42,10 @@ from stockdesk.shared.errors import BadRequestException, NotFoundException, one_
 from stockdesk.shared.tasks.cancel import JobCancelled
 
 FINAL = {NodeStatus.DONE, NodeStatus.FAILED, NodeStatus.SKIPPED, NodeStatus.REUSED, NodeStatus.CANCELLED}
+
+
+if TYPE_CHECKING:
+    from stockdesk.coordinator.application.graph import NodeObserver
 
 logger = logging.getLogger(__name__)
 
@@ -173,6 +176,9 @@ class ResearchCoordinatorService:
             for key, value in update.items():
                 old = kept.get(key)
                 kept[key] = {**old, **value} if isinstance(old, dict) and isinstance(value, dict) else value
+
+        # imported here: LangGraph costs ~0.5 s of start-up that a command running no analysis never pays
+        from stockdesk.coordinator.application.graph import build_research_graph
 
         graph = build_research_graph(self._research, self._debate, self._judge, observer=record, keep=keep)
         lessons = self._lessons_for(request, symbol, checked)

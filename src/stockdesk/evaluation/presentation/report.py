@@ -16,7 +16,7 @@ from markupsafe import Markup
 from stockdesk.evaluation.application.charts import missing_charts, report_charts
 from stockdesk.evaluation.application.formatting import num, pct
 from stockdesk.evaluation.domain.dtos import EvaluationReport
-from stockdesk.shared.charts import render_inline_svg
+from stockdesk.shared import charts as shared_charts  # its renderers load matplotlib on first call only
 from stockdesk.shared.exports import output_format as document_format
 from stockdesk.shared.exports import ready_format, write_document
 from stockdesk.shared.files import write_atomic
@@ -51,7 +51,7 @@ def templates() -> Environment:
 def render_html(report: EvaluationReport) -> str:
     env = templates()
     charts = [
-        {"title": c.title, "caption": c.caption, "svg": Markup(render_inline_svg(c))}
+        {"title": c.title, "caption": c.caption, "svg": Markup(shared_charts.render_inline_svg(c))}
         for c in report_charts(report)
     ]
     horizons = [str(h) for h in report.config["horizons"]]

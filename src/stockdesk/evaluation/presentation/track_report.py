@@ -12,7 +12,7 @@ from stockdesk.evaluation.application.track_charts import equity_chart, reliabil
 from stockdesk.evaluation.application.track_text import headline_horizon
 from stockdesk.evaluation.domain.track import TrackReport
 from stockdesk.evaluation.presentation.report import output_format, templates
-from stockdesk.shared.charts import render_inline_svg
+from stockdesk.shared import charts as shared_charts  # its renderers load matplotlib on first call only
 from stockdesk.shared.exports import write_document
 from stockdesk.shared.files import write_atomic
 
@@ -48,7 +48,12 @@ def track_charts(report: TrackReport) -> list[dict[str, Any]]:
             specs.append(reliability_chart(scores["all"][h], h, kind))
     specs.append(equity_chart(report.portfolio))
     return [
-        {"id": s.id, "title": s.title, "caption": s.caption, "svg": Markup(render_inline_svg(s))}
+        {
+            "id": s.id,
+            "title": s.title,
+            "caption": s.caption,
+            "svg": Markup(shared_charts.render_inline_svg(s)),
+        }
         for s in specs
         if s is not None
     ]

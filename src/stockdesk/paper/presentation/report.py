@@ -10,7 +10,7 @@ from markupsafe import Markup
 
 from stockdesk.paper.application import BookFigures, BookView
 from stockdesk.paper.application.charts import equity_chart
-from stockdesk.shared.charts import render_inline_svg
+from stockdesk.shared import charts as shared_charts  # its renderers load matplotlib on first call only
 from stockdesk.shared.exports import output_format, ready_format, write_document
 from stockdesk.shared.files import write_atomic
 
@@ -51,7 +51,11 @@ def render_book_html(view: BookView) -> str:
     chart = (
         None
         if spec is None
-        else {"title": spec.title, "caption": spec.caption, "svg": Markup(render_inline_svg(spec))}
+        else {
+            "title": spec.title,
+            "caption": spec.caption,
+            "svg": Markup(shared_charts.render_inline_svg(spec)),
+        }
     )
     return env.get_template("book.html.j2").render(v=view, chart=chart, lines=figure_lines(view.figures))
 

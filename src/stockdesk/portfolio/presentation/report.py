@@ -12,7 +12,8 @@ from markupsafe import Markup
 from stockdesk.portfolio.application import PortfolioView
 from stockdesk.portfolio.application.charts import allocation_chart, value_chart
 from stockdesk.portfolio.presentation.shown import shown_view
-from stockdesk.shared.charts import ChartSpec, render_inline_svg
+from stockdesk.shared import charts as shared_charts  # its renderers load matplotlib on first call only
+from stockdesk.shared.charts import ChartSpec
 from stockdesk.shared.exports import output_format, ready_format, write_document
 from stockdesk.shared.files import write_atomic
 from stockdesk.shared.wording import say
@@ -30,7 +31,7 @@ def _figure(spec: ChartSpec | None, lang: str) -> dict[str, object] | None:
     if spec is None:
         return None
     caption = spec.i18n.get(lang, {}).get(spec.caption, spec.caption)
-    return {"title": spec.title, "caption": caption, "svg": Markup(render_inline_svg(spec))}
+    return {"title": spec.title, "caption": caption, "svg": Markup(shared_charts.render_inline_svg(spec))}
 
 
 def render_view_html(view: PortfolioView, lang: str = "en") -> str:

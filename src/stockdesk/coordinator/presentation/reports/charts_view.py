@@ -16,7 +16,8 @@ from markupsafe import Markup, escape
 from pydantic import ValidationError
 
 from stockdesk.coordinator.application import ResearchSession
-from stockdesk.shared.charts import ChartSpec, render_inline_svg, spec_in_language
+from stockdesk.shared import charts as shared_charts  # its renderers load matplotlib on first call only
+from stockdesk.shared.charts import ChartSpec, spec_in_language
 from stockdesk.shared.wording import say
 
 logger = logging.getLogger(__name__)
@@ -48,7 +49,7 @@ class ChartView:
         if self.drawn is None:
             return Markup("")
         try:
-            return Markup(render_inline_svg(self.drawn))
+            return Markup(shared_charts.render_inline_svg(self.drawn))
         except Exception as exc:  # a report always renders: say what failed instead
             logger.warning("chart %s could not be drawn", self.id, exc_info=True)
             return Markup('<p><b>{}</b> <span translate="no">{}</span></p>').format(

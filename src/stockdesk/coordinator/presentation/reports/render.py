@@ -20,7 +20,7 @@ from stockdesk.coordinator.application import ResearchSession
 from stockdesk.coordinator.presentation.reports.charts_view import chart_views
 from stockdesk.coordinator.presentation.reports.view import build_view
 from stockdesk.coordinator.presentation.reports.words import ReportWords, report_language
-from stockdesk.shared.charts import render_png
+from stockdesk.shared import charts as shared_charts  # its renderers load matplotlib on first call only
 from stockdesk.shared.errors import BadRequestException
 from stockdesk.shared.exports import document_bytes, output_format, ready_format
 from stockdesk.shared.files import private_dir, write_atomic
@@ -135,7 +135,7 @@ def write_report(
     if drawable:
         folder = out.with_name(f"{out.stem}_files")
         private_dir(folder)
-        pictures = [write_atomic(folder / name, render_png(spec)) for name, spec in drawable]
+        pictures = [write_atomic(folder / name, shared_charts.render_png(spec)) for name, spec in drawable]
         images = quote(folder.name)
     text = render_report(session, "md", images=images, track_record=track_record, lang=lang)
     write_atomic(out, text.encode("utf-8"))

@@ -21,7 +21,7 @@ from stockdesk.coordinator.presentation.reports.view_model import (
     VerdictCard,
 )
 from stockdesk.coordinator.presentation.reports.words import ReportWords, report_language
-from stockdesk.shared.charts import render_png
+from stockdesk.shared import charts as shared_charts  # its renderers load matplotlib on first call only
 from stockdesk.shared.exports.word import WordDocument
 
 logger = logging.getLogger(__name__)
@@ -178,7 +178,7 @@ def _charts(doc: WordDocument, report: ReportView, t: ReportWords) -> None:
             doc.paragraph(chart.problem)
             continue
         try:
-            doc.picture(render_png(drawing), chart.caption)
+            doc.picture(shared_charts.render_png(drawing), chart.caption)
         except Exception as exc:  # a report always renders: say what failed instead
             logger.warning("chart %s could not be drawn", chart.id, exc_info=True)
             doc.paragraph((t("report.chart.not_drawn"), "b"), f" {type(exc).__name__}: {exc}")

@@ -20,7 +20,8 @@ from stockdesk.backtest.application.costs import (
     STAMP_DUTY_FROM,
     STAMP_DUTY_HALVED,
 )
-from stockdesk.shared.charts import ChartSpec, render_inline_svg
+from stockdesk.shared import charts as shared_charts  # its renderers load matplotlib on first call only
+from stockdesk.shared.charts import ChartSpec
 from stockdesk.strategy_lab.application.charts import equity_chart, monthly_returns, turnover_chart
 from stockdesk.strategy_lab.domain.dtos import (
     BacktestResult,
@@ -56,7 +57,7 @@ class ChartBlock:
     def svg(self) -> Markup:
         """The chart as an inline <svg>; a chart that fails to draw is a one-line note, never a crash."""
         try:
-            return Markup(render_inline_svg(self.spec))
+            return Markup(shared_charts.render_inline_svg(self.spec))
         except Exception as exc:  # a report always renders
             logger.warning("chart %s could not be drawn", self.id, exc_info=True)
             return Markup("<p><b>Chart not drawn:</b> {}</p>").format(escape(f"{type(exc).__name__}: {exc}"))
