@@ -4,10 +4,10 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP_DEMO := $(VENV)/.stamp-demo
 STAMP_DEV := $(VENV)/.stamp-dev
-# The suite on both cores (pytest-xdist; worksteal evens out the long tests at the end; the 25 slowest
-# are listed at the end). Much of it
-# waits on subprocesses, servers and Ray, so two workers keep the two cores busy: about 28 min
-# instead of 45 on this machine. `make test PYTEST_PARALLEL=` runs it in one process.
+# The suite on both cores (pytest-xdist; worksteal evens out the long tests at the end), with the 25
+# slowest listed after it. Much of it waits on subprocesses, servers and Ray, so two workers keep the
+# two cores busy: about 28 min instead of 45 on this machine. `make test PYTEST_PARALLEL=` runs it
+# in one process.
 PYTEST_PARALLEL ?= -n 2 --dist worksteal --durations=25
 
 .PHONY: demo test test-fast lint install install-dev clean espeak postgres chromium poppler web-assets
