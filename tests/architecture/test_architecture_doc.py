@@ -46,7 +46,7 @@ def test_every_path_the_page_gives_exists() -> None:
     for path in paths:
         if "<" in path:  # a pattern (`<expert>`), not a file
             continue
-        full = ROOT / path if path.startswith(("src/", "tests/", "docs/")) else PACKAGE / path
+        full = ROOT / path if path.startswith(("src/", "tests/", "docs/", "benchmarks/")) else PACKAGE / path
         assert full.exists(), f"docs/architecture.md names {path}, which is not there"
         checked += 1
     assert checked >= 20
