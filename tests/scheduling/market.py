@@ -45,3 +45,19 @@ def populate(database: Database) -> None:
     MarketDataImportService(SqlMarketDataRepository(database)).import_frames(
         "scheduling-test", {"securities": securities, "bars": bars}
     )
+
+
+US_NAME = "AAPL"
+
+
+def populate_us(database: Database, last_day: date) -> None:
+    """One US name with weekday bars to `last_day`: a market whose trading days differ from the A-shares'."""
+    securities = pd.DataFrame(
+        [{"symbol": US_NAME, "name": "Apple Inc.", "industry": "Technology", "market": "US",
+          "exchange": "NASDAQ", "currency": "USD", "list_date": "1980-12-12"}]
+    )  # fmt: skip
+    bars = _bars(US_NAME, 2)
+    bars = bars[bars["trade_date"] <= pd.Timestamp(last_day)]
+    MarketDataImportService(SqlMarketDataRepository(database)).import_frames(
+        "scheduling-test-us", {"securities": securities, "bars": bars}
+    )

@@ -29,7 +29,7 @@ from stockdesk.scheduling.container import SchedulingContainer
 from stockdesk.shared.config import Settings
 from tests.notifications.receiver import Receiver, receiver
 from tests.notifications.test_email import PASSWORD, Inbox, smtp  # noqa: F401 - the real SMTP fixture
-from tests.scheduling.market import NAMES, SYMBOLS, populate
+from tests.scheduling.market import NAMES, SYMBOLS, US_NAME, populate, populate_us
 
 HOOK = "/hook/secret-path-77"
 TRADING_DAY = date(2020, 6, 16)  # a Tuesday with bars
@@ -313,3 +313,22 @@ def test_a_fire_missed_while_no_scheduler_ran_is_caught_up_once_at_start(
     scheduling.schedules.add("late", watchlist="core", at="16:30", tz="Asia/Shanghai")
     assert late.tick() == [] and scheduling.runs.runs("late") == []
     assert [r.day for r in scheduling.runs.runs("desk")] == [TRADING_DAY]
+
+
+def test_a_watchlist_mixing_markets_runs_each_market_on_its_own_trading_days(
+    desk: tuple[AppContainer, Inbox, Receiver, dict[str, str]],
+) -> None:
+    app, _inbox, _hook, _env = desk
+    populate_us(app.database, TRADING_DAY - timedelta(days=1))  # the US store ends the day before
+    app.portfolio.watchlists.add("mixed", [US_NAME, *SYMBOLS])
+    scheduling = _scheduling(app)
+    scheduling.schedules.add("mixed", watchlist="mixed", at="16:30", tz="Asia/Shanghai")
+    # 2020-06-16: the A-shares traded, the US names have no bar: only the A-shares run, with a note
+    fired = scheduling.runs.run_now("mixed", TRADING_DAY)
+    assert fired.run is not None and fired.run.status is RunStatus.DONE
+    assert sorted(r.symbol for r in fired.run.rows) == sorted(SYMBOLS)
+    assert fired.run.notes == ["US not run: no bars for 2020-06-16 (not a trading day there)"]
+    # 2020-06-15: both markets traded: every name runs, no note
+    both = scheduling.runs.run_now("mixed", TRADING_DAY - timedelta(days=1))
+    assert both.run is not None and both.run.status is RunStatus.DONE
+    assert sorted(r.symbol for r in both.run.rows) == sorted([US_NAME, *SYMBOLS]) and both.run.notes == []

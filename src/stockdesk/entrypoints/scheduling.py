@@ -37,7 +37,8 @@ class RunWiring:
         self.app = app
 
     def market(self, symbols: list[str]) -> str:
-        """The watchlist's market: its first symbol's (a watchlist of one market is the usual case)."""
+        """The symbols' market (the first one's): the steps ask it one symbol at a time, so a watchlist
+        mixing markets is synced and run per market."""
         return market_of(symbols[0]) if symbols else "CN"
 
     def sync(self, market: str, symbols: list[str], day: date) -> str:

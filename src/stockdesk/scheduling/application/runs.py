@@ -25,8 +25,10 @@ from stockdesk.scheduling.application.steps import (
     PAPER,
     SYNC,
     RunSteps,
+    by_market,
     digest_rows,
     no_bars_reason,
+    open_markets,
     step_keys,
 )
 from stockdesk.scheduling.domain.errors import RunExists, ScheduleNotFound
@@ -137,8 +139,8 @@ class ScheduledRuns:
         """The run's job opened (keyed by schedule and day), or, when nothing could bring the day's
         bars and the store has none, the run ended as skipped."""
         if self._ports.sync is None:  # nothing could bring the day's bars: decide before any job
-            market = self._ports.market(self._ports.symbols(schedule.watchlist))
-            if not self._ports.trading_day(market, run.day):
+            markets = by_market(self._ports, self._ports.symbols(schedule.watchlist))
+            if not open_markets(self._ports, markets, run.day):
                 return self._end(run, RunStatus.SKIPPED, no_bars_reason(run.day))
         config = {"schedule_id": schedule.id, "schedule": schedule.name, "day": run.day.isoformat()}
         job, _ = self._tasks.open_with_tasks(KIND, config, step_keys(schedule, self._ports.sync is not None))
@@ -171,7 +173,7 @@ class ScheduledRuns:
 
     def _record(self, run: ScheduleRun, job_id: str) -> ScheduleRun:
         results = {t.key: t.result or {} for t in self._tasks.tasks(job_id)}
-        notes = [str(results[k]["note"]) for k in (SYNC, PAPER) if results.get(k, {}).get("note")]
+        notes = [str(results[k]["note"]) for k in (SYNC, CALENDAR, PAPER) if results.get(k, {}).get("note")]
         deliveries = [Delivery.model_validate(d) for d in results.get(DELIVER, {}).get("deliveries", [])]
         report = results.get(BATCH, {}).get("report_dir")
         if report:

@@ -2,10 +2,11 @@
 step it stopped in, and a finished step is never done again):
 
 1-sync      only when providers are configured: the watchlist's data, through the data context;
-2-calendar  is the day a trading day in the store (daily bars of the watchlist's market)? If not, the
-            steps after it do nothing and the run is recorded as skipped: never run on stale data;
-3-batch     the batch over the watchlist (its own batch job: a resume analyses only what is missing),
-            its reports and index written to `<reports>/schedules/<name>/<day>/`;
+2-calendar  is the day a trading day in the store (daily bars of each of the watchlist's markets)? If
+            no market traded, the steps after it do nothing and the run is recorded as skipped: never
+            run on stale data; in a list mixing markets, a market closed that day is left out (a note);
+3-batch     the batch over the watchlist's open markets (its own batch job: a resume analyses only
+            what is missing), its reports and index written to `<reports>/schedules/<name>/<day>/`;
 4-digest    the table from the batch's rows and the changes since the last finished run;
 5-deliver   the digest to each channel (notifications sends a digest to a channel once);
 6-paper     only with a paper book: the book stepped to the day.
@@ -45,6 +46,20 @@ def step_keys(schedule: Schedule, sync: bool) -> list[str]:
 
 def report_dir(root: Path, schedule: str, day: date) -> Path:
     return root / "schedules" / schedule / day.isoformat()
+
+
+def by_market(ports: RunPorts, symbols: list[str]) -> dict[str, list[str]]:
+    """The symbols by market, in the list's order: a list that mixes markets (A-shares and US names)
+    is synced and run per market, each on its own trading days."""
+    markets: dict[str, list[str]] = {}
+    for symbol in symbols:
+        markets.setdefault(ports.market([symbol]), []).append(symbol)
+    return markets
+
+
+def open_markets(ports: RunPorts, markets: Mapping[str, list[str]], day: date) -> dict[str, list[str]]:
+    """The markets that traded on `day` (the store has their bars), with their symbols."""
+    return {market: symbols for market, symbols in markets.items() if ports.trading_day(market, day)}
 
 
 def no_bars_reason(day: date) -> str:
@@ -105,25 +120,41 @@ class RunSteps:
             return self._deliver(done)
         return {"note": self.ports.paper_step(self.schedule.paper or "", self.day)}
 
+    def _by_market(self) -> dict[str, list[str]]:
+        return by_market(self.ports, self._symbols())
+
     def _sync(self) -> dict[str, Any]:
-        symbols = self._symbols()
         if self.ports.sync is None:
             return {"note": "no data provider configured: not synced"}
-        try:
-            return {"note": self.ports.sync(self.ports.market(symbols), symbols, self.day)}
-        except StockdeskError as exc:  # the calendar step then decides on what the store has
-            return {"note": f"sync failed: {exc.message}"}
+        notes = []
+        for market, symbols in self._by_market().items():
+            try:
+                notes.append(self.ports.sync(market, symbols, self.day))
+            except StockdeskError as exc:  # the calendar step then decides on what the store has
+                notes.append(f"sync failed: {exc.message}")
+        return {"note": "; ".join(notes)}
 
     def _calendar(self) -> dict[str, Any]:
-        symbols = self._symbols()
-        if self.ports.trading_day(self.ports.market(symbols), self.day):
-            return {"trading": True}
-        return {"trading": False, "reason": no_bars_reason(self.day)}
+        """Which of the list's markets trade on the day (the store has their bars): their symbols run;
+        a market closed that day (a holiday there) is left out with a note, never run on stale bars."""
+        markets = self._by_market()
+        open_ = open_markets(self.ports, markets, self.day)
+        if not open_:
+            return {"trading": False, "reason": no_bars_reason(self.day)}
+        closed = [m for m in markets if m not in open_]
+        note = (
+            f"{', '.join(closed)} not run: no bars for {self.day.isoformat()} (not a trading day there)"
+            if closed
+            else ""
+        )
+        return {"trading": True, "symbols": [s for group in open_.values() for s in group], "note": note}
 
     def _batch(self) -> dict[str, Any]:
         out = report_dir(self.ports.reports_root, self.schedule.name, self.day)
         out.mkdir(parents=True, exist_ok=True)
-        rows = self.ports.batch(batch_config(self.schedule, self._symbols(), self.day, out))
+        calendar = self._done().get(CALENDAR, {})
+        symbols = calendar.get("symbols") or self._symbols()  # a run stored before per-market days: all
+        rows = self.ports.batch(batch_config(self.schedule, symbols, self.day, out))
         return {"rows": [r.model_dump(mode="json") for r in rows], "report_dir": str(out.resolve())}
 
     def _digest(self, done: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
