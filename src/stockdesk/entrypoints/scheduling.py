@@ -149,7 +149,6 @@ def resume_on_the_server(app: AppContainer) -> None:
     since it may not import this module; the server replaces that here."""
 
     def resume(job_id: str) -> None:
-        runs = scheduling_of(app).runs
-        app.jobs.submit(KIND, job_id, lambda: runs.execute(job_id))
+        scheduling_of(app).runs.start_on(app.jobs, job_id)
 
     app.job_kinds.replace(JobKind(KIND, resume=resume))

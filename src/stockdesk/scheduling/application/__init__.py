@@ -8,7 +8,7 @@ from stockdesk.scheduling.application.loop import (
     real_clock,
 )
 from stockdesk.scheduling.application.ports import RunPorts
-from stockdesk.scheduling.application.runs import KIND, Fired, ScheduledRuns
+from stockdesk.scheduling.application.runs import KIND, Fired, ScheduledRuns, pending_job
 from stockdesk.scheduling.application.schedules import (
     MODES,
     References,
@@ -35,6 +35,7 @@ __all__ = [
     "ScheduleView",
     "ScheduledRuns",
     "SchedulerLoop",
+    "pending_job",
     "pretend_clock",
     "real_clock",
 ]

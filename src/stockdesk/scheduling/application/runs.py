@@ -37,6 +37,7 @@ from stockdesk.scheduling.domain.ports import IScheduleStore
 from stockdesk.shared.errors import NotFoundException
 from stockdesk.shared.tasks import Backoff, ITaskStore, JobStatus, run_tasks
 from stockdesk.shared.tasks.cancel import JobCancelled
+from stockdesk.shared.tasks.executor import JobExecutor
 from stockdesk.shared.tasks.liveness import runner_alive, this_runner
 
 logger = logging.getLogger(__name__)
@@ -91,7 +92,7 @@ class ScheduledRuns:
     # -- firing -----------------------------------------------------------------------------------
     def fire(self, schedule: Schedule, fired_at: datetime, *, caught_up: bool = False) -> Fired:
         """The schedule's run of the local day at `fired_at`, if this process wins its claim."""
-        day = fired_at.astimezone(ZoneInfo(schedule.tz)).date()
+        day = _local_day(schedule, fired_at)
         run = self._store.claim(schedule, day, fired_at, this_runner())
         fired = Fired(schedule=schedule.name, day=day, fired_at=fired_at, caught_up=caught_up)
         if run is None:
@@ -102,16 +103,24 @@ class ScheduledRuns:
 
     def has_run(self, schedule: Schedule, fired_at: datetime) -> bool:
         """Whether the local day at `fired_at` has a run of the schedule (in any status)."""
-        return self._store.run(schedule.name, fired_at.astimezone(ZoneInfo(schedule.tz)).date()) is not None
+        return self._store.run(schedule.name, _local_day(schedule, fired_at)) is not None
 
     def run_now(self, name: str, day: date) -> Fired:
         """`schedule run-now`: the run of `day` now, claimed like a fire, run to its end in this call
         (see `open_now` for the claim and its refusal)."""
         fired_at = self._now()
-        run = self.open_now(name, day)
-        if run.job_id is not None and run.status in OPEN_STATUSES:
-            run = self.execute(run.job_id)
+        run = self._ran(self.open_now(name, day))
         return Fired(schedule=run.schedule, day=day, fired_at=fired_at, run=run)
+
+    def start_on(self, executor: JobExecutor, job_id: str) -> None:
+        """Run a run's job on a server's executor, so a page or a REST call answers at once (its
+        progress and cancel through the jobs routes)."""
+        executor.submit(KIND, job_id, lambda: self.execute(job_id))
+
+    def _ran(self, run: ScheduleRun) -> ScheduleRun:
+        """The opened run run to its end in this call; one with nothing to run (skipped) as it is."""
+        job_id = pending_job(run)
+        return self.execute(job_id) if job_id is not None else run
 
     def open_now(self, name: str, day: date) -> ScheduleRun:
         """The run of `day` claimed now and its job opened, not run: the caller runs `execute(job_id)`
@@ -132,8 +141,7 @@ class ScheduledRuns:
         raise RunExists(name, day.isoformat(), status)
 
     def _start(self, schedule: Schedule, run: ScheduleRun) -> ScheduleRun:
-        opened = self._open(schedule, run)
-        return self.execute(opened.job_id) if opened.job_id and opened.status in OPEN_STATUSES else opened
+        return self._ran(self._open(schedule, run))
 
     def _open(self, schedule: Schedule, run: ScheduleRun) -> ScheduleRun:
         """The run's job opened (keyed by schedule and day), or, when nothing could bring the day's
@@ -250,3 +258,13 @@ class ScheduledRuns:
         if run is None:
             raise NotFoundException(f"no scheduled run of job {job_id}", code="JOB_NOT_FOUND")
         return run
+
+
+def pending_job(run: ScheduleRun) -> str | None:
+    """The job still to run of an opened run; None when the run has none (skipped at once) or ended."""
+    return run.job_id if run.job_id is not None and run.status in OPEN_STATUSES else None
+
+
+def _local_day(schedule: Schedule, moment: datetime) -> date:
+    """The day a fire at `moment` runs: the local date in the schedule's zone."""
+    return moment.astimezone(ZoneInfo(schedule.tz)).date()

@@ -113,7 +113,7 @@ class RunSteps:
         if not done.get(CALENDAR, {}).get("trading"):
             return {"skipped": True}
         if key == BATCH:
-            return self._batch()
+            return self._batch(done)
         if key == DIGEST:
             return self._digest(done)
         if key == DELIVER:
@@ -149,11 +149,11 @@ class RunSteps:
         )
         return {"trading": True, "symbols": [s for group in open_.values() for s in group], "note": note}
 
-    def _batch(self) -> dict[str, Any]:
+    def _batch(self, done: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
         out = report_dir(self.ports.reports_root, self.schedule.name, self.day)
         out.mkdir(parents=True, exist_ok=True)
-        calendar = self._done().get(CALENDAR, {})
-        symbols = calendar.get("symbols") or self._symbols()  # a run stored before per-market days: all
+        # the calendar step's open markets; a run stored before per-market days has none: all symbols
+        symbols = done.get(CALENDAR, {}).get("symbols") or self._symbols()
         rows = self.ports.batch(batch_config(self.schedule, symbols, self.day, out))
         return {"rows": [r.model_dump(mode="json") for r in rows], "report_dir": str(out.resolve())}
 

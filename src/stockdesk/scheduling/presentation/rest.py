@@ -12,9 +12,9 @@ from zoneinfo import ZoneInfo
 from fastapi import APIRouter, Depends, Path, Query, Response
 from pydantic import BaseModel, Field
 
-from stockdesk.scheduling.application import KIND, Fired, ScheduleView
+from stockdesk.scheduling.application import Fired, ScheduleView, pending_job
 from stockdesk.scheduling.container import SchedulingContainer
-from stockdesk.scheduling.domain.model import NAME_PATTERN, OPEN_STATUSES, Language, Mode
+from stockdesk.scheduling.domain.model import NAME_PATTERN, Language, Mode
 from stockdesk.shared.tasks.executor import JobExecutor
 
 ScheduleName = Path(..., pattern=NAME_PATTERN, description="the schedule's name")
@@ -70,9 +70,9 @@ def build_schedule_router(
         schedule = container.schedules.get(name)
         day = as_of or datetime.now(ZoneInfo(schedule.tz)).date()
         opened = container.runs.open_now(schedule.name, day)
-        job_id = opened.job_id
-        if job_id is not None and opened.status in OPEN_STATUSES:
-            get_executor().submit(KIND, job_id, lambda: container.runs.execute(job_id))
+        job_id = pending_job(opened)
+        if job_id is not None:
+            container.runs.start_on(get_executor(), job_id)
             response.headers["Location"] = f"/api/v1/jobs/{job_id}"
             note = "started"
         else:

@@ -28,9 +28,9 @@ from starlette.responses import Response
 from stockdesk.entrypoints.scheduling import scheduling_of
 from stockdesk.entrypoints.web.deps import WebDeps
 from stockdesk.entrypoints.web.pages.schedules_view import page_context, schedule_row
-from stockdesk.scheduling.application import KIND
+from stockdesk.scheduling.application import pending_job
 from stockdesk.scheduling.container import SchedulingContainer
-from stockdesk.scheduling.domain.model import NAME_RE, OPEN_STATUSES
+from stockdesk.scheduling.domain.model import NAME_RE
 from stockdesk.shared.dates import parse_day
 from stockdesk.shared.errors import NotFoundException, StockdeskError
 
@@ -112,10 +112,10 @@ def build_schedules_router(deps: WebDeps) -> APIRouter:
             run = runs.open_now(schedule.name, chosen)
         except StockdeskError as exc:
             return schedule_page(request, schedule.name, status=exc.http_status, error=exc, typed=day)
-        if run.job_id is None or run.status not in OPEN_STATUSES:  # skipped at once: no job to follow
+        job_id = pending_job(run)
+        if job_id is None:  # skipped at once: no job to follow
             return RedirectResponse(f"/schedules/{schedule.name}#run-{run.day.isoformat()}", status_code=303)
-        job_id = run.job_id
-        deps.jobs().submit(KIND, job_id, lambda: runs.execute(job_id))
+        runs.start_on(deps.jobs(), job_id)
         return RedirectResponse("/jobs", status_code=303)
 
     @router.get("/schedules/{name}/{day}/")
