@@ -16,8 +16,8 @@ import pytest
 from stockdesk.entrypoints.container import AppContainer
 from stockdesk.entrypoints.scheduling import scheduling_of
 from stockdesk.scheduling.application import RunStatus
-from stockdesk.shared.config import Settings
 from tests.notifications.receiver import Receiver, receiver
+from tests.notifications.support import write_config
 from tests.scheduling.market import SYMBOLS, populate
 
 NAME = "desk"
@@ -32,10 +32,7 @@ class Desk:
     home: Path
 
 
-def _config(home: Path) -> Path:
-    path = home.parent / "stockdesk.toml"
-    path.write_text(
-        """
+CONFIG = """
 [notify]
 attempts = 1
 backoff_seconds = 0
@@ -47,10 +44,7 @@ url_env = "UP_HOOK_URL"
 [notify.channels.down]
 type = "webhook"
 url_env = "DOWN_HOOK_URL"
-""",
-        encoding="utf-8",
-    )
-    return path
+"""
 
 
 @contextmanager
@@ -60,10 +54,9 @@ def desk_with_runs(
     with receiver() as hook:
         hook.default["/up"] = (200, "{}")
         hook.default["/down"] = (503, '{"error": "down"}')
-        monkeypatch.setenv("STOCKDESK_CONFIG", str(_config(home)))
         monkeypatch.setenv("UP_HOOK_URL", f"{hook.base}/up")
         monkeypatch.setenv("DOWN_HOOK_URL", f"{hook.base}/down")
-        app = AppContainer(Settings())
+        app = AppContainer(write_config(home.parent, monkeypatch, CONFIG))
         populate(app.database)
         app.portfolio.watchlists.add("core", list(SYMBOLS))
         scheduling = scheduling_of(app)
