@@ -4,11 +4,12 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP_DEMO := $(VENV)/.stamp-demo
 STAMP_DEV := $(VENV)/.stamp-dev
-# The suite on both cores (pytest-xdist; worksteal evens out the long tests at the end), with the 25
-# slowest listed after it. Much of it waits on subprocesses, servers and Ray, so two workers keep the
+# The suite on both cores (pytest-xdist), with the 25 slowest listed after it. `loadfile` keeps each
+# test file in one worker: a file's tests share module fixtures (a server, a store) and were written
+# to run in order. Much of it waits on subprocesses, servers and Ray, so two workers keep the
 # two cores busy: about 28 min instead of 45 on this machine. `make test PYTEST_PARALLEL=` runs it
 # in one process.
-PYTEST_PARALLEL ?= -n 2 --dist worksteal --durations=25
+PYTEST_PARALLEL ?= -n 2 --dist loadfile --durations=25
 
 .PHONY: demo test test-fast lint install install-dev clean espeak postgres chromium poppler web-assets
 

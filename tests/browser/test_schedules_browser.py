@@ -82,7 +82,11 @@ def test_the_same_walk_in_chinese(with_schedule: WebServer, page: Page) -> None:
     expect(page.locator("h1")).to_have_text("定时任务")
     page.get_by_role("link", name=NAME).click()
     expect(page.get_by_role("button", name="立即运行")).to_be_visible()
-    _done_row(page, f"{base}/schedules/{NAME}")  # run by the English test, or here when run alone
+    if page.locator(f"#run-{DAY}").count() == 0:  # the English test ran in another worker's server
+        page.fill("#run-day", DAY)
+        page.get_by_role("button", name="立即运行").click()
+        expect(page).to_have_url(f"{base}/jobs")
+    _done_row(page, f"{base}/schedules/{NAME}")  # run by the English test, or just now
     row = page.locator(f"#run-{DAY}")
     expect(row).to_contain_text("完成")
     row.locator("a.report-link").click()
