@@ -44,3 +44,12 @@ def wait_for_job(
         if body.get("status") in until or time.monotonic() > deadline:
             return body
         time.sleep(0.05)
+
+
+def early_in_a_minute(seconds_needed: float) -> None:
+    """Wait until the rest of this minute holds `seconds_needed`. A key's rate quota is a sliding window
+    estimated from this minute's count and the last one's, weighted: across a minute's turn the estimate
+    of a full quota dips just below it, so a request that should be refused passes. A test that spends a
+    quota and then expects the refusal runs its steps within one minute."""
+    while time.time() % 60 > 60 - seconds_needed:
+        time.sleep(0.2)

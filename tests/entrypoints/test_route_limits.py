@@ -17,7 +17,7 @@ from stockdesk.llm_platform.infrastructure.scripted import ScriptedProvider
 from stockdesk.shared.access import AuthMode
 from stockdesk.shared.access.route_limits import ClassLimit, LimitClass, RouteLimits
 from stockdesk.shared.config import Settings
-from tests.api_support import api_client
+from tests.api_support import api_client, early_in_a_minute
 from tests.conftest import scripted_service
 from tests.research.support import populate_store, valuation_answer
 
@@ -62,6 +62,7 @@ def test_a_request_refused_for_concurrency_uses_none_of_the_keys_quota(settings:
     _, key = container.api_keys.create("tests")
     headers = {"Authorization": f"Bearer {key}"}
     slow: list[int] = []
+    early_in_a_minute(20)  # the steps below take about 5 s; the refusal at the end must not cross a minute
     first = threading.Thread(
         target=lambda: slow.append(client.get(RESEARCH, params=QUERY, headers=headers).status_code)
     )

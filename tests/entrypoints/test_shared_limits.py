@@ -20,6 +20,7 @@ from sqlalchemy import text
 
 from stockdesk.shared.db import Database
 from stockdesk.shared.db.api_key_store import SqlApiKeyStore
+from tests.api_support import early_in_a_minute
 from tests.entrypoints.server_process import free_port, running
 
 RESEARCH = "/api/v1/research/valuation-model"
@@ -89,10 +90,7 @@ def two_servers_share_one_budget(home: Path, url: str) -> None:
         slow: list[httpx.Response] = []
         ask = lambda url: httpx.get(f"{url}{RESEARCH}", params=QUERY, headers=bearer, timeout=120)  # noqa: E731
         in_flight = threading.Thread(target=lambda: slow.append(ask(first.url)))
-        # The quota is a sliding window estimated from this minute's count and the last one's, weighted:
-        # across a minute's turn the estimate of 2 requests is a little under 2, so a third would pass.
-        # The steps below take about 10 s: start them early in a minute so they stay within it.
-        wait_until(lambda: time.time() % 60 < 40, timeout=30)
+        early_in_a_minute(20)  # the steps below take about 10 s (see early_in_a_minute)
         in_flight.start()
         wait_until(lambda: leases_held(url) == 1)  # the first process holds the key's place
         busy = [ask(second.url) for _ in range(2)]
