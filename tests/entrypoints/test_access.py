@@ -15,7 +15,7 @@ from stockdesk.entrypoints.security import is_spending
 from stockdesk.llm_platform.infrastructure.scripted import ScriptedProvider
 from stockdesk.shared.access import AuthMode
 from stockdesk.shared.config import Settings
-from tests.api_support import api_client
+from tests.api_support import api_client, early_in_a_minute
 from tests.conftest import scripted_service
 from tests.research.support import populate_store, valuation_answer
 
@@ -131,6 +131,7 @@ def test_large_bodies_get_413_declared_or_streamed(container: AppContainer) -> N
 def test_rate_limit_answers_429_with_retry_after(container: AppContainer) -> None:
     client = api_client(container, auth=AuthMode.SPENDING, rate_per_minute=2)
     _, key = container.api_keys.create("tests")
+    early_in_a_minute(10)  # three requests, the third refused, all within one minute
     answers = [client.get(RESEARCH, params=QUERY, headers=bearer(key)) for _ in range(3)]
     assert [a.status_code for a in answers] == [200, 200, 429]
     assert code(answers[2]) == "RATE_LIMITED" and 1 <= int(answers[2].headers["Retry-After"]) <= 60
